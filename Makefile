@@ -1,0 +1,152 @@
+# nfsrdma top-level Makefile.  `make` builds everything into $(O)/ (build/).
+# Sources are found by directory, so adding a file needs no edit here:
+#   dissect/ pcap/ src/ *.c  -> $(O)/libnfsrdma.a
+#   cli/<tool>.c             -> $(O)/bin/<tool>
+#   bpf/<name>.bpf.c         -> $(O)/bpf/<name>.bpf.o + $(O)/<name>.skel.h
+#   tests/unit/test_*.c      -> $(O)/tests/test_*
+#   tests/fuzz/fuzz_*.c      -> $(O)/fuzz/fuzz_*   (make fuzz, clang libFuzzer)
+include common.mk
+
+.DEFAULT_GOAL := all
+
+LIB_SRCS  := $(sort $(wildcard dissect/*.c pcap/*.c src/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/obj/%.o)
+LIB       := $(O)/libnfsrdma.a
+
+CLI_SRCS  := $(sort $(wildcard cli/*.c))
+CLI_BINS  := $(CLI_SRCS:cli/%.c=$(O)/bin/%)
+
+BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.bpf.o)
+BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/%.skel.h)
+
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(O)/tests/%)
+TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c))
+
+BPFTEST_SRCS := $(sort $(wildcard tests/bpf/test_*.c))
+BPFTEST_BINS := $(BPFTEST_SRCS:tests/bpf/%.c=$(O)/tests/bpf/%)
+
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+
+LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(RDMA_LIBS) -lm -lpthread
+LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
+
+.PHONY: all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \
+        demo bench lab-captures install uninstall clean distclean help
+
+all: lib bpf bins tests
+
+lib: $(LIB)
+bins: $(CLI_BINS)
+bpf: $(BPF_OBJS) $(BPF_SKELS)
+tests: $(TEST_BINS) $(BPFTEST_BINS)
+fuzz: $(FUZZ_BINS)
+
+help:
+	@echo 'make [V=1] [SANITIZE=1] [WERROR=1] [O=dir]   build into $(O)/'
+	@echo 'make demo          install deps, build, dissect a bundled lab capture'
+	@echo 'make check         install deps, build, run every test tier'
+	@echo 'make bench         side-by-side benchmarks (bench/)'
+	@echo 'make fuzz          build libFuzzer harnesses (clang)'
+	@echo 'make lab-captures  regenerate tests/captures/ in the qemu lab'
+	@echo 'make install PREFIX=/usr/local DESTDIR='
+
+# --- objects -------------------------------------------------------------
+$(O)/obj/%.o: %.c | $(BPF_SKELS)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/bin/%: cli/%.c $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) $(O)/obj/cli
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MF $(O)/obj/cli/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+$(O)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) $(O)/obj/tests
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/$*.d $< $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+$(O)/tests/bpf/%: tests/bpf/%.c $(LIB) | $(BPF_SKELS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) $(O)/obj/tests/bpf
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/bpf/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+# libFuzzer harnesses always build with clang and ASan/UBSan, from sources
+# (not the archive) so the decoders are coverage-instrumented.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BPF_SKELS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_FLAGS) $< $(LIB_SRCS) -o $@ $(LDLIBS)
+
+# --- BPF -----------------------------------------------------------------
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(O)/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GENSKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# --- set-up, tests, demo -------------------------------------------------
+deps:
+	$(Q)scripts/deps.sh build test
+
+check:
+	$(Q)scripts/deps.sh build test lab
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)O=$(O) tests/run-tiers.sh $(TIERS)
+
+check-unit check-golden check-lab: all
+	$(Q)O=$(O) tests/run-tiers.sh $(@:check-%=%)
+
+DEMO_CAPTURE ?= tests/captures/nfs3-read-write.pcap
+demo:
+	$(Q)scripts/deps.sh build
+	$(Q)$(MAKE) --no-print-directory all
+	@echo '== nfsrdma-dissect $(DEMO_CAPTURE): one line per RPC =='
+	$(Q)TZ=UTC $(O)/bin/nfsrdma-dissect $(DEMO_CAPTURE)
+	@echo
+	@echo '== per-procedure summary =='
+	$(Q)TZ=UTC $(O)/bin/nfsrdma-dissect -q -z proc $(DEMO_CAPTURE)
+
+bench:
+	$(Q)scripts/deps.sh build test
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)O=$(O) bench/run.sh
+
+lab-captures:
+	$(Q)scripts/deps.sh build lab
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/lab/make-captures.sh
+
+# --- install -------------------------------------------------------------
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bpf
+	$(Q)install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)$(if $(BPF_OBJS),install -m 0644 $(BPF_OBJS) $(DESTDIR)$(DATADIR)/bpf/)
+	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall:
+	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \
+	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard docs/man/*.1))
+	$(Q)rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	$(Q)rm -rf $(O)
+
+distclean:
+	$(Q)rm -rf build build-san
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

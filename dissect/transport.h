@@ -1,0 +1,48 @@
+/* Packets in, RC messages out: link-layer framing (Ethernet/VLAN/IP/UDP for
+ * RoCEv2, Ethertype 0x8915 for RoCEv1, ERF and DLT_INFINIBAND for native IB,
+ * Linux cooked captures), InfiniBand transport headers, CM, QP pairing,
+ * PSN tracking and message reassembly.  Emits rdma_event callbacks. */
+#ifndef NFSRDMA_TRANSPORT_H
+#define NFSRDMA_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/diag.h"
+#include "dissect/rdma_event.h"
+
+/* pcap link types we accept */
+#define LINKTYPE_ETHERNET    1
+#define LINKTYPE_LINUX_SLL   113
+#define LINKTYPE_ERF         197
+#define LINKTYPE_INFINIBAND  247
+#define LINKTYPE_LINUX_SLL2  276
+
+struct transport;
+
+struct transport_stats {
+	uint64_t frames, bytes;
+	uint64_t roce_v2, roce_v1, ib_native, non_rdma;
+	uint64_t rc_packets, ud_packets, cm_mads;
+	uint64_t sends, writes, reads, acks, naks;
+	uint64_t psn_gaps, duplicates, retransmits;
+	uint64_t truncated, invalid;
+};
+
+struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx);
+/* Returns 0 when the link type is supported, -EPROTONOSUPPORT otherwise. */
+int transport_set_linktype(struct transport *t, int linktype);
+const char *transport_linktype_name(int linktype);
+/* Decodes one captured frame.  Never fails the run: bad frames are reported
+ * through diag and counted. */
+void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
+		      const uint8_t *data, size_t caplen, size_t wirelen);
+/* End of capture: emit pending partial messages and CONN_CLOSE events. */
+void transport_flush(struct transport *t);
+const struct transport_stats *transport_stats(const struct transport *t);
+/* Connections seen so far (for summaries), in id order. */
+size_t transport_conn_count(const struct transport *t);
+const struct rdma_conn *transport_conn(const struct transport *t, size_t i);
+void transport_free(struct transport *t);
+
+#endif

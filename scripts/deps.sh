@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nfsrdma needs, by group:
+#   scripts/deps.sh build test lab      (default: build)
+# Idempotent and fast when everything is present: one dpkg-query, no apt.
+set -euo pipefail
+
+declare -A GROUP=(
+	[build]="gcc make clang llvm pkg-config libpcap-dev libbpf-dev bpftool
+	         libelf-dev zlib1g-dev libibverbs-dev librdmacm-dev libncurses-dev"
+	[test]="tshark"
+	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
+	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest"
+)
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build)
+
+want=()
+for g in "${groups[@]}"; do
+	[ -n "${GROUP[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build, test, lab)" >&2; exit 2; }
+	# shellcheck disable=SC2206  # word splitting of the package list is intended
+	want+=(${GROUP[$g]})
+done
+
+# dpkg-query prints one status line per package it knows; anything not
+# "installed" (or unknown to dpkg) is missing.
+missing=()
+status=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${want[@]}" 2>/dev/null || true)
+for p in "${want[@]}"; do
+	grep -q "^$p ii" <<<"$status" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer once, quietly.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+if ! $SUDO apt-get install -y -qq "${missing[@]}" >/tmp/nfsrdma-deps.log 2>&1; then
+	$SUDO apt-get update -qq >>/tmp/nfsrdma-deps.log 2>&1
+	$SUDO apt-get install -y -qq "${missing[@]}" >>/tmp/nfsrdma-deps.log 2>&1 || {
+		echo "deps.sh: apt-get install failed; see /tmp/nfsrdma-deps.log" >&2
+		tail -5 /tmp/nfsrdma-deps.log >&2
+		exit 1
+	}
+fi

@@ -1,0 +1,4 @@
+#ifndef NFSRDMA_VERSION_H
+#define NFSRDMA_VERSION_H
+#define NFSRDMA_VERSION "0.1.0"
+#endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Regenerates the expected output of golden tests after a deliberate change:
+#   tests/golden/regen.sh NAME...   (or --all)
+# Review the diff before committing: the expected files are the spec.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+DISSECT=${DISSECT:-$O/bin/nfsrdma-dissect}
+export TZ=UTC LC_ALL=C
+[ $# -gt 0 ] || { echo "usage: $0 NAME... | --all" >&2; exit 2; }
+while read -r name input expected args; do
+	case "$name" in ''|'#'*) continue ;; esac
+	[ "$1" = --all ] || printf '%s\n' "$@" | grep -qx "$name" || continue
+	[ -r "$input" ] || { echo "skip $name: $input absent" >&2; continue; }
+	# shellcheck disable=SC2086
+	err="tests/golden/expected/$expected.err"
+	"$DISSECT" $args "$input" >"tests/golden/expected/$expected" 2>"$err" || [ $? -eq 1 ]
+	[ -s "$err" ] || rm -f "$err"  # keep diagnostics only when there are some
+	echo "regenerated $name -> tests/golden/expected/$expected"
+done < tests/golden/TESTLIST

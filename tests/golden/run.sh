@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Golden tests, tcpdump style: each line of tests/golden/TESTLIST is
+#   name  input  expected-output  [args...]
+# run as `TZ=UTC nfsrdma-dissect args input` and compared byte for byte with
+# tests/golden/expected/<expected-output> (and its stderr with
+# <expected-output>.err when that file exists).  Inputs under ../shared/ are
+# skipped (with a message) when that folder is absent.
+# Regenerate one output after a deliberate change: tests/golden/regen.sh NAME
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+DISSECT=${DISSECT:-$O/bin/nfsrdma-dissect}
+export TZ=UTC LC_ALL=C
+pass=0 fail=0 skip=0
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+[ -x "$DISSECT" ] || { echo "golden: $DISSECT not built"; echo "golden: 0 passed, 1 failed"; exit 1; }
+
+while read -r name input expected args; do
+	case "$name" in ''|'#'*) continue ;; esac
+	if [ ! -r "$input" ]; then
+		case "$input" in
+		../shared/*) echo "SKIP $name: $input absent"; skip=$((skip + 1)); continue ;;
+		*) echo "FAIL $name: input $input missing"; fail=$((fail + 1)); continue ;;
+		esac
+	fi
+	# shellcheck disable=SC2086  # args are a word list by design
+	"$DISSECT" $args "$input" >"$work/$name.out" 2>"$work/$name.err"
+	rc=$?
+	if [ $rc -gt 1 ]; then  # 1 = findings/bad packets reported, still output
+		echo "FAIL $name: exit $rc: $(head -1 "$work/$name.err")"; fail=$((fail + 1)); continue
+	fi
+	# Diagnostics are part of the spec when the test has an .err file.
+	if [ -f "tests/golden/expected/$expected.err" ] &&
+	   ! cmp -s "$work/$name.err" "tests/golden/expected/$expected.err"; then
+		echo "FAIL $name: diagnostics differ:"
+		diff -u "tests/golden/expected/$expected.err" "$work/$name.err" | head -20
+		fail=$((fail + 1))
+	elif ! [ -s "tests/golden/expected/$expected" ]; then
+		echo "FAIL $name: expected output tests/golden/expected/$expected missing or empty"
+		fail=$((fail + 1))
+	elif cmp -s "$work/$name.out" "tests/golden/expected/$expected"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name: output differs:"
+		diff -u "tests/golden/expected/$expected" "$work/$name.out" | head -20
+		fail=$((fail + 1))
+	fi
+done < tests/golden/TESTLIST
+
+echo "golden: $pass passed, $fail failed${skip:+, $skip skipped}"
+[ $fail -eq 0 ]

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the test tiers of `make check` and adds up their closing lines.
+#   tests/run-tiers.sh [unit] [bpf] [golden] [lab] [fuzz]   (default: all but fuzz)
+# Each tier prints lines ending "N passed, N failed"; a tier that cannot
+# run says why in one line and counts as failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+O=${O:-build}
+export NFSRDMA_SRCDIR=$PWD O
+tiers=("$@")
+[ ${#tiers[@]} -gt 0 ] || tiers=(unit bpf golden lab)
+
+total_pass=0 total_fail=0
+declare -a tier_result
+
+# Runs a command, echoes its output, and adds every "N passed, N failed"
+# line to the totals; a non-zero exit with no failure counted adds one.
+run_counted() {
+	local out rc p f sp=0 sf=0
+	out=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	while read -r p f; do
+		sp=$((sp + p)); sf=$((sf + f))
+	done < <(sed -nE 's/.*[^0-9]([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p; s/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out")
+	if [ "$rc" -ne 0 ] && [ "$sf" -eq 0 ]; then
+		sf=1
+		echo "FAIL: $* exited $rc"
+	fi
+	tier_pass=$((tier_pass + sp)); tier_fail=$((tier_fail + sf))
+}
+
+tier_unit() {
+	local t found=0
+	for t in "$O"/tests/test_*; do
+		[ -x "$t" ] || continue
+		found=1
+		run_counted "$t"
+	done
+	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }
+}
+
+tier_bpf() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "bpf: cannot run: loading BPF programs needs root"
+		tier_fail=$((tier_fail + 1)); return
+	fi
+	local caps=(tests/captures/*.pcap ../shared/captures/public/*.pcap)
+	local t
+	for t in "$O"/tests/bpf/test_*; do
+		[ -x "$t" ] || continue
+		run_counted "$t" "${caps[@]}"
+	done
+}
+
+tier_golden() {
+	run_counted tests/golden/run.sh
+	if [ -x tests/lab/check-tshark.sh ]; then
+		run_counted tests/lab/check-tshark.sh
+	fi
+}
+
+tier_lab() {
+	if [ ! -x tests/lab/smoke.sh ]; then
+		echo "lab: cannot run: tests/lab/smoke.sh missing"
+		tier_fail=$((tier_fail + 1)); return
+	fi
+	run_counted tests/lab/smoke.sh
+}
+
+tier_fuzz() {
+	run_counted tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
+}
+
+for tier in "${tiers[@]}"; do
+	tier_pass=0 tier_fail=0
+	start=$SECONDS
+	echo "=== tier $tier ==="
+	if declare -F "tier_$tier" >/dev/null; then
+		"tier_$tier"
+	else
+		echo "unknown tier '$tier'"; tier_fail=1
+	fi
+	tier_result+=("$(printf '%-7s %5d passed, %3d failed  (%ds)' "$tier" "$tier_pass" "$tier_fail" $((SECONDS - start)))")
+	total_pass=$((total_pass + tier_pass)); total_fail=$((total_fail + tier_fail))
+done
+
+echo "=== summary ==="
+printf '%s\n' "${tier_result[@]}"
+echo "check: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]

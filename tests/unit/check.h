@@ -1,0 +1,68 @@
+/* Minimal unit-test harness: every CHECK counts as one assertion; a test
+ * binary ends with `return check_summary("name");`, which prints the
+ * closing line "name: N passed, N failed" and returns the exit status. */
+#ifndef NFSRDMA_CHECK_H
+#define NFSRDMA_CHECK_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned check_passed_, check_failed_;
+
+#define CHECK(cond, ...)                                                      \
+	do {                                                                  \
+		if (cond) {                                                   \
+			check_passed_++;                                      \
+		} else {                                                      \
+			check_failed_++;                                      \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                         \
+			fputc('\n', stderr);                                  \
+		}                                                             \
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)                                                    \
+	do {                                                                  \
+		uint64_t check_a_ = (uint64_t)(a), check_b_ = (uint64_t)(b);  \
+		CHECK(check_a_ == check_b_, "%s = %" PRIu64 " (0x%" PRIx64 "), expected %" PRIu64 " (0x%" PRIx64 ")", \
+		      #a, check_a_, check_a_, check_b_, check_b_);            \
+	} while (0)
+
+#define CHECK_EQ_STR(a, b)                                                    \
+	do {                                                                  \
+		const char *check_a_ = (a), *check_b_ = (b);                  \
+		CHECK(check_a_ && check_b_ && strcmp(check_a_, check_b_) == 0,\
+		      "%s = \"%s\", expected \"%s\"", #a,                     \
+		      check_a_ ? check_a_ : "(null)", check_b_ ? check_b_ : "(null)"); \
+	} while (0)
+
+/* For tests that need files outside the repo (e.g. ../shared/captures):
+ * say so on one line; it is not counted as a pass. */
+#define CHECK_SKIP(...)                                                       \
+	do {                                                                  \
+		fprintf(stdout, "SKIP: ");                                    \
+		fprintf(stdout, __VA_ARGS__);                                 \
+		fputc('\n', stdout);                                          \
+	} while (0)
+
+static inline int check_summary(const char *name)
+{
+	printf("%s: %u passed, %u failed\n", name, check_passed_, check_failed_);
+	if (check_passed_ + check_failed_ == 0) {
+		printf("%s: no assertion ran\n", name);
+		return 1;
+	}
+	return check_failed_ ? 1 : 0;
+}
+
+/* Path of a repo file, honouring $NFSRDMA_SRCDIR when run from elsewhere. */
+static inline const char *check_path(const char *rel, char *buf, size_t len)
+{
+	const char *top = getenv("NFSRDMA_SRCDIR");
+	snprintf(buf, len, "%s/%s", top ? top : ".", rel);
+	return buf;
+}
+
+#endif
