@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer harness (build/fuzz/fuzz_*) for a bounded time each,
+# seeded from tests/badinput/ and the captures, under ASan/UBSan.
+#   tests/fuzz/run.sh [SECONDS_PER_HARNESS]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+secs=${1:-20}
+pass=0 fail=0
+
+make --no-print-directory -s fuzz || { echo "fuzz: build failed"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
+for h in "$O"/fuzz/fuzz_*; do
+	[ -x "$h" ] || continue
+	name=${h##*/}
+	corpus=$(mktemp -d)
+	# Seeds: the bad-input corpus of that layer and its dictionary, if any.
+	layer=${name#fuzz_}
+	[ -d "tests/badinput/$layer" ] && cp -r "tests/badinput/$layer/." "$corpus/" 2>/dev/null
+	[ -d "tests/fuzz/seeds/$layer" ] && cp -r "tests/fuzz/seeds/$layer/." "$corpus/" 2>/dev/null
+	log=$(mktemp)
+	if "$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$corpus/crash-" "$corpus" >"$log" 2>&1; then
+		echo "ok   $name: $(grep -Eo '#[0-9]+ +DONE.*' "$log" | tail -1)"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name: $(grep -m1 -E 'ERROR|SUMMARY' "$log")"
+		ls "$corpus"/crash-* 2>/dev/null | head -3
+		tail -30 "$log"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$corpus" "$log"
+done
+[ $((pass + fail)) -gt 0 ] || { echo "fuzz: no harness built"; fail=1; }
+echo "fuzz: $pass passed, $fail failed"
+[ $fail -eq 0 ]
