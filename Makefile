@@ -134,7 +134,7 @@ lab-captures:
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bpf
-	$(Q)install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)$(if $(CLI_BINS),install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/)
 	$(Q)$(if $(BPF_OBJS),install -m 0644 $(BPF_OBJS) $(DESTDIR)$(DATADIR)/bpf/)
 	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
 

@@ -36,6 +36,9 @@ tier_unit() {
 		found=1
 		run_counted "$t"
 	done
+	for t in tests/unit/*.sh; do
+		[ -x "$t" ] && run_counted "$t"
+	done
 	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }
 }
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `make install PREFIX=... DESTDIR=...` puts every tool, BPF object and man
+# page under DESTDIR/PREFIX, and `make uninstall` takes them away again.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass + 1)); else echo "FAIL: $*"; fail=$((fail + 1)); fi; }
+stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+
+make --no-print-directory -s install O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+ok test -d "$stage/opt/nfsrdma/bin"
+for b in "$O"/bin/*; do
+	[ -e "$b" ] || continue
+	ok test -x "$stage/opt/nfsrdma/bin/${b##*/}"
+done
+for o in "$O"/bpf/*.bpf.o; do
+	[ -e "$o" ] || continue
+	ok test -f "$stage/opt/nfsrdma/share/nfsrdma/bpf/${o##*/}"
+done
+for m in docs/man/*.1; do
+	[ -e "$m" ] || continue
+	ok test -f "$stage/opt/nfsrdma/share/man/man1/${m##*/}"
+done
+make --no-print-directory -s uninstall O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+ok test -z "$(find "$stage" -type f)"
+echo "install: $pass passed, $fail failed"
+[ $fail -eq 0 ]
