@@ -1,0 +1,235 @@
+# tests/lab/guest/lib.sh — helpers for the lab guests (sourced, not run).
+#
+# stage2.sh sources this in the guest's PID 1, and run-role.sh sources it
+# before a scenario's server.sh / client.sh, so every lab_* function below
+# is available to scenario scripts. Settings come from lab.conf (written by
+# run-scenario from defaults + the scenario's `env` file).
+# shellcheck shell=bash
+
+: "${LAB_SHARE:=/lab}" "${LAB_OUT:=/lab/out}" "${LAB_SYNC:=/lab/sync}"
+: "${LAB_SERVER_IP:=10.9.0.1}" "${LAB_CLIENT_IP:=10.9.0.2}"
+: "${LAB_EXPORT:=/export}" "${LAB_MNT:=/mnt/nfs}"
+: "${LAB_NFS_VERS:=3}" "${LAB_NFS_PROTO:=rdma}" "${LAB_NFS_OPTS:=}"
+: "${LAB_NFSD_THREADS:=8}" "${LAB_MTU:=4200}" "${LAB_RXE:=1}"
+: "${LAB_WAIT_TIMEOUT:=150}" "${LAB_SCRIPT_TIMEOUT:=150}"
+: "${LAB_TRACE_EVENTS:=}" "${LAB_TRACE_BUFFER_KB:=32768}"
+LAB_TRACEFS=/sys/kernel/tracing
+
+# lab_log MSG: to the console and, as a marker, into the kernel trace (so
+# phases of a scenario can be found in client.trace / server.trace).
+lab_log() {
+    echo "lab[$LAB_ROLE]: $*" >&2
+    echo "lab: $*" > "$LAB_TRACEFS/trace_marker" 2>/dev/null || true
+}
+
+# lab_signal NAME: create sync marker NAME in the shared directory (seen by
+# the other guest and by the host). Written then renamed, so it is atomic.
+lab_signal() {
+    date +%s.%N > "$LAB_SYNC/.$1.$LAB_ROLE.tmp" &&
+        mv -f "$LAB_SYNC/.$1.$LAB_ROLE.tmp" "$LAB_SYNC/$1"
+}
+
+# lab_wait NAME [TIMEOUT]: wait for marker NAME. Returns 1 on timeout and,
+# unless NAME is a *.done marker, as soon as any *.failed marker appears
+# (the other side gave up, so waiting longer is pointless).
+lab_wait() {
+    local name=$1 timeout=${2:-$LAB_WAIT_TIMEOUT} xtrace=0 f
+    [[ $- == *x* ]] && xtrace=1 && { set +x; } 2>/dev/null
+    local deadline=$((SECONDS + timeout)) rc=1
+    while ((SECONDS < deadline)); do
+        if [[ -e $LAB_SYNC/$name ]]; then rc=0; break; fi
+        if [[ $name != *.done ]]; then
+            for f in "$LAB_SYNC"/*.failed; do
+                [[ -e $f ]] && { echo "lab[$LAB_ROLE]: $(basename "$f") while waiting for $name" >&2; break 2; }
+            done
+        fi
+        sleep 0.2
+    done
+    ((xtrace)) && set -x
+    return "$rc"
+}
+
+# lab_net_up: eth0 on the private qemu link, MTU 4200 (RoCE MTU 4096), and
+# the soft-RoCE device rxe0 on top of it.
+lab_net_up() {
+    local ip
+    case $LAB_ROLE in
+        server) ip=$LAB_SERVER_IP ;;
+        *) ip=$LAB_CLIENT_IP ;;
+    esac
+    ip link set lo up
+    ip link set eth0 mtu "$LAB_MTU" up || return 1
+    ip addr add "$ip/24" dev eth0 || return 1
+    if ((LAB_RXE)); then
+        rdma link add rxe0 type rxe netdev eth0 || { echo "rdma link add failed" >&2; return 1; }
+        local _
+        for _ in $(seq 50); do
+            rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break
+            sleep 0.1
+        done
+        rdma link show >&2
+    fi
+}
+
+# lab_trace_start: size the trace buffer, enable LAB_TRACE_EVENTS (noting
+# any the kernel lacks), save their format files (server only: both guests
+# run the same kernel), and start tracing.
+lab_trace_start() {
+    local t=$LAB_TRACEFS ev notes=$LAB_SHARE/.trace-notes.$LAB_ROLE
+    : > "$notes"
+    echo 0 > "$t/tracing_on"
+    echo "$LAB_TRACE_BUFFER_KB" > "$t/buffer_size_kb"
+    : > "$t/trace"
+    for ev in $LAB_TRACE_EVENTS; do
+        local sys=${ev%%:*} name=${ev#*:}
+        if [[ -d $t/events/$sys/$name ]]; then
+            echo 1 > "$t/events/$sys/$name/enable"
+            if [[ $LAB_ROLE == server ]]; then
+                mkdir -p "$LAB_OUT/formats/$sys/$name"
+                cp "$t/events/$sys/$name/format" "$LAB_OUT/formats/$sys/$name/format"
+            fi
+        else
+            echo "# lab: event $ev does not exist in $(uname -r); not traced" >> "$notes"
+        fi
+    done
+    echo 1 > "$t/tracing_on"
+}
+
+# lab_trace_collect: stop tracing, write ROLE.trace (notes + the trace) and
+# ROLE.trace-stats (per_cpu/cpu0/stats: overrun must be 0).
+lab_trace_collect() {
+    local t=$LAB_TRACEFS notes=$LAB_SHARE/.trace-notes.$LAB_ROLE
+    echo 0 > "$t/tracing_on"
+    {
+        echo "# lab: role=$LAB_ROLE kernel=$(uname -r) scenario=$LAB_SCENARIO"
+        echo "# lab: events: $LAB_TRACE_EVENTS"
+        cat "$notes" 2>/dev/null
+        cat "$t/trace"
+    } > "$LAB_OUT/$LAB_ROLE.trace"
+    cat "$t/per_cpu/cpu0/stats" > "$LAB_OUT/$LAB_ROLE.trace-stats"
+    uname -r > "$LAB_OUT/uname"
+}
+
+# lab_run_role_script: run the scenario's ROLE.sh (or the default one) with
+# xtrace into ROLE.commands, under a timeout. Returns its exit status.
+lab_run_role_script() {
+    local script=$LAB_SCENARIO_DIR/$LAB_ROLE.sh
+    if [[ ! -d $LAB_SCENARIO_DIR ]]; then
+        echo "lab[$LAB_ROLE]: scenario dir $LAB_SCENARIO_DIR is not visible in the guest" >&2
+        return 1
+    fi
+    [[ -f $script ]] || script=$LAB_REPO/tests/lab/guest/default-$LAB_ROLE.sh
+    lab_log "running $script"
+    (cd /tmp && timeout -k 5 "$LAB_SCRIPT_TIMEOUT" \
+        bash "$LAB_REPO/tests/lab/guest/run-role.sh" "$script")
+    local rc=$?
+    lab_log "$LAB_ROLE script exited rc=$rc"
+    return "$rc"
+}
+
+# ---------------------------------------------------------------- server --
+
+# lab_export_line: the /etc/exports line. fsid=0 makes the export the
+# NFSv4 pseudo-root (v4 mounts "/"), and still works for v3 ("/export").
+# insecure: the RDMA client does not use a reserved port.
+lab_export_line() {
+    echo "$LAB_EXPORT $LAB_CLIENT_IP(rw,insecure,no_root_squash,no_subtree_check,fsid=0)"
+}
+
+# lab_server_start [HOOK]: tmpfs export, rpcbind, mountd, knfsd with an
+# RDMA listener on 20049; then signal server.ready to the client. HOOK (a
+# command) runs once the export is mounted, before anything is served: use
+# it to pre-populate the export.
+lab_server_start() {
+    mkdir -p "$LAB_EXPORT"
+    mount -t tmpfs -o size=256m,mode=1777 export "$LAB_EXPORT"
+    if [[ -n ${1:-} ]]; then "$1"; fi
+    mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+    mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs rpc_pipefs /run/rpc_pipefs
+    lab_export_line > /etc/exports
+    rpcbind -w
+    rpc.mountd
+    exportfs -ra
+    lab_nfsd_up
+    lab_signal server.ready
+}
+
+# lab_nfsd_up: start knfsd threads and the RDMA listener. The NFSv4 grace
+# period (90 s, 10 s at best) is ended at once: no client has state to
+# reclaim in a fresh lab, and waiting would stall every OPEN.
+lab_nfsd_up() {
+    rpc.nfsd "$LAB_NFSD_THREADS"
+    echo "rdma 20049" > /proc/fs/nfsd/portlist
+    echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+    cat /proc/fs/nfsd/portlist >&2
+}
+
+# lab_nfsd_down: stop every knfsd thread and listener (RDMA connections drop).
+lab_nfsd_down() {
+    rpc.nfsd 0
+}
+
+# lab_server_finish: server-side statistics for the ground truth.
+lab_server_finish() {
+    [[ -r /proc/net/rpc/nfsd ]] && cat /proc/net/rpc/nfsd > "$LAB_OUT/server.nfsd-stats"
+    [[ -r /proc/fs/nfsd/portlist ]] && cat /proc/fs/nfsd/portlist > "$LAB_OUT/server.portlist"
+    return 0
+}
+
+# ---------------------------------------------------------------- client --
+
+# lab_mount [EXTRA_OPTS]: mount the server's export on $LAB_MNT with
+# LAB_NFS_VERS / LAB_NFS_PROTO / LAB_NFS_OPTS (+ EXTRA_OPTS).
+lab_mount() {
+    local port src opts
+    case $LAB_NFS_PROTO in
+        rdma) port=20049 ;;
+        *) port=2049 ;;
+    esac
+    opts="vers=$LAB_NFS_VERS,proto=$LAB_NFS_PROTO,port=$port"
+    if [[ $LAB_NFS_VERS == 3 ]]; then
+        opts+=",nolock"
+        src=$LAB_SERVER_IP:$LAB_EXPORT
+    else
+        src=$LAB_SERVER_IP:/
+    fi
+    [[ -n $LAB_NFS_OPTS ]] && opts+=",$LAB_NFS_OPTS"
+    [[ -n ${1:-} ]] && opts+=",$1"
+    mkdir -p "$LAB_MNT"
+    mount -t nfs -o "$opts" "$src" "$LAB_MNT" || return 1
+    # Fail loudly if the kernel negotiated something else than asked for.
+    local line
+    line=$(grep " $LAB_MNT " /proc/mounts)
+    echo "$line" >&2
+    [[ $line == *",vers=$LAB_NFS_VERS,"* && $line == *",proto=$LAB_NFS_PROTO,"* ]] || {
+        echo "lab[$LAB_ROLE]: mounted with other vers/proto than vers=$LAB_NFS_VERS proto=$LAB_NFS_PROTO" >&2
+        return 1
+    }
+}
+
+# lab_drop_caches: make the next reads go to the wire.
+lab_drop_caches() {
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+}
+
+# lab_capture_start: ask the host to start the packet capture now (for
+# scenarios whose env says LAB_CAPTURE=late) and wait until it has.
+lab_capture_start() {
+    lab_signal capture.request
+    lab_wait capture.started 60
+}
+
+# lab_client_finish: mountstats (before unmount), then unmount everything.
+lab_client_finish() {
+    cat /proc/self/mountstats > "$LAB_OUT/client.mountstats"
+    cat /proc/mounts > "$LAB_OUT/client.mounts"
+    [[ -r /proc/net/rpc/nfs ]] && cat /proc/net/rpc/nfs > "$LAB_OUT/client.rpc-stats"
+    local mnt
+    # shellcheck disable=SC2013  # mount points have no spaces here
+    for mnt in $(awk '$3 ~ /^nfs/ { print $2 }' /proc/mounts); do
+        timeout 30 umount "$mnt" || timeout 10 umount -f "$mnt" ||
+            echo "lab[$LAB_ROLE]: umount $mnt failed" >&2
+    done
+    return 0
+}

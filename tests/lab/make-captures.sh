@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tests/lab/make-captures.sh [-j N] [NAME...] — regenerate the committed
+# scenario catalogue under tests/captures/.
+#
+# For each scenario (default: all of CATALOGUE below) runs
+# tests/lab/run-scenario into a temp dir, then installs
+#   tests/captures/NAME.pcap        the capture (every frame on the wire)
+#   tests/captures/NAME.truth/      the kernels' ground truth for it
+# and rewrites tests/captures/README from the scenarios' env descriptions.
+# -j N runs N scenarios at a time (default 1; 2 is the most that makes sense
+# on 2 cores, each scenario already runs two single-CPU guests).
+# A failed scenario leaves the committed files of that scenario untouched,
+# keeps its run dir for debugging, and makes the script exit non-zero.
+set -euo pipefail
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$LAB_DIR/../.." && pwd)
+CAPTURES=$REPO/tests/captures
+CATALOGUE=(smoke nfs3-metadata nfs3-read-write nfs3-readdirplus nfs3-symlink
+    nfs40 nfs41 nfs42 parallel server-restart midconn nfs3-tcp perftest)
+# Files of a run that are debugging aids, not ground truth.
+NOT_TRUTH=(capture.pcap .lab-run server.console client.console server.qemu.log
+    client.qemu.log server.monitor server.rc client.rc)
+
+usage() { echo "usage: $0 [-j N] [NAME...]" >&2; exit 2; }
+
+# describe NAME: the scenario's one-line description (first comment line of
+# its env file, without the leading "# NAME: ").
+describe() {
+    local line
+    line=$(sed -n '1s/^# *//p' "$LAB_DIR/scenarios/$1/env" 2>/dev/null)
+    echo "${line#"$1": }"
+}
+
+# install_run NAME DIR: copy a successful run into tests/captures.
+install_run() {
+    local name=$1 dir=$2 f
+    rm -rf "$CAPTURES/$name.truth" "$CAPTURES/$name.pcap"
+    mkdir -p "$CAPTURES/$name.truth"
+    cp "$dir/capture.pcap" "$CAPTURES/$name.pcap"
+    (
+        shopt -s dotglob nullglob
+        for f in "$dir"/*; do
+            local base skip=0 n
+            base=$(basename "$f")
+            for n in "${NOT_TRUTH[@]}"; do [[ $base == "$n" ]] && skip=1; done
+            ((skip)) || cp -r "$f" "$CAPTURES/$name.truth/"
+        done
+    )
+}
+
+# stop_runs: on INT/TERM, stop the running scenarios (each one kills its
+# own qemu processes when it gets TERM).
+stop_runs() {
+    local f
+    for f in "$WORK"/*.pid; do
+        if [[ -e $f ]]; then kill -TERM "$(cat "$f")" 2>/dev/null || true; fi
+    done
+    echo "make-captures: interrupted; runs left in $WORK" >&2
+    exit 130
+}
+
+write_readme() {
+    local name
+    {
+        echo "Scenario captures made by tests/lab/make-captures.sh (see tests/lab/README.md)."
+        echo "Each NAME.pcap is every Ethernet frame on the wire between two Debian 6.1"
+        echo "guests (server 10.9.0.1, client 10.9.0.2, soft-RoCE, RoCEv2 = UDP 4791);"
+        echo "NAME.truth/ holds the kernels' ground truth for it: client.trace and"
+        echo "server.trace (tracefs: sunrpc/rpcrdma events), *.trace-stats (overrun),"
+        echo "client.mountstats, client.mounts, client.rpc-stats, server.nfsd-stats,"
+        echo "formats/ (tracepoint format files), uname, lab.conf, commands.txt."
+        echo
+        for name in "${CATALOGUE[@]}"; do
+            printf '%-22s %s\n' "$name.pcap" "$(describe "$name")"
+        done
+    } > "$CAPTURES/README"
+}
+
+main() {
+    local jobs=1
+    while getopts j: opt; do
+        case $opt in
+            j) jobs=$OPTARG ;;
+            *) usage ;;
+        esac
+    done
+    shift $((OPTIND - 1))
+    local -a names=("$@")
+    ((${#names[@]})) || names=("${CATALOGUE[@]}")
+    local name
+    for name in "${names[@]}"; do
+        [[ -d $LAB_DIR/scenarios/$name ]] || { echo "make-captures: no scenario $name" >&2; exit 2; }
+    done
+
+    mkdir -p "$CAPTURES"
+    local work
+    work=$(mktemp -d "${TMPDIR:-/tmp}/nfsrdma-captures.XXXXXX")
+    WORK=$work
+    trap stop_runs INT TERM
+    local t0=$SECONDS
+    for name in "${names[@]}"; do
+        while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+        echo "make-captures: $name ..."
+        # The status goes to a file: wait -n above may reap a job before the
+        # loop below asks for it.
+        # The pid goes to a file for stop_runs.
+        (
+            "$LAB_DIR/run-scenario" "$name" "$work/$name" > "$work/$name.log" 2>&1 &
+            echo "$!" > "$work/$name.pid"
+            rc=0
+            wait "$!" || rc=$?
+            echo "$rc" > "$work/$name.status"
+        ) &
+    done
+    wait
+    local failed=0 ok=0
+    for name in "${names[@]}"; do
+        if [[ $(cat "$work/$name.status" 2>/dev/null) == 0 ]]; then
+            install_run "$name" "$work/$name"
+            ok=$((ok + 1))
+            echo "make-captures: $name ok ($(tail -n1 "$work/$name.log" | sed 's/.* ok in \([0-9]*\) s.*/\1 s/'), $(stat -c %s "$CAPTURES/$name.pcap") bytes)"
+        else
+            failed=$((failed + 1))
+            echo "make-captures: $name FAILED: $(tail -n1 "$work/$name.log")"
+        fi
+    done
+    write_readme
+    echo "make-captures: $ok ok, $failed failed in $((SECONDS - t0)) s"
+    if ((failed)); then
+        echo "make-captures: failed runs kept in $work" >&2
+        exit 1
+    fi
+    rm -rf "$work"
+}
+
+main "$@"

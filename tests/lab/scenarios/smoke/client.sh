@@ -1,0 +1,8 @@
+# smoke: mount NFSv3 over RDMA, one WRITE and one READ (256 KB, O_DIRECT so
+# both go to the wire: the WRITE as a Read chunk, the READ as a Write chunk).
+# shellcheck shell=bash
+lab_mount
+dd if=/dev/urandom of=/tmp/data bs=256k count=1 status=none
+dd if=/tmp/data of="$LAB_MNT/smoke.dat" bs=256k count=1 oflag=direct status=none
+dd if="$LAB_MNT/smoke.dat" of=/tmp/back bs=256k count=1 iflag=direct status=none
+cmp /tmp/data /tmp/back
