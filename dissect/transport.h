@@ -27,6 +27,16 @@ struct transport_stats {
 	uint64_t sends, writes, reads, acks, naks;
 	uint64_t psn_gaps, duplicates, retransmits;
 	uint64_t truncated, invalid;
+	/* Additions (keep the fields above first and in order). */
+	uint64_t uc_packets, rd_packets, xrc_packets, cnp_packets;
+	uint64_t atomics, other_ops;        /* atomics, FLUSH, ATOMIC WRITE, RESYNC */
+	uint64_t rnr_naks, nak_seq, nak_inv_req, nak_access, nak_op;
+	uint64_t conns, conns_cm, conns_inferred;
+	uint64_t incomplete_msgs;           /* events flagged RDMA_EVF_INCOMPLETE */
+	uint64_t reads_unanswered;          /* READ events flagged NO_RESPONSE */
+	uint64_t late_packets;              /* after CM DREQ/DREP closed the connection */
+	uint64_t ecn_ce;                    /* RoCE packets marked Congestion Experienced */
+	uint64_t erf_errors;                /* ERF records flagged rx/ds error */
 };
 
 struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx);
@@ -40,6 +50,12 @@ void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 /* End of capture: emit pending partial messages and CONN_CLOSE events. */
 void transport_flush(struct transport *t);
 const struct transport_stats *transport_stats(const struct transport *t);
+/* Largest payload copied per reassembled message (default
+ * TRANSPORT_DATA_CAP); a longer message is delivered with data_len <
+ * msg_len and RDMA_EVF_TRUNC_DATA.  0 copies no payload at all (lengths,
+ * keys and flags still exact), the fastest mode for statistics. */
+#define TRANSPORT_DATA_CAP ((size_t)(1u << 20) + 65536)
+void transport_set_data_cap(struct transport *t, size_t cap);
 /* Connections seen so far (for summaries), in id order. */
 size_t transport_conn_count(const struct transport *t);
 const struct rdma_conn *transport_conn(const struct transport *t, size_t i);

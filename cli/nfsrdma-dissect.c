@@ -1,0 +1,256 @@
+/* nfsrdma-dissect: per-RPC breakdown of NFS over RDMA captures. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dissect/dissect.h"
+#include "dissect/transport.h"
+#include "src/log.h"
+#include "src/opt.h"
+#include "src/out.h"
+#include "src/recfmt.h"
+
+enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS };
+
+static const struct opt opts[] = {
+	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
+	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON },
+	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
+	{ "summary", 'z', "proc|conn|client", "print a summary at the end (repeatable)", 'z' },
+	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q' },
+	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r' },
+	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP },
+	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID },
+	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee", K_ADDR },
+	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT },
+	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK },
+	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS },
+	OPT_END
+};
+
+struct cli {
+	const char *file;
+	int format;            /* 0 line, 'V', K_JSON, K_CSV */
+	bool quiet, check, stats;
+	struct summary *sum[3];
+	const char *op;
+	bool has_xid;
+	uint32_t xid;
+	const char *addr;
+	uint64_t min_lat_ns;
+	uint64_t printed;
+};
+
+static int handle(int key, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	uint64_t v;
+
+	switch (key) {
+	case 'V': c->format = 'V'; break;
+	case K_JSON: c->format = K_JSON; break;
+	case K_CSV: c->format = K_CSV; break;
+	case 'q': c->quiet = true; break;
+	case 'r': c->file = arg; break;
+	case K_CHECK: c->check = true; break;
+	case K_STATS: c->stats = true; break;
+	case K_OP: c->op = arg; break;
+	case K_ADDR: c->addr = arg; break;
+	case K_XID:
+		if (opt_u64("xid", arg, 0, UINT32_MAX, &v))
+			return -EINVAL;
+		c->has_xid = true;
+		c->xid = (uint32_t)v;
+		break;
+	case K_MINLAT:
+		if (opt_u64("min-latency", arg, 0, UINT64_MAX / 1000, &v))
+			return -EINVAL;
+		c->min_lat_ns = v * 1000;
+		break;
+	case 'z': {
+		enum summary_kind k;
+		if (!strcmp(arg, "proc")) k = SUM_PROC;
+		else if (!strcmp(arg, "conn")) k = SUM_CONN;
+		else if (!strcmp(arg, "client")) k = SUM_CLIENT;
+		else {
+			log_error("-z: '%s' is not one of proc, conn, client", arg);
+			return -EINVAL;
+		}
+		if (!c->sum[k - 1] && !(c->sum[k - 1] = summary_new(k)))
+			return -ENOMEM;
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool addr_match(const struct rec_endpoint *e, const char *want)
+{
+	char a[64];
+
+	dissect_addr_str(e, a, sizeof(a));
+	const char *p = a;
+	if (!strncmp(p, "gid ", 4))
+		p += 4;
+	return !strcasecmp(p, want);
+}
+
+static bool wanted(const struct cli *c, const struct nfsrdma_record *r)
+{
+	if (c->has_xid && r->xid != c->xid)
+		return false;
+	if (c->op && !rec_has_op(r, c->op))
+		return false;
+	if (c->addr && !addr_match(&r->caller, c->addr) && !addr_match(&r->callee, c->addr))
+		return false;
+	if (c->min_lat_ns && r->d_total < c->min_lat_ns)
+		return false;
+	return true;
+}
+
+static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
+{
+	struct cli *c = ctx;
+
+	if (!wanted(c, r))
+		return;
+	for (int i = 0; i < 3; i++)
+		if (c->sum[i])
+			summary_add(c->sum[i], r);
+	if (!c->quiet) {
+		switch (c->format) {
+		case 'V': out_tree(stdout, r, t); break;
+		case K_JSON: out_json(stdout, r); break;
+		case K_CSV:
+			if (!c->printed)
+				out_csv_header(stdout);
+			out_csv(stdout, r);
+			break;
+		default: out_line(stdout, r); break;
+		}
+		c->printed++;
+	}
+	if (c->check) {
+		for (unsigned i = 0; i < r->nfindings; i++) {
+			struct dissect_finding f = { r->conn_id, r->xid,
+						     r->flags & RECF_REPLY ? r->frame_reply : r->frame_call,
+						     r->t_call_first, r->finding[i].id, r->finding[i].a,
+						     r->finding[i].b };
+			out_finding(stdout, &f);
+		}
+	}
+}
+
+/* Findings not tied to a record (record findings are printed with it). */
+static void on_finding(const struct dissect_finding *f, void *ctx)
+{
+	struct cli *c = ctx;
+
+	if (c->check && !f->xid && !c->has_xid && !c->op)
+		out_finding(stdout, f);
+}
+
+static void on_diag(const struct diag *g, void *ctx)
+{
+	struct cli *c = ctx;
+
+	fflush(stdout);
+	log_error("%s: frame %llu, offset %zu: %s: %s", c->file, (unsigned long long)g->frame,
+		  g->offset, g->layer, g->msg);
+}
+
+static void print_stats(const struct dissect *d)
+{
+	const struct dissect_stats *s = dissect_stats(d);
+	const struct transport_stats *t = dissect_transport_stats(d);
+
+	if (t)
+		fprintf(stderr, "transport: frames %llu bytes %llu rc %llu sends %llu writes %llu reads %llu "
+			"psn-gaps %llu dups %llu truncated %llu invalid %llu\n",
+			(unsigned long long)t->frames, (unsigned long long)t->bytes,
+			(unsigned long long)t->rc_packets, (unsigned long long)t->sends,
+			(unsigned long long)t->writes, (unsigned long long)t->reads,
+			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
+			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
+	fprintf(stderr, "dissect: conns %llu sends %llu rpcrdma-v1 %llu v2 %llu other %llu bad %llu "
+		"calls %llu replies %llu records %llu unmatched-replies %llu no-reply %llu "
+		"rdma-matched %llu hinted %llu unmatched %llu decode-errors %llu max-inflight %llu\n",
+		(unsigned long long)s->conns, (unsigned long long)s->sends,
+		(unsigned long long)s->rpcrdma_v1, (unsigned long long)s->rpcrdma_v2,
+		(unsigned long long)s->not_rpcrdma, (unsigned long long)s->bad_rpcrdma,
+		(unsigned long long)s->calls, (unsigned long long)s->replies,
+		(unsigned long long)s->records, (unsigned long long)s->unmatched_replies,
+		(unsigned long long)s->timeouts, (unsigned long long)s->rdma_matched,
+		(unsigned long long)s->rdma_hinted, (unsigned long long)s->rdma_unmatched,
+		(unsigned long long)s->decode_errors, (unsigned long long)s->max_inflight);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	struct opt_spec spec = {
+		.prog = "nfsrdma-dissect",
+		.synopsis = "[OPTIONS] FILE|-",
+		.summary = "Decode NFS over RDMA (RoCE, InfiniBand) captures: one line per RPC with "
+			   "where the time went.",
+		.opts = opts, .handle = handle, .ctx = &c,
+	};
+
+	log_init(argv[0], LOG_WARN);
+	int first = opt_parse(&spec, argc, argv);
+	if (first < 0)
+		return 2;
+	if (first < argc) {
+		if (c.file || first + 1 < argc) {
+			log_error("one capture file at a time (see --help)");
+			return 2;
+		}
+		c.file = argv[first];
+	}
+	if (!c.file) {
+		log_error("no capture file given (see --help)");
+		return 2;
+	}
+	struct dissect_opts dopts = { .tree = c.format == 'V' && !c.quiet };
+	struct dissect_cbs cbs = { on_record, on_finding, on_diag, &c };
+	struct dissect *d = dissect_new(&dopts, &cbs);
+	if (!d) {
+		log_error("out of memory");
+		return 1;
+	}
+	char err[512];
+	int ret = dissect_file(d, c.file, err, sizeof(err));
+	fflush(stdout);
+	int rc = 0;
+	if (ret == -EPROTONOSUPPORT) {
+		log_error("%s", err);
+		rc = 2;
+	} else if (ret < 0) {
+		log_error("%s", err);
+		rc = 1;
+	}
+	if (rc != 2) {
+		bool first_sum = true;
+		for (int i = 0; i < 3; i++) {
+			if (!c.sum[i])
+				continue;
+			if (!first_sum || (!c.quiet && c.printed))
+				putchar('\n');
+			summary_print(c.sum[i], stdout);
+			first_sum = false;
+		}
+	}
+	if (c.stats)
+		print_stats(d);
+	for (int i = 0; i < 3; i++)
+		summary_free(c.sum[i]);
+	dissect_free(d);
+	if (fflush(stdout) == EOF && rc == 0)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,73 @@
+/* Top-level glue used by every tool: capture source -> transport ->
+ * RPC-over-RDMA -> RPC -> programs -> per-XID records and findings,
+ * delivered through callbacks.  dissect_event() is the seam between the
+ * transport half and the upper half (unit tests feed it directly). */
+#ifndef NFSRDMA_DISSECT_H
+#define NFSRDMA_DISSECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/diag.h"
+#include "dissect/dtree.h"
+#include "dissect/rdma_event.h"
+#include "dissect/record.h"
+
+struct dissect;
+
+/* A finding not tied to one record (e.g. an RDMA operation that matched
+ * no advertised segment); record findings live in the record. */
+struct dissect_finding {
+	uint32_t conn_id;
+	uint32_t xid;         /* 0 if none */
+	uint64_t frame;
+	uint64_t ts_ns;
+	uint16_t id;          /* enum finding_id */
+	uint32_t a;
+	uint64_t b;
+};
+
+struct dissect_opts {
+	bool     tree;           /* build -V decode trees */
+	size_t   max_inflight;   /* evict the oldest call beyond this (0: 1M) */
+	uint64_t timeout_ns;     /* a call older than this is flushed unanswered (0: 600 s) */
+};
+
+struct dissect_cbs {
+	/* One per RPC, in completion order.  tree is NULL unless opts.tree. */
+	void (*record)(const struct nfsrdma_record *r, const struct dtree *tree, void *ctx);
+	void (*finding)(const struct dissect_finding *f, void *ctx);  /* may be NULL */
+	diag_fn diag;                                                 /* may be NULL */
+	void *ctx;
+};
+
+struct dissect_stats {
+	uint64_t events, sends, reads, writes, gaps, conns;
+	uint64_t rpcrdma_v1, rpcrdma_v2, not_rpcrdma, bad_rpcrdma;
+	uint64_t calls, replies, records, unmatched_replies, timeouts, evicted;
+	uint64_t rdma_errors, rdma_done, rdma_matched, rdma_hinted, rdma_unmatched;
+	uint64_t decode_errors;
+	uint64_t max_inflight;
+};
+
+struct dissect *dissect_new(const struct dissect_opts *opts, const struct dissect_cbs *cbs);
+void dissect_free(struct dissect *d);
+
+/* Feeds one transport event (the rdma_event_fn of transport.h). */
+void dissect_event(const struct rdma_event *ev, void *d);
+/* Flushes every call still waiting for its reply (capture end). */
+void dissect_flush(struct dissect *d);
+const struct dissect_stats *dissect_stats(const struct dissect *d);
+
+/* Whole capture: opens path ("-" = stdin), runs the transport, flushes.
+ * Returns 0; -EPROTONOSUPPORT for an unsupported link type (errbuf names
+ * it); another negative errno when the file cannot be opened or read. */
+int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen);
+/* After dissect_file: transport counters, or NULL. */
+const struct transport_stats *dissect_transport_stats(const struct dissect *d);
+
+/* Formats an endpoint ("10.9.0.1", "fe80::1", "gid fe80::...", "lid 0x12"). */
+const char *dissect_addr_str(const struct rec_endpoint *e, char *buf, size_t len);
+
+#endif

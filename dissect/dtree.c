@@ -1,0 +1,86 @@
+#include "dissect/dtree.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dt_init(struct dtree *t, size_t limit)
+{
+	memset(t, 0, sizeof(*t));
+	t->limit = limit ? limit : 1u << 20;
+}
+
+void dt_reset(struct dtree *t)
+{
+	t->len = 0;
+	t->depth = 0;
+	if (t->buf)
+		t->buf[0] = 0;
+}
+
+void dt_free(struct dtree *t)
+{
+	free(t->buf);
+	t->buf = NULL;
+	t->len = t->cap = 0;
+}
+
+static int dt_reserve(struct dtree *t, size_t need)
+{
+	if (t->len + need + 1 <= t->cap)
+		return 0;
+	if (t->len + need + 1 > t->limit)
+		return -1;
+	size_t cap = t->cap ? t->cap : 1024;
+	while (cap < t->len + need + 1)
+		cap *= 2;
+	char *b = realloc(t->buf, cap);
+	if (!b)
+		return -1;
+	t->buf = b;
+	t->cap = cap;
+	return 0;
+}
+
+void dt_add(struct dtree *t, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	size_t ind = (size_t)t->depth * 4;
+	if (dt_reserve(t, ind + (size_t)n + 1))
+		return;
+	memset(t->buf + t->len, ' ', ind);
+	memcpy(t->buf + t->len + ind, line, (size_t)n);
+	t->len += ind + (size_t)n;
+	t->buf[t->len++] = '\n';
+	t->buf[t->len] = 0;
+}
+
+void dt_append(struct dtree *t, const struct dtree *from)
+{
+	if (!from || !from->len)
+		return;
+	const char *p = from->buf, *end = from->buf + from->len;
+	size_t ind = (size_t)t->depth * 4;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (dt_reserve(t, ind + l + 1))
+			return;
+		memset(t->buf + t->len, ' ', ind);
+		memcpy(t->buf + t->len + ind, p, l);
+		t->len += ind + l;
+		t->buf[t->len++] = '\n';
+		t->buf[t->len] = 0;
+		p += l + 1;
+	}
+}

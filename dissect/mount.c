@@ -1,0 +1,62 @@
+/* MOUNT v1-v3 (RFC 1813 appendix I): procedure names, dirpath, status. */
+#include "dissect/programs.h"
+
+#include <inttypes.h>
+
+static const char *const mount_names[] = { "NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT" };
+
+static const char *mount_proc_name(uint32_t vers, uint32_t proc)
+{
+	return proc < 6 ? mount_names[proc] : NULL;
+}
+
+static void mount_call(struct pdec *d)
+{
+	char path[REC_NAME_MAX];
+
+	if (d->proc != 1 && d->proc != 3)
+		return;
+	if (xdr_string(d, 1024, path, sizeof(path), "mount dirpath")) {
+		xdr_rec_name(d->rec, path);
+		DT(d->tree, "dirpath: \"%s\"", path);
+	}
+}
+
+static void mount_reply(struct pdec *d)
+{
+	if (d->proc != 1) {
+		d->rec->status = 0;
+		return;
+	}
+	d->rec->status = xdr_u32(d, "mountstat3");
+	DT(d->tree, "status: %u", d->rec->status);
+	if (d->rec->status == 0 && d->vers == 3) {
+		d->rec->fh_hash = xdr_fh(d, 64, "mount fhandle3");
+		DT(d->tree, "fhandle: hash 0x%08" PRIx32, (uint32_t)d->rec->fh_hash);
+	}
+}
+
+static bool no_ddp(uint32_t vers, uint32_t proc, bool reply) { return false; }
+
+const struct prog_info prog_mount = {
+	.prog = PROG_MOUNT, .vmin = 1, .vmax = 3, .name = "MOUNT", .layer = "mount",
+	.proc_name = mount_proc_name, .decode_call = mount_call, .decode_reply = mount_reply,
+	.ddp_eligible = no_ddp,
+};
+
+/* rpcbind / portmapper: names only, it only shows up on RDMA by accident. */
+static const char *pmap_proc_name(uint32_t vers, uint32_t proc)
+{
+	static const char *const v2[] = { "NULL", "SET", "UNSET", "GETPORT", "DUMP", "CALLIT" };
+	static const char *const v34[] = { "NULL", "SET", "UNSET", "GETADDR", "DUMP", "BCAST",
+					   "GETTIME", "UADDR2TADDR", "TADDR2UADDR", "GETVERSADDR",
+					   "INDIRECT", "GETADDRLIST", "GETSTAT" };
+	if (vers == 2)
+		return proc < 6 ? v2[proc] : NULL;
+	return proc < 13 ? v34[proc] : NULL;
+}
+
+const struct prog_info prog_portmap = {
+	.prog = PROG_PORTMAP, .vmin = 2, .vmax = 4, .name = "PORTMAP", .layer = "portmap",
+	.proc_name = pmap_proc_name, .ddp_eligible = no_ddp,
+};

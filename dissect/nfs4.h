@@ -1,0 +1,16 @@
+/* NFSv4.x COMPOUND / CB_COMPOUND names shared with the output code. */
+#ifndef NFSRDMA_NFS4_H
+#define NFSRDMA_NFS4_H
+
+#include <stdint.h>
+
+#include "dissect/record.h"
+
+const char *nfs4_op_name(uint32_t op);
+const char *nfs4_cb_op_name(uint32_t op);
+/* The COMPOUND's main operation: the first op that is not SEQUENCE,
+ * PUTFH/PUTROOTFH/PUTPUBFH, or a trailing GETATTR/GETFH; "COMPOUND" if
+ * none (e.g. an empty one), "NULL" for procedure 0. */
+const char *nfs4_compound_name(const struct nfsrdma_record *r);
+
+#endif

@@ -1,0 +1,43 @@
+/* ONC RPC program registry: program number -> name, versions, procedure
+ * names and the decoders for its arguments and results.  Each program
+ * lives in its own file and exports one `const struct prog_info`. */
+#ifndef NFSRDMA_PROGRAMS_H
+#define NFSRDMA_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dissect/xdr.h"
+
+#define PROG_PORTMAP 100000u
+#define PROG_NFS     100003u
+#define PROG_MOUNT   100005u
+#define PROG_NLM     100021u
+#define PROG_NSM     100024u
+#define PROG_NFSACL  100227u
+#define PROG_NFS_CB  0x40000000u  /* the Linux client's NFSv4 callback program */
+
+struct prog_info {
+	uint32_t prog;
+	uint32_t vmin, vmax;
+	const char *name;                                /* "NFS", "MOUNT", ... */
+	const char *layer;                               /* diagnostics layer: "nfs3", "mount", ... */
+	const char *(*proc_name)(uint32_t vers, uint32_t proc); /* NULL if unknown */
+	/* d->c is positioned at the args / results; decoders fill d->rec */
+	void (*decode_call)(struct pdec *d);
+	void (*decode_reply)(struct pdec *d);
+	/* May procedure proc carry DDP data (RFC 8267)?  reply: Write list /
+	 * call: Read chunk at position > 0. */
+	bool (*ddp_eligible)(uint32_t vers, uint32_t proc, bool reply);
+};
+
+const struct prog_info *prog_lookup(uint32_t prog, uint32_t vers);
+/* Short names for lines and summaries: "NFSv3", "MOUNTv3", "prog 395" ... */
+const char *prog_short_name(uint32_t prog, uint32_t vers, char *buf, size_t len);
+/* Procedure name or NULL. */
+const char *prog_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);
+
+extern const struct prog_info prog_nfs2, prog_nfs3, prog_nfs4, prog_nfs_cb, prog_mount,
+	prog_nlm, prog_nsm, prog_nfsacl, prog_portmap;
+
+#endif

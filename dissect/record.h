@@ -1,0 +1,168 @@
+/* THE per-XID record: one schema for every source in the project (wire
+ * capture, client probe, server probe, XDP).  Plain C, fixed-size fields
+ * only, so the BPF side can mirror the leading part of it field for field.
+ * Times are nanoseconds since the Unix epoch (wire) or since boot (probes);
+ * 0 means "not seen".  docs/record.md documents every field. */
+#ifndef NFSRDMA_RECORD_H
+#define NFSRDMA_RECORD_H
+
+#include <stdint.h>
+
+#define NFSRDMA_RECORD_VERSION 1
+
+enum rec_source {
+	REC_SRC_WIRE = 1,          /* nfsrdma-dissect on a capture */
+	REC_SRC_CLIENT_PROBE = 2,  /* BPF on the RPC client */
+	REC_SRC_SERVER_PROBE = 3,  /* BPF on the RPC server */
+	REC_SRC_XDP = 4,           /* XDP on a RoCE port */
+};
+
+/* rec.flags */
+enum rec_flags {
+	RECF_CALL        = 1u << 0,  /* the call was seen */
+	RECF_REPLY       = 1u << 1,  /* the reply was seen */
+	RECF_BACKCHANNEL = 1u << 2,  /* call went server -> client (NFSv4.1 callback) */
+	RECF_TIMEOUT     = 1u << 3,  /* flushed at capture end without a reply */
+	RECF_NO_CALL     = 1u << 4,  /* reply whose call was not seen */
+	RECF_ARGS_DDP    = 1u << 5,  /* whole call travelled in a position-zero Read chunk */
+	RECF_RES_DDP     = 1u << 6,  /* whole reply travelled in the Reply chunk */
+	RECF_CALL_PARTIAL  = 1u << 7, /* call arguments not fully decodable (truncated, missing chunk data) */
+	RECF_REPLY_PARTIAL = 1u << 8,
+	RECF_GAP         = 1u << 9,  /* packets missing on the connection while in flight */
+	RECF_RETRANSMIT  = 1u << 10, /* some packet of this RPC was retransmitted */
+	RECF_XID_HINT    = 1u << 11, /* an RDMA op was tied by the XID-in-offset hint, not by handle */
+	RECF_RDMA_ERROR  = 1u << 12, /* the reply was RDMA_ERROR */
+	RECF_GSS_BODY    = 1u << 13, /* RPCSEC_GSS integrity/privacy: body not decoded */
+};
+
+/* RPC outcome (rec.rpc_status): accept_stat for accepted replies, 100 +
+ * reject_stat for denied ones, 200 + RDMA error code for RDMA_ERROR. */
+enum rec_rpc_status {
+	REC_RPC_SUCCESS = 0, REC_RPC_PROG_UNAVAIL = 1, REC_RPC_PROG_MISMATCH = 2,
+	REC_RPC_PROC_UNAVAIL = 3, REC_RPC_GARBAGE_ARGS = 4, REC_RPC_SYSTEM_ERR = 5,
+	REC_RPC_DENIED_MISMATCH = 100, REC_RPC_DENIED_AUTH = 101,
+	REC_RPC_RDMA_ERR_VERS = 201, REC_RPC_RDMA_ERR_CHUNK = 202,
+	REC_RPC_NONE = 0xffff,      /* no reply */
+};
+
+struct rec_endpoint {
+	uint8_t  family;     /* 4, 6, 'G' (GID), 'L' (LID only), 0 unknown */
+	uint8_t  pad[3];
+	uint8_t  addr[16];
+	uint32_t qpn;
+	uint16_t lid;
+	uint16_t port;       /* RoCEv2 UDP source port; 0 otherwise */
+};
+
+#define REC_MAX_OPS      24  /* NFSv4 COMPOUND ops kept (count kept even if more) */
+#define REC_MAX_FINDINGS 8
+#define REC_NAME_MAX     48
+
+/* One NFSv4 COMPOUND operation (or the single procedure of other programs). */
+struct rec_op {
+	uint16_t op;         /* nfs_opnum4 */
+	uint16_t flags;      /* REC_OPF_* */
+	uint32_t status;     /* nfsstat4 of this op; REC_STATUS_NONE if no reply */
+	uint64_t fh_hash;    /* current filehandle hash (PUTFH / result of LOOKUP...) */
+	uint64_t offset;     /* READ/WRITE/COMMIT/LAYOUTGET offset */
+	uint32_t count;      /* READ/WRITE/COMMIT count */
+	uint32_t seqid;      /* stateid seqid (READ/WRITE/CLOSE/LOCK...) or SEQUENCE seqid */
+};
+enum rec_op_flags {
+	REC_OPF_FH = 1, REC_OPF_OFFSET = 2, REC_OPF_COUNT = 4, REC_OPF_SEQID = 8,
+	REC_OPF_DDP = 16,    /* this op's payload moved by a chunk */
+};
+#define REC_STATUS_NONE 0xffffffffu
+
+/* A conformance finding: id names the rule (see dissect/check.h for the
+ * table with the section each one breaks); a/b are rule-specific values. */
+struct rec_finding {
+	uint16_t id;
+	uint16_t pad;
+	uint32_t a;
+	uint64_t b;
+};
+
+struct nfsrdma_record {
+	/* identity */
+	uint16_t rec_version;     /* NFSRDMA_RECORD_VERSION */
+	uint8_t  source;          /* enum rec_source */
+	uint8_t  rdma_vers;       /* RPC-over-RDMA version (1, 2) */
+	uint32_t flags;           /* enum rec_flags */
+	uint32_t conn_id;
+	uint32_t xid;
+	struct rec_endpoint caller;  /* sender of the CALL */
+	struct rec_endpoint callee;
+
+	/* what */
+	uint32_t prog, vers, proc;   /* ONC RPC; proc = COMPOUND (1) for NFSv4 */
+	uint32_t minorvers;          /* NFSv4 COMPOUND minorversion */
+	uint32_t rpc_status;         /* enum rec_rpc_status */
+	uint32_t status;             /* program status: nfsstat3, COMPOUND status, ... */
+	uint32_t auth_flavor;        /* 0 NONE, 1 SYS, 6 RPCSEC_GSS, ... */
+	uint32_t auth_uid, auth_gid; /* AUTH_SYS */
+	uint32_t gss_proc, gss_service, gss_seq; /* RPCSEC_GSS */
+	uint8_t  call_rdma_proc;     /* RDMA_MSG 0, NOMSG 1, ... (0xff unseen) */
+	uint8_t  reply_rdma_proc;
+	uint16_t nops;               /* COMPOUND ops in the call (may exceed REC_MAX_OPS) */
+	/* key arguments of the main operation (first READ/WRITE/...; v3 proc) */
+	uint64_t fh_hash;
+	uint64_t offset;
+	uint32_t count;              /* bytes asked (READ/WRITE) */
+	uint32_t res_count;          /* bytes done (READ/WRITE reply) */
+	char     name[REC_NAME_MAX]; /* LOOKUP/CREATE/REMOVE... name, NUL-terminated */
+
+	/* when (ns) */
+	uint64_t t_call_first, t_call_last;
+	uint64_t t_read_first, t_read_last;    /* RDMA READ: argument pull */
+	uint64_t t_write_first, t_write_last;  /* RDMA WRITE: result push (Write and Reply chunks) */
+	uint64_t t_reply_first, t_reply_last;
+	/* derived split (ns); 0 when a part is missing */
+	uint64_t d_call, d_pull, d_server, d_push, d_reply, d_total;
+	uint64_t frame_call, frame_reply;      /* 1-based frame of the first packet */
+
+	/* how many bytes, and how */
+	uint32_t call_inline;        /* SEND payload of the call, RPC-over-RDMA header included */
+	uint32_t reply_inline;
+	uint32_t call_hdr, reply_hdr; /* RPC-over-RDMA header sizes */
+	uint64_t read_chunk_bytes;   /* advertised Read list total (all positions) */
+	uint64_t read_bytes;         /* moved by RDMA READ */
+	uint64_t write_chunk_bytes;  /* advertised Write list total */
+	uint64_t write_bytes;        /* moved by RDMA WRITE into Write chunks */
+	uint64_t reply_chunk_bytes;  /* advertised Reply chunk total */
+	uint64_t reply_bytes;        /* moved by RDMA WRITE into the Reply chunk */
+	uint64_t write_list_echo;    /* Write list lengths the reply echoed */
+	uint16_t n_read_chunks, n_read_segs;
+	uint16_t n_write_chunks, n_write_segs;
+	uint16_t n_reply_segs;       /* 0: no Reply chunk */
+	uint16_t n_rdma_reads, n_rdma_writes; /* RDMA operations tied to this XID */
+	uint16_t credits_asked;      /* call header */
+	uint16_t credits_granted;    /* reply header */
+	uint16_t nfindings;
+	uint64_t findings;           /* bitmask: 1 << finding id */
+	struct rec_finding finding[REC_MAX_FINDINGS];
+
+	struct rec_op ops[REC_MAX_OPS];
+};
+
+static inline uint64_t rec_dur(uint64_t a, uint64_t b) { return (a && b && b >= a) ? b - a : 0; }
+
+/* Fills the derived split from the timestamps. */
+static inline void rec_derive(struct nfsrdma_record *r)
+{
+	uint64_t args_done = r->t_call_last;
+	uint64_t res_start = r->t_reply_first;
+
+	if (r->t_read_last > args_done)
+		args_done = r->t_read_last;
+	if (r->t_write_first && (!res_start || r->t_write_first < res_start))
+		res_start = r->t_write_first;
+	r->d_call = rec_dur(r->t_call_first, r->t_call_last);
+	r->d_pull = rec_dur(r->t_read_first, r->t_read_last);
+	r->d_server = rec_dur(args_done, res_start);
+	r->d_push = rec_dur(r->t_write_first, r->t_write_last);
+	r->d_reply = rec_dur(r->t_reply_first, r->t_reply_last);
+	r->d_total = rec_dur(r->t_call_first, r->t_reply_last);
+}
+
+#endif

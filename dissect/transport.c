@@ -1,0 +1,244 @@
+/* Packets in, RC messages out: picks the link-layer parser for the
+ * capture's link type, decodes the BTH, routes RC packets to the
+ * connection table and CM MADs (UD to QP1) to the CM handler, and turns
+ * every malformed frame into one diagnostic and a counter -- the run always
+ * continues with the next frame. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/conn.h"
+#include "dissect/erf.h"
+#include "dissect/ib.h"
+#include "dissect/ib_cm.h"
+#include "dissect/roce.h"
+#include "dissect/transport.h"
+
+#define GSI_QPN 1
+
+struct transport {
+	int linktype;
+	diag_fn diag;
+	void *ctx;
+	struct transport_stats st;
+	struct conn_table *ct;
+	char msg[192];
+};
+
+struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx)
+{
+	struct transport *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->diag = diag;
+	t->ctx = ctx;
+	t->linktype = -1;
+	t->ct = conn_table_new(fn, diag, ctx, &t->st);
+	if (!t->ct) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+const char *transport_linktype_name(int linktype)
+{
+	switch (linktype) {
+	case 0:   return "BSD loopback (NULL)";
+	case LINKTYPE_ETHERNET: return "Ethernet";
+	case 101: return "raw IP";
+	case 105: return "IEEE 802.11";
+	case 108: return "OpenBSD loopback";
+	case LINKTYPE_LINUX_SLL: return "Linux cooked (SLL)";
+	case 127: return "802.11 radiotap";
+	case LINKTYPE_ERF: return "Endace ERF";
+	case 228: return "raw IPv4";
+	case 229: return "raw IPv6";
+	case LINKTYPE_INFINIBAND: return "InfiniBand";
+	case 249: return "USB Linux mmapped";
+	case 253: return "netlink";
+	case LINKTYPE_LINUX_SLL2: return "Linux cooked v2 (SLL2)";
+	default:  return "unknown link type";
+	}
+}
+
+int transport_set_linktype(struct transport *t, int linktype)
+{
+	switch (linktype) {
+	case LINKTYPE_ETHERNET:
+	case LINKTYPE_LINUX_SLL:
+	case LINKTYPE_ERF:
+	case LINKTYPE_INFINIBAND:
+	case LINKTYPE_LINUX_SLL2:
+		t->linktype = linktype;
+		return 0;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+}
+
+void transport_set_data_cap(struct transport *t, size_t cap)
+{
+	conn_set_data_cap(t->ct, cap);
+}
+
+/* One diagnostic per bad frame, from the cursor's sticky error. */
+static void report(struct transport *t, uint64_t frame, const struct cursor *c,
+		   const char *layer, size_t caplen, size_t wirelen)
+{
+	enum cur_err kind = c->err ? c->err : CUR_INVALID;
+	const char *what = c->err_what ? c->err_what : "malformed";
+
+	if (kind == CUR_TRUNCATED)
+		t->st.truncated++;
+	else
+		t->st.invalid++;
+	if (!t->diag)
+		return;
+	if (kind == CUR_TRUNCATED)
+		snprintf(t->msg, sizeof(t->msg), "truncated in %s (%zu of %zu bytes captured)",
+			 what, caplen, wirelen);
+	else
+		snprintf(t->msg, sizeof(t->msg), "%s", what);
+	struct diag d = { frame, c->err_off, layer ? layer : "transport", kind, t->msg };
+	t->diag(&d, t->ctx);
+}
+
+/* ERF record: Ethernet-family records go to the RoCE parser, InfiniBand
+ * records to the same LRH path as DLT_INFINIBAND. */
+static int erf_frame(struct transport *t, struct cursor *c, struct ib_frame *f)
+{
+	struct erf_hdr h;
+
+	f->layer = "erf";
+	if (erf_parse(c, &h) < 0)
+		return -EBADMSG;
+	if (h.flags & (ERF_FLAG_RXERR | ERF_FLAG_DSERR))
+		t->st.erf_errors++;
+	/* The record may be padded past the packet (rlen > 16 + wlen). */
+	cur_clip(c, h.wlen);
+	if (h.type == ERF_TYPE_INFINIBAND)
+		return ib_parse_lrh_frame(c, h.wlen, f);
+	if (erf_type_is_eth(h.type))
+		return roce_parse_eth(c, c->off + h.wlen, f);
+	if (h.type == ERF_TYPE_IPV4 || h.type == ERF_TYPE_IPV6)
+		return roce_parse_ip(c, c->off + h.wlen, f);
+	return 0;
+}
+
+static void ud_packet(struct transport *t, uint64_t ts, uint64_t frame, struct ib_frame *f,
+		      const struct ib_pkt *p, size_t caplen, size_t wirelen)
+{
+	t->st.ud_packets++;
+	if (p->dqpn != GSI_QPN || !p->payload_len)
+		return;
+	/* The MAD is the UD payload; read it with a frame-relative cursor so
+	 * a diagnostic points into the frame. */
+	struct cursor mc = f->bth;
+	if (!cur_seek(&mc, p->payload_off, "MAD"))
+		return;
+	cur_clip(&mc, p->payload_cap);
+	struct cm_msg m;
+	int rc = ib_cm_parse(&mc, &m);
+	if (rc < 0) {
+		if (p->payload_cap < p->payload_len)
+			mc.err = CUR_TRUNCATED;
+		report(t, frame, &mc, "cm", caplen, wirelen);
+		return;
+	}
+	if (rc == 0)
+		return;   /* another management class (SA, PerfMgt, ...) */
+	t->st.cm_mads++;
+	conn_cm(t->ct, ts, frame, f, &m);
+}
+
+void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
+		      const uint8_t *data, size_t caplen, size_t wirelen)
+{
+	struct cursor c = cur_make(data, caplen);
+	struct ib_frame f;
+	int rc;
+
+	t->st.frames++;
+	t->st.bytes += wirelen;
+	if (wirelen < caplen)
+		wirelen = caplen;
+	f.layer = "transport";
+	switch (t->linktype) {
+	case LINKTYPE_ETHERNET:   rc = roce_parse_eth(&c, wirelen, &f); break;
+	case LINKTYPE_LINUX_SLL:  rc = roce_parse_sll(&c, wirelen, &f); break;
+	case LINKTYPE_LINUX_SLL2: rc = roce_parse_sll2(&c, wirelen, &f); break;
+	case LINKTYPE_INFINIBAND: rc = ib_parse_lrh_frame(&c, wirelen, &f); break;
+	case LINKTYPE_ERF:        rc = erf_frame(t, &c, &f); break;
+	default:
+		/* transport_set_linktype refused it, or was never called */
+		cur_fail(&c, CUR_INVALID, "link type not set or not supported");
+		rc = -EPROTONOSUPPORT;
+		break;
+	}
+	if (rc < 0) {
+		report(t, frame_no, &c, f.layer, caplen, wirelen);
+		return;
+	}
+	if (rc == 0) {
+		t->st.non_rdma++;
+		return;
+	}
+
+	struct ib_pkt p;
+	if (ib_parse_bth(&f, &p) < 0) {
+		report(t, frame_no, &f.bth, f.layer, caplen, wirelen);
+		return;
+	}
+	switch (f.kind) {
+	case IBF_ROCE_V2: t->st.roce_v2++; break;
+	case IBF_ROCE_V1: t->st.roce_v1++; break;
+	default:          t->st.ib_native++; break;
+	}
+	if (f.kind != IBF_IB && f.ecn == 3)
+		t->st.ecn_ce++;
+
+	switch (p.op->service) {
+	case IBS_RC:
+		t->st.rc_packets++;
+		conn_rc(t->ct, ts_ns, frame_no, &f, &p);
+		break;
+	case IBS_UD:
+		ud_packet(t, ts_ns, frame_no, &f, &p, caplen, wirelen);
+		break;
+	case IBS_UC:  t->st.uc_packets++; break;
+	case IBS_RD:  t->st.rd_packets++; break;
+	case IBS_XRC: t->st.xrc_packets++; break;
+	case IBS_CNP: t->st.cnp_packets++; break;
+	default: break;
+	}
+}
+
+void transport_flush(struct transport *t)
+{
+	conn_flush(t->ct);
+}
+
+const struct transport_stats *transport_stats(const struct transport *t)
+{
+	return &t->st;
+}
+
+size_t transport_conn_count(const struct transport *t)
+{
+	return conn_count(t->ct);
+}
+
+const struct rdma_conn *transport_conn(const struct transport *t, size_t i)
+{
+	return conn_get(t->ct, i);
+}
+
+void transport_free(struct transport *t)
+{
+	if (!t)
+		return;
+	conn_table_free(t->ct);
+	free(t);
+}

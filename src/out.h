@@ -1,0 +1,32 @@
+/* Record outputs.  Each writes whole lines to a FILE and keeps no state
+ * beyond what it says. */
+#ifndef NFSRDMA_OUT_H
+#define NFSRDMA_OUT_H
+
+#include <stdio.h>
+
+#include "dissect/dissect.h"
+#include "dissect/dtree.h"
+#include "dissect/record.h"
+
+/* One line per RPC, tcpdump -n style, UTC. */
+void out_line(FILE *f, const struct nfsrdma_record *r);
+/* -V: the line, then the decode tree indented under it. */
+void out_tree(FILE *f, const struct nfsrdma_record *r, const struct dtree *t);
+/* JSON Lines: one object per record. */
+void out_json(FILE *f, const struct nfsrdma_record *r);
+/* CSV: header once, then one row per record. */
+void out_csv_header(FILE *f);
+void out_csv(FILE *f, const struct nfsrdma_record *r);
+/* --check: one line per finding. */
+void out_finding(FILE *f, const struct dissect_finding *fd);
+
+/* -z summaries */
+enum summary_kind { SUM_PROC = 1, SUM_CONN, SUM_CLIENT };
+struct summary;
+struct summary *summary_new(enum summary_kind kind);
+void summary_add(struct summary *s, const struct nfsrdma_record *r);
+void summary_print(const struct summary *s, FILE *f);
+void summary_free(struct summary *s);
+
+#endif

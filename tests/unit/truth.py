@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Checks nfsrdma-dissect against the kernel's ground truth and tshark for
+every lab capture (tests/captures/NAME.pcap with NAME.truth/):
+
+1. every XID in the client's sunrpc:rpc_stats_latency lines appears in the
+   dissector's output with the same program/version and procedure;
+2. per-procedure counts match (over those XIDs);
+3. tshark -2 (RPC-over-RDMA, Wireshark 4.0) finds no call or reply the
+   dissector missed.
+
+One PASS/FAIL line per assertion, closing with "truth: N passed, N failed".
+Captures absent: says so and passes nothing."""
+import collections
+import csv
+import glob
+import io
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+top = os.environ.get("NFSRDMA_SRCDIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+binp = os.path.join(top, os.environ.get("O", "build"), "bin", "nfsrdma-dissect")
+passed = failed = 0
+
+
+def ok(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("PASS truth: " + what)
+    else:
+        failed += 1
+        print("FAIL truth: " + what)
+
+
+LAT = re.compile(r"rpc_stats_latency:.*?xid=0x([0-9a-f]+) (\S+?)v(\d+) (\S+) ")
+MARSHAL = re.compile(r"xprtrdma_marshal:.*?xid=0x([0-9a-f]+)")
+
+
+def truth(path):
+    """{xid: (prog, vers, procname)} from a client.trace, for the RPCs that
+    went over RDMA (the client marshalled them in xprtrdma): rpcbind and
+    MOUNT go over TCP/UDP and are not in an RDMA capture."""
+    out, rdma = {}, set()
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = LAT.search(line)
+            if m:
+                out[int(m.group(1), 16)] = (m.group(2).lower(), int(m.group(3)), m.group(4))
+            m = MARSHAL.search(line)
+            if m:
+                rdma.add(int(m.group(1), 16))
+    if rdma:
+        out = {x: v for x, v in out.items() if x in rdma}
+    return out
+
+
+def ours(pcap):
+    r = subprocess.run([binp, "--csv", pcap], capture_output=True, text=True)
+    recs = {}
+    for row in csv.DictReader(io.StringIO(r.stdout)):
+        xid = int(row["xid"], 16)
+        prog = row["program"].lower()
+        m = re.match(r"([a-z]+)v(\d+)", prog)
+        p, v = (m.group(1), int(m.group(2))) if m else (prog, 0)
+        recs.setdefault(xid, []).append((p, v, row["procedure"], row["flags"]))
+    return recs, r.returncode, r.stderr
+
+
+def tshark_msgs(pcap):
+    if not shutil.which("tshark"):
+        return None
+    r = subprocess.run(["tshark", "-2", "-r", pcap, "-Y", "rpc && (rpcordma || infiniband)", "-T", "fields", "-e", "rpc.xid",
+                        "-e", "rpc.msgtyp"], capture_output=True, text=True)
+    s = set()
+    for line in r.stdout.splitlines():
+        xids, types = (line.split("\t") + [""])[:2]
+        for x, t in zip(xids.split(","), types.split(",")):
+            if x and t:
+                s.add((int(x, 16), int(t)))
+    return s
+
+
+caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
+if not caps:
+    print("truth: no lab captures in tests/captures (skipped)")
+for pcap in caps:
+    name = os.path.basename(pcap)[:-5]
+    tdir = pcap[:-5] + ".truth"
+    if not os.path.isdir(tdir):   # a run-scenario OUTDIR: capture.pcap beside the truth
+        tdir = os.path.dirname(os.path.abspath(pcap))
+    recs, rc, err = ours(pcap)
+    ok(rc == 0, "%s: nfsrdma-dissect exits 0 (%d)" % (name, rc))
+    tr = os.path.join(tdir, "client.trace")
+    if os.path.exists(tr) and name not in ("nfs3-tcp", "perftest"):
+        t = truth(tr)
+        # A call made before the capture started (midconn) cannot be in
+        # it: keep only XIDs whose bytes occur somewhere in the capture.
+        with open(pcap, "rb") as f:
+            raw = f.read()
+        absent = [x for x in t if x not in recs and struct.pack(">I", x) not in raw]
+        if absent:
+            print("info truth: %s: %d ground-truth XIDs are not in the capture at all (before it started)" %
+                  (name, len(absent)))
+            t = {x: v for x, v in t.items() if x not in absent}
+        missing = [x for x in t if x not in recs]
+        wrong = []
+        for x, (p, v, proc) in t.items():
+            if x in recs and not any(r[0] == p and r[1] == v and r[2] == proc for r in recs[x]):
+                wrong.append((hex(x), (p, v, proc), recs[x][0][:3]))
+        ok(not missing, "%s: all %d ground-truth XIDs present (missing %d: %s)" %
+           (name, len(t), len(missing), [hex(x) for x in missing[:5]]))
+        ok(not wrong, "%s: same procedure for every XID (%d differ: %s)" % (name, len(wrong), wrong[:3]))
+        tc = collections.Counter("%sv%d %s" % v for v in t.values())
+        oc = collections.Counter()
+        for x in t:
+            if x in recs:
+                r = recs[x][0]
+                oc["%sv%d %s" % r[:3]] += 1
+        ok(tc == oc, "%s: per-procedure counts match (%s)" % (name, dict(tc - oc) or dict(oc - tc) or "equal"))
+    if name not in ("nfs3-tcp", "perftest"):
+        ts = tshark_msgs(pcap)
+        if ts is None:
+            print("SKIP truth: %s: tshark not installed" % name)
+            continue
+        mine = set()
+        for x, rs in recs.items():
+            for r in rs:
+                fl = int(r[3], 16)
+                if fl & 1:
+                    mine.add((x, 0))
+                if fl & 2:
+                    mine.add((x, 1))
+        miss = ts - mine
+        ok(not miss, "%s: every call/reply tshark decodes is ours (%d of %d missing: %s)" %
+           (name, len(miss), len(ts), sorted(miss)[:5]))
+        print("info truth: %s: tshark %d messages, ours %d (ours-only %d)" % (name, len(ts), len(mine), len(mine - ts)))
+print("truth: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
