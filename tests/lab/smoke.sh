@@ -47,6 +47,13 @@ command -v qemu-system-x86_64 >/dev/null || cannot_run "qemu-system-x86_64 is no
 command -v tshark >/dev/null || cannot_run "tshark is not installed (scripts/deps.sh installs it)"
 [[ $(id -u) == 0 ]] || cannot_run "must run as root (the guests mount the host's / and the module cache)"
 
+REPO=$(cd "$LAB_DIR/../.." && pwd)
+# The build tree the guest runs project binaries from (O may be relative).
+O=${O:-build}
+[[ $O == /* ]] || O=$REPO/$O
+export LAB_ARG_BIN=$O/bin
+[[ -x $LAB_ARG_BIN/nfsrdma-dissect ]] || cannot_run "$LAB_ARG_BIN/nfsrdma-dissect is not built (run make)"
+
 TOP=$(mktemp -d "${TMPDIR:-/tmp}/nfsrdma-smoke.XXXXXX")
 OUT=$TOP
 t0=$SECONDS
@@ -75,4 +82,5 @@ check "client trace lost nothing (overrun: 0)" grep -qx 'overrun: 0' "$OUT/clien
 check "server trace lost nothing (overrun: 0)" grep -qx 'overrun: 0' "$OUT/server.trace-stats"
 check "client.mountstats is non-empty and shows the rdma transport" grep -q 'xprt:[[:space:]]*rdma' "$OUT/client.mountstats"
 check "commands.txt records the mount" grep -q 'mount -t nfs' "$OUT/commands.txt"
+check "a project binary ran in the guest and its output came back" grep -q 'NFSv3 READ' "$OUT/guest-dissect.txt"
 finish
