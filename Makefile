@@ -30,7 +30,7 @@ BPFTEST_BINS := $(BPFTEST_SRCS:tests/bpf/%.c=$(O)/tests/bpf/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(RDMA_LIBS) -lm -lpthread
+LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
 .PHONY: all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \
@@ -133,14 +133,16 @@ lab-captures:
 # --- install -------------------------------------------------------------
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bpf
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/bpf
 	$(Q)$(if $(CLI_BINS),install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/)
 	$(Q)$(if $(BPF_OBJS),install -m 0644 $(BPF_OBJS) $(DESTDIR)$(DATADIR)/bpf/)
 	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
+	$(Q)$(if $(wildcard docs/man/*.8),install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
 
 uninstall:
 	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \
-	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard docs/man/*.1))
+	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard docs/man/*.1)) \
+	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard docs/man/*.8))
 	$(Q)rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

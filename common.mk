@@ -46,6 +46,7 @@ endif
 LIBPCAP_LIBS := $(shell $(PKG_CONFIG) --libs libpcap 2>/dev/null || echo -lpcap)
 LIBBPF_LIBS  := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 RDMA_LIBS    := -lrdmacm -libverbs
+NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 BPF_CFLAGS := -g -O2 -target bpf -Wall -Werror -I$(O) -I. \
               -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu

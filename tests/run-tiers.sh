@@ -36,7 +36,7 @@ tier_unit() {
 		found=1
 		run_counted "$t"
 	done
-	for t in tests/unit/*.sh; do
+	for t in tests/unit/*.sh tests/daemon/unit.sh; do
 		[ -x "$t" ] && run_counted "$t"
 	done
 	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }
@@ -60,6 +60,11 @@ tier_golden() {
 	if [ -x tests/lab/check-tshark.sh ]; then
 		run_counted tests/lab/check-tshark.sh
 	fi
+	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
+	local t
+	for t in tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/export/tshark.sh; do
+		run_counted "$t"
+	done
 }
 
 tier_lab() {

@@ -1,0 +1,199 @@
+/* nfsrdmad: NFS over RDMA observation daemon.  Sources in, live view
+ * (nfsrdma-top), Prometheus metrics, JSON Lines and pcapng exports out.
+ * This file maps options and the config file onto struct daemon_cfg;
+ * src/daemon.c does the work. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/daemon.h"
+#include "src/daemon_conf.h"
+#include "src/log.h"
+#include "src/opt.h"
+
+enum {
+	K_SOURCE = 256, K_SPEED, K_JSON, K_SUMMARY, K_METRICS, K_SOCKET, K_SOCKMODE, K_SOCKGROUP,
+	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
+	K_SNAPLEN, K_WINDOW,
+};
+
+static const struct opt opts[] = {
+	{ "source", 's', "SPEC", "pcap:FILE | FILE | live:IFACE | kernel[:client|server] | xdp:IFACE (repeatable)", K_SOURCE },
+	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace, 10 = ten times faster", K_SPEED },
+	{ "json", 0, NULL, "JSON Lines on stdout: every record, then the periodic summaries", K_JSON },
+	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY },
+	{ "metrics", 0, "ADDR:PORT", "Prometheus endpoint (default 127.0.0.1:9464; none = off)", K_METRICS },
+	{ "socket", 0, "PATH", "control socket for nfsrdma-top (default /run/nfsrdmad.sock; none = off)", K_SOCKET },
+	{ "socket-mode", 0, "MODE", "control socket permissions, octal (default 0660)", K_SOCKMODE },
+	{ "socket-group", 0, "GROUP", "group owning the control socket (default: --user's group)", K_SOCKGROUP },
+	{ "export-dir", 0, "DIR", "write rotating annotated pcapng files of capture sources into DIR", K_EXPORT },
+	{ "rotate", 0, "SECONDS", "start a new export file every SECONDS (default 300)", K_ROTATE },
+	{ "rotate-size", 0, "SIZE", "start a new export file past SIZE bytes (k/M/G; default 100M)", K_ROTATE_SIZE },
+	{ "export-keep", 0, "N", "keep the newest N export files (default 10; 0 = all)", K_KEEP },
+	{ "user", 'u', "USER", "drop privileges to USER once the sources are attached", K_USER },
+	{ "queue", 0, "N", "records buffered between sources and aggregation (default 8192)", K_QUEUE },
+	{ "max-keys", 0, "N", "rows per dimension (client, server, connection; default 1024)", K_MAXKEYS },
+	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW },
+	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN },
+	{ "exit-at-end", 0, NULL, "exit when every source has ended (capture files), after a last summary", K_EXIT },
+	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5) in nfsrdmad(8))", K_CONFIG },
+	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
+	OPT_END
+};
+
+struct cli {
+	struct daemon_cfg cfg;
+	bool cli_sources;       /* the command line named sources: config ones are dropped */
+	bool in_config;
+	int verbose;
+};
+
+static int handle(int key, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	struct daemon_cfg *d = &c->cfg;
+	uint64_t v;
+	double x;
+
+	/* options with a short letter arrive as that letter */
+	if (key == 's')
+		key = K_SOURCE;
+	else if (key == 'u')
+		key = K_USER;
+	else if (key == 'c')
+		key = K_CONFIG;
+	switch (key) {
+	case K_SOURCE:
+		if (!c->in_config && !c->cli_sources) {
+			c->cli_sources = true;
+			d->nsources = 0;
+		}
+		if (d->nsources == DAEMON_MAX_SOURCES) {
+			log_error("--source: at most %d sources", DAEMON_MAX_SOURCES);
+			return -E2BIG;
+		}
+		d->sources[d->nsources++] = arg;
+		break;
+	case K_SPEED:
+		if (opt_double("speed", arg, 0, 1e6, &x))
+			return -EINVAL;
+		d->sopts.speed = x;
+		break;
+	case K_JSON: d->json = true; break;
+	case K_SUMMARY:
+		if (opt_double("summary-interval", arg, 0, 86400, &x))
+			return -EINVAL;
+		d->summary_interval = x;
+		break;
+	case K_METRICS: d->metrics = arg; break;
+	case K_SOCKET: d->socket_path = arg; break;
+	case K_SOCKMODE: {
+		char *end;
+		unsigned long m = strtoul(arg, &end, 8);
+		if (!*arg || *end || m > 0777) {
+			log_error("--socket-mode: '%s' is not an octal mode", arg);
+			return -EINVAL;
+		}
+		d->socket_mode = (unsigned)m;
+		break;
+	}
+	case K_SOCKGROUP: d->socket_group = arg; break;
+	case K_EXPORT: d->export_dir = arg; break;
+	case K_ROTATE:
+		if (opt_u64("rotate", arg, 1, 86400 * 365, &v))
+			return -EINVAL;
+		d->rotate_ns = v * 1000000000ull;
+		break;
+	case K_ROTATE_SIZE:
+		if (opt_size("rotate-size", arg, &v))
+			return -EINVAL;
+		d->rotate_bytes = v;
+		break;
+	case K_KEEP:
+		if (opt_u64("export-keep", arg, 0, 4096, &v))
+			return -EINVAL;
+		d->export_keep = (unsigned)v;
+		break;
+	case K_USER: d->user = arg; break;
+	case K_QUEUE:
+		if (opt_u64("queue", arg, 1, 1u << 22, &v))
+			return -EINVAL;
+		d->queue = v;
+		break;
+	case K_MAXKEYS:
+		if (opt_u64("max-keys", arg, 1, 1u << 20, &v))
+			return -EINVAL;
+		d->agg.max_keys[AGG_CLIENT] = d->agg.max_keys[AGG_SERVER] = d->agg.max_keys[AGG_CONN] = (unsigned)v;
+		d->agg.max_keys[AGG_SERIES] = (unsigned)(v * 4 > (1u << 20) ? (1u << 20) : v * 4);
+		break;
+	case K_WINDOW:
+		if (opt_u64("window", arg, 1, AGG_SLOTS_MAX, &v))
+			return -EINVAL;
+		d->agg.slots = (unsigned)v;
+		break;
+	case K_SNAPLEN:
+		if (opt_u64("snaplen", arg, 64, 262144, &v))
+			return -EINVAL;
+		d->sopts.snaplen = (uint32_t)v;
+		break;
+	case K_EXIT: d->exit_at_end = true; break;
+	case K_CONFIG: break;   /* read before the command line, see main */
+	case 'v': c->verbose++; break;
+	default: return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	struct daemon_cfg *d = &c.cfg;
+	struct opt_spec spec = {
+		.prog = "nfsrdmad",
+		.synopsis = "[OPTIONS] --source SPEC [--source SPEC...]",
+		.summary = "Watch NFS over RDMA: aggregate per-RPC records from captures, live interfaces, "
+			   "kernel probes or XDP; serve nfsrdma-top, Prometheus metrics and pcapng exports.",
+		.opts = opts, .handle = handle, .ctx = &c,
+	};
+
+	log_init(argv[0], LOG_WARN);
+	d->metrics = "127.0.0.1:9464";
+	d->socket_path = "/run/nfsrdmad.sock";
+	d->socket_mode = 0660;
+	d->rotate_ns = 300ull * 1000000000ull;
+	d->rotate_bytes = 100ull << 20;
+	d->export_keep = 10;
+	d->queue = 8192;
+	d->sopts.snaplen = 65535;
+	d->sopts.sample = 1;
+
+	/* The config file first, so the command line overrides it. */
+	for (int i = 1; i < argc; i++) {
+		const char *cf = NULL;
+		if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "-c")) && i + 1 < argc)
+			cf = argv[i + 1];
+		else if (!strncmp(argv[i], "--config=", 9))
+			cf = argv[i] + 9;
+		if (!cf)
+			continue;
+		c.in_config = true;
+		int bad = conf_load(cf, &spec);
+		c.in_config = false;
+		if (bad != 0)
+			return 2;
+	}
+	int first = opt_parse(&spec, argc, argv);
+	if (first < 0)
+		return 2;
+	if (first < argc) {
+		log_error("unexpected argument '%s' (sources go after --source)", argv[first]);
+		return 2;
+	}
+	log_set_level(c.verbose >= 2 ? LOG_DEBUG : c.verbose ? LOG_INFO : LOG_WARN);
+	if (!d->nsources) {
+		log_error("no source (--source SPEC; see --help)");
+		return 2;
+	}
+	return daemon_run(d);
+}

@@ -1,0 +1,28 @@
+/* Bounded record queue between the source threads (producers) and the
+ * daemon's main thread (consumer).  Full queue: a lossy producer drops
+ * the record and counts it; a lossless one (a capture file read flat out,
+ * where "as fast as the consumer" is the only sensible pace) waits. */
+#ifndef NFSRDMA_DAEMON_QUEUE_H
+#define NFSRDMA_DAEMON_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/record.h"
+
+struct rec_queue;
+
+struct rec_queue *rec_queue_new(size_t cap);
+void rec_queue_free(struct rec_queue *q);
+/* Returns true if queued, false if dropped (lossy) or closed. */
+bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless);
+/* Moves up to max records into out; returns how many. Never blocks. */
+size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max);
+/* Wakes blocked producers for good (shutdown). */
+void rec_queue_close(struct rec_queue *q);
+uint64_t rec_queue_drops(struct rec_queue *q);
+size_t rec_queue_len(struct rec_queue *q);
+size_t rec_queue_cap(const struct rec_queue *q);
+
+#endif

@@ -1,0 +1,45 @@
+/* The source table: the one place that names every record source (see
+ * src/source.h).  Add a source by adding one line to `types`. */
+#include "src/source.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const struct source_type source_type_pcap;
+extern const struct source_type source_type_live;
+
+static const struct source_type *const types[] = {
+	&source_type_pcap,
+	&source_type_live,
+	/* XDP fast path: &source_type_xdp (pcap/source_xdp.c) */
+};
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+
+int source_open(struct source **out, const char *spec, const struct source_opts *o,
+		source_record_fn cb, void *ctx, char *err, size_t errlen)
+{
+	static const struct source_opts defaults = { .speed = 0, .snaplen = 65535, .sample = 1 };
+
+	*out = NULL;
+	if (!spec || !*spec) {
+		snprintf(err, errlen, "empty source spec");
+		return -EINVAL;
+	}
+	if (!o)
+		o = &defaults;
+	const char *colon = strchr(spec, ':');
+	size_t plen = colon ? (size_t)(colon - spec) : strlen(spec);
+	for (size_t i = 0; i < NTYPES; i++) {
+		if (strlen(types[i]->prefix) == plen && !strncmp(types[i]->prefix, spec, plen))
+			return types[i]->open(out, colon ? colon + 1 : "", o, cb, ctx, err, errlen);
+	}
+	/* No known prefix: a bare capture file name (which may contain ':'). */
+	return source_type_pcap.open(out, spec, o, cb, ctx, err, errlen);
+}
+
+void source_help(FILE *out)
+{
+	for (size_t i = 0; i < NTYPES; i++)
+		fprintf(out, "  %-8s %s\n", types[i]->prefix, types[i]->help);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Robustness: nfsrdmad under a 10x burst (eight copies of a lab capture
+# replayed at ten times their recorded pace into a deliberately small
+# queue): memory stays bounded (RSS sampled from /proc), drops are counted
+# and add up (records + dropped = produced), the daemon survives; then it
+# is killed and restarted, and nfsrdma-top (in tmux) reconnects by itself.
+# Tier: golden (needs tmux for the reconnect part; no root).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+NAME=daemon-burst
+[ -x "$BIN/nfsrdmad" ] || cannot $NAME "$BIN/nfsrdmad not built"
+RSS_LIMIT_KB=${RSS_LIMIT_KB:-131072}   # 128 MB: the bounds (queue, rows, in-flight) keep it far below
+
+mport=$(free_port)
+SOCK=$TMP/d.sock
+srcs=()
+for i in 1 2 3 4 5 6 7 8; do srcs+=(--source "pcap:$CAPS/parallel.pcap"); done
+"$BIN/nfsrdmad" "${srcs[@]}" --speed 10 --queue 4 --metrics "127.0.0.1:$mport" --socket "$SOCK" \
+	>"$TMP/d.out" 2>"$TMP/d.err" &
+dpid=$!
+PIDS+=($dpid)
+maxrss=0
+for ((i = 0; i < 25; i++)); do   # 5 s: the burst lasts ~1.7 s
+	r=$(awk '/^VmRSS:/ { print $2 }' /proc/$dpid/status 2>/dev/null)
+	[ -n "$r" ] && [ "$r" -gt "$maxrss" ] && maxrss=$r
+	sleep 0.2
+done
+echo "measured: max RSS ${maxrss} kB during the burst"
+check "RSS measured and bounded (${maxrss} kB < ${RSS_LIMIT_KB} kB)" bash -c "[ $maxrss -gt 0 ] && [ $maxrss -lt $RSS_LIMIT_KB ]"
+check "daemon survived the burst" kill -0 $dpid
+curl -sf "http://127.0.0.1:$mport/metrics" >"$TMP/m.txt"
+val() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/m.txt"; }
+rec=$(val nfsrdma_records_total); dq=$(val 'nfsrdma_dropped_records_total{reason="queue"}'); prod=$(val nfsrdma_source_records_total)
+echo "measured: produced $prod, aggregated $rec, dropped in queue $dq"
+check "drops counted under the burst (queue drops $dq > 0)" bash -c "[ '${dq:-0}' -gt 0 ]"
+check "nothing lost silently: aggregated + dropped = produced ($rec + $dq = $prod)" \
+	bash -c "[ -n '$prod' ] && [ \$(( ${rec:-0} + ${dq:-0} )) -eq ${prod:-x} ]"
+check "produced = 8 x the capture's RPCs (8 x 107)" [ "${prod:-0}" = 856 ]
+
+# kill and restart: top reconnects
+if command -v tmux >/dev/null && [ -x "$BIN/nfsrdma-top" ]; then
+	export TMUX_TMPDIR=$TMP
+	TS=nfsrdma-burst-$$
+	tmux new-session -d -s "$TS" -x 80 -y 24 "TERM=xterm $BIN/nfsrdma-top --socket $SOCK -d 0.3"
+	PIDS+=($(tmux display-message -p -t "$TS" '#{pane_pid}'))
+	shows() { tmux capture-pane -p -t "$TS" | grep -qE -- "$1"; }
+	check "top shows the daemon's data" wait_for 10 shows 'NFSv3 WRITE'
+	kill -9 $dpid; wait $dpid 2>/dev/null
+	check "top says the daemon is gone and retries" wait_for 10 shows 'retrying'
+	"$BIN/nfsrdmad" --source "pcap:$CAPS/nfs3-metadata.pcap" --metrics none --socket "$SOCK" \
+		>"$TMP/d2.out" 2>"$TMP/d2.err" &
+	PIDS+=($!)
+	check "restarted daemon replaces the stale socket" wait_for 10 test -S "$SOCK"
+	check "top reconnects and shows the new daemon's data (LOOKUP 113)" wait_for 15 shows 'NFSv3 LOOKUP +[0-9.]+ +113 '
+	tmux kill-server 2>/dev/null
+else
+	bad "reconnect: needs tmux and $BIN/nfsrdma-top"
+fi
+# a second daemon on a live socket is refused, not a silent takeover
+check "a second daemon on a live socket is refused" bash -c "! timeout 5 '$BIN/nfsrdmad' --source '$CAPS/smoke.pcap' --metrics none --socket '$SOCK' 2>/dev/null"
+finish $NAME

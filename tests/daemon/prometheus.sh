@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# A real Prometheus (Debian's package) scrapes nfsrdmad fed from two lab
+# captures; PromQL over its HTTP API must give, per operation, the number
+# of RPCs the kernel client recorded (client.trace, rpc_stats_latency).
+# Tier: golden (needs the prometheus package; no root, loopback only).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+NAME=daemon-prometheus
+PROM=$(command -v prometheus || echo /usr/bin/prometheus)
+[ -x "$PROM" ] || cannot $NAME "prometheus not installed (Debian package prometheus)"
+[ -x "$BIN/nfsrdmad" ] || cannot $NAME "$BIN/nfsrdmad not built"
+
+caps=(nfs3-metadata nfs3-read-write)
+mport=$(free_port); pport=$(free_port)
+srcargs=()
+for c in "${caps[@]}"; do srcargs+=(--source "pcap:$CAPS/$c.pcap"); done
+"$BIN/nfsrdmad" "${srcargs[@]}" --metrics "127.0.0.1:$mport" --socket none \
+	>"$TMP/daemon.out" 2>"$TMP/daemon.err" &
+PIDS+=($!)
+check "nfsrdmad serves /metrics on 127.0.0.1:$mport" \
+	wait_for 10 curl -sf -o "$TMP/metrics.txt" "http://127.0.0.1:$mport/metrics"
+
+cat >"$TMP/prometheus.yml" <<EOC
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: nfsrdmad
+    static_configs:
+      - targets: ['127.0.0.1:$mport']
+EOC
+"$PROM" --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" >"$TMP/prom.log" 2>&1 &
+PIDS+=($!)
+
+q() { curl -sf --get "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1"; }
+# Prometheus is up and has scraped the daemon
+up_and_scraped() {
+	q 'up{job="nfsrdmad"} == 1' | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["data"]["result"] else 1)'
+}
+check "prometheus scrapes the daemon (up == 1)" wait_for 40 up_and_scraped
+
+expected=$(for c in "${caps[@]}"; do truth_ops "$CAPS/$c.truth/client.trace"; done |
+	awk '{ n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' | sort)
+[ -n "$expected" ] || bad "ground truth: no rpc_stats_latency lines"
+
+# The daemon finishes the files in well under a second; wait until the
+# scraped total equals the truth total, then compare per operation.
+want_total=$(awk '{ s += $3 } END { print s }' <<<"$expected")
+total_is() {
+	[ "$(q 'sum(nfsrdma_rpc_requests_total)' | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')" = "$1" ]
+}
+check "PromQL sum(nfsrdma_rpc_requests_total) = $want_total (truth)" wait_for 20 total_is "$want_total"
+
+q 'sum by (protocol, operation) (nfsrdma_rpc_requests_total)' >"$TMP/byop.json"
+got=$(python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["data"]["result"]:
+    print(r["metric"]["protocol"], r["metric"]["operation"], r["value"][1])' "$TMP/byop.json" | sort)
+while read -r p o n; do
+	g=$(awk -v p="$p" -v o="$o" '$1 == p && $2 == o { print $3 }' <<<"$got")
+	check "PromQL $p $o = $n" [ "${g:-0}" = "$n" ]
+done <<<"$expected"
+extra=$(comm -13 <(awk '{print $1, $2}' <<<"$expected") <(awk '{print $1, $2}' <<<"$got"))
+check "no operation beyond the truth (${extra:-none})" [ -z "$extra" ]
+
+# histogram: the _count of answered RPCs equals the requests for a capture
+# where every RPC was answered, and histogram_quantile works on it
+q 'histogram_quantile(0.5, sum by (le) (rate(nfsrdma_rpc_duration_seconds_bucket[1m])))' >"$TMP/hq.json"
+hc=$(q 'sum(nfsrdma_rpc_duration_seconds_count)' | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+check "duration histogram counts every answered RPC ($hc)" [ "$hc" = "$want_total" ]
+check "labels are node_exporter style (client/server/protocol/operation)" \
+	grep -q 'nfsrdma_rpc_duration_seconds_bucket{protocol="NFSv3",operation="READ",client="10.9.0.2",server="10.9.0.1",le=' "$TMP/metrics.txt"
+check "drops are exported" grep -q '^nfsrdma_dropped_records_total{reason="queue"} 0' "$TMP/metrics.txt"
+curl -sf -o "$TMP/metrics.txt" "http://127.0.0.1:$mport/metrics"
+check "promtool check metrics accepts the exposition" \
+	sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"
+check "non-GET is refused (405)" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$mport/metrics")" = 405 ]
+check "unknown path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/nope")" = 404 ]
+finish $NAME

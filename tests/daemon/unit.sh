@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Unit checks of the histogram, aggregation engine and control protocol,
+# against values computed independently here (sorted samples, hand sums),
+# never against the code's own output.  Builds a small C driver against
+# the library.  Tier: unit.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+NAME=daemon-unit
+[ -f "$O/libnfsrdma.a" ] || cannot $NAME "$O/libnfsrdma.a not built"
+cat >"$TMP/t.c" <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "src/agg.h"
+#include "src/ctl_proto.h"
+#include "src/hist.h"
+static int pass, fail;
+#define CHECK(c, ...) do { if (c) pass++; else { fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
+static int cmp(const void *a, const void *b) { uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b; return x < y ? -1 : x > y; }
+int main(void)
+{
+	/* percentiles within the 1/16 bucket resolution of the exact nearest rank */
+	static uint64_t v[10000]; struct hist h, h1, h2; hist_reset(&h); hist_reset(&h1); hist_reset(&h2);
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 10000; i++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		v[i] = 1000 + x % 50000000;   /* 1 us .. 50 ms */
+		hist_add(&h, v[i]); hist_add(i % 2 ? &h1 : &h2, v[i]);
+	}
+	qsort(v, 10000, sizeof(v[0]), cmp);
+	double ps[] = { 0.5, 0.9, 0.99, 0.999 };
+	for (int i = 0; i < 4; i++) {
+		uint64_t exact = v[(size_t)(ps[i] * 10000 + 0.999999) - 1], got = hist_pct(&h, ps[i]);
+		double err = (double)(got > exact ? got - exact : exact - got) / (double)exact;
+		CHECK(err <= 1.0 / 16, "p%g: exact %llu got %llu", ps[i] * 100, (unsigned long long)exact, (unsigned long long)got);
+	}
+	CHECK(hist_pct(&h, 1.0) == v[9999] && h.max == v[9999], "max exact");
+	hist_merge(&h1, &h2);
+	CHECK(!memcmp(h1.c, h.c, sizeof(h.c)) && h1.n == h.n && h1.sum == h.sum && h1.max == h.max && h1.min == h.min, "merge = whole");
+	CHECK(hist_index(15) == 15 && hist_bucket_lo(hist_index(1u << 20)) == 1u << 20, "bucket bounds");
+	CHECK(hist_count_le(&h, v[9999]) == 10000, "count_le(max) = n");
+
+	/* aggregation: 3 READs (1 error) + 2 GETATTRs from two clients */
+	struct agg *a = agg_new(&(struct agg_config){ .max_keys = { 0, 1, 0, 0, 0 } });
+	struct nfsrdma_record r; memset(&r, 0, sizeof(r));
+	r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 3; r.status = 0;
+	r.caller.family = 4; r.callee.family = 4; r.callee.addr[0] = 10; r.callee.addr[3] = 1;
+	uint64_t t = 1700000000000000000ull;
+	for (int i = 0; i < 5; i++) {
+		r.proc = i < 3 ? 6 : 1; r.caller.addr[0] = 10; r.caller.addr[3] = (uint8_t)(2 + i % 2);
+		r.status = i == 0 ? 2 : 0; r.d_total = 1000000u * (i + 1); r.d_server = r.d_total / 2;
+		r.call_inline = 100; r.read_bytes = i < 3 ? 4096 : 0;
+		agg_add(a, &r, t + i * 100000000ull);
+	}
+	struct agg_snap s; CHECK(agg_snapshot(a, t + 500000000ull, &s) == 0, "snapshot");
+	CHECK(s.t.tot.records == 5 && s.t.tot.errors == 1 && s.t.tot.bytes_ddp == 3 * 4096 && s.t.tot.bytes_inline == 500, "totals");
+	CHECK(s.nrows[AGG_OP] == 2, "2 op rows (%zu)", s.nrows[AGG_OP]);
+	/* one client row allowed: the second client folds into (other), counted */
+	CHECK(s.nrows[AGG_CLIENT] == 2 && !strcmp(s.rows[AGG_CLIENT][1].key, "(other)") && s.t.overflow[AGG_CLIENT] == 2, "client overflow");
+	const struct agg_row *rd = !strcmp(s.rows[AGG_OP][0].key, "NFSv3 READ") ? &s.rows[AGG_OP][0] : &s.rows[AGG_OP][1];
+	CHECK(!strcmp(rd->key, "NFSv3 READ") && rd->tot.records == 3 && rd->max == 3000000 && rd->phase_mean[PH_SERVER] == 1000000, "READ row");
+	/* all five arrive within the first 1-s slot: the window is that one second */
+	CHECK(rd->rate > 2.99 && rd->rate < 3.01 && s.win_s == 1.0, "window rate 3 READs in 1 s: %f", rd->rate);
+
+	/* control protocol round trip */
+	char *buf = NULL; size_t len = 0; FILE *f = open_memstream(&buf, &len);
+	ctl_write_snap(f, &s); fclose(f);
+	struct agg_snap b; memset(&b, 0, sizeof(b)); struct ctl_reader rdr = { { 0 } }; char err[128];
+	int rc = 0; char *line = strtok(buf, "\n");
+	while (line && (rc = ctl_read_line(&rdr, &b, line, err, sizeof(err))) == 0) line = strtok(NULL, "\n");
+	CHECK(rc == 1, "round trip ends at END (%d %s)", rc, rc < 0 ? err : "");
+	CHECK(b.t.tot.records == 5 && b.nrows[AGG_OP] == 2 && b.nrows[AGG_CONN] == s.nrows[AGG_CONN] && b.nslow == s.nslow, "round trip content");
+	CHECK(!strcmp(b.rows[AGG_OP][0].key, s.rows[AGG_OP][0].key) && b.rows[AGG_OP][0].p99 == s.rows[AGG_OP][0].p99, "round trip row");
+	char bad[] = "R\top\tx\t1\t2";
+	CHECK(ctl_read_line(&rdr, &b, bad, err, sizeof(err)) < 0, "short row rejected");
+	char g1[] = "NFSRDMA-CTL 1", g2[] = "HELLO 1";
+	CHECK(ctl_parse_greeting(g1) == 1 && ctl_parse_greeting(g2) < 0, "greeting");
+	free(buf); agg_snap_free(&s); agg_snap_free(&b); agg_free(a);
+	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
+	return fail != 0;
+}
+EOC
+if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE -I"$SRC" "$TMP/t.c" -o "$TMP/t" "$O/libnfsrdma.a" \
+	-lbpf -lelf -lz -lpcap -lrdmacm -libverbs -lm -lpthread $( [ -n "${SANITIZE:-}" ] && echo -fsanitize=address,undefined ) 2>"$TMP/cc.err"; then
+	cat "$TMP/cc.err"; cannot $NAME "driver does not build"
+fi
+"$TMP/t"

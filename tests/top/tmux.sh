@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# nfsrdma-top against lab captures:
+#  - batch mode (-b) agrees with nfsrdma-dissect -q -z proc per operation
+#    (calls, replies, errors, no-reply, bytes, chunk mix: two independent
+#    implementations, the dissector's summary and the aggregation engine);
+#  - driven in a real tmux (80x24): the screen shows the expected ops and
+#    counts, keys switch views, filter, help, and the window resizes;
+#    both against nfsrdmad's socket and standalone (-r).
+# Tier: golden (needs tmux; no root).
+set -uo pipefail
+. "$(dirname "$0")/../daemon/lib.sh"
+NAME=top
+command -v tmux >/dev/null || cannot $NAME "tmux not installed"
+TOP=$BIN/nfsrdma-top
+[ -x "$TOP" ] || cannot $NAME "$TOP not built (needs -lncursesw in the Makefile)"
+
+# ---- batch == dissector summary ----
+for cap in nfs3-metadata nfs3-read-write nfs41 parallel; do
+	f=$CAPS/$cap.pcap
+	TZ=UTC "$BIN/nfsrdma-dissect" -q -z proc "$f" |
+		awk '/^== /||/^procedure /||/^total /{next} NF { n = NF; print $1 " " $2, $3, $4, $5, $6, $7, $8, $n }' | sort >"$TMP/$cap.dissect"
+	"$TOP" -b -n 1 -d 5 -r "$f" |
+		awk '/^OPERATION /{t=1; next} t && NF == 0 {t=0} t { print $1 " " $2, $4, $5, $6, $7, $8, $9, $NF }' | sort >"$TMP/$cap.top"
+	check "batch = dissect -z proc for $cap ($(wc -l <"$TMP/$cap.top") ops)" \
+		diff -u "$TMP/$cap.dissect" "$TMP/$cap.top"
+done
+"$TOP" --json -n 1 -d 5 -r "$CAPS/nfs3-metadata.pcap" >"$TMP/top.json"
+check "--json batch is JSON with the LOOKUP row" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+r=[x for x in d["rows"] if x["key"]=="NFSv3 LOOKUP"]
+sys.exit(0 if r and r[0]["records"]==113 and d["totals"]["records"]==167 else 1)' "$TMP/top.json"
+
+# ---- interactive, in tmux ----
+SOCK=$TMP/nfsrdmad.sock
+"$BIN/nfsrdmad" --source "pcap:$CAPS/nfs3-metadata.pcap" --socket "$SOCK" --metrics none \
+	>"$TMP/daemon.out" 2>"$TMP/daemon.err" &
+PIDS+=($!)
+check "daemon socket appears" wait_for 10 test -S "$SOCK"
+check "socket permissions are 0660" [ "$(stat -c %a "$SOCK")" = 660 ]
+
+TS=nfsrdma-top-test-$$
+export TMUX_TMPDIR=$TMP    # a private tmux server
+tmux new-session -d -s "$TS" -x 80 -y 24 "TERM=xterm-256color $TOP --socket $SOCK -d 0.3"
+PIDS+=($(tmux display-message -p -t "$TS" '#{pane_pid}'))
+screen() { tmux capture-pane -p -t "$TS"; }
+shows() { screen | grep -qE -- "$1"; }
+check "screen shows NFSv3 LOOKUP with 113 RPCs" wait_for 10 shows 'NFSv3 LOOKUP +[0-9.]+ +113 '
+check "screen shows NFSACLv3 GETACL with 13 RPCs" shows 'NFSACLv3 GETACL +[0-9.]+ +13 '
+check "header shows totals (167 RPCs) and drops" shows 'RPCs 167 .* drops 0'
+check "detail pane lists the slowest XIDs" shows 'SLOWEST XID'
+screen >"$TMP/screen-op.txt"
+check "fits 80 columns" awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/screen-op.txt"
+tmux send-keys -t "$TS" c
+check "key c: client view (10.9.0.2, 167 RPCs)" wait_for 5 shows '^10\.9\.0\.2 +[0-9.]+ +167 '
+tmux send-keys -t "$TS" s
+check "key s: server view (10.9.0.1)" wait_for 5 shows '^10\.9\.0\.1 +[0-9.]+ +167 '
+tmux send-keys -t "$TS" n
+check "key n: connection view" wait_for 5 shows 'CONNECTION'
+tmux send-keys -t "$TS" o
+check "key o: back to operations" wait_for 5 shows '^OPERATION'
+tmux send-keys -t "$TS" / && sleep 0.3 && tmux send-keys -t "$TS" RENAME Enter
+check "filter RENAME: one row" wait_for 5 shows 'NFSv3 RENAME +[0-9.]+ +1 '
+check "filter hides LOOKUP" bash -c "! tmux capture-pane -p -t $TS | grep -q 'NFSv3 LOOKUP'"
+tmux send-keys -t "$TS" / && sleep 0.3 && tmux send-keys -t "$TS" Enter
+tmux send-keys -t "$TS" '>'
+check "key >: sort by rate" wait_for 5 shows 'sort rate'
+tmux send-keys -t "$TS" p
+check "key p: paused" wait_for 5 shows 'PAUSED'
+tmux send-keys -t "$TS" p
+tmux send-keys -t "$TS" h
+check "key h: help" wait_for 5 shows 'nfsrdma-top keys'
+tmux send-keys -t "$TS" x
+tmux resize-window -t "$TS" -x 120 -y 40
+check "resize to 120x40: still drawn, wider" wait_for 5 bash -c "tmux capture-pane -p -t $TS | awk 'length(\$0) > 80 { w = 1 } END { exit !w }'"
+tmux resize-window -t "$TS" -x 80 -y 24
+check "resize back to 80x24" wait_for 5 bash -c "tmux capture-pane -p -t $TS | awk 'length(\$0) > 80 { w = 1 } END { exit w }'"
+tmux send-keys -t "$TS" q
+check "key q quits" wait_for 5 bash -c "! tmux has-session -t $TS 2>/dev/null"
+
+# standalone on a capture
+tmux new-session -d -s "$TS-2" -x 80 -y 24 "TERM=xterm-256color $TOP -r $CAPS/nfs3-read-write.pcap -d 0.3"
+check "standalone -r: NFSv3 WRITE with 5 RPCs" wait_for 10 bash -c "tmux capture-pane -p -t $TS-2 | grep -qE 'NFSv3 WRITE +[0-9.]+ +5 '"
+tmux kill-server 2>/dev/null
+finish $NAME
