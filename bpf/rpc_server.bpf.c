@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rpc_server: knfsd's view of every RPC that arrives over RDMA.  An nfsd
+ * thread handles one request at a time from svc_rdma_recvfrom to
+ * svc_rdma_sendto, so the request's state is keyed by the thread id:
+ *
+ *   svcrdma_decode_rqst       (thread)  XID, transport header
+ *   svcrdma_post_read_chunk   (thread)  READ context (cq, cid) -> thread
+ *   svcrdma_wc_read           (completion, any context) bytes + latency, joined by (cq, cid)
+ *   svc_process               (thread)  program / version / procedure
+ *   svc_stats_latency         (thread)  the kernel's execute time, caller address
+ *   svcrdma_post_write_chunk / _reply_chunk (thread) result push starts
+ *   svcrdma_post_send         (thread)  reply posted; state moves to (cq, cid)
+ *   svcrdma_wc_send           (completion) reply Send done -> one probe_event
+ *
+ * Without svcrdma_wc_send the event goes out at post_send, without
+ * post_send at svc_stats_latency (and that is also the path for requests
+ * that did not come over RDMA). */
+#include "probe_bpf.h"
+
+/* Which optional events the loader could attach. */
+const volatile bool have_post_send = false;
+const volatile bool have_wc_send = false;
+
+struct cidkey {
+	__u32 cq_id;
+	__u32 cid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);  /* nfsd thread id */
+	__type(value, struct probe_event);
+} sreqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, __u32);  /* thread that posted the READ */
+} sreads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, struct probe_event);
+} ssends SEC(".maps");
+
+static __always_inline __u32 thread_id(void) { return (__u32)bpf_get_current_pid_tgid(); }
+
+static __always_inline struct probe_event *req_new(__u32 tid)
+{
+	struct probe_event *e;
+
+	if (bpf_map_update_elem(&sreqs, &tid, &probe_zero_event, BPF_ANY)) {
+		stat_add(PST_MAP_FULL, 1);
+		return NULL;
+	}
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (e) {
+		e->side = PROBE_SIDE_SERVER;
+		e->task_id = tid;
+	}
+	return e;
+}
+
+static __always_inline __u64 server_total(const struct probe_event *e)
+{
+	__u64 start = e->t[PT_DECODE] ? e->t[PT_DECODE] : e->t[PT_PROCESS];
+	__u64 end = e->t[PT_SEND_POST] ? e->t[PT_SEND_POST] : e->t[PT_STATS];
+	__u64 d = dur(start, end);
+
+	return d ? d : e->k_exec_us * 1000;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_decode_rqst")
+int tp_decode_rqst(void *ctx)
+{
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = req_new(thread_id());
+	if (!e)
+		return 0;
+	e->t[PT_DECODE] = bpf_ktime_get_ns();
+	e->seen |= PS_DECODE;
+	e->xid = (__u32)fld(ctx, PFLD_DR_XID);
+	e->rdma_vers = (__u16)fld(ctx, PFLD_DR_VERS);
+	e->rdma_proc = (__u32)fld(ctx, PFLD_DR_PROC);
+	e->credits = (__u32)fld(ctx, PFLD_DR_CREDITS);
+	e->hdrlen = (__u32)fld(ctx, PFLD_DR_HDRLEN);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_post_read_chunk")
+int tp_post_read_chunk(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
+	__u32 tid = thread_id();
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (!e) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	if (!e->t[PT_READ_POST])
+		e->t[PT_READ_POST] = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&sreads, &k, &tid, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_read")
+int tp_wc_read(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WR_CQ), .cid = (__u32)fld(ctx, PFLD_WR_CID) };
+	struct probe_event *e;
+	__u64 now, lat, first;
+	__u32 *tid;
+
+	stat_add(PST_EVENTS, 1);
+	tid = bpf_map_lookup_elem(&sreads, &k);
+	if (!tid) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	e = bpf_map_lookup_elem(&sreqs, tid);
+	bpf_map_delete_elem(&sreads, &k);
+	if (!e) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	/* read_latency is signed microseconds; ignore nonsense. */
+	lat = fld(ctx, PFLD_WR_LATENCY);
+	if ((__s64)lat < 0 || lat > 3600ULL * 1000000)
+		lat = 0;
+	lat *= 1000;
+	first = now - lat;
+	e->n_reads++;
+	e->read_bytes += (__u32)fld(ctx, PFLD_WR_BYTES);
+	e->read_lat_ns += lat;
+	if (!e->t[PT_READ_FIRST] || first < e->t[PT_READ_FIRST])
+		e->t[PT_READ_FIRST] = first;
+	e->t[PT_READ_DONE] = now;
+	e->seen |= PS_READ;
+	return 0;
+}
+
+SEC("tracepoint/sunrpc/svc_process")
+int tp_svc_process(void *ctx)
+{
+	__u32 tid = thread_id(), xid = (__u32)fld(ctx, PFLD_SP_XID);
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	/* No RDMA state for this XID on this thread: a request from another
+	 * transport, or one that began before attach. */
+	if (!e || e->xid != xid) {
+		e = req_new(tid);
+		if (!e)
+			return 0;
+		e->xid = xid;
+	}
+	e->t[PT_PROCESS] = bpf_ktime_get_ns();
+	e->seen |= PS_PROCESS;
+	e->vers = (__u32)fld(ctx, PFLD_SP_VERS);
+	e->proc = (__u32)fld(ctx, PFLD_SP_PROC);
+	fld_str(ctx, PFLD_SP_SERVICE, e->prog);
+	fld_str(ctx, PFLD_SP_PROCEDURE, e->procname);
+	return 0;
+}
+
+/* struct sockaddr_in / sockaddr_in6 prefix, as the tracepoint copies it. */
+struct sa_prefix {
+	__u16 family;
+	__u16 port;  /* network order */
+	__u8  a[20]; /* in: addr at 0; in6: flowinfo(4) then addr at 4 */
+};
+
+SEC("tracepoint/sunrpc/svc_stats_latency")
+int tp_svc_stats_latency(void *ctx)
+{
+	__u32 tid = thread_id(), xid = (__u32)fld(ctx, PFLD_SS2_XID);
+	struct sa_prefix sa = {};
+	struct probe_event *e;
+	__u32 loc;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (!e || e->xid != xid) {
+		e = req_new(tid);
+		if (!e)
+			return 0;
+		e->xid = xid;
+	}
+	e->t[PT_STATS] = bpf_ktime_get_ns();
+	e->seen |= PS_STATS;
+	e->k_exec_us = fld(ctx, PFLD_SS2_EXECUTE);
+	if (!e->procname[0])
+		fld_str(ctx, PFLD_SS2_PROCEDURE, e->procname);
+	loc = (__u32)fld(ctx, PFLD_SS2_CLIENT);
+	if ((loc & 0xffff) && (loc >> 16) >= 8) {
+		bpf_probe_read_kernel(&sa, sizeof(sa), (char *)ctx + (loc & 0xffff));
+		e->caller_port = (__u16)((sa.port >> 8) | (sa.port << 8));
+		if (sa.family == 2) {
+			e->addr_family = 2;
+			__builtin_memcpy(e->caller_addr, sa.a, 4);
+		} else if (sa.family == 10 && (loc >> 16) >= 24) {
+			e->addr_family = 10;
+			__builtin_memcpy(e->caller_addr, sa.a + 4, 16);
+		}
+	}
+	if (!(e->seen & PS_DECODE) || !have_post_send) {
+		emit(e, server_total(e));
+		bpf_map_delete_elem(&sreqs, &tid);
+	}
+	return 0;
+}
+
+static __always_inline int post_push(void *ctx)
+{
+	__u32 tid = thread_id();
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (!e) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	if (!e->t[PT_WRITE_POST])
+		e->t[PT_WRITE_POST] = bpf_ktime_get_ns();
+	e->n_writes++;
+	e->seen |= PS_WRITE;
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_post_write_chunk")
+int tp_post_write_chunk(void *ctx) { return post_push(ctx); }
+
+SEC("tracepoint/rpcrdma/svcrdma_post_reply_chunk")
+int tp_post_reply_chunk(void *ctx) { return post_push(ctx); }
+
+SEC("tracepoint/rpcrdma/svcrdma_post_send")
+int tp_svc_post_send(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_SS_CQ), .cid = (__u32)fld(ctx, PFLD_SS_CID) };
+	__u32 tid = thread_id();
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	/* Sends of error replies (before svc_stats_latency) and of backchannel
+	 * calls have no completed request on this thread. */
+	if (!e || !(e->seen & PS_STATS))
+		return 0;
+	e->t[PT_SEND_POST] = bpf_ktime_get_ns();
+	if (have_wc_send) {
+		if (bpf_map_update_elem(&ssends, &k, e, BPF_ANY)) {
+			stat_add(PST_MAP_FULL, 1);
+			emit(e, server_total(e));
+		}
+	} else {
+		emit(e, server_total(e));
+	}
+	bpf_map_delete_elem(&sreqs, &tid);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_send")
+int tp_svc_wc_send(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WS_CQ), .cid = (__u32)fld(ctx, PFLD_WS_CID) };
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&ssends, &k);
+	if (!e)
+		return 0;  /* a Send this probe did not track (backchannel, error reply) */
+	e->t[PT_SEND_DONE] = bpf_ktime_get_ns();
+	e->seen |= PS_SEND_DONE;
+	emit(e, server_total(e));
+	bpf_map_delete_elem(&ssends, &k);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Checks one probe lab run (tests/probe/scenarios/*) against the kernel's
+own view (client.trace / server.trace written by ftrace, independently of
+the BPF probes) and against the wire (capture.pcap dissected).
+
+  check.py OUTDIR DISSECT_BIN WRITE_BYTES [degrade-client|degrade-server]
+
+Prints one line per failed check and ends with "probe-NAME: N passed, N failed".
+
+Tolerances (stated in docs/probes.md): a probe-measured duration and the
+kernel's matching number (whole microseconds) may differ by
+TOL_US + TOL_FRAC * value (2 ms + 10 %).  The kernel takes its timestamps a few
+instructions away from the tracepoints the probe uses (tk_start is set in
+rpc_init_task, rpc_task_begin fires in rpc_execute; rq_stime is taken
+after svc_rdma_recvfrom returns), and the guests run under TCG emulation.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+TOL_US = 2000
+TOL_FRAC = 0.10
+
+out, dissect, write_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mode = sys.argv[4] if len(sys.argv) > 4 else ""
+name = os.path.basename(os.path.normpath(out))
+passed = failed = 0
+
+
+def check(cond, msg):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, msg))
+    return cond
+
+
+def jsonl(path):
+    recs, summ = [], None
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                o = json.loads(line)
+                if "summary" in o:
+                    summ = o["summary"]
+                else:
+                    recs.append(o)
+    except OSError as e:
+        check(False, "%s: %s" % (path, e))
+    return recs, summ
+
+
+TRACE_RE = re.compile(r"^\s*\S.*?\s(\d+\.\d+): (\w+): (.*)$")
+
+
+def trace(path, probe):
+    """Kernel events from ftrace, with whether each fell inside the probe's
+    attach window (between its 'attached' and 'stopping' markers)."""
+    ev, inside = [], None
+    with open(path) as f:
+        for line in f:
+            m = TRACE_RE.match(line)
+            if not m:
+                continue
+            ts, evn, rest = float(m.group(1)), m.group(2), m.group(3)
+            if evn == "tracing_mark_write":
+                if "probe %s attached" % probe in rest:
+                    inside = True
+                elif "probe %s stopping" % probe in rest:
+                    inside = False
+                continue
+            ev.append((evn, rest, inside is True))
+    return ev
+
+
+def tol(v):
+    return TOL_US + TOL_FRAC * v
+
+
+def close(a_us, b_us):
+    return abs(a_us - b_us) <= tol(max(a_us, b_us))
+
+
+# ---- client --------------------------------------------------------------
+def client_side(probe, full):
+    recs, summ = jsonl(os.path.join(out, probe + ".jsonl"))
+    raws, _ = jsonl(os.path.join(out, probe + ".raw.jsonl"))
+    check(open(os.path.join(out, probe + ".rc")).read().strip() == "0", "%s exit status" % probe)
+    check(summ is not None, "%s: no summary line" % probe)
+    if summ:
+        check(summ["ringbuf_drops"] == 0 and summ["map_full"] == 0,
+              "%s: drops %s map_full %s" % (probe, summ["ringbuf_drops"], summ["map_full"]))
+        check(summ["records"] == len(recs), "%s: kernel counted %d records, %d delivered"
+              % (probe, summ["records"], len(recs)))
+        # kernel-side histograms count the same RPCs, per procedure
+        per = {}
+        for r in raws:
+            per[(r["prog"], r["vers"], r["procname"])] = per.get((r["prog"], r["vers"], r["procname"]), 0) + 1
+        hist = {(o["prog"], o["vers"], o["proc"]): o["count"] for o in summ["ops"] if o["side"] == "client"}
+        check(per == hist, "%s: histogram counts %s != records %s" % (probe, hist, per))
+    kern = {}
+    window = set()
+    for evn, rest, inside in trace(os.path.join(out, "client.trace"), probe):
+        if evn != "rpc_stats_latency":
+            continue
+        m = re.search(r"xid=(0x[0-9a-f]+) (\S+)v(\d+) (\S+) backlog=(\d+) rtt=(\d+) execute=(\d+)", rest)
+        if not m:
+            continue
+        xid = m.group(1)
+        kern[xid] = dict(prog=m.group(2), vers=int(m.group(3)), proc=m.group(4),
+                         backlog=int(m.group(5)), rtt=int(m.group(6)), exec=int(m.group(7)))
+        if inside:
+            window.add(xid)
+    byxid = {r["xid"]: r for r in recs}
+    rawx = {r["xid"]: r for r in raws}
+    check(len(window) >= 10, "%s: only %d kernel RPCs in the window" % (probe, len(window)))
+    missing = sorted(window - set(byxid))
+    check(not missing, "%s: kernel XIDs missing from probe output: %s" % (probe, missing))
+    extra = sorted(set(byxid) - set(kern))
+    check(not extra, "%s: probe XIDs the kernel never reported: %s" % (probe, extra))
+    bad_proc = [x for x in window & set(byxid) if byxid[x].get("name") != kern[x]["proc"]]
+    check(not bad_proc, "%s: procedure differs for %s" % (probe, bad_proc))
+    v3bad = [x for x in window & set(byxid) if kern[x]["prog"] == "nfs" and kern[x]["vers"] == 3
+             and byxid[x]["procedure"] != kern[x]["proc"]]
+    check(not v3bad, "%s: record procedure differs from the kernel's for %s" % (probe, v3bad))
+    nt = 0
+    for x in sorted(window & set(rawx)):
+        r, k = rawx[x], kern[x]
+        check((r["k"]["rtt_us"], r["k"]["exec_us"], r["k"]["backlog_us"]) == (k["rtt"], k["exec"], k["backlog"]),
+              "%s %s: kernel numbers read by BPF %s differ from ftrace's %s" % (probe, x, r["k"], k))
+        t = r["t"]
+        if "begin" in t and "done" in t:
+            d = (t["done"] - t["begin"]) / 1000
+            check(close(d, k["exec"]), "%s %s: probe execute %.0fus vs kernel %dus" % (probe, x, d, k["exec"]))
+            nt += 1
+        if full and "marshal" in t and "reply" in t:
+            q = (t["marshal"] - t["begin"]) / 1000
+            rtt = (t["reply"] - t["marshal"]) / 1000
+            # backlog runs from tk_start (rpc_init_task) to rq_xtime (just
+            # before the marshal); rpc_task_begin comes after tk_start, by
+            # milliseconds under emulation: the probe's queue is at most it
+            check(q <= k["backlog"] + tol(k["backlog"]),
+                  "%s %s: probe queue %.0fus > kernel backlog %dus" % (probe, x, q, k["backlog"]))
+            check(close(rtt, k["rtt"]), "%s %s: probe RTT %.0fus vs kernel %dus" % (probe, x, rtt, k["rtt"]))
+            # components add up to the execute time the kernel reports
+            parts = (t["marshal"] - t["begin"]) + (t["send"] - t["marshal"]) + (t["reply"] - t["send"]) + (t["done"] - t["reply"])
+            check(close(parts / 1000, k["exec"]), "%s %s: components %.0fus vs execute %dus" % (probe, x, parts / 1000, k["exec"]))
+        if not full:
+            check("marshal" not in t and r["bytes"]["read_chunk"] == 0,
+                  "%s %s: RDMA details present without rpcrdma events" % (probe, x))
+    check(nt >= 10, "%s: only %d records had timing to compare" % (probe, nt))
+    return byxid, rawx, kern
+
+
+# ---- server --------------------------------------------------------------
+def server_side(probe, full_reply):
+    recs, summ = jsonl(os.path.join(out, probe + ".jsonl"))
+    raws, _ = jsonl(os.path.join(out, probe + ".raw.jsonl"))
+    check(open(os.path.join(out, probe + ".rc")).read().strip() == "0", "%s exit status" % probe)
+    check(summ is not None and summ["ringbuf_drops"] == 0 and summ["records"] == len(recs),
+          "%s: summary %s" % (probe, summ and {k: summ[k] for k in ("records", "ringbuf_drops")}))
+    kern, window = {}, set()
+    for evn, rest, inside in trace(os.path.join(out, "server.trace"), probe):
+        if evn != "svc_stats_latency":
+            continue
+        m = re.search(r"xid=(0x[0-9a-f]+) .*proc=(\S+) execute-us=(\d+)", rest)
+        if m:
+            kern[m.group(1)] = dict(proc=m.group(2), exec=int(m.group(3)))
+            if inside:
+                window.add(m.group(1))
+    byxid = {r["xid"]: r for r in recs}
+    rawx = {r["xid"]: r for r in raws}
+    check(len(window) >= 10, "%s: only %d kernel RPCs in the window" % (probe, len(window)))
+    missing = sorted(window - set(byxid))
+    check(not missing, "%s: kernel XIDs missing from probe output: %s" % (probe, missing))
+    extra = sorted(set(byxid) - set(kern))
+    check(not extra, "%s: probe XIDs the kernel never reported: %s" % (probe, extra))
+    bad = [x for x in window & set(byxid) if byxid[x].get("name") != kern[x]["proc"]]
+    check(not bad, "%s: procedure differs for %s" % (probe, bad))
+    for x in sorted(window & set(rawx)):
+        r, k, t = rawx[x], kern[x], rawx[x]["t"]
+        # svc_stats_latency computes execute when each consumer's record is
+        # filled (ftrace's and BPF's are two ktime_get() calls apart)
+        check(close(r["k"]["exec_us"], k["exec"]), "%s %s: execute read by BPF %d vs ftrace %d" % (probe, x, r["k"]["exec_us"], k["exec"]))
+        # The kernel's execute starts at rq_stime, taken when svc_recv is
+        # done (after svcrdma_decode_rqst and the READs) and before the
+        # svc_process tracepoint (which follows authentication, possibly an
+        # upcall): it must lie between the two probe durations.
+        start = max(t.get("decode", 0), t.get("read_done", 0))
+        if start and "stats" in t and "process" in t:
+            lo, hi = (t["stats"] - t["process"]) / 1000, (t["stats"] - start) / 1000
+            check(lo - tol(lo) <= k["exec"] <= hi + tol(hi),
+                  "%s %s: kernel execute %dus outside probe's [%.0f, %.0f]us" % (probe, x, k["exec"], lo, hi))
+        check(("send_post" in t) == full_reply, "%s %s: reply post time %s" % (probe, x, "missing" if full_reply else "present"))
+    return byxid, rawx
+
+
+cfull = mode != "degrade-client-only"
+cl, clraw, ckern = client_side("client-probe", True)
+sv, svraw = server_side("server-probe", True)
+
+# RDMA READ bytes: the server pulled exactly the WRITE payload, XID by XID
+# as the client advertised it.
+rd = {x: r["bytes"]["read"] for x, r in sv.items() if r["bytes"]["read"]}
+check(sum(rd.values()) == write_bytes, "server RDMA READ bytes %d, workload wrote %d" % (sum(rd.values()), write_bytes))
+for x, n in rd.items():
+    c = clraw.get(x)
+    check(c is not None and c["bytes"]["read_chunk"] == n, "%s: server read %d, client advertised %s" % (x, n, c and c["bytes"]["read_chunk"]))
+
+# The wire: the dissected capture has the same XIDs as the probes.
+wire = {}
+p = subprocess.run([dissect, "--json", os.path.join(out, "capture.pcap")], capture_output=True, text=True)
+check(p.returncode == 0, "dissect exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
+for line in p.stdout.splitlines():
+    o = json.loads(line)
+    if o.get("flags", 0) & 4:  # backchannel: the server's client, not probed here
+        continue
+    wire[o["xid"]] = o
+check(len(wire) >= 10, "only %d RPCs on the wire" % len(wire))
+rdma_cl = {x for x, r in cl.items() if r["rdma_vers"]}
+check(rdma_cl <= set(wire), "client probe RDMA XIDs not on the wire: %s" % sorted(rdma_cl - set(wire)))
+check(set(sv) <= set(wire), "server probe XIDs not on the wire: %s" % sorted(set(sv) - set(wire)))
+# Wire XIDs the probe lacks must be ones the kernel completed outside the
+# probe's window (the unmount after the probe stopped).
+w_only = set(wire) - set(cl)
+check(all(x in ckern for x in w_only), "wire XIDs the client kernel never reported: %s" % sorted(x for x in w_only if x not in ckern))
+check(len(w_only) <= 6, "too many wire XIDs outside the client probe: %s" % sorted(w_only))
+for x in set(wire) & set(sv):
+    wr, sr = wire[x]["bytes"]["read"], sv[x]["bytes"]["read"]
+    check(wr == sr, "%s: RDMA READ bytes wire %d, server probe %d" % (x, wr, sr))
+    check((wire[x]["prog"], wire[x]["vers"], wire[x]["proc"]) == (sv[x]["prog"], sv[x]["vers"], sv[x]["proc"]),
+          "%s: wire %s/%s/%s, server probe %s/%s/%s" % (x, wire[x]["prog"], wire[x]["vers"], wire[x]["proc"],
+                                                    sv[x]["prog"], sv[x]["vers"], sv[x]["proc"]))
+# The dissector names NFSv4 COMPOUNDs after the Linux client's procedures,
+# so the client probe's kernel procedure name must match the wire's.
+for x in set(wire) & set(cl):
+    check(wire[x]["procedure"] == cl[x]["name"], "%s: wire %s, client probe %s" % (x, wire[x]["procedure"], cl[x]["name"]))
+
+# Degraded probes: same XIDs, less detail, and the message names what is missing.
+if mode == "degrade-server":
+    err = open(os.path.join(out, "server-skip.err")).read()
+    for ev in ("rpcrdma:svcrdma_post_send unavailable", "rpcrdma:svcrdma_wc_send unavailable"):
+        check(ev in err, "server-skip.err does not say '%s'" % ev)
+    sk, _ = server_side("server-skip", False)
+    check(set(sk) == set(sv), "degraded server probe XIDs differ: %s" % sorted(set(sk) ^ set(sv)))
+if mode == "degrade-client":
+    err = open(os.path.join(out, "client-norpcrdma.err")).read()
+    for ev in ("rpcrdma:xprtrdma_marshal unavailable (no such tracepoint; is the rpcrdma module loaded?)",
+               "rpcrdma:xprtrdma_reply unavailable", "rpcrdma:xprtrdma_chunk_read unavailable"):
+        check(ev in err, "client-norpcrdma.err does not say '%s'" % ev)
+    nr, _, _ = client_side("client-norpcrdma", False)
+    check(set(nr) == set(cl), "degraded client probe XIDs differ: %s" % sorted(set(nr) ^ set(cl)))
+
+# nfsrdmad --source kernel:server --json, when the run had it: the same
+# server records through the daemon.
+nd = os.path.join(out, "nfsrdmad-server.jsonl")
+if os.path.exists(nd):
+    check(open(os.path.join(out, "nfsrdmad-server.rc")).read().strip() == "0", "nfsrdmad exit status")
+    drecs = {}
+    for line in open(nd):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("source") == "server-probe":
+            drecs[o["xid"]] = o
+    kwin, kall = set(), set()
+    for evn, rest, inside in trace(os.path.join(out, "server.trace"), "nfsrdmad"):
+        m = re.search(r"xid=(0x[0-9a-f]+) ", rest)
+        if evn == "svc_stats_latency" and m:
+            kall.add(m.group(1))
+            if inside:
+                kwin.add(m.group(1))
+    check(len(drecs) >= 10, "nfsrdmad: only %d server-probe records" % len(drecs))
+    check(kwin <= set(drecs), "nfsrdmad: kernel XIDs missing: %s" % sorted(kwin - set(drecs)))
+    check(set(drecs) <= kall, "nfsrdmad: XIDs the kernel never reported: %s" % sorted(set(drecs) - kall))
+    check(all(drecs[x]["bytes"]["read"] == sv[x]["bytes"]["read"] for x in drecs if x in sv),
+          "nfsrdmad: RDMA READ bytes differ from probe_dump's")
+
+print("probe-%s: %d passed, %d failed" % (name, passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,2 @@
+# shellcheck shell=bash
+lab_signal server.ready
