@@ -1,0 +1,240 @@
+/* nfsrdma-replay: replay captured NFS calls against a live NFS/RDMA (or
+ * NFS/TCP) server, or generate load.  Thin main: options -> replay_run()
+ * (src/replay.c) or loadgen_run() (src/loadgen.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/log.h"
+#include "src/opt.h"
+#include "src/rdma_ep_clnt.h"
+
+enum {
+	/* opt_parse passes the short letter as the key when there is one */
+	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
+	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
+	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_RECONNECT, K_DRYRUN,
+};
+
+static const struct opt opts[] = {
+	{ "target", 't', "HOST", "the NFS server to send calls to (the only address contacted)", K_TARGET },
+	{ "transport", 0, "rdma|tcp", "RPC-over-RDMA v1 (default, port 20049) or RPC over TCP (2049)", K_TRANSPORT },
+	{ "port", 0, "PORT", "server port (default 20049 for rdma, 2049 for tcp)", K_PORT },
+	{ "export", 0, "PATH", "export to MOUNT for the root handle (default: from the trace, else /export)", K_EXPORT },
+	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED },
+	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
+	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
+	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
+	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE },
+	{ "json", 0, NULL, "print the report as one JSON object", K_JSON },
+	{ "generate", 'g', "OP", "generate load: null, getattr, read, write, mix[:READPCT], readdirplus", K_GENERATE },
+	{ "size", 0, "BYTES", "READ/WRITE transfer size (default 4k)", K_SIZE },
+	{ "sweep", 0, "S1,S2,..", "run once per transfer size (e.g. 4k,16k,64k,256k)", K_SWEEP },
+	{ "qd", 'q', "N", "calls kept in flight (default 1)", K_QD },
+	{ "duration", 'd', "SECS", "measured time per run (default 5)", K_DURATION },
+	{ "count", 'n', "N", "measured calls per run (instead of --duration)", K_COUNT },
+	{ "warmup", 'w', "SECS", "unmeasured warm-up before each run (default 0)", K_WARMUP },
+	{ "file", 'f', "PATH", "file (or directory for readdirplus) in the export; default nfsrdma-replay.load", K_FILE },
+	{ "file-size", 0, "BYTES", "span of offsets used in the file (default 16M)", K_FILESIZE },
+	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG },
+	{ "busy-poll", 0, NULL, "spin on the completion queue instead of sleeping", K_BUSY },
+	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT },
+	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN },
+	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE },
+	OPT_END,
+};
+
+struct cli {
+	struct replay_opts r;
+	struct loadgen_opts g;
+	bool generate;
+};
+
+static int parse_sizes(const char *arg, struct loadgen_opts *g)
+{
+	char buf[256], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	g->nsizes = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (g->nsizes >= 16) {
+			log_error("--sweep: at most 16 sizes");
+			return -EINVAL;
+		}
+		if (opt_size("sweep", t, &v) < 0)
+			return -EINVAL;
+		if (v < 1 || v > (1u << 20)) {
+			log_error("--sweep: %s: sizes are 1 .. 1M", t);
+			return -ERANGE;
+		}
+		g->sizes[g->nsizes++] = (uint32_t)v;
+	}
+	return g->nsizes ? 0 : -EINVAL;
+}
+
+static int handle(int key, const char *arg, void *ctx)
+{
+	struct cli *c = ctx;
+	uint64_t v;
+	double d;
+
+	switch (key) {
+	case K_TARGET:
+		if (!*arg || strlen(arg) > 255) {
+			log_error("--target: bad host");
+			return -EINVAL;
+		}
+		c->r.target = c->g.target = arg;
+		return 0;
+	case K_TRANSPORT:
+		if (strcmp(arg, "rdma") && strcmp(arg, "tcp")) {
+			log_error("--transport: rdma or tcp, not \"%s\"", arg);
+			return -EINVAL;
+		}
+		c->r.transport = c->g.transport = arg;
+		return 0;
+	case K_PORT:
+		if (opt_u64("port", arg, 1, 65535, &v) < 0)
+			return -EINVAL;
+		c->r.port = c->g.port = (uint16_t)v;
+		return 0;
+	case K_EXPORT:
+		if (arg[0] != '/' || strlen(arg) > 1000) {
+			log_error("--export: an absolute path");
+			return -EINVAL;
+		}
+		c->r.export_path = c->g.export_path = arg;
+		return 0;
+	case K_SPEED:
+		if (opt_double("speed", arg, 0, 1e6, &d) < 0)
+			return -EINVAL;
+		c->r.speed = d;
+		return 0;
+	case K_ASAP:
+		c->r.speed = 0;
+		return 0;
+	case K_MAXINF:
+		if (opt_u64("max-inflight", arg, 1, 256, &v) < 0)
+			return -EINVAL;
+		c->r.max_inflight = (uint32_t)v;
+		return 0;
+	case K_ALLOW:
+		c->r.allow_mutations = c->g.allow_mutations = true;
+		return 0;
+	case K_SAMETREE:
+		c->r.same_tree = true;
+		return 0;
+	case K_JSON:
+		c->r.json = c->g.json = true;
+		return 0;
+	case K_GENERATE: {
+		c->generate = true;
+		if (!strcmp(arg, "null")) c->g.op = LG_NULL;
+		else if (!strcmp(arg, "getattr")) c->g.op = LG_GETATTR;
+		else if (!strcmp(arg, "read")) c->g.op = LG_READ;
+		else if (!strcmp(arg, "write")) c->g.op = LG_WRITE;
+		else if (!strcmp(arg, "readdirplus")) c->g.op = LG_READDIRPLUS;
+		else if (!strncmp(arg, "mix", 3) && (arg[3] == 0 || arg[3] == ':')) {
+			c->g.op = LG_MIX;
+			c->g.read_pct = 70;
+			if (arg[3] == ':') {
+				if (opt_u64("generate mix", arg + 4, 0, 100, &v) < 0)
+					return -EINVAL;
+				c->g.read_pct = (uint32_t)v;
+			}
+		} else {
+			log_error("--generate: null, getattr, read, write, mix[:PCT] or readdirplus, not \"%s\"", arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	case K_SIZE:
+		if (opt_size("size", arg, &v) < 0)
+			return -EINVAL;
+		if (v < 1 || v > (1u << 20)) {
+			log_error("--size: 1 .. 1M");
+			return -ERANGE;
+		}
+		c->g.size = (uint32_t)v;
+		return 0;
+	case K_SWEEP:
+		return parse_sizes(arg, &c->g);
+	case K_QD:
+		if (opt_u64("qd", arg, 1, 256, &v) < 0)
+			return -EINVAL;
+		c->g.qd = (uint32_t)v;
+		return 0;
+	case K_DURATION:
+		return opt_double("duration", arg, 0.01, 86400, &c->g.duration);
+	case K_COUNT:
+		return opt_u64("count", arg, 1, UINT64_MAX / 2, &c->g.count);
+	case K_WARMUP:
+		return opt_double("warmup", arg, 0, 3600, &c->g.warmup);
+	case K_FILE:
+		if (strlen(arg) > 1000) {
+			log_error("--file: too long");
+			return -EINVAL;
+		}
+		c->g.file = arg;
+		return 0;
+	case K_FILESIZE:
+		if (opt_size("file-size", arg, &v) < 0)
+			return -EINVAL;
+		c->g.file_size = v;
+		return 0;
+	case K_SVG:
+		c->g.svg = arg;
+		return 0;
+	case K_BUSY:
+		c->r.busy_poll = c->g.busy_poll = true;
+		return 0;
+	case K_RECONNECT:
+		if (opt_u64("reconnect-timeout", arg, 1, 3600000, &v) < 0)
+			return -EINVAL;
+		c->r.reconnect_ms = (unsigned)v;
+		return 0;
+	case K_DRYRUN:
+		c->r.dry_run = true;
+		return 0;
+	case K_VERBOSE:
+		c->r.verbose = true;
+		log_set_level(LOG_INFO);
+		return 0;
+	}
+	log_error("internal: unhandled option key %d", key);
+	return -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { .r = { .speed = 1 }, .g = { .qd = 1 } };
+	struct opt_spec spec = {
+		.prog = "nfsrdma-replay",
+		.synopsis = "[OPTIONS] --target HOST TRACE.pcap | --generate OP --target HOST",
+		.summary = "Replay captured NFS calls against a live NFS/RDMA server, or generate load.",
+		.opts = opts, .handle = handle, .ctx = &c,
+	};
+
+	log_init("nfsrdma-replay", LOG_WARN);
+	int first = opt_parse(&spec, argc, argv);
+	if (first < 0)
+		return 3;
+	if (!c.r.target && !(c.r.dry_run && !c.generate)) {
+		log_error("--target HOST is required: nothing is sent anywhere else");
+		return 3;
+	}
+	if (c.generate) {
+		if (first < argc) {
+			log_error("--generate takes no trace file");
+			return 3;
+		}
+		return loadgen_run(&c.g, stdout);
+	}
+	if (first != argc - 1) {
+		log_error("one trace file expected (see --help)");
+		return 3;
+	}
+	c.r.trace = argv[first];
+	return replay_run(&c.r, stdout);
+}

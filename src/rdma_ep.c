@@ -1,0 +1,868 @@
+/* RPC-over-RDMA version 1 client endpoint (RFC 8166) on librdmacm and
+ * libibverbs.  See rdma_ep.h.
+ *
+ * Memory: every slot (one call in flight) owns a send buffer (inline
+ * size), a bulk buffer (Read chunk source / Write chunk sink) and a Reply
+ * chunk buffer.  The bulk and Reply chunk buffers are registered per slot
+ * once per connection, so each call exposes only its own slot's memory,
+ * with its own R_key, and nothing is registered on the fast path.  We do
+ * not offer remote invalidation (RFC 8797 flags bit 0 clear).
+ *
+ * Credits: at most min(granted, slots) calls are outstanding; the grant
+ * starts at 1 and follows the credits field of every reply.
+ *
+ * Failure: a completion error, a DISCONNECTED event or a reply that breaks
+ * the protocol tears the connection down; every call in flight completes
+ * with -EPIPE (lost) and the next poll reconnects with exponential backoff. */
+#include "src/rdma_ep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "dissect/extract.h"
+#include "dissect/rpcrdma.h"
+#include "src/log.h"
+#include "src/xdr_enc.h"
+
+#define EP_HDR_MAX 128       /* our transport headers are at most 16 + 28 + 28 + 28 bytes */
+#define EP_EXTRA_RECVS 4
+
+struct ep_slot {
+	struct xprt_req *req;    /* NULL: free (unless send_pending) */
+	bool send_pending;       /* SEND posted, completion not seen yet */
+	uint8_t *send;
+	uint8_t *bulk;
+	uint8_t *rchunk;
+	struct ibv_mr *bulk_mr, *rchunk_mr;
+	uint32_t xid;
+};
+
+struct rdma_ep {
+	struct xprt x;
+	struct xprt_opts o;
+	char host[256];
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+
+	struct rdma_event_channel *ech;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cch;
+	struct ibv_cq *cq;
+	bool connected;
+	bool broken;             /* torn down, reconnect pending */
+
+	uint32_t nslots, nrecvs, inline_send, inline_recv, recv_size;
+	uint32_t bulk_size, rchunk_size;
+	uint8_t *send_region, *recv_region, *bulk_region, *rchunk_region;
+	struct ibv_mr *send_mr, *recv_mr;
+	struct ep_slot *slots;
+	uint32_t granted, outstanding;
+	struct rpcrdma_hdr hdr;  /* scratch for decoding replies */
+};
+
+uint64_t xprt_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void rpcrdma_cm_priv_encode(uint8_t out[8], uint32_t send, uint32_t recv, bool remote_inv)
+{
+	xenc_put_u32_at(out, RPCRDMA_CMP_MAGIC);
+	out[4] = 1;
+	out[5] = remote_inv ? 1 : 0;
+	out[6] = (uint8_t)((send >> 10) - 1);
+	out[7] = (uint8_t)((recv >> 10) - 1);
+}
+
+bool rpcrdma_cm_priv_decode(const uint8_t *p, size_t len, uint32_t *send, uint32_t *recv,
+			    bool *remote_inv)
+{
+	if (!p || len < 8 || xenc_get_u32(p) != RPCRDMA_CMP_MAGIC || p[4] != 1)
+		return false;
+	*remote_inv = p[5] & 1;
+	*send = ((uint32_t)p[6] + 1) << 10;
+	*recv = ((uint32_t)p[7] + 1) << 10;
+	return true;
+}
+
+/* ------------------------------------------------------------ set-up -- */
+
+static int wait_cm_event(struct rdma_ep *ep, enum rdma_cm_event_type want, int timeout_ms,
+			 uint8_t *priv, size_t *privlen)
+{
+	struct pollfd pfd = { .fd = ep->ech->fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, timeout_ms);
+	if (ret == 0)
+		return -ETIMEDOUT;
+	if (ret < 0)
+		return -errno;
+	struct rdma_cm_event *ev;
+	if (rdma_get_cm_event(ep->ech, &ev))
+		return -errno;
+	enum rdma_cm_event_type got = ev->event;
+	int status = ev->status;
+	if (got == want && priv && privlen) {
+		size_t n = ev->param.conn.private_data_len;
+		if (n > *privlen)
+			n = *privlen;
+		if (ev->param.conn.private_data && n)
+			memcpy(priv, ev->param.conn.private_data, n);
+		*privlen = ev->param.conn.private_data ? n : 0;
+	}
+	rdma_ack_cm_event(ev);
+	if (got != want) {
+		log_debug("rdma: %s: got %s (status %d), wanted %s", ep->host, rdma_event_str(got),
+			  status, rdma_event_str(want));
+		return got == RDMA_CM_EVENT_REJECTED ? -ECONNREFUSED :
+		       got == RDMA_CM_EVENT_UNREACHABLE ? -EHOSTUNREACH : -ECONNABORTED;
+	}
+	return 0;
+}
+
+static void free_buffers(struct rdma_ep *ep)
+{
+	if (ep->slots) {
+		for (uint32_t i = 0; i < ep->nslots; i++) {
+			if (ep->slots[i].rchunk_mr)
+				ibv_dereg_mr(ep->slots[i].rchunk_mr);
+			if (ep->slots[i].bulk_mr)
+				ibv_dereg_mr(ep->slots[i].bulk_mr);
+			ep->slots[i].rchunk_mr = ep->slots[i].bulk_mr = NULL;
+		}
+	}
+	if (ep->recv_mr)
+		ibv_dereg_mr(ep->recv_mr);
+	if (ep->send_mr)
+		ibv_dereg_mr(ep->send_mr);
+	ep->recv_mr = ep->send_mr = NULL;
+}
+
+/* Tears down everything bound to the current cm_id (QP, CQ, PD, MRs). */
+static void teardown(struct rdma_ep *ep)
+{
+	if (ep->id) {
+		if (ep->connected)
+			rdma_disconnect(ep->id);
+		if (ep->id->qp)
+			rdma_destroy_qp(ep->id);
+	}
+	free_buffers(ep);
+	if (ep->cq)
+		ibv_destroy_cq(ep->cq);
+	if (ep->cch)
+		ibv_destroy_comp_channel(ep->cch);
+	if (ep->pd)
+		ibv_dealloc_pd(ep->pd);
+	if (ep->id)
+		rdma_destroy_id(ep->id);
+	if (ep->ech)
+		rdma_destroy_event_channel(ep->ech);
+	ep->cq = NULL;
+	ep->cch = NULL;
+	ep->pd = NULL;
+	ep->id = NULL;
+	ep->ech = NULL;
+	ep->connected = false;
+}
+
+static int post_recv(struct rdma_ep *ep, uint32_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(ep->recv_region + (size_t)i * ep->recv_size),
+		.length = ep->recv_size,
+		.lkey = ep->recv_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+	int ret = ibv_post_recv(ep->id->qp, &wr, &bad);
+	return ret ? -ret : 0;
+}
+
+static int reg_buffers(struct rdma_ep *ep)
+{
+	int acc_remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+	ep->send_mr = ibv_reg_mr(ep->pd, ep->send_region, (size_t)ep->nslots * ep->o.inline_max, 0);
+	if (!ep->send_mr)
+		return -errno;
+	ep->recv_mr = ibv_reg_mr(ep->pd, ep->recv_region, (size_t)ep->nrecvs * ep->recv_size,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (!ep->recv_mr)
+		return -errno;
+	for (uint32_t i = 0; i < ep->nslots; i++) {
+		struct ep_slot *s = &ep->slots[i];
+		/* The server reads WRITE data from (Read chunk) and writes READ
+		 * data into (Write chunk) the bulk buffer. */
+		s->bulk_mr = ibv_reg_mr(ep->pd, s->bulk, ep->bulk_size, acc_remote);
+		if (!s->bulk_mr)
+			return -errno;
+		s->rchunk_mr = ibv_reg_mr(ep->pd, s->rchunk, ep->rchunk_size,
+					  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (!s->rchunk_mr)
+			return -errno;
+	}
+	return 0;
+}
+
+static int resolve_host(struct rdma_ep *ep)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+	char port[8];
+
+	snprintf(port, sizeof(port), "%u", ep->o.port);
+	int ret = getaddrinfo(ep->host, port, &hints, &res);
+	if (ret) {
+		log_error("rdma: %s: %s", ep->host, gai_strerror(ret));
+		return -EHOSTUNREACH;
+	}
+	memcpy(&ep->addr, res->ai_addr, res->ai_addrlen);
+	ep->addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static int connect_once(struct rdma_ep *ep)
+{
+	int ret;
+
+	ep->ech = rdma_create_event_channel();
+	if (!ep->ech)
+		return -errno;
+	if (rdma_create_id(ep->ech, &ep->id, ep, RDMA_PS_TCP)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (rdma_resolve_addr(ep->id, NULL, (struct sockaddr *)&ep->addr, 2000)) {
+		ret = -errno;
+		goto fail;
+	}
+	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL, NULL)) < 0)
+		goto fail;
+	if (rdma_resolve_route(ep->id, 2000)) {
+		ret = -errno;
+		goto fail;
+	}
+	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL, NULL)) < 0)
+		goto fail;
+
+	struct ibv_device_attr da;
+	if (ibv_query_device(ep->id->verbs, &da)) {
+		ret = -errno;
+		goto fail;
+	}
+	ep->pd = ibv_alloc_pd(ep->id->verbs);
+	if (!ep->pd) {
+		ret = -errno;
+		goto fail;
+	}
+	ep->cch = ibv_create_comp_channel(ep->id->verbs);
+	if (!ep->cch) {
+		ret = -errno;
+		goto fail;
+	}
+	int cqe = (int)(ep->nslots + ep->nrecvs + 8);
+	if (cqe > da.max_cqe)
+		cqe = da.max_cqe;
+	ep->cq = ibv_create_cq(ep->id->verbs, cqe, ep, ep->cch, 0);
+	if (!ep->cq) {
+		ret = -errno;
+		goto fail;
+	}
+	if ((ret = set_nonblock(ep->cch->fd)) < 0)
+		goto fail;
+	if (ibv_req_notify_cq(ep->cq, 0)) {
+		ret = -errno;
+		goto fail;
+	}
+	struct ibv_qp_init_attr qa = {
+		.send_cq = ep->cq, .recv_cq = ep->cq,
+		.cap = { .max_send_wr = ep->nslots + 2, .max_recv_wr = ep->nrecvs,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	if (rdma_create_qp(ep->id, ep->pd, &qa)) {
+		ret = -errno;
+		goto fail;
+	}
+	if ((ret = reg_buffers(ep)) < 0)
+		goto fail;
+	for (uint32_t i = 0; i < ep->nrecvs; i++)
+		if ((ret = post_recv(ep, i)) < 0)
+			goto fail;
+
+	uint8_t priv[8], rpriv[64];
+	size_t rlen = sizeof(rpriv);
+	rpcrdma_cm_priv_encode(priv, ep->o.inline_max, ep->o.inline_max, false);
+	struct rdma_conn_param cp = {
+		.private_data = priv, .private_data_len = sizeof(priv),
+		/* the server RDMA-READs our Read chunks: we are the responder */
+		.responder_resources = (uint8_t)(da.max_qp_rd_atom > 16 ? 16 : da.max_qp_rd_atom),
+		.initiator_depth = (uint8_t)(da.max_qp_init_rd_atom > 16 ? 16 : da.max_qp_init_rd_atom),
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	if (rdma_connect(ep->id, &cp)) {
+		ret = -errno;
+		goto fail;
+	}
+	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ESTABLISHED, 5000, rpriv, &rlen)) < 0)
+		goto fail;
+	ep->connected = true;
+	if ((ret = set_nonblock(ep->ech->fd)) < 0)
+		goto fail;
+
+	/* RFC 8797: the server's receive size bounds what we send inline, its
+	 * send size is what it may send us (we post inline_max either way).
+	 * Without valid parameters RFC 8166 says 1024 both ways. */
+	uint32_t psend, precv;
+	bool pinv;
+	if (rpcrdma_cm_priv_decode(rpriv, rlen, &psend, &precv, &pinv)) {
+		ep->x.st.peer_cm_params = true;
+		ep->x.st.peer_send = psend;
+		ep->x.st.peer_recv = precv;
+		ep->inline_send = precv < ep->o.inline_max ? precv : ep->o.inline_max;
+		ep->inline_recv = psend < ep->o.inline_max ? psend : ep->o.inline_max;
+	} else {
+		ep->x.st.peer_cm_params = false;
+		ep->inline_send = ep->inline_recv = 1024;
+	}
+	ep->x.st.inline_send = ep->inline_send;
+	ep->x.st.inline_recv = ep->inline_recv;
+	ep->granted = 1;
+	ep->outstanding = 0;
+	for (uint32_t i = 0; i < ep->nslots; i++) {
+		ep->slots[i].req = NULL;
+		ep->slots[i].send_pending = false;
+	}
+	log_info("rdma: connected to %s port %u: inline send %u recv %u%s", ep->host, ep->o.port,
+		 ep->inline_send, ep->inline_recv,
+		 ep->x.st.peer_cm_params ? "" : " (server sent no RFC 8797 parameters)");
+	return 0;
+fail:
+	teardown(ep);
+	return ret;
+}
+
+static int reconnect(struct rdma_ep *ep)
+{
+	unsigned limit = ep->o.reconnect_ms ? ep->o.reconnect_ms : 30000;
+	uint64_t deadline = xprt_now_ns() + (uint64_t)limit * 1000000ull;
+	unsigned backoff = 100;
+
+	for (;;) {
+		int ret = connect_once(ep);
+		if (ret == 0) {
+			ep->broken = false;
+			ep->x.st.reconnects++;
+			log_warn("rdma: reconnected to %s", ep->host);
+			return 0;
+		}
+		ep->x.st.connect_failures++;
+		log_info("rdma: reconnect to %s: %s; retrying in %u ms", ep->host, strerror(-ret), backoff);
+		if (xprt_now_ns() + (uint64_t)backoff * 1000000ull > deadline)
+			return -ENOTCONN;
+		usleep(backoff * 1000u);
+		backoff = backoff * 2 > 3200 ? 3200 : backoff * 2;
+	}
+}
+
+/* Connection lost: every call in flight is completed as lost. */
+static int fail_all(struct rdma_ep *ep, const char *why)
+{
+	int n = 0;
+
+	if (!ep->broken)
+		log_warn("rdma: connection to %s lost (%s): %u call(s) in flight", ep->host, why,
+			 ep->outstanding);
+	ep->broken = true;
+	teardown(ep);
+	for (uint32_t i = 0; i < ep->nslots; i++) {
+		struct ep_slot *s = &ep->slots[i];
+		struct xprt_req *r = s->req;
+		s->req = NULL;
+		s->send_pending = false;
+		if (!r)
+			continue;
+		struct xprt_reply rep = { .err = -EPIPE, .rdma_proc = 0xff, .t_done_ns = xprt_now_ns() };
+		ep->x.st.lost++;
+		r->done(r, &rep);
+		n++;
+	}
+	ep->outstanding = 0;
+	return n;
+}
+
+/* ------------------------------------------------------------ calls --- */
+
+static unsigned ep_can_send(const struct xprt *x)
+{
+	const struct rdma_ep *ep = (const struct rdma_ep *)x;
+	uint32_t limit = ep->granted < ep->nslots ? ep->granted : ep->nslots;
+	if (ep->broken)
+		return 1;  /* submit() reconnects */
+	return ep->outstanding >= limit ? 0 : limit - ep->outstanding;
+}
+
+static unsigned ep_inflight(const struct xprt *x)
+{
+	return ((const struct rdma_ep *)x)->outstanding;
+}
+
+static void enc_seg(struct xenc *e, uint32_t handle, uint32_t len, uint64_t va)
+{
+	xenc_u32(e, handle);
+	xenc_u32(e, len);
+	xenc_u64(e, va);
+}
+
+static int ep_submit(struct xprt *x, struct xprt_req *r)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
+
+	if (ep->broken) {
+		int ret = reconnect(ep);
+		if (ret < 0)
+			return ret;
+	}
+	if (!ep_can_send(x)) {
+		ep->x.st.credit_waits++;
+		return -EAGAIN;
+	}
+	struct ep_slot *s = NULL;
+	for (uint32_t i = 0; i < ep->nslots; i++)
+		if (!ep->slots[i].req && !ep->slots[i].send_pending) {
+			s = &ep->slots[i];
+			break;
+		}
+	if (!s)
+		return -EAGAIN;
+	if (r->len < 24 || (r->has_ddp && r->ddp_len > ep->bulk_size) || r->wchunk > ep->bulk_size)
+		return -EMSGSIZE;
+
+	r->xid = ep->x.next_xid++;
+	xenc_put_u32_at(r->msg, r->xid);
+	r->used_read_chunk = r->used_write_chunk = r->used_reply_chunk = r->used_p0 = 0;
+
+	/* Which chunks (RFC 8166 section 3.5; the caller applied RFC 8267 by
+	 * saying what is DDP-eligible). */
+	uint32_t hdr_base = 16 + 4 + 4 + 4;  /* fixed + three empty lists */
+	size_t inline_len = r->len + (r->has_ddp ? ((size_t)r->ddp_len + 3) / 4 * 4 : 0);
+	bool read_chunk = false, p0 = false, wchunk = false, rchunk = false;
+	if (hdr_base + inline_len > ep->inline_send) {
+		if (r->has_ddp && hdr_base + 24 + r->len <= ep->inline_send)
+			read_chunk = true;
+		else
+			p0 = true;
+	}
+	if (r->wchunk && (uint64_t)r->wchunk + r->reply_max > ep->inline_recv - 28)
+		wchunk = true;
+	if ((wchunk ? r->reply_max : r->reply_max + r->wchunk) > ep->inline_recv - 28)
+		rchunk = true;
+	if (p0 && (inline_len > ep->bulk_size || wchunk))
+		return -EMSGSIZE;  /* needs two bulk buffers: not supported */
+
+	struct xenc e;
+	xenc_init(&e, s->send, ep->o.inline_max);
+	xenc_u32(&e, r->xid);
+	xenc_u32(&e, 1);
+	xenc_u32(&e, ep->nslots);            /* credits asked */
+	xenc_u32(&e, p0 ? 1 : 0);            /* RDMA_NOMSG : RDMA_MSG */
+	if (read_chunk || p0) {
+		uint32_t len = p0 ? (uint32_t)inline_len : r->ddp_len;
+		uint32_t pos = p0 ? 0 : (uint32_t)r->len;
+		if (p0) {
+			memcpy(s->bulk, r->msg, r->len);
+			if (r->has_ddp && r->ddp)
+				memcpy(s->bulk + r->len, r->ddp, r->ddp_len);
+			if (r->has_ddp && (r->ddp_len & 3))
+				memset(s->bulk + r->len + r->ddp_len, 0, 4 - (r->ddp_len & 3));
+		} else if (r->ddp) {
+			memcpy(s->bulk, r->ddp, r->ddp_len);
+		}
+		xenc_u32(&e, 1);
+		xenc_u32(&e, pos);
+		enc_seg(&e, s->bulk_mr->rkey, len, (uintptr_t)s->bulk);
+	}
+	xenc_u32(&e, 0);                     /* end of Read list */
+	if (wchunk) {
+		uint32_t len = (r->wchunk + 3) & ~3u;
+		if (len > ep->bulk_size)
+			len = ep->bulk_size;
+		xenc_u32(&e, 1);
+		xenc_u32(&e, 1);
+		enc_seg(&e, s->bulk_mr->rkey, len, (uintptr_t)s->bulk);
+	}
+	xenc_u32(&e, 0);                     /* end of Write list */
+	if (rchunk) {
+		uint32_t len = wchunk ? r->reply_max : r->reply_max + r->wchunk;
+		len = len < ep->rchunk_size ? (len + 3) & ~3u : ep->rchunk_size;
+		if (len > ep->rchunk_size)
+			len = ep->rchunk_size;
+		xenc_u32(&e, 1);
+		xenc_u32(&e, 1);
+		enc_seg(&e, s->rchunk_mr->rkey, len, (uintptr_t)s->rchunk);
+	} else {
+		xenc_u32(&e, 0);
+	}
+	if (!p0) {
+		xenc_fixed(&e, r->msg, r->len);
+		if (r->has_ddp && !read_chunk)
+			xenc_fixed(&e, r->ddp ? r->ddp : s->bulk, r->ddp_len);
+	}
+	if (!xenc_ok(&e))
+		return -EMSGSIZE;
+
+	struct ibv_sge sge = { .addr = (uintptr_t)s->send, .length = (uint32_t)e.len,
+			       .lkey = ep->send_mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)(s - ep->slots), .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	r->t_submit_ns = xprt_now_ns();
+	s->req = r;
+	s->xid = r->xid;
+	s->send_pending = true;
+	int ret = ibv_post_send(ep->id->qp, &wr, &bad);
+	if (ret) {
+		s->req = NULL;
+		s->send_pending = false;
+		log_warn("rdma: post_send: %s", strerror(ret));
+		return -ret;
+	}
+	ep->outstanding++;
+	if (ep->outstanding > ep->x.st.max_inflight)
+		ep->x.st.max_inflight = ep->outstanding;
+	ep->x.st.calls++;
+	r->used_read_chunk = read_chunk;
+	r->used_write_chunk = wchunk;
+	r->used_reply_chunk = rchunk;
+	r->used_p0 = p0;
+	ep->x.st.read_chunks += read_chunk;
+	ep->x.st.write_chunks += wchunk;
+	ep->x.st.reply_chunks += rchunk;
+	ep->x.st.p0_calls += p0;
+	ep->x.st.inline_calls += !(read_chunk || p0);
+	return 0;
+}
+
+/* One received message: returns 1 if a call completed, 0 if not, negative
+ * when the connection must be dropped. */
+static int handle_recv(struct rdma_ep *ep, uint32_t idx, uint32_t byte_len)
+{
+	const uint8_t *buf = ep->recv_region + (size_t)idx * ep->recv_size;
+	struct rpcrdma_hdr *h = &ep->hdr;
+	int done = 0;
+
+	if (byte_len > ep->recv_size)
+		byte_len = ep->recv_size;
+	struct cursor c = cur_make(buf, byte_len);
+	if (rpcrdma_peek_vers(buf, byte_len) != 1 || rpcrdma_decode(h, &c) < 0) {
+		ep->x.st.bad_replies++;
+		log_warn("rdma: undecodable reply header (%u bytes)", byte_len);
+		goto repost;
+	}
+	struct ep_slot *s = NULL;
+	for (uint32_t i = 0; i < ep->nslots; i++)
+		if (ep->slots[i].req && ep->slots[i].xid == h->xid) {
+			s = &ep->slots[i];
+			break;
+		}
+	if (!s) {
+		ep->x.st.bad_replies++;
+		log_warn("rdma: reply for unknown xid 0x%08x", h->xid);
+		goto repost;
+	}
+	/* The grant: never zero (RFC 8166 3.3.1: at least 1), never more than
+	 * our slots. */
+	uint32_t g = h->credits ? h->credits : 1;
+	ep->granted = g > ep->nslots ? ep->nslots : g;
+	ep->x.st.credits_granted = h->credits;
+
+	struct xprt_req *r = s->req;
+	struct xprt_reply rep = { .rdma_proc = (uint8_t)h->proc, .t_done_ns = xprt_now_ns() };
+	switch (h->proc) {
+	case RDMA_MSG:
+		rep.msg = buf + h->hdr_len;
+		rep.len = byte_len - h->hdr_len;
+		break;
+	case RDMA_NOMSG:
+		if (!h->has_reply || !r->used_reply_chunk) {
+			rep.err = -EPROTO;
+			break;
+		}
+		rep.msg = s->rchunk;
+		rep.len = h->reply_len > ep->rchunk_size ? ep->rchunk_size : h->reply_len;
+		rep.reply_chunk = true;
+		break;
+	case RDMA_ERROR:
+		rep.err = -EPROTO;
+		rep.rdma_err = h->err;
+		ep->x.st.rdma_errors++;
+		log_warn("rdma: xid 0x%08x: RDMA_ERROR %s", h->xid, rpcrdma_err_name(h->err));
+		break;
+	default:
+		rep.err = -EPROTO;
+		ep->x.st.bad_replies++;
+		break;
+	}
+	if (!rep.err && r->used_write_chunk && h->nwchunks >= 1) {
+		uint64_t n = h->wchunks[0].length;
+		rep.bulk = s->bulk;
+		rep.bulk_len = (uint32_t)(n > ep->bulk_size ? ep->bulk_size : n);
+		rep.bulk_moved = true;
+	}
+	s->req = NULL;
+	ep->outstanding--;
+	ep->x.st.replies++;
+	r->done(r, &rep);
+	done = 1;
+repost:
+	if (post_recv(ep, idx) < 0)
+		return -EIO;
+	return done;
+}
+
+static int drain_cq(struct rdma_ep *ep)
+{
+	struct ibv_wc wc[16];
+	int n, total = 0;
+
+	while ((n = ibv_poll_cq(ep->cq, 16, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				ep->x.st.wc_errors++;
+				char why[96];
+				snprintf(why, sizeof(why), "completion error: %s",
+					 ibv_wc_status_str(wc[i].status));
+				return total + fail_all(ep, why);
+			}
+			if (wc[i].opcode == IBV_WC_SEND) {
+				if (wc[i].wr_id < ep->nslots)
+					ep->slots[wc[i].wr_id].send_pending = false;
+			} else if (wc[i].opcode & IBV_WC_RECV) {
+				if (wc[i].wr_id >= ep->nrecvs)
+					continue;
+				int ret = handle_recv(ep, (uint32_t)wc[i].wr_id, wc[i].byte_len);
+				if (ret < 0)
+					return total + fail_all(ep, "cannot repost a receive");
+				total += ret;
+			}
+		}
+	}
+	if (n < 0)
+		return total + fail_all(ep, "poll_cq failed");
+	return total;
+}
+
+static int check_cm(struct rdma_ep *ep)
+{
+	struct rdma_cm_event *ev;
+
+	while (ep->ech && rdma_get_cm_event(ep->ech, &ev) == 0) {
+		enum rdma_cm_event_type t = ev->event;
+		rdma_ack_cm_event(ev);
+		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    t == RDMA_CM_EVENT_TIMEWAIT_EXIT) {
+			ep->connected = t != RDMA_CM_EVENT_DISCONNECTED ? ep->connected : false;
+			return fail_all(ep, rdma_event_str(t));
+		}
+	}
+	return 0;
+}
+
+static int ep_poll(struct xprt *x, int timeout_ms)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
+	int total = 0;
+
+	if (ep->broken)
+		return ep->outstanding ? 0 : (reconnect(ep) < 0 ? -ENOTCONN : 0);
+	int n = drain_cq(ep);
+	if (n || ep->broken)
+		return n;
+	if (ep->o.busy_poll && timeout_ms) {
+		uint64_t end = xprt_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+		do {
+			n = drain_cq(ep);
+			if (n || ep->broken)
+				return n;
+			if ((n = check_cm(ep)))
+				return n;
+		} while (xprt_now_ns() < end);
+		return 0;
+	}
+	struct pollfd pfd[2] = {
+		{ .fd = ep->cch->fd, .events = POLLIN },
+		{ .fd = ep->ech->fd, .events = POLLIN },
+	};
+	int ret = poll(pfd, 2, timeout_ms);
+	if (ret < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (pfd[0].revents & POLLIN) {
+		struct ibv_cq *cq;
+		void *cqctx;
+		if (ibv_get_cq_event(ep->cch, &cq, &cqctx) == 0) {
+			ibv_ack_cq_events(cq, 1);
+			if (ibv_req_notify_cq(ep->cq, 0))
+				return fail_all(ep, "req_notify_cq failed");
+		}
+		total += drain_cq(ep);
+		if (ep->broken)
+			return total;
+	}
+	if (pfd[1].revents & POLLIN)
+		total += check_cm(ep);
+	return total;
+}
+
+static void ep_destroy(struct xprt *x)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
+
+	teardown(ep);
+	free(ep->slots);
+	free(ep->rchunk_region);
+	free(ep->bulk_region);
+	free(ep->recv_region);
+	free(ep->send_region);
+	free(ep);
+}
+
+static const struct xprt_ops rdma_ops = {
+	.name = "rdma", .submit = ep_submit, .poll = ep_poll, .can_send = ep_can_send,
+	.inflight = ep_inflight, .destroy = ep_destroy,
+};
+
+static void *page_alloc(size_t n, uint8_t fill)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 4096, n ? n : 4096))
+		return NULL;
+	memset(p, fill, n);
+	return p;
+}
+
+int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
+{
+	struct rdma_ep *ep = calloc(1, sizeof(*ep));
+	int ret = -ENOMEM;
+
+	if (!ep)
+		return -ENOMEM;
+	ep->x.ops = &rdma_ops;
+	ep->o = *o;
+	if (!ep->o.port)
+		ep->o.port = 20049;
+	if (!ep->o.inline_max)
+		ep->o.inline_max = 4096;
+	if (ep->o.inline_max < 1024 || ep->o.inline_max > 256 * 1024 || (ep->o.inline_max & 1023)) {
+		free(ep);
+		return -EINVAL;
+	}
+	ep->nslots = o->slots ? o->slots : 32;
+	if (ep->nslots > 256)
+		ep->nslots = 256;
+	ep->nrecvs = ep->nslots + EP_EXTRA_RECVS;
+	ep->recv_size = ep->o.inline_max;
+	ep->bulk_size = ((o->max_bulk ? o->max_bulk : 65536) + 4095) & ~4095u;
+	if (ep->bulk_size < ep->o.inline_max)
+		ep->bulk_size = ep->o.inline_max;
+	ep->rchunk_size = ((o->reply_chunk_max ? o->reply_chunk_max : 70 * 1024) + 4095) & ~4095u;
+	ep->x.max_bulk = ep->bulk_size;
+	ep->x.next_xid = (uint32_t)(xprt_now_ns() >> 10) ^ (uint32_t)getpid() << 16;
+	ep->x.st.credits_asked = ep->nslots;
+	snprintf(ep->host, sizeof(ep->host), "%s", o->host);
+
+	ep->send_region = page_alloc((size_t)ep->nslots * ep->o.inline_max, 0);
+	ep->recv_region = page_alloc((size_t)ep->nrecvs * ep->recv_size, 0);
+	ep->bulk_region = page_alloc((size_t)ep->nslots * ep->bulk_size, o->fill);
+	ep->rchunk_region = page_alloc((size_t)ep->nslots * ep->rchunk_size, 0);
+	ep->slots = calloc(ep->nslots, sizeof(*ep->slots));
+	if (!ep->send_region || !ep->recv_region || !ep->bulk_region || !ep->rchunk_region ||
+	    !ep->slots)
+		goto fail;
+	for (uint32_t i = 0; i < ep->nslots; i++) {
+		ep->slots[i].send = ep->send_region + (size_t)i * ep->o.inline_max;
+		ep->slots[i].bulk = ep->bulk_region + (size_t)i * ep->bulk_size;
+		ep->slots[i].rchunk = ep->rchunk_region + (size_t)i * ep->rchunk_size;
+	}
+	if ((ret = resolve_host(ep)) < 0)
+		goto fail;
+	if ((ret = connect_once(ep)) < 0) {
+		log_error("rdma: cannot connect to %s port %u: %s", ep->host, ep->o.port, strerror(-ret));
+		goto fail;
+	}
+	*out = &ep->x;
+	return 0;
+fail:
+	ep_destroy(&ep->x);
+	return ret;
+}
+
+/* Shared by both transports. */
+struct sync_ctx {
+	bool done;
+	int err;
+	uint8_t *rbuf;
+	size_t rcap, rlen;
+};
+
+static void sync_done(struct xprt_req *r, const struct xprt_reply *rep)
+{
+	struct sync_ctx *c = r->ctx;
+	c->done = true;
+	c->err = rep->err;
+	if (!rep->err) {
+		size_t n = rep->len < c->rcap ? rep->len : c->rcap;
+		if (n)
+			memcpy(c->rbuf, rep->msg, n);
+		c->rlen = n;
+	}
+}
+
+int xprt_call_sync(struct xprt *x, struct xprt_req *r, uint8_t *rbuf, size_t rcap, size_t *rlen,
+		   int timeout_ms)
+{
+	struct sync_ctx c = { .rbuf = rbuf, .rcap = rcap };
+	uint64_t end = xprt_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int ret;
+
+	r->done = sync_done;
+	r->ctx = &c;
+	while ((ret = xprt_submit(x, r)) == -EAGAIN) {
+		if ((ret = xprt_poll(x, 100)) < 0)
+			return ret;
+		if (xprt_now_ns() > end)
+			return -ETIMEDOUT;
+	}
+	if (ret < 0)
+		return ret;
+	while (!c.done) {
+		if ((ret = xprt_poll(x, 100)) < 0 && !c.done)
+			return ret;
+		if (!c.done && xprt_now_ns() > end)
+			return -ETIMEDOUT;
+	}
+	if (rlen)
+		*rlen = c.rlen;
+	return c.err;
+}

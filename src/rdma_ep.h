@@ -1,0 +1,132 @@
+/* RPC transports for the replay tool and load generator: one interface
+ * (struct xprt) with two implementations,
+ *   - rdma_ep.c: RPC-over-RDMA version 1 (RFC 8166) over librdmacm and
+ *     libibverbs, with RFC 8797 connection parameters, credit accounting,
+ *     Read/Write/Reply chunks (RFC 8267 rules are the caller's: it says
+ *     which part of a call is DDP-eligible), RDMA_ERROR handling and
+ *     reconnection with backoff;
+ *   - rpc_tcp.c: RPC over TCP with record marking (RFC 5531 section 11).
+ * Single-threaded and event driven: submit() queues a call, poll() runs
+ * completions and calls each request's done callback exactly once. */
+#ifndef NFSRDMA_RDMA_EP_H
+#define NFSRDMA_RDMA_EP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xprt;
+struct xprt_req;
+
+struct xprt_reply {
+	int err;                  /* 0; -EPIPE lost in flight (connection dropped);
+	                             -EPROTO RDMA_ERROR or undecodable reply */
+	const uint8_t *msg;       /* the RPC reply message (valid during the callback) */
+	size_t len;
+	const uint8_t *bulk;      /* RDMA: the Write chunk data (READ/READLINK), else NULL */
+	uint32_t bulk_len;        /* bytes the server wrote into the Write chunk */
+	bool bulk_moved;          /* the DDP-eligible result is not in msg (Write chunk) */
+	bool reply_chunk;         /* the reply came through the Reply chunk (RDMA_NOMSG) */
+	uint8_t rdma_proc;        /* RPC-over-RDMA proc of the reply (0xff: TCP) */
+	uint32_t rdma_err;        /* RDMA_ERROR code */
+	uint64_t t_done_ns;       /* CLOCK_MONOTONIC */
+};
+
+typedef void (*xprt_done_fn)(struct xprt_req *req, const struct xprt_reply *rep);
+
+struct xprt_req {
+	/* Set by the caller; msg must stay valid until done runs. */
+	uint8_t *msg;             /* the RPC call; bytes 0..3 (xid) are set by the transport */
+	size_t len;
+	/* DDP-eligible call data (WRITE data, SYMLINK path): its opaque length
+	 * word is the last thing in msg, the bytes are here.  ddp == NULL with
+	 * ddp_len > 0 sends whatever the transport's bulk buffer holds (load
+	 * generation without a copy). */
+	const uint8_t *ddp;
+	uint32_t ddp_len;
+	bool has_ddp;
+	uint32_t wchunk;          /* DDP-eligible result size to expect (READ count), 0: none */
+	uint32_t reply_max;       /* bound on the reply's size without the DDP result */
+	xprt_done_fn done;
+	void *ctx;
+	/* Set by the transport. */
+	uint32_t xid;
+	uint64_t t_submit_ns;
+	/* How the call went out (RDMA): */
+	uint8_t used_read_chunk, used_write_chunk, used_reply_chunk, used_p0;
+};
+
+struct xprt_stats {
+	uint64_t calls, replies, lost, reconnects, connect_failures;
+	uint64_t rdma_errors, wc_errors, bad_replies;
+	uint64_t read_chunks, write_chunks, reply_chunks, p0_calls, inline_calls;
+	uint64_t credit_waits;
+	uint32_t credits_asked, credits_granted, max_inflight;
+	uint32_t inline_send, inline_recv;  /* negotiated thresholds */
+	bool     peer_cm_params;             /* the server sent RFC 8797 data */
+	uint32_t peer_send, peer_recv;
+};
+
+struct xprt_ops {
+	const char *name;
+	/* 0; -EAGAIN: no credit or slot now (poll, then retry); -ENOTCONN:
+	 * down for good; -EMSGSIZE: the call cannot be sent on this transport. */
+	int (*submit)(struct xprt *x, struct xprt_req *r);
+	/* Runs completions for up to timeout_ms (0: do not wait).  Returns the
+	 * number of done callbacks run, or -ENOTCONN when the connection was
+	 * lost and could not be re-established. */
+	int (*poll)(struct xprt *x, int timeout_ms);
+	unsigned (*can_send)(const struct xprt *x);
+	unsigned (*inflight)(const struct xprt *x);
+	/* The bulk buffer of the next slot (for ddp == NULL calls) size. */
+	void (*destroy)(struct xprt *x);
+};
+
+struct xprt {
+	const struct xprt_ops *ops;
+	struct xprt_stats st;
+	uint32_t next_xid;
+	uint32_t max_bulk;        /* largest DDP payload either way */
+};
+
+struct xprt_opts {
+	const char *host;         /* IPv4/IPv6 literal or name */
+	uint16_t port;            /* 0: 20049 (RDMA) / 2049 (TCP) */
+	uint32_t slots;           /* calls in flight at most (RDMA: credits asked) */
+	uint32_t max_bulk;        /* largest READ/WRITE payload (bytes) */
+	uint32_t reply_chunk_max; /* Reply chunk size (bytes) */
+	uint32_t inline_max;      /* our inline send/receive size (4096) */
+	bool     busy_poll;       /* spin on the CQ instead of sleeping */
+	unsigned reconnect_ms;    /* give up reconnecting after this (0: 30000) */
+	uint8_t  fill;            /* byte pattern of the bulk buffers */
+};
+
+int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o);
+int xprt_tcp_open(struct xprt **out, const struct xprt_opts *o);
+
+static inline int xprt_submit(struct xprt *x, struct xprt_req *r) { return x->ops->submit(x, r); }
+static inline int xprt_poll(struct xprt *x, int ms) { return x->ops->poll(x, ms); }
+static inline unsigned xprt_can_send(const struct xprt *x) { return x->ops->can_send(x); }
+static inline unsigned xprt_inflight(const struct xprt *x) { return x->ops->inflight(x); }
+static inline void xprt_destroy(struct xprt *x) { if (x) x->ops->destroy(x); }
+
+/* Synchronous call: submits, polls until done (or timeout_ms).  The reply
+ * message is copied into rbuf (rcap bytes); *rlen its length.  Returns 0,
+ * the reply's err, or -ETIMEDOUT. */
+int xprt_call_sync(struct xprt *x, struct xprt_req *r, uint8_t *rbuf, size_t rcap, size_t *rlen,
+		   int timeout_ms);
+
+/* RFC 8797 private data (8 bytes). */
+#define RPCRDMA_CMP_MAGIC 0xf6ab0e18u
+struct rpcrdma_cm_priv {
+	uint32_t magic;           /* network order on the wire */
+	uint8_t version, flags, send_size, recv_size;
+};
+void rpcrdma_cm_priv_encode(uint8_t out[8], uint32_t send, uint32_t recv, bool remote_inv);
+/* Returns true when p holds valid parameters (sizes in bytes out). */
+bool rpcrdma_cm_priv_decode(const uint8_t *p, size_t len, uint32_t *send, uint32_t *recv,
+			    bool *remote_inv);
+
+uint64_t xprt_now_ns(void);
+
+#endif

@@ -1,0 +1,1088 @@
+/* The replay engine: re-issues the calls of a capture against a live
+ * server in their recorded order, with new XIDs, mapping the trace's file
+ * handles to the target's.  See docs/replay.md.
+ *
+ * Handles: the trace's root (from its MOUNT reply, else the handle of its
+ * first FSINFO) is the target's root (MOUNT of the same export).  Every
+ * other trace handle is known by the results that named it (LOOKUP,
+ * CREATE, MKDIR, SYMLINK, MKNOD, READDIRPLUS: parent handle + name).  A
+ * trace handle maps to the target handle that the replayed call returned
+ * in the same place; failing that, its path is resolved on the target by
+ * LOOKUPs from the root (read-only).  --same-tree sends handles that have
+ * no path in the trace unchanged.
+ *
+ * Ordering: calls go out in trace order; a call that changes the
+ * namespace (everything mutating but WRITE and COMMIT) waits for every
+ * earlier call and holds back later ones until its reply; a call whose
+ * handle is not mapped yet waits until nothing is in flight (the call
+ * that names it may still be).  Concurrency: at most as many calls in
+ * flight as the trace had when it sent the call (or --max-inflight).
+ * Timing: the trace's send times divided by --speed (0: no waiting).
+ *
+ * Safety: calls that change state are refused unless --allow-mutations;
+ * the only address contacted is --target (MOUNT, portmapper, NFS). */
+#include "src/rdma_ep_replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/extract.h"
+#include "dissect/nfs_status.h"
+#include "dissect/xdr.h"
+#include "src/log.h"
+
+/* ---------------------------------------------------------- fh maps -- */
+
+struct fhent {
+	struct fhent *next;
+	uint64_t h;
+	struct nfs_fh key;
+	char *name;           /* NULL for plain fh -> fh maps */
+	struct nfs_fh val;
+};
+
+struct fhmap {
+	struct fhent *b[4096];
+	size_t n;
+};
+
+static uint64_t key_hash(const struct nfs_fh *fh, const char *name)
+{
+	uint64_t h = xdr_fh_hash(fh->data, fh->len);
+	if (name)
+		h ^= xdr_fh_hash((const uint8_t *)name, (uint32_t)strlen(name)) * 31;
+	return h;
+}
+
+static bool fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+static struct fhent *map_get(const struct fhmap *m, const struct nfs_fh *fh, const char *name)
+{
+	uint64_t h = key_hash(fh, name);
+	for (struct fhent *e = m->b[h & 4095]; e; e = e->next)
+		if (e->h == h && fh_eq(&e->key, fh) &&
+		    ((!name && !e->name) || (name && e->name && !strcmp(name, e->name))))
+			return e;
+	return NULL;
+}
+
+/* Sets (or, with overwrite, replaces) an entry. */
+static void map_put(struct fhmap *m, const struct nfs_fh *fh, const char *name,
+		    const struct nfs_fh *val, bool overwrite)
+{
+	struct fhent *e = map_get(m, fh, name);
+	if (e) {
+		if (overwrite)
+			e->val = *val;
+		return;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->h = key_hash(fh, name);
+	e->key = *fh;
+	e->val = *val;
+	if (name && !(e->name = strdup(name))) {
+		free(e);
+		return;
+	}
+	e->next = m->b[e->h & 4095];
+	m->b[e->h & 4095] = e;
+	m->n++;
+}
+
+static void map_free(struct fhmap *m)
+{
+	for (size_t i = 0; i < 4096; i++)
+		for (struct fhent *e = m->b[i], *n; e; e = n) {
+			n = e->next;
+			free(e->name);
+			free(e);
+		}
+}
+
+/* trace handle -> (parent handle, name): kept in a map whose value is the
+ * parent and whose name lives in a side map keyed by the child. */
+struct tpath {
+	struct fhmap parent;  /* child -> parent */
+	struct fhmap names;   /* (child, name) -> child: to find the name, walk */
+};
+
+/* ---------------------------------------------------- argument layout -- */
+
+#define MAXREFS 3
+struct argref {
+	uint32_t off, size;   /* the opaque<> (length word + bytes + pad) */
+	struct nfs_fh fh;
+};
+
+struct layout {
+	struct argref ref[MAXREFS];
+	unsigned nref;
+	bool has_name;
+	char name[256];       /* first name argument */
+	bool has_ddp;
+	uint32_t ddp_at;      /* offset of the DDP opaque's length word */
+	uint32_t ddp_len;
+	uint32_t count;       /* READ/READDIR(PLUS) count, WRITE count */
+};
+
+static bool take_fh(struct cursor *c, struct layout *l)
+{
+	if (l->nref >= MAXREFS)
+		return false;
+	struct argref *r = &l->ref[l->nref];
+	uint32_t n;
+	r->off = (uint32_t)c->off;
+	const uint8_t *p = cur_xdr_opaque(c, NFS3_FHSIZE_MAX, &n, "fh");
+	if (!p)
+		return false;
+	r->size = (uint32_t)c->off - r->off;
+	r->fh.len = n;
+	memcpy(r->fh.data, p, n);
+	l->nref++;
+	return true;
+}
+
+static bool take_name(struct cursor *c, struct layout *l)
+{
+	uint32_t n;
+	const uint8_t *p = cur_xdr_opaque(c, 1024, &n, "name");
+	if (!p)
+		return false;
+	if (!l->has_name) {
+		size_t k = n < sizeof(l->name) - 1 ? n : sizeof(l->name) - 1;
+		memcpy(l->name, p, k);
+		l->name[k] = 0;
+		l->has_name = strlen(l->name) == k;
+	}
+	return true;
+}
+
+static void skip_sattr3(struct cursor *c)
+{
+	for (int i = 0; i < 4 && cur_ok(c); i++) {
+		uint32_t set = cur_be32(c, "sattr3");
+		if (set)
+			cur_skip(c, i == 3 ? 8 : 4, "sattr3");
+	}
+	for (int i = 0; i < 2 && cur_ok(c); i++)
+		if (cur_be32(c, "settime") == 2)
+			cur_skip(c, 8, "nfstime3");
+}
+
+/* Where the handles are in a NFSv3 / NFSACLv3 call.  Returns false when
+ * the arguments do not decode. */
+static bool parse_layout(const struct tcall *tc, struct layout *l)
+{
+	struct cursor c = cur_make(tc->args, tc->args_len);
+	memset(l, 0, sizeof(*l));
+	if (tc->prog == PROG_NFSACL_)
+		return tc->proc == 0 || take_fh(&c, l);
+	switch (tc->proc) {
+	case NFS3P_NULL:
+		return true;
+	case NFS3P_GETATTR: case NFS3P_READLINK: case NFS3P_FSSTAT: case NFS3P_FSINFO:
+	case NFS3P_PATHCONF: case NFS3P_ACCESS: case NFS3P_SETATTR:
+		return take_fh(&c, l);
+	case NFS3P_READ: case NFS3P_COMMIT:
+		if (!take_fh(&c, l))
+			return false;
+		cur_skip(&c, 8, "offset");
+		l->count = cur_be32(&c, "count");
+		return cur_ok(&c);
+	case NFS3P_READDIR: case NFS3P_READDIRPLUS:
+		if (!take_fh(&c, l))
+			return false;
+		cur_skip(&c, 16, "cookie+verf");
+		l->count = cur_be32(&c, "count");
+		if (tc->proc == NFS3P_READDIRPLUS)
+			l->count = cur_be32(&c, "maxcount");
+		return cur_ok(&c);
+	case NFS3P_LOOKUP: case NFS3P_REMOVE: case NFS3P_RMDIR: case NFS3P_CREATE:
+	case NFS3P_MKDIR: case NFS3P_MKNOD:
+		return take_fh(&c, l) && take_name(&c, l);
+	case NFS3P_SYMLINK:
+		if (!take_fh(&c, l) || !take_name(&c, l))
+			return false;
+		skip_sattr3(&c);
+		l->has_ddp = true;
+		l->ddp_at = (uint32_t)c.off;
+		l->ddp_len = cur_be32(&c, "symlink path length");
+		return cur_ok(&c) && l->ddp_len <= 4096;
+	case NFS3P_WRITE:
+		if (!take_fh(&c, l))
+			return false;
+		cur_skip(&c, 8, "offset");
+		l->count = cur_be32(&c, "count");
+		cur_skip(&c, 4, "stable");
+		l->has_ddp = true;
+		l->ddp_at = (uint32_t)c.off;
+		l->ddp_len = cur_be32(&c, "data length");
+		return cur_ok(&c) && l->ddp_len <= (1u << 20);
+	case NFS3P_RENAME:
+		return take_fh(&c, l) && take_name(&c, l) && take_fh(&c, l) && take_name(&c, l);
+	case NFS3P_LINK:
+		return take_fh(&c, l) && take_fh(&c, l) && take_name(&c, l);
+	default:
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------- stats -- */
+
+#define NOPS 32   /* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 */
+static unsigned op_index(const struct tcall *tc)
+{
+	if (tc->prog == PROG_NFS_ && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
+		return tc->proc;
+	if (tc->prog == PROG_NFSACL_ && tc->proc < 4)
+		return 22 + tc->proc;
+	return 26;
+}
+
+static const char *op_label(unsigned i)
+{
+	static const char *const acl[] = { "NFSACL NULL", "NFSACL GETACL", "NFSACL SETACL",
+					   "NFSACL GETXATTRDIR" };
+	if (i < NFS3P_NPROCS)
+		return nfs3_clnt_proc_name(i);
+	if (i >= 22 && i < 26)
+		return acl[i - 22];
+	return "NFSv4 COMPOUND";
+}
+
+struct opstat {
+	uint64_t trace, replayed, refused, skipped, unsupported, ok, mismatch, errors, lost;
+	uint64_t no_trace_reply, bytes;
+	uint64_t dep_refused;   /* skipped or differing only because a mutation was refused */
+	uint64_t read_chunks, write_chunks, reply_chunks;
+	struct lhist lat, tlat;
+};
+
+struct mismatch {
+	uint32_t xid, op;
+	uint64_t frame;
+	uint32_t trpc, tstat, rpc, stat;
+	int err;
+};
+
+/* --------------------------------------------------------- the engine -- */
+
+struct rcall {
+	struct engine *e;
+	size_t idx;
+	bool busy;
+	struct xprt_req req;
+	uint8_t *buf;         /* RPC call */
+	uint8_t *data;        /* DDP data (owned) */
+	struct nfs_fh tdir;   /* target dir of a naming call */
+	bool has_tdir;
+};
+
+struct tinfo {
+	bool has_child;
+	struct nfs_fh child;  /* trace handle the call's reply named */
+	bool refused_dep;     /* named by a call that was refused */
+};
+
+struct engine {
+	const struct replay_opts *o;
+	struct trace t;
+	struct tinfo *ti;
+	struct xprt *x;
+	struct nfs_fh troot, root;
+	bool have_troot;
+	struct fhmap tmap;     /* trace fh -> target fh */
+	struct fhmap tparent;  /* trace child -> trace parent */
+	struct fhmap tname;    /* trace child -> (val unused), name holds the entry name: keyed (child, NULL)... */
+	struct fhmap edges;    /* (target dir, name) -> target child */
+	struct fhmap refused;  /* trace handles whose producer was refused */
+	struct rcall *rc;
+	uint32_t nrc;
+	struct opstat op[NOPS];
+	struct mismatch mm[32];
+	unsigned nmm;
+	uint64_t mm_total, lost, sent, extra_lookups, unmapped, not_sent;
+	uint64_t bytes_read, bytes_written;
+	bool barrier_pending;
+	struct rpc_cred cred;
+	FILE *out;
+};
+
+/* Names of trace handles: child -> "name" stored as an entry keyed by the
+ * child with the name in e->name and the parent in e->val. */
+static void tpath_put(struct engine *e, const struct nfs_fh *parent, const char *name,
+		      const struct nfs_fh *child)
+{
+	if (!strcmp(name, ".") || !strcmp(name, "..") || fh_eq(parent, child))
+		return;
+	if (map_get(&e->tparent, child, NULL))
+		return;
+	map_put(&e->tparent, child, NULL, parent, false);
+	/* tname: key child, name = name (one per child) */
+	struct fhent *x = calloc(1, sizeof(*x));
+	if (!x)
+		return;
+	x->h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	x->key = *child;
+	x->name = strdup(name);
+	if (!x->name) {
+		free(x);
+		return;
+	}
+	x->next = e->tname.b[x->h & 4095];
+	e->tname.b[x->h & 4095] = x;
+}
+
+static const char *tpath_name(const struct engine *e, const struct nfs_fh *child)
+{
+	uint64_t h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	for (struct fhent *x = e->tname.b[h & 4095]; x; x = x->next)
+		if (x->h == h && fh_eq(&x->key, child))
+			return x->name;
+	return NULL;
+}
+
+struct rdp_ctx {
+	struct engine *e;
+	const struct nfs_fh *dir;
+	bool target;
+};
+
+static void rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh)
+{
+	struct rdp_ctx *c = ctx;
+	if (c->target)
+		map_put(&c->e->edges, c->dir, name, fh, true);
+	else
+		tpath_put(c->e, c->dir, name, fh);
+}
+
+/* Learns the trace's names from its own replies (before replaying). */
+static void prepass(struct engine *e)
+{
+	struct trace *t = &e->t;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct tcall *tc = &t->calls[i];
+		/* recorded concurrency */
+		uint32_t n = 1;
+		for (size_t j = i, k = 0; j-- > 0 && k < 1024; k++) {
+			const struct tcall *p = &t->calls[j];
+			if (!p->replied || p->t_reply > tc->t_call)
+				n++;
+		}
+		tc->inflight = n;
+		if (tc->prog != PROG_NFS_ || tc->vers != 3)
+			continue;
+		struct layout l;
+		if (!parse_layout(tc, &l))
+			continue;
+		if (!e->have_troot && tc->proc == NFS3P_FSINFO && l.nref) {
+			e->troot = l.ref[0].fh;
+			e->have_troot = true;
+		}
+		if (!tc->res || !tc->has_status || tc->status != 0 || !l.nref)
+			continue;
+		struct rpc_res res = { 0 };
+		struct rdp_ctx rc = { e, &l.ref[0].fh, false };
+		nfs3_decode_body(tc->proc, tc->res, tc->res_len, tc->res_moved, &res,
+				 tc->proc == NFS3P_READDIRPLUS ? rdp_entry : NULL, &rc);
+		if (res.has_fh && l.has_name) {
+			e->ti[i].has_child = true;
+			e->ti[i].child = res.fh;
+			tpath_put(e, &l.ref[0].fh, l.name, &res.fh);
+		}
+	}
+	if (!e->have_troot) {
+		for (size_t i = 0; i < t->n && !e->have_troot; i++) {
+			struct layout l;
+			if (t->calls[i].prog == PROG_NFS_ && t->calls[i].vers == 3 &&
+			    parse_layout(&t->calls[i], &l) && l.nref &&
+			    !map_get(&e->tparent, &l.ref[0].fh, NULL)) {
+				e->troot = l.ref[0].fh;
+				e->have_troot = true;
+			}
+		}
+	}
+}
+
+static int wait_all(struct engine *e);
+
+/* Synchronous LOOKUP on the target (path resolution; read-only). */
+static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char *name,
+			 struct nfs_fh *out)
+{
+	struct nfs_msg m;
+	uint8_t rbuf[4096];
+	size_t rlen;
+	struct rpc_res res;
+
+	if (nfs3_enc_lookup(&m, &e->cred, dir, name) < 0)
+		return -EMSGSIZE;
+	int ret = xprt_call_sync(e->x, &m.req, rbuf, sizeof(rbuf), &rlen, 15000);
+	if (ret < 0)
+		return ret;
+	e->extra_lookups++;
+	if (nfs3_decode_reply(NFS3P_LOOKUP, rbuf, rlen, false, &res, NULL, NULL) < 0 || res.rpc_status)
+		return -EPROTO;
+	if (res.status || !res.has_fh)
+		return -ENOENT;
+	*out = res.fh;
+	map_put(&e->edges, dir, name, out, true);
+	return 0;
+}
+
+/* trace handle -> target handle.  0, or -ENOENT (no path / not on the
+ * target), -EPERM (named by a refused call). */
+static int resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth)
+{
+	struct fhent *m = map_get(&e->tmap, tfh, NULL);
+	if (m) {
+		*out = m->val;
+		return 0;
+	}
+	if (e->have_troot && fh_eq(tfh, &e->troot)) {
+		*out = e->root;
+		return 0;
+	}
+	struct fhent *p = map_get(&e->tparent, tfh, NULL);
+	const char *name = p ? tpath_name(e, tfh) : NULL;
+	if (p && name && depth < 64) {
+		struct nfs_fh pdir, child;
+		int ret = resolve(e, &p->val, &pdir, depth + 1);
+		if (ret < 0)
+			return ret;
+		struct fhent *ed = map_get(&e->edges, &pdir, name);
+		if (ed) {
+			child = ed->val;
+		} else {
+			if (map_get(&e->refused, tfh, NULL))
+				return -EPERM;
+			if ((ret = target_lookup(e, &pdir, name, &child)) < 0)
+				return ret;
+		}
+		map_put(&e->tmap, tfh, NULL, &child, true);
+		*out = child;
+		return 0;
+	}
+	if (map_get(&e->refused, tfh, NULL))
+		return -EPERM;
+	if (e->o->same_tree) {
+		*out = *tfh;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void note_mismatch(struct engine *e, const struct tcall *tc, uint32_t rpc, uint32_t st, int err)
+{
+	e->mm_total++;
+	if (e->nmm >= sizeof(e->mm) / sizeof(e->mm[0]))
+		return;
+	struct mismatch *m = &e->mm[e->nmm++];
+	m->xid = tc->xid;
+	m->op = op_index(tc);
+	m->frame = tc->frame;
+	m->trpc = tc->rpc_status;
+	m->tstat = tc->status;
+	m->rpc = rpc;
+	m->stat = st;
+	m->err = err;
+}
+
+static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
+{
+	struct rcall *rc = req->ctx;
+	struct engine *e = rc->e;
+	struct tcall *tc = &e->t.calls[rc->idx];
+	struct opstat *os = &e->op[op_index(tc)];
+
+	rc->busy = false;
+	free(rc->data);
+	rc->data = NULL;
+	if (rep->err) {
+		if (rep->err == -EPIPE) {
+			os->lost++;
+			e->lost++;
+		} else {
+			os->errors++;
+			note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0,
+				      rep->err);
+		}
+		if (e->o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, op_label(op_index(tc)),
+				rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
+		return;
+	}
+	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
+	struct rpc_res res = { 0 };
+	int dret;
+	if (tc->prog == PROG_NFS_ && tc->vers == 3) {
+		struct rdp_ctx c = { e, &rc->tdir, true };
+		dret = nfs3_decode_reply(tc->proc, rep->msg, rep->len, rep->bulk_moved, &res,
+					 tc->proc == NFS3P_READDIRPLUS && rc->has_tdir ? rdp_entry : NULL, &c);
+	} else {
+		size_t off;
+		dret = rpc_decode_reply_hdr(rep->msg, rep->len, &res, &off);
+		if (dret == 0 && res.rpc_status == 0) {
+			struct cursor cc = cur_make(rep->msg + off, rep->len - off);
+			res.status = cur_be32(&cc, "status");
+			res.has_status = cur_ok(&cc) || tc->proc == 0;
+			if (tc->proc == 0)
+				res.status = 0;
+		}
+	}
+	if (dret < 0 && !res.ok) {
+		os->errors++;
+		note_mismatch(e, tc, REPLAY_UNDECODED, 0, -EBADMSG);
+		return;
+	}
+	if (tc->proc == NFS3P_READ && tc->prog == PROG_NFS_) {
+		os->bytes += res.count;
+		e->bytes_read += res.count;
+	} else if (tc->proc == NFS3P_WRITE && tc->prog == PROG_NFS_) {
+		os->bytes += res.count;
+		e->bytes_written += res.count;
+	}
+	/* learn the mapping from what the reply named */
+	if (res.has_fh && rc->has_tdir) {
+		const struct tinfo *ti = &e->ti[rc->idx];
+		struct layout l;
+		if (ti->has_child)
+			map_put(&e->tmap, &ti->child, NULL, &res.fh, true);
+		if (parse_layout(tc, &l) && l.has_name)
+			map_put(&e->edges, &rc->tdir, l.name, &res.fh, true);
+	}
+	if (!tc->replied || tc->rpc_status == REPLAY_UNDECODED) {
+		os->no_trace_reply++;
+		return;
+	}
+	uint32_t st = res.has_status ? res.status : 0;
+	bool same = res.rpc_status == tc->rpc_status &&
+		    (res.rpc_status != 0 || !tc->has_status || st == tc->status);
+	if (same) {
+		os->ok++;
+	} else if (e->ti[rc->idx].has_child && !e->o->allow_mutations &&
+		   map_get(&e->refused, &e->ti[rc->idx].child, NULL)) {
+		/* e.g. LOOKUP of a name whose CREATE was refused: NOENT here */
+		os->dep_refused++;
+	} else {
+		os->mismatch++;
+		note_mismatch(e, tc, res.rpc_status, st, 0);
+	}
+	if (e->o->verbose)
+		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
+			op_label(op_index(tc)), nfs_stat_name(tc->status), nfs_stat_name(st),
+			same ? "" : "  MISMATCH");
+}
+
+static int poll_once(struct engine *e, int ms)
+{
+	int n = xprt_poll(e->x, ms);
+	return n < 0 ? n : 0;
+}
+
+static int wait_all(struct engine *e)
+{
+	while (xprt_inflight(e->x)) {
+		int ret = poll_once(e, 100);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static struct rcall *free_rcall(struct engine *e)
+{
+	for (uint32_t i = 0; i < e->nrc; i++)
+		if (!e->rc[i].busy)
+			return &e->rc[i];
+	return NULL;
+}
+
+/* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
+ * -ENOTCONN. */
+static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+{
+	struct tcall *tc = &e->t.calls[i];
+	struct opstat *os = &e->op[op_index(tc)];
+	const struct replay_opts *o = e->o;
+	int ret;
+
+	os->trace++;
+	if (!(tc->prog == PROG_NFS_ && tc->vers == 3) && tc->prog != PROG_NFSACL_) {
+		os->unsupported++;
+		return 0;
+	}
+	bool mut = tc->prog == PROG_NFSACL_ ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+	struct layout l;
+	bool parsed = parse_layout(tc, &l);
+	if (mut && !o->allow_mutations) {
+		os->refused++;
+		if (e->ti[i].has_child)
+			map_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
+		return 0;
+	}
+	if (!parsed) {
+		os->skipped++;
+		return 0;
+	}
+	bool barrier = mut && tc->proc != NFS3P_WRITE && tc->proc != NFS3P_COMMIT;
+	if (barrier || e->barrier_pending) {
+		if ((ret = wait_all(e)) < 0)
+			return ret;
+		e->barrier_pending = false;
+	}
+	/* map the handles */
+	struct nfs_fh mapped[MAXREFS];
+	for (unsigned k = 0; k < l.nref; k++) {
+		if (!map_get(&e->tmap, &l.ref[k].fh, NULL) && xprt_inflight(e->x) &&
+		    (ret = wait_all(e)) < 0)
+			return ret;
+		ret = resolve(e, &l.ref[k].fh, &mapped[k], 0);
+		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
+			return -ENOTCONN;
+		if (ret < 0) {
+			if (ret == -EPERM)
+				os->dep_refused++;
+			else
+				os->skipped++;
+			e->unmapped++;
+			if (e->ti[i].has_child)
+				map_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
+			if (o->verbose)
+				fprintf(e->out, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
+					op_label(op_index(tc)), ret == -EPERM ?
+					"named by a refused call" : "no path to it on the target");
+			return 0;
+		}
+	}
+	/* timing */
+	if (o->speed > 0 && tc->t_call > t0_trace) {
+		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / o->speed);
+		for (uint64_t now; (now = xprt_now_ns()) < at;) {
+			uint64_t ms = (at - now) / 1000000ull;
+			if ((ret = poll_once(e, ms > 100 ? 100 : (int)ms)) < 0)
+				return ret;
+			if (ms == 0)
+				break;
+		}
+	}
+	/* concurrency */
+	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
+	struct rcall *rc;
+	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(rc = free_rcall(e)))
+		if ((ret = poll_once(e, 100)) < 0)
+			return ret;
+
+	/* build: header + args with mapped handles */
+	size_t args_len = l.has_ddp ? l.ddp_at + 4 : tc->args_len;
+	size_t cap = 512 + args_len + MAXREFS * NFS4_FHSIZE_MAX;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	struct rpc_cred cred;
+	if (tc->flavor == 1)
+		rpc_cred_sys(&cred, tc->uid, tc->gid);
+	else
+		memset(&cred, 0, sizeof(cred));
+	struct xenc x;
+	xenc_init(&x, buf, cap);
+	xenc_rpc_call(&x, 0, tc->prog, tc->vers, tc->proc, &cred);
+	uint32_t pos = 0;
+	for (unsigned k = 0; k < l.nref; k++) {
+		uint8_t *p = xenc_reserve(&x, l.ref[k].off - pos);
+		if (p)
+			memcpy(p, tc->args + pos, l.ref[k].off - pos);
+		xenc_fh(&x, &mapped[k]);
+		pos = l.ref[k].off + l.ref[k].size;
+	}
+	if (args_len > pos) {
+		uint8_t *p = xenc_reserve(&x, args_len - pos);
+		if (p)
+			memcpy(p, tc->args + pos, args_len - pos);
+	}
+	free(rc->buf);
+	rc->buf = buf;
+	memset(&rc->req, 0, sizeof(rc->req));
+	if (!xenc_ok(&x)) {
+		os->skipped++;
+		return 0;
+	}
+	rc->req.msg = buf;
+	rc->req.len = x.len;
+	if (l.has_ddp) {
+		/* the data: inline in the trace, else what the server pulled
+		 * from the trace's Read chunk, else a pattern */
+		rc->data = malloc(l.ddp_len ? l.ddp_len : 1);
+		if (!rc->data)
+			return -ENOMEM;
+		if (tc->args_len >= (uint64_t)l.ddp_at + 4 + l.ddp_len)
+			memcpy(rc->data, tc->args + l.ddp_at + 4, l.ddp_len);
+		else if (tc->ddp && tc->ddp_got >= l.ddp_len && tc->ddp_len >= l.ddp_len)
+			memcpy(rc->data, tc->ddp, l.ddp_len);
+		else
+			memset(rc->data, tc->proc == NFS3P_SYMLINK ? 'x' : 0x5a, l.ddp_len);
+		rc->req.has_ddp = true;
+		rc->req.ddp = rc->data;
+		rc->req.ddp_len = l.ddp_len;
+	}
+	if (tc->prog == PROG_NFS_ && (tc->proc == NFS3P_READ))
+		rc->req.wchunk = l.count;
+	rc->req.reply_max = tc->prog == PROG_NFSACL_ ? (tc->proc == 1 ? 8192 : 512) :
+			    nfs3_reply_max(tc->proc, l.count);
+	rc->req.done = replay_done;
+	rc->req.ctx = rc;
+	rc->idx = i;
+	rc->e = e;
+	rc->has_tdir = l.nref > 0;
+	if (l.nref)
+		rc->tdir = mapped[0];
+	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
+		if ((ret = poll_once(e, 100)) < 0)
+			break;
+	if (ret < 0) {
+		free(rc->data);
+		rc->data = NULL;
+		if (ret == -EMSGSIZE) {
+			os->skipped++;
+			return 0;
+		}
+		return -ENOTCONN;
+	}
+	rc->busy = true;
+	os->replayed++;
+	os->read_chunks += rc->req.used_read_chunk;
+	os->write_chunks += rc->req.used_write_chunk;
+	os->reply_chunks += rc->req.used_reply_chunk;
+	e->sent++;
+	if (barrier)
+		e->barrier_pending = true;
+	return 0;
+}
+
+static void trace_latencies(struct engine *e)
+{
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->replied && tc->t_reply >= tc->t_call)
+			lhist_add(&e->op[op_index(tc)].tlat, tc->t_reply - tc->t_call);
+	}
+}
+
+/* "/dir/name" of a trace handle, from the names its replies gave. */
+static const char *trace_path(const struct engine *e, const struct nfs_fh *fh, char *buf, size_t len)
+{
+	const char *comp[64];
+	unsigned n = 0;
+	struct nfs_fh cur = *fh;
+
+	while (n < 64) {
+		if (e->have_troot && fh_eq(&cur, &e->troot))
+			break;
+		struct fhent *p = map_get(&e->tparent, &cur, NULL);
+		const char *name = p ? tpath_name(e, &cur) : NULL;
+		if (!p || !name) {
+			snprintf(buf, len, "?0x%08x", (uint32_t)xdr_fh_hash(fh->data, fh->len));
+			return buf;
+		}
+		comp[n++] = name;
+		cur = p->val;
+	}
+	size_t off = 0;
+	buf[0] = 0;
+	if (!n)
+		snprintf(buf, len, "/");
+	while (n-- > 0 && off < len) {
+		int w = snprintf(buf + off, len - off, "/%s", comp[n]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+/* --dry-run: what would be sent, with the trace's paths; no network. */
+static int dry_run(struct engine *e)
+{
+	FILE *f = e->out;
+	uint64_t n = 0, mut = 0, unsup = 0;
+
+	fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
+		e->t.export_path[0] ? e->t.export_path : "?",
+		e->t.have_root ? "from MOUNT" : e->have_troot ? "from the first FSINFO" : "unknown");
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		char path[2][512];
+		struct layout l;
+		bool v3 = (tc->prog == PROG_NFS_ && tc->vers == 3) || tc->prog == PROG_NFSACL_;
+		if (!v3) {
+			unsup++;
+			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (only NFSv3/NFSACLv3 are replayed)\n",
+				i + 1, tc->xid, op_label(op_index(tc)));
+			continue;
+		}
+		bool m = tc->prog == PROG_NFSACL_ ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+		mut += m;
+		n++;
+		bool ok = parse_layout(tc, &l);
+		fprintf(f, "%6zu xid 0x%08x %-16s %s%s%s%s%s%s status %s inflight %u%s%s%s\n", i + 1,
+			tc->xid, op_label(op_index(tc)), ok && l.nref ? trace_path(e, &l.ref[0].fh, path[0], sizeof(path[0])) : "",
+			ok && l.has_name ? " name \"" : "", ok && l.has_name ? l.name : "",
+			ok && l.has_name ? "\"" : "",
+			ok && l.nref > 1 ? " -> " : "", ok && l.nref > 1 ? trace_path(e, &l.ref[1].fh, path[1], sizeof(path[1])) : "",
+			!tc->replied ? "none" : tc->rpc_status ? "rpc-error" : nfs_stat_name(tc->status),
+			tc->inflight, m ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
+			tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
+	}
+	fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "
+		"(need --allow-mutations), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n",
+		n, mut, unsup, e->t.retransmits);
+	return 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch > 0x7e)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void report(struct engine *e, double secs, int rc)
+{
+	FILE *f = e->out;
+	const struct xprt_stats *st = &e->x->st;
+	uint64_t tot[10] = { 0 };
+
+	for (unsigned i = 0; i < NOPS; i++) {
+		const struct opstat *s = &e->op[i];
+		tot[0] += s->trace; tot[1] += s->replayed; tot[2] += s->ok; tot[3] += s->mismatch;
+		tot[4] += s->errors; tot[5] += s->lost; tot[6] += s->refused; tot[7] += s->skipped;
+		tot[8] += s->unsupported; tot[9] += s->dep_refused;
+	}
+	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
+	if (e->o->json) {
+		fprintf(f, "{\"trace\":");
+		json_str(f, e->o->trace);
+		fprintf(f, ",\"target\":");
+		json_str(f, e->o->target);
+		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->x->ops->name);
+		json_str(f, e->t.export_path[0] ? e->t.export_path : "");
+		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
+			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", rc, secs,
+			secs > 0 ? (double)e->sent / secs : 0, mbs, e->bytes_read, e->bytes_written);
+		fprintf(f, "\"totals\":{\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"same_status\":%"
+			PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"unsupported\":%" PRIu64
+			",\"not_sent\":%" PRIu64 ",\"resolve_lookups\":%" PRIu64 ",\"trace_retransmits\":%"
+			PRIu64 ",\"after_refused\":%" PRIu64 "},", tot[0], tot[1], tot[2], tot[3], tot[4],
+			tot[5], tot[6], tot[7], tot[8], e->not_sent, e->extra_lookups, e->t.retransmits, tot[9]);
+		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"read_chunks\":%" PRIu64
+			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
+			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u},",
+			st->calls, st->replies, st->lost, st->reconnects, st->read_chunks, st->write_chunks,
+			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
+			st->credits_granted);
+		fprintf(f, "\"ops\":[");
+		bool first = true;
+		for (unsigned i = 0; i < NOPS; i++) {
+			const struct opstat *s = &e->op[i];
+			if (!s->trace)
+				continue;
+			fprintf(f, "%s{\"op\":\"%s\",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
+				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
+				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
+				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64 ",\"bytes\":%" PRIu64
+				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
+				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
+				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
+				first ? "" : ",", op_label(i), s->trace, s->replayed, s->ok, s->mismatch,
+				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused, s->bytes,
+				s->read_chunks, s->write_chunks, s->reply_chunks,
+				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
+				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
+				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
+			first = false;
+		}
+		fprintf(f, "],\"mismatches\":[");
+		for (unsigned i = 0; i < e->nmm; i++) {
+			const struct mismatch *m = &e->mm[i];
+			fprintf(f, "%s{\"xid\":\"0x%08x\",\"frame\":%" PRIu64 ",\"op\":\"%s\",\"trace_rpc\":%u,"
+				"\"trace_status\":%u,\"replay_rpc\":%u,\"replay_status\":%u,\"error\":%d}",
+				i ? "," : "", m->xid, m->frame, op_label(m->op), m->trpc, m->tstat, m->rpc,
+				m->stat, m->err);
+		}
+		fprintf(f, "]}\n");
+		return;
+	}
+	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
+		e->o->trace, e->o->target, e->x->ops->name,
+		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
+	fprintf(f, "%-16s %6s %6s %6s %6s %6s %5s %7s %7s %6s | %9s %9s %9s | %9s %9s\n", "op", "trace",
+		"sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "p50us",
+		"p99us", "maxus", "trace-p50", "trace-p99");
+	for (unsigned i = 0; i < NOPS; i++) {
+		const struct opstat *s = &e->op[i];
+		if (!s->trace)
+			continue;
+		fprintf(f, "%-16s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5"
+			PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " | %9.1f %9.1f %9.1f | %9.1f %9.1f\n",
+			op_label(i), s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost,
+			s->refused, s->skipped, s->unsupported, (double)lhist_pct(&s->lat, 50) / 1e3,
+			(double)lhist_pct(&s->lat, 99) / 1e3, (double)s->lat.max / 1e3,
+			(double)lhist_pct(&s->tlat, 50) / 1e3, (double)lhist_pct(&s->tlat, 99) / 1e3);
+	}
+	fprintf(f, "total: %" PRIu64 " sent, %" PRIu64 " same status, %" PRIu64 " mismatches, %" PRIu64
+		" errors, %" PRIu64 " lost in flight, %" PRIu64 " refused (mutations), %" PRIu64
+		" skipped, %" PRIu64 " not sent\n", tot[1], tot[2], tot[3], tot[4], tot[5], tot[6],
+		tot[7], e->not_sent);
+	fprintf(f, "time %.3f s, %.1f calls/s, %.3f MB/s (read %" PRIu64 " B, written %" PRIu64
+		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %" PRIu64
+		" reconnects, %" PRIu64 " path lookups\n", secs, secs > 0 ? (double)e->sent / secs : 0,
+		mbs, e->bytes_read, e->bytes_written, st->read_chunks, st->write_chunks, st->reply_chunks,
+		st->reconnects, e->extra_lookups);
+	for (unsigned i = 0; i < e->nmm; i++) {
+		const struct mismatch *m = &e->mm[i];
+		if (m->err)
+			fprintf(f, "error: xid 0x%08x (frame %" PRIu64 ") %s: %s\n", m->xid, m->frame,
+				op_label(m->op), strerror(-m->err));
+		else
+			fprintf(f, "mismatch: xid 0x%08x (frame %" PRIu64 ") %s: trace rpc %u status %s, "
+				"replay rpc %u status %s\n", m->xid, m->frame, op_label(m->op), m->trpc,
+				nfs_stat_name(m->tstat), m->rpc, nfs_stat_name(m->stat));
+	}
+	if (tot[6])
+		fprintf(f, "note: %" PRIu64 " call(s) change state on the server and were not sent; "
+			"%" PRIu64 " more were skipped or answered differently only because of that; "
+			"use --allow-mutations to send them\n", tot[6], tot[9]);
+}
+
+int replay_run(const struct replay_opts *o, FILE *out)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	char err[512];
+	int ret, rc = 3;
+
+	if (!e)
+		return 3;
+	e->o = o;
+	e->out = out;
+	if ((ret = trace_load(&e->t, o->trace, err, sizeof(err))) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (!e->t.n) {
+		log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
+		goto out;
+	}
+	e->ti = calloc(e->t.n, sizeof(*e->ti));
+	if (!e->ti)
+		goto out;
+	if (e->t.have_root) {
+		e->troot = e->t.root;
+		e->have_troot = true;
+	}
+	prepass(e);
+	trace_latencies(e);
+	if (o->dry_run) {
+		rc = dry_run(e);
+		goto out;
+	}
+	rpc_cred_sys(&e->cred, 0, 0);
+	const char *exp = o->export_path ? o->export_path :
+			  e->t.export_path[0] ? e->t.export_path : "/export";
+	if ((ret = mount3_mnt(o->target, exp, &e->cred, &e->root, err, sizeof(err))) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (!e->t.export_path[0])
+		snprintf(e->t.export_path, sizeof(e->t.export_path), "%s", exp);
+	uint32_t maxbulk = 65536;
+	for (size_t i = 0; i < e->t.n; i++) {
+		struct layout l;
+		if (e->t.calls[i].prog == PROG_NFS_ && parse_layout(&e->t.calls[i], &l)) {
+			if (l.count > maxbulk && l.count <= (1u << 20))
+				maxbulk = l.count;
+			if (l.ddp_len > maxbulk)
+				maxbulk = l.ddp_len;
+		}
+	}
+	e->nrc = o->slots ? o->slots : 32;
+	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = e->nrc,
+				.max_bulk = maxbulk, .reply_chunk_max = 72 * 1024,
+				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll };
+	bool tcp = o->transport && !strcmp(o->transport, "tcp");
+	if ((ret = tcp ? xprt_tcp_open(&e->x, &xo) : xprt_rdma_open(&e->x, &xo)) < 0)
+		goto out;
+	e->rc = calloc(e->nrc, sizeof(*e->rc));
+	if (!e->rc)
+		goto out;
+	log_info("replay: %zu calls, %" PRIu64 " trace retransmits, root %s", e->t.n, e->t.retransmits,
+		 e->t.have_root ? "from the trace's MOUNT" : e->have_troot ? "from its first FSINFO" : "unknown");
+
+	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
+	size_t i;
+	ret = 0;
+	for (i = 0; i < e->t.n; i++)
+		if ((ret = replay_one(e, i, t0_trace, t0)) < 0)
+			break;
+	if (ret == 0)
+		ret = wait_all(e);
+	if (ret < 0) {
+		e->not_sent = e->t.n - i;
+		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
+	}
+	double secs = (double)(xprt_now_ns() - t0) / 1e9;
+	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0;
+	for (unsigned k = 0; k < NOPS; k++) {
+		mism += e->op[k].mismatch;
+		errs += e->op[k].errors;
+		refused += e->op[k].refused;
+		skipped += e->op[k].skipped;
+	}
+	if (e->lost || ret < 0)
+		rc = 2;
+	else if (mism || errs || (skipped && !refused))
+		rc = 1;
+	else if (refused)
+		rc = 4;
+	else
+		rc = 0;
+	if (e->lost)
+		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
+	report(e, secs, rc);
+out:
+	if (e->rc) {
+		for (uint32_t k = 0; k < e->nrc; k++) {
+			free(e->rc[k].buf);
+			free(e->rc[k].data);
+		}
+		free(e->rc);
+	}
+	xprt_destroy(e->x);
+	map_free(&e->tmap);
+	map_free(&e->tparent);
+	map_free(&e->tname);
+	map_free(&e->edges);
+	map_free(&e->refused);
+	free(e->ti);
+	trace_free(&e->t);
+	free(e);
+	return rc;
+}

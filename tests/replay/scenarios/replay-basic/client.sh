@@ -1,0 +1,34 @@
+# replay-basic client: no kernel mount; nfsrdma-replay is the NFS client.
+# Every step keeps its output in $LAB_OUT/STEP.{out,err,rc}; the host-side
+# checker (tests/replay/check-basic.py) judges them and the capture.
+# shellcheck shell=bash
+source "$LAB_REPO/tests/replay/lib-guest.sh"
+S=$LAB_SERVER_IP
+# 1. the endpoint, one call type at a time (the capture shows the chunks)
+rp_run gen-null        "$REPLAY" --target "$S" --generate null --count 100 --qd 4 --json
+rp_run gen-getattr     "$REPLAY" --target "$S" --generate getattr --file data.bin --count 50 --qd 4 --json
+rp_run gen-read        "$REPLAY" --target "$S" --generate read --file data.bin --size 128k --file-size 1M --count 8 --qd 2 --json
+rp_run gen-write       "$REPLAY" --target "$S" --generate write --allow-mutations --file wfile.bin --size 128k --file-size 1M --count 8 --qd 2 --json
+rp_run gen-readdirplus "$REPLAY" --target "$S" --generate readdirplus --file bigdir --count 4 --json
+# a WRITE beyond the server's wtmax (128 KB here): knfsd answers RDMA_ERROR
+# (ERR_CHUNK); the endpoint reports it and the connection stays usable
+rp_run gen-write-oversize "$REPLAY" --target "$S" --generate write --allow-mutations --file big-write.bin --size 256k --file-size 512k --count 2 --json
+rp_run gen-write-refused "$REPLAY" --target "$S" --generate write --file refused.bin --size 4k --count 1
+rp_run gen-mix-tcp     "$REPLAY" --target "$S" --transport tcp --generate mix:50 --allow-mutations --file mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
+rp_run gen-getattr-tcp "$REPLAY" --target "$S" --transport tcp --generate getattr --file data.bin --count 50 --qd 4 --json
+rp_run gen-sweep       "$REPLAY" --target "$S" --generate read --file data.bin --sweep 4k,64k,256k --file-size 1M --count 8 --qd 4 --svg "$LAB_OUT/sweep.svg"
+# 2. replays of the v3 catalogue, each on a fresh export
+for c in nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke parallel midconn server-restart; do
+    rp_reset
+    rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/$c.pcap"
+done
+# 3. read-only by default: the mutations are refused and never reach the server
+rp_reset
+rp_run replay-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs3-read-write.pcap"
+lab_signal snapshot
+lab_wait snapshot.done 30 || true
+# 4. knfsd restarted under load: reconnect, calls lost in flight, exit 2
+lab_signal restart.go
+rp_run gen-restart "$REPLAY" --target "$S" --generate getattr --file data.bin --qd 8 --duration 14 --json
+lab_wait restart.done 60 || true
+lab_signal client.steps-done
