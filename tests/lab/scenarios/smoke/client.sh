@@ -8,4 +8,4 @@ dd if="$LAB_MNT/smoke.dat" of=/tmp/back bs=256k count=1 iflag=direct status=none
 cmp /tmp/data /tmp/back
 # A project binary runs in the guest from the host's build tree (9p root),
 # and what it writes to $LAB_OUT comes back to the host.
-"$LAB_ARG_BIN/nfsrdma-dissect" -q -z proc "$LAB_REPO/tests/captures/smoke.pcap" >"$LAB_OUT/guest-dissect.txt"
+"${LAB_ARG_BIN:-$LAB_REPO/build/bin}/nfsrdma-dissect" -q -z proc "$LAB_REPO/tests/captures/smoke.pcap" >"$LAB_OUT/guest-dissect.txt"
