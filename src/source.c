@@ -9,12 +9,13 @@
 extern const struct source_type source_type_pcap;
 extern const struct source_type source_type_live;
 extern const struct source_type source_type_kernel;
+extern const struct source_type source_type_xdp;
 
 static const struct source_type *const types[] = {
 	&source_type_pcap,
 	&source_type_live,
 	&source_type_kernel,
-	/* XDP fast path: &source_type_xdp (pcap/source_xdp.c) */
+	&source_type_xdp,
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 

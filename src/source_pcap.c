@@ -109,7 +109,7 @@ static int common_init(struct psrc *s, const char *name, const struct source_opt
 		       source_record_fn cb, void *ctx, char *err, size_t errlen)
 {
 	struct dissect_opts dopts = { .tree = false, .max_inflight = PSRC_MAX_INFLIGHT };
-	struct dissect_cbs cbs = { on_record, NULL, on_diag, s };
+	struct dissect_cbs cbs = { .record = on_record, .diag = on_diag, .ctx = s };
 
 	s->name = strdup(name);
 	s->cb = cb;

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# XDP fast path benchmark (docs/xdp.md):
+#  1. BPF_PROG_TEST_RUN with repeat over a lab capture's packet mix:
+#     ns/packet (target <= 100 ns) with 512-byte and full-frame records;
+#  2. on a veth pair in private network namespaces: the highest send rate
+#     at which the XDP path (program + ring buffer + per-XID pipeline)
+#     loses nothing vs. the same for a libpcap capture on the same
+#     interface feeding the same pipeline (target >= 10x).
+# Needs root.  About a minute.  Nothing here is pass/fail on time.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+O=${O:-build}
+bin=$O/tests/bpf/test_xdp_bench
+cap=${XDP_BENCH_CAPTURE:-tests/captures/nfs3-read-write.pcap}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench xdp: cannot run: needs root (BPF, network namespaces)"; exit 1
+fi
+[ -x "$bin" ] || { echo "bench xdp: $bin missing (run make O=$O)"; exit 1; }
+exec timeout 150 "$bin" --bench "$cap"

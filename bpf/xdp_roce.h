@@ -1,0 +1,157 @@
+/* The record layout shared by bpf/xdp_roce.bpf.c (the XDP fast path) and
+ * its user-space readers (pcap/source_xdp.c, pcap/xdp_feed.c, the tests).
+ *
+ * One ring-buffer record per RoCE frame (RoCEv2 = UDP 4791, RoCEv1 =
+ * Ethertype 0x8915) and per malformed frame:
+ *
+ *   struct xdp_roce_rec   fixed header: what the XDP program parsed
+ *   cap_len bytes         the first cap_len bytes of the frame (snap length)
+ *
+ * User space never trusts a record: magic, hdr_size and cap_len are checked
+ * against the bytes actually received (pcap/xdp_feed.c).  Only fixed-size
+ * types, no pointers; the layout is the same on both sides (natural
+ * alignment, explicit padding). */
+#ifndef NFSRDMA_XDP_ROCE_H
+#define NFSRDMA_XDP_ROCE_H
+
+#include <linux/types.h>
+
+#define XDP_ROCE_MAGIC        0x58525231u  /* "XRR1" */
+#define XDP_ROCE_UDP_PORT     4791
+#define XDP_ROCE_SNAP_DEFAULT 512          /* frame bytes copied per record */
+#define XDP_ROCE_SNAP_MAX     4352         /* MTU 4096 RoCE frame + headers (4170) */
+#define XDP_ROCE_RB_DEFAULT   (16u << 20)  /* ring buffer bytes */
+
+/* xdp_roce_rec.status */
+enum xdp_rec_status {
+	XR_ROCE = 1,        /* a well-formed RoCE packet: every field below valid */
+	XR_MALFORMED = 2,   /* failed a check on the way; mal_layer says where */
+};
+
+/* xdp_roce_rec.mal_layer: the layer that failed (same names as the
+ * dissector's ib_frame.layer). */
+enum xdp_mal_layer {
+	XM_NONE = 0, XM_ETH, XM_VLAN, XM_IPV4, XM_IPV6, XM_UDP, XM_ROCE, XM_IB,
+};
+
+/* xdp_roce_rec.kind (matches enum ib_frame_kind) */
+enum xdp_frame_kind { XK_ROCE_V2 = 1, XK_ROCE_V1 = 2 };
+
+/* xdp_roce_rec.bth_flags */
+enum xdp_bth_flags {
+	XB_SE = 1u << 0, XB_MIGREQ = 1u << 1, XB_ACKREQ = 1u << 2,
+	/* bits 4-5: pad count */
+};
+#define XB_PAD(f) (((f) >> 4) & 3)
+
+/* xdp_roce_rec.hdrs: extended headers present (same bits as enum ib_hdr) */
+enum xdp_hdr {
+	XH_RDETH = 1u << 0, XH_DETH = 1u << 1, XH_XRCETH = 1u << 2, XH_FETH = 1u << 3,
+	XH_RETH = 1u << 4, XH_ATOMICETH = 1u << 5, XH_AETH = 1u << 6,
+	XH_ATOMICACKETH = 1u << 7, XH_IMMDT = 1u << 8, XH_IETH = 1u << 9,
+	XH_PAYLOAD = 1u << 10,
+};
+
+/* xdp_roce_rec.rr_status: RPC-over-RDMA header at the start of a SEND
+ * First / SEND Only payload (not UD). */
+enum xdp_rr_status {
+	RR_NONE = 0,      /* not a SEND First/Only, or UD */
+	RR_OK = 1,        /* a whole version 1 header: every rr_ field valid */
+	RR_SHORT = 2,     /* the header runs past the packet (fixed fields valid if payload >= 16) */
+	RR_BAD = 3,       /* version 1, but invalid (bad discriminator, proc, error code) */
+	RR_NOT_V1 = 4,    /* vers != 1: xid, vers, credits, proc as on the wire */
+	RR_OVERFLOW = 5,  /* valid so far but more list entries than the bounded parser reads */
+};
+#define XDP_RR_MAX_RSEGS    32  /* Read list entries parsed */
+#define XDP_RR_MAX_WCHUNKS  16  /* Write list chunks parsed */
+#define XDP_RR_LIST_LIMIT   4096 /* as RPCRDMA_LIST_LIMIT: a longer count is invalid */
+
+/* xdp_roce_rec.rr_flags */
+enum xdp_rr_flags { XRR_P0 = 1u << 0, XRR_REPLY = 1u << 1 };
+
+struct xdp_seg {
+	__u32 handle;
+	__u32 length;
+	__u64 offset;
+};
+
+struct xdp_roce_rec {
+	__u32 magic;        /* XDP_ROCE_MAGIC */
+	__u16 hdr_size;     /* sizeof(struct xdp_roce_rec) */
+	__u16 cap_len;      /* frame bytes following this header */
+	__u64 ts_ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
+	__u64 frame;        /* 1-based number of the frame among all the program saw */
+	__u32 wire_len;     /* frame length (all fragments) */
+	__u8  status;       /* xdp_rec_status */
+	__u8  mal_layer;    /* xdp_mal_layer */
+	__u8  kind;         /* xdp_frame_kind */
+	__u8  family;       /* 4, 6 (RoCEv2), 'G' (RoCEv1 GID) */
+	__u8  src[16];      /* IPv4 in the first 4 bytes */
+	__u8  dst[16];
+	__u16 sport;        /* RoCEv2 UDP source port */
+	__u16 pkey;
+	__u8  opcode;
+	__u8  bth_flags;    /* xdp_bth_flags */
+	__u8  ecn;
+	__u8  aeth_syn;
+	__u32 dqpn;
+	__u32 psn;
+	__u16 hdrs;         /* xdp_hdr */
+	__u16 pad0;
+	__u32 tp_len;       /* IB transport part on the wire: BTH .. end of pad (no ICRC) */
+	__u32 payload_off;  /* frame offset of the payload */
+	__u32 payload_len;  /* payload on the wire, pad excluded */
+	__u32 aeth_msn;
+	__u32 reth_rkey;
+	__u64 reth_va;
+	__u32 reth_len;
+	__u32 imm;
+	__u32 ieth_rkey;
+	__u32 deth_qkey;
+	__u32 deth_srcqp;
+	/* RPC-over-RDMA (SEND First / Only) */
+	__u8  rr_status;    /* xdp_rr_status */
+	__u8  rr_flags;     /* xdp_rr_flags */
+	__u16 rr_hdr_len;   /* RR_OK: bytes of transport header */
+	__u32 xid, vers, credits, proc;
+	__u32 rr_err;       /* RDMA_ERROR code */
+	__u16 n_rsegs;      /* Read list entries */
+	__u16 n_wchunks;    /* Write list chunks */
+	__u32 n_wsegs;      /* segments over all Write chunks */
+	__u32 n_rpsegs;     /* Reply chunk segments (XRR_REPLY) */
+	__u32 rd_pos;       /* position of the first Read segment */
+	__u64 rd_total;     /* sum of Read segment lengths */
+	struct xdp_seg rd1, wr1, rp1; /* first Read / Write / Reply segment */
+};
+
+/* Global counters (per-CPU array "xdp_stats"). */
+enum xdp_stat {
+	XS_FRAMES = 0,     /* every frame */
+	XS_ROCE,           /* well-formed RoCE frames */
+	XS_MALFORMED,      /* malformed frames (any layer) */
+	XS_RECORDS,        /* records written to the ring buffer */
+	XS_RB_DROPS,       /* records lost: ring buffer full */
+	XS_SAMPLED_OUT,    /* records skipped by sampling */
+	XS_RPCRDMA,        /* SEND First/Only with a whole v1 header */
+	XS_CONN_FULL,      /* per-connection map update failed */
+	XS_MAX,
+};
+
+/* Per-connection (per-direction) counters: LRU per-CPU hash "xdp_conns". */
+struct xdp_conn_key {
+	__u8  family;
+	__u8  pad[3];
+	__u32 dqpn;
+	__u8  src[16];
+	__u8  dst[16];
+};
+
+struct xdp_conn_val {
+	__u64 pkts, bytes;          /* frames, frame bytes */
+	__u64 sends, writes, read_reqs, read_resps, acks, naks;
+	__u64 rpcrdma;              /* SEND First/Only with a whole v1 header */
+	__u64 last_ns;
+};
+#define XDP_CONN_MAX 4096
+
+#endif

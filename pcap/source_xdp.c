@@ -1,0 +1,378 @@
+/* xdp:IFACE -- the XDP fast path as a record source (pcap/source_xdp.h).
+ *
+ * Load bpf/xdp_roce.bpf.c with the snap length and sampling rate in its
+ * rodata, attach it (native, else generic), read its ring buffer, and feed
+ * each record's frame bytes to the dissector through pcap/xdp_feed.c.  The
+ * record's ktime stamp (CLOCK_MONOTONIC) becomes wall-clock time with an
+ * offset taken at open. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcap/source_xdp.h"
+#include "pcap/xdp_feed.h"
+#include "src/log.h"
+#include "xdp_roce.skel.h"
+
+#define XSRC_MAX_INFLIGHT 65536
+
+struct xsrc {
+	struct source base;
+	char ifname[IF_NAMESIZE];
+	unsigned ifindex;
+	struct xdp_roce_bpf *skel;
+	struct ring_buffer *rb;
+	struct xdp_feed *feed;
+	int prog_fd;
+	int link_fd;         /* the XDP bpf_link: closing it detaches */
+	const char *mode;
+	source_record_fn cb;
+	void *ctx;
+	int delivered;
+	struct source_stats st;
+	uint64_t bad_records;
+	int64_t mono_to_real;
+	FILE *cap;
+	char *cap_path;
+	uint32_t snap;
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
+{
+	struct xsrc *s = ctx;
+
+	s->st.records++;
+	s->delivered++;
+	if (s->cb)
+		s->cb(r, s->ctx);
+}
+
+/* Classic pcap, nanosecond timestamps, Ethernet. */
+static int cap_open(struct xsrc *s, const char *path, char *err, size_t errlen)
+{
+	struct {
+		uint32_t magic;
+		uint16_t major, minor;
+		int32_t  zone;
+		uint32_t sigfigs, snaplen, linktype;
+	} h = { 0xa1b23c4d, 2, 4, 0, 0, 0, 1 };
+
+	h.snaplen = s->snap;
+	s->cap = fopen(path, "wb");
+	if (!s->cap || fwrite(&h, sizeof(h), 1, s->cap) != 1) {
+		int e = errno ? errno : EIO;
+		snprintf(err, errlen, "xdp: capture %s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static void cap_write(struct xsrc *s, uint64_t ts, const uint8_t *data, uint32_t cap, uint32_t wire)
+{
+	uint32_t h[4] = { (uint32_t)(ts / 1000000000ull), (uint32_t)(ts % 1000000000ull), cap, wire };
+
+	if (fwrite(h, sizeof(h), 1, s->cap) != 1 || (cap && fwrite(data, cap, 1, s->cap) != 1)) {
+		log_error("xdp: capture %s: %s; capture stopped", s->cap_path, strerror(errno ? errno : EIO));
+		fclose(s->cap);
+		s->cap = NULL;
+	}
+}
+
+/* Ring-buffer callback: the record is untrusted until xdp_rec_check. */
+static int on_ring(void *ctx, void *data, size_t len)
+{
+	struct xsrc *s = ctx;
+	const struct xdp_roce_rec *r;
+	const uint8_t *frame;
+
+	if (xdp_rec_check(data, len, &r, &frame) < 0) {
+		s->bad_records++;
+		return 0;
+	}
+	s->st.events++;
+	uint64_t ts = r->ts_ns + (uint64_t)s->mono_to_real;
+	if (s->cap)
+		cap_write(s, ts, frame, r->cap_len, r->wire_len);
+	xdp_feed_record(s->feed, data, len, ts);
+	return 0;
+}
+
+static uint64_t stat_sum(const struct xsrc *s, uint32_t slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	if (!s->skel || ncpu <= 0)
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.xdp_stats), &slot, v))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += v[i];
+	return sum;
+}
+
+static void xsrc_close(struct source *src)
+{
+	struct xsrc *s = (struct xsrc *)src;
+
+	if (!s)
+		return;
+	if (s->link_fd > 0)
+		close(s->link_fd);
+	if (s->rb)
+		ring_buffer__free(s->rb);
+	if (s->skel)
+		xdp_roce_bpf__destroy(s->skel);
+	if (s->feed)
+		xdp_feed_free(s->feed);
+	if (s->cap)
+		fclose(s->cap);
+	free(s->cap_path);
+	free(s);
+}
+
+static int parse_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || end == v)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K')
+		n <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		n <<= 20, end++;
+	if (*end || n < min || n > max)
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int xsrc_open(struct source **out, const char *arg, const struct source_opts *o,
+		     source_record_fn cb, void *ctx, char *err, size_t errlen)
+{
+	struct xsrc *s = calloc(1, sizeof(*s));
+	char *spec = strdup(arg ? arg : ""), *save = NULL, *tok;
+	int force = 0;   /* 0 auto, 1 native, 2 generic */
+	uint32_t rbsize = XDP_ROCE_RB_DEFAULT, sample = o && o->sample ? o->sample : 1;
+	int ret = -EINVAL;
+
+	*out = NULL;
+	if (!s || !spec) {
+		snprintf(err, errlen, "xdp: out of memory");
+		ret = -ENOMEM;
+		goto fail;
+	}
+	s->base.type = &source_type_xdp;
+	s->cb = cb;
+	s->ctx = ctx;
+	s->snap = o && o->snaplen ? o->snaplen : XDP_ROCE_SNAP_DEFAULT;
+
+	tok = strtok_r(spec, ",", &save);
+	if (!tok || !*tok) {
+		snprintf(err, errlen, "xdp: no interface (use xdp:IFACE)");
+		goto fail;
+	}
+	if (strlen(tok) >= sizeof(s->ifname)) {
+		snprintf(err, errlen, "xdp: interface name too long: %s", tok);
+		goto fail;
+	}
+	strcpy(s->ifname, tok);
+	while ((tok = strtok_r(NULL, ",", &save))) {
+		if (!strcmp(tok, "native") || !strcmp(tok, "mode=native")) {
+			force = 1;
+		} else if (!strcmp(tok, "generic") || !strcmp(tok, "mode=generic")) {
+			force = 2;
+		} else if (!strncmp(tok, "snap=", 5)) {
+			if (parse_u32(tok + 5, 1, 1u << 20, &s->snap) < 0) {
+				snprintf(err, errlen, "xdp: bad %s", tok);
+				goto fail;
+			}
+		} else if (!strncmp(tok, "sample=", 7)) {
+			if (parse_u32(tok + 7, 1, 1u << 30, &sample) < 0) {
+				snprintf(err, errlen, "xdp: bad %s", tok);
+				goto fail;
+			}
+		} else if (!strncmp(tok, "rb=", 3)) {
+			if (parse_u32(tok + 3, 1u << 16, 1u << 30, &rbsize) < 0 || (rbsize & (rbsize - 1))) {
+				snprintf(err, errlen, "xdp: bad %s (a power of 2, 64k..1G)", tok);
+				goto fail;
+			}
+		} else if (!strncmp(tok, "capture=", 8) && tok[8]) {
+			s->cap_path = strdup(tok + 8);
+		} else {
+			snprintf(err, errlen, "xdp: unknown option '%s' (native, generic, snap=N, sample=N, rb=BYTES, capture=FILE)", tok);
+			goto fail;
+		}
+	}
+	/* The transport needs the headers and the RPC-over-RDMA header; a
+	 * whole RoCE frame at most. */
+	if (s->snap < 64)
+		s->snap = 64;
+	if (s->snap > XDP_ROCE_SNAP_MAX)
+		s->snap = XDP_ROCE_SNAP_MAX;
+	s->ifindex = if_nametoindex(s->ifname);
+	if (!s->ifindex) {
+		ret = -ENODEV;
+		snprintf(err, errlen, "xdp: no interface %s", s->ifname);
+		goto fail;
+	}
+
+	s->skel = xdp_roce_bpf__open();
+	if (!s->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "xdp: opening the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->snap_len = s->snap;
+	s->skel->rodata->sample_every = sample;
+	bpf_map__set_max_entries(s->skel->maps.xdp_rb, rbsize);
+	if ((ret = xdp_roce_bpf__load(s->skel)) < 0) {
+		snprintf(err, errlen, "xdp: loading the XDP program: %s%s", strerror(-ret),
+			 ret == -EPERM ? " (needs root or CAP_BPF + CAP_NET_ADMIN)" : "");
+		goto fail;
+	}
+	s->prog_fd = bpf_program__fd(s->skel->progs.xdp_roce);
+
+	/* Attached through a bpf_link: it detaches when closed, also if the
+	 * process dies, and never touches another program on the device. */
+	int native_err = 0;
+	if (force != 2) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
+		if (s->link_fd >= 0) {
+			s->mode = "native";
+		} else {
+			native_err = -errno;
+			s->link_fd = 0;
+			if (force == 1) {
+				ret = native_err;
+				snprintf(err, errlen, "xdp: native attach to %s: %s%s", s->ifname, strerror(-ret),
+					 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
+				goto fail;
+			}
+		}
+	}
+	if (!s->mode) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
+		if (s->link_fd < 0) {
+			ret = -errno;
+			s->link_fd = 0;
+			snprintf(err, errlen, "xdp: attaching to %s: %s%s", s->ifname, strerror(-ret),
+				 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
+			goto fail;
+		}
+		s->mode = "generic";
+	}
+	if (native_err)
+		log_warn("xdp: attached to %s in generic mode (native: %s): slower, and sees frames after GRO",
+			 s->ifname, strerror(-native_err));
+	else
+		log_info("xdp: attached to %s in %s mode", s->ifname, s->mode);
+
+	struct dissect_opts dopts = { .max_inflight = XSRC_MAX_INFLIGHT };
+	struct dissect_cbs cbs = { .record = on_record, .ctx = s };
+	s->feed = xdp_feed_new(&dopts, &cbs);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.xdp_rb), on_ring, s, NULL);
+	if (!s->feed || !s->rb) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "xdp: setting up the ring buffer reader: %s", strerror(errno));
+		goto fail;
+	}
+	s->mono_to_real = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+	if (s->cap_path && (ret = cap_open(s, s->cap_path, err, errlen)) < 0)
+		goto fail;
+	free(spec);
+	*out = &s->base;
+	return 0;
+fail:
+	free(spec);
+	xsrc_close(s ? &s->base : NULL);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+static int xsrc_fd(struct source *src)
+{
+	struct xsrc *s = (struct xsrc *)src;
+
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+static int xsrc_poll(struct source *src, int timeout_ms)
+{
+	struct xsrc *s = (struct xsrc *)src;
+
+	s->delivered = 0;
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+	if (n < 0 && n != -EINTR)
+		return n;
+	if (s->cap)
+		fflush(s->cap);
+	return s->delivered;
+}
+
+static void xsrc_stats(const struct source *src, struct source_stats *st)
+{
+	const struct xsrc *s = (const struct xsrc *)src;
+
+	*st = s->st;
+	st->drops = stat_sum(s, XS_RB_DROPS);
+	st->errors = stat_sum(s, XS_MALFORMED) + s->bad_records;
+}
+
+int source_is_xdp(const struct source *s)
+{
+	return s && s->type == &source_type_xdp;
+}
+
+const char *source_xdp_mode(const struct source *src)
+{
+	return source_is_xdp(src) ? ((const struct xsrc *)src)->mode : NULL;
+}
+
+uint64_t source_xdp_frames_seen(const struct source *src)
+{
+	return source_is_xdp(src) ? stat_sum((const struct xsrc *)src, XS_FRAMES) : 0;
+}
+
+uint64_t source_xdp_counter(const struct source *src, unsigned slot)
+{
+	return source_is_xdp(src) && slot < XS_MAX ? stat_sum((const struct xsrc *)src, slot) : 0;
+}
+
+int source_xdp_flush(struct source *src)
+{
+	struct xsrc *s = (struct xsrc *)src;
+
+	if (!source_is_xdp(src))
+		return -EINVAL;
+	s->delivered = 0;
+	ring_buffer__consume(s->rb);
+	xdp_feed_flush(s->feed);
+	return s->delivered;
+}
+
+const struct source_type source_type_xdp = {
+	.prefix = "xdp",
+	.help = "xdp:IFACE[,native|generic][,snap=N][,sample=N][,capture=FILE]  XDP fast path on a RoCE port",
+	.open = xsrc_open, .fd = xsrc_fd, .poll = xsrc_poll, .stats = xsrc_stats, .close = xsrc_close,
+};

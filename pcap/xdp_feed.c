@@ -1,0 +1,140 @@
+/* XDP records -> transport -> dissector (see pcap/xdp_feed.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcap/xdp_feed.h"
+
+struct xdp_feed {
+	struct dissect *d;
+	struct transport *tp;
+	struct dissect_cbs user;
+	struct xdp_feed_stats st;
+	uint64_t last_frame;
+	struct nfsrdma_record rec;   /* copy handed to the user, source = XDP */
+};
+
+static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
+{
+	struct xdp_feed *f = ctx;
+
+	f->st.xid_records++;
+	if (!f->user.record)
+		return;
+	f->rec = *r;
+	f->rec.source = REC_SRC_XDP;
+	f->user.record(&f->rec, t, f->user.ctx);
+}
+
+static void on_finding(const struct dissect_finding *fd, void *ctx)
+{
+	struct xdp_feed *f = ctx;
+
+	if (f->user.finding)
+		f->user.finding(fd, f->user.ctx);
+}
+
+static void on_diag(const struct diag *g, void *ctx)
+{
+	struct xdp_feed *f = ctx;
+
+	if (f->user.diag)
+		f->user.diag(g, f->user.ctx);
+}
+
+static void on_frame_note(const struct dissect_frame_note *n, void *ctx)
+{
+	struct xdp_feed *f = ctx;
+
+	if (f->user.frame_note)
+		f->user.frame_note(n, f->user.ctx);
+}
+
+struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect_cbs *cbs)
+{
+	struct xdp_feed *f = calloc(1, sizeof(*f));
+	struct dissect_opts def = { 0 };
+
+	if (!f)
+		return NULL;
+	if (cbs)
+		f->user = *cbs;
+	struct dissect_cbs mine = { .record = on_record, .finding = on_finding, .diag = on_diag,
+				     .frame_note = on_frame_note, .ctx = f };
+	f->d = dissect_new(o ? o : &def, &mine);
+	if (f->d)
+		f->tp = transport_new(dissect_event, on_diag, f->d);
+	if (!f->d || !f->tp || transport_set_linktype(f->tp, LINKTYPE_ETHERNET) < 0) {
+		xdp_feed_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void xdp_feed_free(struct xdp_feed *f)
+{
+	if (!f)
+		return;
+	if (f->tp)
+		transport_free(f->tp);
+	if (f->d)
+		dissect_free(f->d);
+	free(f);
+}
+
+int xdp_rec_check(const void *buf, size_t len, const struct xdp_roce_rec **recp,
+		  const uint8_t **frame)
+{
+	struct xdp_roce_rec h;
+
+	if (!buf || len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, buf, sizeof(h));   /* no alignment assumption on buf */
+	if (h.magic != XDP_ROCE_MAGIC || h.hdr_size != sizeof(h))
+		return -EBADMSG;
+	if (h.cap_len > len - sizeof(h) || h.cap_len > XDP_ROCE_SNAP_MAX ||
+	    h.cap_len > h.wire_len)
+		return -EBADMSG;
+	if (h.status != XR_ROCE && h.status != XR_MALFORMED)
+		return -EBADMSG;
+	if (h.frame == 0)
+		return -EBADMSG;
+	*recp = buf;
+	*frame = (const uint8_t *)buf + sizeof(h);
+	return 0;
+}
+
+int xdp_feed_record(struct xdp_feed *f, const void *buf, size_t len, uint64_t ts_ns)
+{
+	const struct xdp_roce_rec *r;
+	const uint8_t *frame;
+	struct xdp_roce_rec h;
+
+	if (xdp_rec_check(buf, len, &r, &frame) < 0) {
+		f->st.bad_records++;
+		return -EBADMSG;
+	}
+	memcpy(&h, r, sizeof(h));
+	f->st.records++;
+	if (h.status == XR_ROCE)
+		f->st.roce++;
+	else
+		f->st.malformed++;
+	/* Frames are numbered by the program in the order it saw them; with
+	 * several RX queues the per-CPU ring writers may interleave. */
+	if (h.frame <= f->last_frame)
+		f->st.reordered++;
+	f->last_frame = h.frame;
+	transport_packet(f->tp, ts_ns, h.frame, frame, h.cap_len, h.wire_len);
+	return 0;
+}
+
+void xdp_feed_flush(struct xdp_feed *f)
+{
+	transport_flush(f->tp);
+	dissect_flush(f->d);
+}
+
+const struct xdp_feed_stats *xdp_feed_stats(const struct xdp_feed *f) { return &f->st; }
+const struct dissect_stats *xdp_feed_dissect_stats(const struct xdp_feed *f) { return dissect_stats(f->d); }
+const struct transport_stats *xdp_feed_transport_stats(const struct xdp_feed *f) { return transport_stats(f->tp); }

@@ -1,0 +1,467 @@
+/* The XDP fast path under repetition, and its benchmark.
+ *
+ *   test_xdp_bench CAPTURE...            (bpf tier) BPF_PROG_TEST_RUN with
+ *       repeat over each capture's frames: every repetition returns
+ *       XDP_PASS and is counted once, every RoCE repetition produces one
+ *       record or one counted ring-buffer drop.  No timing is asserted.
+ *   test_xdp_bench --bench CAPTURE       (bench/xdp.sh) prints
+ *       1. ns/packet over the capture's packet mix (BPF_PROG_TEST_RUN,
+ *          repeat; the kernel's own duration), snap 512 and full frames;
+ *       2. on a veth pair in private namespaces, the highest send rate
+ *          at which the XDP path (program + ring buffer + the dissector's
+ *          per-XID pipeline in user space) loses nothing, and the same for
+ *          a libpcap capture on the same interface feeding the same
+ *          pipeline; the ratio of the two.  Both are capped by the rate
+ *          the sender reaches, which is printed too. */
+#include <fcntl.h>
+#include <net/if.h>
+#include <linux/if_packet.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <time.h>
+#define PCAP_DONT_INCLUDE_PCAP_BPF_H
+struct bpf_program;
+#include <pcap/pcap.h>
+
+#include "../xdp/xdp_test.h"
+#include "pcap/source_xdp.h"
+#include "roce_count.skel.h"
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- 1: BPF_PROG_TEST_RUN ---- */
+
+static double mix_ns(struct txdp *x, const struct tcap *c, size_t nframes, uint32_t repeat, int check)
+{
+	uint64_t total_ns = 0, runs = 0;
+	unsigned bad = 0;
+
+	txdp_reset(x);
+	for (size_t i = 0; i < c->n && i < nframes; i++) {
+		uint64_t f0 = txdp_stat(x, XS_FRAMES), r0 = txdp_stat(x, XS_RECORDS),
+			 d0 = txdp_stat(x, XS_RB_DROPS), roce0 = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED);
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f[i].data,
+			    .data_size_in = (uint32_t)c->f[i].cap, .repeat = repeat);
+		int err = bpf_prog_test_run_opts(x->prog_fd, &o);
+		ring_buffer__consume(x->rb);
+		trecs_clear(&x->recs);
+		if (check) {
+			uint64_t roce = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED) - roce0;
+			if (err || o.retval != XDP_PASS || txdp_stat(x, XS_FRAMES) - f0 != repeat ||
+			    (roce != 0 && roce != repeat) ||
+			    txdp_stat(x, XS_RECORDS) - r0 + txdp_stat(x, XS_RB_DROPS) - d0 != roce) {
+				if (bad++ < 5)
+					fprintf(stderr, "%s frame %zu: run %d retval %u, repetitions miscounted\n",
+						c->path, i + 1, err, o.retval);
+			}
+		}
+		if (!err) {
+			total_ns += (uint64_t)o.duration * repeat;
+			runs += repeat;
+		}
+	}
+	if (check)
+		CHECK(bad == 0, "%s: %u frames: repetitions not all XDP_PASS and counted once", c->path, bad);
+	return runs ? (double)total_ns / (double)runs : 0;
+}
+
+/* ---- 2: veth pair ---- */
+
+static char ns_a[64], ns_b[64], veth_a[IF_NAMESIZE], veth_b[IF_NAMESIZE];
+static int created;
+
+static void cleanup(void)
+{
+	char cmd[256];
+
+	if (!created)
+		return;
+	created = 0;
+	snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup failed: %s\n", cmd);
+}
+
+static void on_signal(int sig)
+{
+	cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int enter_ns(const char *name)
+{
+	char path[128];
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		if (fd >= 0)
+			close(fd);
+		if (self >= 0)
+			close(self);
+		return -1;
+	}
+	close(fd);
+	return self;
+}
+
+static void leave_ns(int self)
+{
+	if (self >= 0) {
+		if (setns(self, CLONE_NEWNET) < 0)
+			perror("setns");
+		close(self);
+	}
+}
+
+static int veth_setup(void)
+{
+	char cmd[1024];
+	int pid = (int)getpid();
+
+	snprintf(ns_a, sizeof(ns_a), "nfsrdma-xdpb-%d-a", pid);
+	snprintf(ns_b, sizeof(ns_b), "nfsrdma-xdpb-%d-b", pid);
+	snprintf(veth_a, sizeof(veth_a), "nba%d", pid % 1000000);
+	snprintf(veth_b, sizeof(veth_b), "nbb%d", pid % 1000000);
+	atexit(cleanup);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	created = 1;
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns add %s && ip netns add %s && "
+		 "ip link add %s netns %s mtu 9000 type veth peer name %s netns %s mtu 9000 && "
+		 "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1 && "
+		 "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1 && "
+		 "ip -n %s link set %s up && ip -n %s link set %s up",
+		 ns_a, ns_b, veth_a, ns_a, veth_b, ns_b, ns_a, veth_a, ns_b, veth_b, ns_a, veth_a, ns_b, veth_b);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The sender: count frames of the mix at rate pps (0: flat out), in
+ * batches with sendmmsg.  Returns frames sent; *elapsed in ns. */
+static size_t send_at(int sock, int ifindex, const struct tcap *c, size_t count, double pps,
+		      uint64_t *elapsed)
+{
+	enum { BATCH = 32 };
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = ifindex, .sll_halen = 6 };
+	size_t sent = 0, k = 0;
+	uint64_t t0 = mono();
+
+	memset(m, 0, sizeof(m));
+	while (sent < count) {
+		int n = 0;
+		for (; n < BATCH && sent + (size_t)n < count; n++, k++) {
+			const struct tframe *t = &c->f[k % c->n];
+			iov[n].iov_base = t->data;
+			iov[n].iov_len = t->cap;
+			m[n].msg_hdr.msg_iov = &iov[n];
+			m[n].msg_hdr.msg_iovlen = 1;
+			m[n].msg_hdr.msg_name = &to;
+			m[n].msg_hdr.msg_namelen = sizeof(to);
+		}
+		int r = sendmmsg(sock, m, (unsigned)n, 0);
+		if (r <= 0)
+			break;
+		sent += (size_t)r;
+		if (pps > 0) {
+			uint64_t due = t0 + (uint64_t)((double)sent * 1e9 / pps);
+			while (mono() < due)
+				;
+		}
+	}
+	*elapsed = mono() - t0;
+	return sent;
+}
+
+struct rx {
+	volatile int stop;
+	struct source *xs;   /* XDP */
+	pcap_t *pc;          /* libpcap */
+	struct transport *tp;
+	struct dissect *d;
+	uint64_t pcap_frames;
+	uint64_t records;
+};
+
+static void count_rec(const struct nfsrdma_record *r, void *ctx)
+{
+	((struct rx *)ctx)->records++;
+}
+
+static void count_rec2(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
+{
+	((struct rx *)ctx)->records++;
+}
+
+static void pcap_cb(u_char *u, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct rx *rx = (struct rx *)u;
+
+	rx->pcap_frames++;
+	transport_packet(rx->tp, (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * 1000,
+			 rx->pcap_frames, bytes, h->caplen, h->len);
+}
+
+static void *rx_thread(void *arg)
+{
+	struct rx *rx = arg;
+
+	while (!rx->stop) {
+		if (rx->xs)
+			source_poll(rx->xs, 10);
+		else if (pcap_dispatch(rx->pc, 256, pcap_cb, (u_char *)rx) == 0)
+			usleep(50);   /* non-blocking: the kernel ring holds what arrives */
+	}
+	return NULL;
+}
+
+/* The receiver of one mode, opened once for all its trials. */
+static int rx_open(struct rx *rx, int use_xdp)
+{
+	char err[PCAP_ERRBUF_SIZE + 256] = "";
+
+	memset(rx, 0, sizeof(*rx));
+	int self = enter_ns(ns_a);
+	if (self < 0)
+		return -1;
+	if (use_xdp) {
+		struct source_opts o = { .snaplen = XDP_ROCE_SNAP_DEFAULT, .sample = 1 };
+		if (source_type_xdp.open(&rx->xs, veth_a, &o, count_rec, rx, err, sizeof(err)) < 0)
+			rx->xs = NULL;
+		else
+			printf("veth: xdp attached in %s mode\n", source_xdp_mode(rx->xs));
+	} else {
+		rx->pc = pcap_create(veth_a, err);
+		if (rx->pc) {
+			pcap_set_snaplen(rx->pc, XDP_ROCE_SNAP_DEFAULT);
+			pcap_set_immediate_mode(rx->pc, 1);
+			if (pcap_activate(rx->pc) < 0 || pcap_setnonblock(rx->pc, 1, err) < 0) {
+				snprintf(err, sizeof(err), "%s", pcap_geterr(rx->pc));
+				pcap_close(rx->pc);
+				rx->pc = NULL;
+			}
+		}
+		struct dissect_cbs cbs = { .record = count_rec2, .ctx = rx };
+		struct dissect_opts dop = { 0 };
+		rx->d = dissect_new(&dop, &cbs);
+		rx->tp = transport_new(dissect_event, NULL, rx->d);
+		transport_set_linktype(rx->tp, LINKTYPE_ETHERNET);
+	}
+	leave_ns(self);
+	if (!rx->xs && !rx->pc) {
+		fprintf(stderr, "bench: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void rx_close(struct rx *rx)
+{
+	if (rx->xs)
+		source_close(rx->xs);
+	if (rx->pc)
+		pcap_close(rx->pc);
+	if (rx->tp)
+		transport_free(rx->tp);
+	if (rx->d)
+		dissect_free(rx->d);
+}
+
+/* Everything received so far, and what was lost before user space. */
+static void rx_counts(struct rx *rx, uint64_t *seen, uint64_t *lost)
+{
+	if (rx->xs) {
+		struct source_stats st;
+		source_get_stats(rx->xs, &st);
+		/* frames the program saw that did not reach user space: ring
+		 * full, or records not yet consumed */
+		*seen = source_xdp_frames_seen(rx->xs);
+		*lost = st.drops + (source_xdp_counter(rx->xs, XS_RECORDS) - st.events);
+	} else {
+		struct pcap_stat ps;
+		memset(&ps, 0, sizeof(ps));
+		pcap_stats(rx->pc, &ps);
+		*seen = rx->pcap_frames;
+		*lost = ps.ps_drop;
+	}
+}
+
+/* One trial: 1 = nothing lost at this rate. */
+static int trial(struct rx *rx, int sock, int ifb, const struct tcap *c, double pps, size_t count,
+		 double *achieved)
+{
+	pthread_t th;
+	uint64_t seen0, lost0, seen1, lost1, el = 0;
+
+	rx_counts(rx, &seen0, &lost0);
+	rx->stop = 0;
+	if (pthread_create(&th, NULL, rx_thread, rx) != 0)
+		return 0;
+	if (pps > 0 && count > (size_t)(pps * 0.5))
+		count = (size_t)(pps * 0.5) + 1;   /* half a second per trial */
+	size_t sent = send_at(sock, ifb, c, count, pps, &el);
+	*achieved = el ? (double)sent * 1e9 / (double)el : 0;
+	usleep(300000);   /* let the reader drain */
+	rx->stop = 1;
+	pthread_join(th, NULL);
+	rx_counts(rx, &seen1, &lost1);
+	return sent == count && seen1 - seen0 == sent && lost1 == lost0;
+}
+
+/* Highest zero-loss rate on a doubling then bisecting ladder. */
+static double max_rate(int sock, int ifb, const struct tcap *c, int use_xdp, double cap, size_t count)
+{
+	struct rx rx;
+
+	if (rx_open(&rx, use_xdp) < 0)
+		return 0;
+	double lo = 0, hi = 0, got;
+	double r = 50000;
+
+	while (r < cap * 2) {
+		double rate = r > cap ? 0 : r;     /* beyond the sender: flat out */
+		int ok = trial(&rx, sock, ifb, c, rate, count, &got);
+		fprintf(stderr, "  %s at %.0f pps (achieved %.0f): %s\n", use_xdp ? "xdp" : "libpcap",
+			rate, got, ok ? "no loss" : "loss");
+		if (ok) {
+			lo = got;
+			if (!rate) {
+				rx_close(&rx);
+				return lo;
+			}
+		} else {
+			hi = r;
+			break;
+		}
+		r *= 2;
+	}
+	for (int i = 0; i < 3 && hi > 0 && hi - lo > lo * 0.1; i++) {
+		double mid = (lo + hi) / 2;
+		int ok = trial(&rx, sock, ifb, c, mid, count, &got);
+		fprintf(stderr, "  %s at %.0f pps (achieved %.0f): %s\n", use_xdp ? "xdp" : "libpcap",
+			mid, got, ok ? "no loss" : "loss");
+		if (ok)
+			lo = got;
+		else
+			hi = mid;
+	}
+	rx_close(&rx);
+	return lo;
+}
+
+static int bench(const char *path)
+{
+	struct tcap c;
+	struct txdp x512, xfull, x64, xnone;
+
+	if (tcap_load(&c, path) < 0 || c.linktype != LINKTYPE_ETHERNET) {
+		fprintf(stderr, "bench: %s: not an Ethernet capture\n", path);
+		return 1;
+	}
+	if (txdp_open(&x512, XDP_ROCE_SNAP_DEFAULT, 1) || txdp_open(&xfull, XDP_ROCE_SNAP_MAX, 1) ||
+	    txdp_open(&x64, 64, 1) || txdp_open(&xnone, XDP_ROCE_SNAP_DEFAULT, 1u << 30)) {
+		fprintf(stderr, "bench: cannot load xdp_roce\n");
+		return 1;
+	}
+	double ns512 = mix_ns(&x512, &c, c.n, 300, 0);
+	double nsfull = mix_ns(&xfull, &c, c.n, 100, 0);
+	double ns64 = mix_ns(&x64, &c, c.n, 300, 0);
+	double nsnone = mix_ns(&xnone, &c, c.n, 300, 0);
+	/* the test-run floor: the trivial first program on the same mix */
+	double nsbase = 0;
+	struct roce_count_bpf *rc = roce_count_bpf__open_and_load();
+	if (rc) {
+		uint64_t tot = 0, runs = 0;
+		for (size_t i = 0; i < c.n; i++) {
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c.f[i].data,
+				    .data_size_in = (uint32_t)c.f[i].cap, .repeat = 300);
+			if (!bpf_prog_test_run_opts(bpf_program__fd(rc->progs.xdp_roce_count), &o)) {
+				tot += (uint64_t)o.duration * 300;
+				runs += 300;
+			}
+		}
+		nsbase = runs ? (double)tot / (double)runs : 0;
+		roce_count_bpf__destroy(rc);
+	}
+	txdp_close(&x512);
+	txdp_close(&xfull);
+	txdp_close(&x64);
+	txdp_close(&xnone);
+	printf("xdp test-run: %s, %zu-frame mix, ns/packet: %.1f (records of 512 bytes), %.1f (full frames), "
+	       "%.1f (64 bytes), %.1f (parse + counters, no record)\n", path, c.n, ns512, nsfull, ns64, nsnone);
+	printf("xdp test-run: floor (bpf/roce_count.bpf.o, a 20-line counter, same mix): %.1f ns/packet\n", nsbase);
+	printf("xdp test-run: target <= 100 ns/packet: ratio target/measured %.2f (512), %.2f (no record)\n",
+	       ns512 > 0 ? 100.0 / ns512 : 0, nsnone > 0 ? 100.0 / nsnone : 0);
+
+	if (veth_setup() < 0) {
+		fprintf(stderr, "bench: veth setup failed\n");
+		return 1;
+	}
+	int self = enter_ns(ns_b);
+	int sock = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	int ifb = (int)if_nametoindex(veth_b);
+	leave_ns(self);
+	if (sock < 0 || ifb <= 0)
+		return 1;
+	int sndbuf = 16 << 20;
+	setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	size_t count = 100000;
+	uint64_t el;
+	size_t s = send_at(sock, ifb, &c, count, 0, &el);
+	double sender = el ? (double)s * 1e9 / (double)el : 0;
+	printf("veth: sender flat out (no capture): %.0f packets/s\n", sender);
+	double rx = max_rate(sock, ifb, &c, 1, sender, count);
+	double rp = max_rate(sock, ifb, &c, 0, sender, count);
+	printf("veth: highest zero-loss rate: XDP path %.0f pps, libpcap %.0f pps; ratio %.2f (target >= 10)%s\n",
+	       rx, rp, rp > 0 ? rx / rp : 0,
+	       rx >= sender * 0.9 ? " [XDP limited by the sender: ratio is a lower bound]" : "");
+	close(sock);
+	cleanup();
+	tcap_free(&c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct txdp x;
+	int ncap = 0;
+
+	if (geteuid() != 0) {
+		printf("bpf-xdp-bench: needs root to load programs\n");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "--bench"))
+		return bench(argv[2]);
+	int err = txdp_open(&x, XDP_ROCE_SNAP_DEFAULT, 1);
+	CHECK(err == 0, "load/verify xdp_roce: %d", err);
+	if (err)
+		return check_summary("bpf-xdp-repeat");
+	for (int i = 1; i < argc; i++) {
+		struct tcap c;
+		if (access(argv[i], R_OK) != 0 || tcap_load(&c, argv[i]) < 0)
+			continue;
+		if (c.linktype == LINKTYPE_ETHERNET && c.n) {
+			/* repeat > 1 lets the kernel reschedule inside the run:
+			 * a few frames per capture keep the tier quick */
+			mix_ns(&x, &c, 16, 4, 1);
+			ncap++;
+		}
+		tcap_free(&c);
+	}
+	CHECK(argc < 2 || ncap > 0, "no Ethernet capture");
+	txdp_close(&x);
+	return check_summary("bpf-xdp-repeat");
+}
