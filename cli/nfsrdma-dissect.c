@@ -8,12 +8,15 @@
 
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
+#include "src/export_fields.h"
+#include "src/export_pcapng.h"
 #include "src/log.h"
 #include "src/opt.h"
 #include "src/out.h"
+#include "src/plot_svg.h"
 #include "src/recfmt.h"
 
-enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS };
+enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT };
 
 static const struct opt opts[] = {
 	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
@@ -28,6 +31,10 @@ static const struct opt opts[] = {
 	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT },
 	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK },
 	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS },
+	{ "write", 'w', "FILE", "also write the packets as pcapng, commented per frame (xid, op, role, latency)", 'w' },
+	{ "fields", 0, "LIST", "one CSV row per RPC, Wireshark field names (default, all, help, or a,b,c)", K_FIELDS },
+	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV },
+	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT },
 	OPT_END
 };
 
@@ -42,6 +49,10 @@ struct cli {
 	const char *addr;
 	uint64_t min_lat_ns;
 	uint64_t printed;
+	const char *pcapng_out, *fields, *plot_path;
+	bool tsv;
+	struct fields_writer *fw;
+	struct plot *plot;
 };
 
 static int handle(int key, const char *arg, void *ctx)
@@ -57,6 +68,16 @@ static int handle(int key, const char *arg, void *ctx)
 	case 'r': c->file = arg; break;
 	case K_CHECK: c->check = true; break;
 	case K_STATS: c->stats = true; break;
+	case 'w': c->pcapng_out = arg; break;
+	case K_FIELDS:
+		if (!strcmp(arg, "help")) {
+			fields_help(stdout);
+			exit(0);
+		}
+		c->fields = arg;
+		break;
+	case K_TSV: c->tsv = true; break;
+	case K_PLOT: c->plot_path = arg; break;
 	case K_OP: c->op = arg; break;
 	case K_ADDR: c->addr = arg; break;
 	case K_XID:
@@ -122,7 +143,11 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 	for (int i = 0; i < 3; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
-	if (!c->quiet) {
+	if (c->plot)
+		plot_add(c->plot, r);
+	if (c->fw) {
+		fields_record(c->fw, r);   /* replaces the per-RPC lines */
+	} else if (!c->quiet) {
 		switch (c->format) {
 		case 'V': out_tree(stdout, r, t); break;
 		case K_JSON: out_json(stdout, r); break;
@@ -177,6 +202,9 @@ static void print_stats(const struct dissect *d)
 			(unsigned long long)t->writes, (unsigned long long)t->reads,
 			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
 			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
+	if (t && t->icrc_absent)
+		fprintf(stderr, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
+			(unsigned long long)t->icrc_absent_from);
 	fprintf(stderr, "dissect: conns %llu sends %llu rpcrdma-v1 %llu v2 %llu other %llu bad %llu "
 		"calls %llu replies %llu records %llu unmatched-replies %llu no-reply %llu "
 		"rdma-matched %llu hinted %llu unmatched %llu decode-errors %llu max-inflight %llu\n",
@@ -216,14 +244,26 @@ int main(int argc, char **argv)
 		log_error("no capture file given (see --help)");
 		return 2;
 	}
+	char err[512];
+	if (c.pcapng_out && !strcmp(c.file, "-")) {
+		log_error("-w: needs a capture file, not stdin (it is read twice)");
+		return 2;
+	}
+	if (c.fields && !(c.fw = fields_open(stdout, c.fields, c.tsv, err, sizeof(err)))) {
+		log_error("%s", err);
+		return 2;
+	}
+	if (c.plot_path && !(c.plot = plot_new())) {
+		log_error("out of memory");
+		return 1;
+	}
 	struct dissect_opts dopts = { .tree = c.format == 'V' && !c.quiet };
-	struct dissect_cbs cbs = { on_record, on_finding, on_diag, &c };
+	struct dissect_cbs cbs = { on_record, on_finding, on_diag, &c, NULL };
 	struct dissect *d = dissect_new(&dopts, &cbs);
 	if (!d) {
 		log_error("out of memory");
 		return 1;
 	}
-	char err[512];
 	int ret = dissect_file(d, c.file, err, sizeof(err));
 	fflush(stdout);
 	int rc = 0;
@@ -245,6 +285,16 @@ int main(int argc, char **argv)
 			first_sum = false;
 		}
 	}
+	if (rc == 0 && c.pcapng_out && pcapng_export_file(c.file, c.pcapng_out, err, sizeof(err)) < 0) {
+		log_error("-w %s", err);
+		rc = 1;
+	}
+	if (rc == 0 && c.plot && plot_write(c.plot, c.plot_path, c.file, err, sizeof(err)) < 0) {
+		log_error("--plot %s", err);
+		rc = 1;
+	}
+	fields_close(c.fw);
+	plot_free(c.plot);
 	if (c.stats)
 		print_stats(d);
 	for (int i = 0; i < 3; i++)

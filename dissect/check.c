@@ -3,14 +3,16 @@
 #include <stdio.h>
 
 #include "dissect/programs.h"
+#include "dissect/rpcrdma.h"
+#include "dissect/rpcrdma2.h"
 #include "dissect/xdr.h"
 
 /* Section numbers: RFC 8166 (RPC-over-RDMA v1), RFC 8267 (NFS ULB),
  * "impl-exp" = draft-cel-nfsv4-rfc5666-implementation-experience-02. */
 static const struct finding_info infos[FND__COUNT] = {
-	[FND_NOT_ELIGIBLE] = { "not-ddp-eligible", "RFC 8267 §3, §4, §5.1; RFC 8166 §3.4.2",
+	[FND_NOT_ELIGIBLE] = { "not-ddp-eligible", "RFC 8267 §4, §5, §6.1; RFC 8166 §3.4.2",
 		"chunk on a procedure that is not DDP-eligible (%u chunk(s), %llu bytes)" },
-	[FND_WLIST_MISMATCH] = { "write-list-mismatch", "RFC 8267 §5.3; impl-exp §3.7",
+	[FND_WLIST_MISMATCH] = { "write-list-mismatch", "RFC 8267 §6.4.1; impl-exp §3.7, §5.1",
 		"Write list has %u chunk(s) but the COMPOUND has %llu READ/READLINK op(s)" },
 	[FND_WRITE_ROUNDUP] = { "write-roundup", "RFC 8166 §3.4.6; impl-exp §3.6",
 		"Write chunk XDR roundup: chunk %u carries %llu byte(s) of padding" },
@@ -24,10 +26,10 @@ static const struct finding_info infos[FND__COUNT] = {
 		"RDMA READ ends %u byte(s) past the segment (handle 0x%llx)" },
 	[FND_UNMATCHED_REPLY] = { "unmatched-reply", "RFC 8166 §4.2.1; RFC 5531 §9",
 		"reply with no outstanding call (xid 0x%08x)%.0llu" },
-	[FND_READ_PLUS_WCHUNK] = { "read-plus-write-chunk", "RFC 8267 §5.1; nfs-ulb-v2 §5.1.1",
+	[FND_READ_PLUS_WCHUNK] = { "read-plus-write-chunk", "RFC 8267 §6.1; nfs-ulb-v2 §5.1.1",
 		"READ_PLUS call provided %u Write chunk(s)%.0llu" },
 	[FND_RDMA_ERROR] = { "rdma-error", "RFC 8166 §4.5",
-		"RDMA_ERROR %u (1 ERR_VERS, 2 ERR_CHUNK)%.0llu" },
+		"RDMA_ERROR %u (1 ERR_VERS, 2 ERR_CHUNK)%.0llu" },   /* see finding_format for v2 */
 	[FND_WRITE_PAST_CHUNK] = { "write-past-chunk", "RFC 8166 §3.4.6",
 		"RDMA WRITE ends %u byte(s) past the segment (handle 0x%llx)" },
 	[FND_WLIST_ECHO_LONGER] = { "write-list-overrun", "RFC 8166 §4.3.2; impl-exp §3.7",
@@ -36,6 +38,8 @@ static const struct finding_info infos[FND__COUNT] = {
 		"RDMA operation on handle 0x%08x offset 0x%llx matches no advertised segment" },
 	[FND_NOMSG_NO_CHUNK] = { "nomsg-without-reply-chunk", "RFC 8166 §3.5.3, §4.3.3",
 		"RDMA_NOMSG reply to a call that offered no Reply chunk%.0u%.0llu" },
+	[FND_WRITE_PAD_SEGMENT] = { "write-pad-segment", "RFC 8166 §3.4.6 (SHOULD NOT); impl-exp §3.6",
+		"Write chunk %u ends in a %llu-byte segment for the XDR pad of an unaligned result" },
 };
 
 const struct finding_info *finding_info(unsigned id)
@@ -64,6 +68,12 @@ int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b)
 
 	if (!fi)
 		return snprintf(buf, len, "finding-%u", id);
+	if (id == FND_RDMA_ERROR && b == 2)   /* b: the RPC-over-RDMA version */
+		return snprintf(buf, len, "%s: RDMA2_ERROR ERR_%s (%u) [draft-ietf-nfsv4-rpcrdma-version-two-07 §7]",
+				fi->name, rpcrdma2_err_name(a), a);
+	if (id == FND_RDMA_ERROR)
+		return snprintf(buf, len, "%s: RDMA_ERROR %s (%u) [%s]", fi->name, rpcrdma_err_name(a), a,
+				fi->section);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	snprintf(text, sizeof(text), fi->text, a, (unsigned long long)b);

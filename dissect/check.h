@@ -25,6 +25,7 @@ enum finding_id {
 	FND_WLIST_ECHO_LONGER,  /* reply's Write list returns more bytes than provided */
 	FND_RDMA_UNMATCHED,     /* RDMA READ/WRITE tied to no advertised segment */
 	FND_NOMSG_NO_CHUNK,     /* RDMA_NOMSG reply but the call offered no Reply chunk */
+	FND_WRITE_PAD_SEGMENT,  /* Write chunk provisioned with room for the XDR pad (SHOULD NOT) */
 	FND__COUNT
 };
 

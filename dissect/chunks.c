@@ -274,3 +274,13 @@ bool chunks_apply(struct seg_table *t, struct xid_table *xt, uint32_t conn_id,
 	}
 	return true;
 }
+
+bool chunks_wants_data(const struct seg_table *t, uint32_t conn_id, int owner, uint32_t rkey, uint64_t va)
+{
+	uint64_t key = seg_key(conn_id, owner, rkey);
+
+	for (const struct cseg *s = t->buckets[seg_hash(key, t->nbuckets)]; s; s = s->hnext)
+		if (s->key == key && va >= s->va && va - s->va < (s->len ? s->len : 1))
+			return (s->kind == CSEG_READ && s->position == 0) || s->kind == CSEG_REPLY;
+	return true;   /* not ours (yet): keep it, the XID hint may claim it */
+}

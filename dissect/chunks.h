@@ -65,4 +65,10 @@ struct chunk_match {
 bool chunks_apply(struct seg_table *t, struct xid_table *xt, uint32_t conn_id,
 		  const struct rdma_event *ev, struct chunk_match *m);
 
+/* Does an RDMA operation into (owner's memory, rkey, va) carry bytes the
+ * upper layers decode (a position-zero Read chunk or the Reply chunk)?
+ * Write chunk data and Read chunks at a position > 0 are only counted.
+ * True when no advertised segment matches. */
+bool chunks_wants_data(const struct seg_table *t, uint32_t conn_id, int owner, uint32_t rkey, uint64_t va);
+
 #endif

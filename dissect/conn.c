@@ -58,6 +58,12 @@ struct hkey {
 
 struct conn;
 
+/* An endpoint address as the tables key it: family + 16 bytes. */
+struct ep_key {
+	uint8_t fam;
+	uint8_t a[16];
+};
+
 struct hent {
 	struct hkey k;
 	struct conn *c;     /* HK_WAIT: head of the waiting list */
@@ -68,7 +74,15 @@ struct hent {
 struct htab {
 	struct hent *e;
 	size_t cap, used, dead;
+	/* Recent hits, by (QPN ^ last address byte) & 3: a connection's
+	 * packets (and the ACKs coming back) come in runs. */
+	struct hent *last[4];
 };
+
+static inline unsigned memo_slot(const struct hkey *k)
+{
+	return (k->id ^ k->a[15]) & 3;
+}
 
 static uint64_t hkey_hash(const struct hkey *k)
 {
@@ -87,13 +101,57 @@ static struct hent *ht_find(struct htab *t, const struct hkey *k)
 {
 	if (!t->cap)
 		return NULL;
+	/* The slot's own key is compared, so a slot deleted and reused for
+	 * another key is never taken for the old one. */
+	struct hent **memo = &t->last[memo_slot(k)];
+	if (*memo && (*memo)->state == 1 && memcmp(&(*memo)->k, k, sizeof(*k)) == 0)
+		return *memo;
 	size_t m = t->cap - 1, i = hkey_hash(k) & m;
 	for (;;) {
 		struct hent *e = &t->e[i];
 		if (e->state == 0)
 			return NULL;
 		if (e->state == 1 && memcmp(&e->k, k, sizeof(*k)) == 0)
-			return e;
+			return *memo = e;
+		i = (i + 1) & m;
+	}
+}
+
+/* ht_find for a QP key, built in registers: the packet path's lookup.
+ * (A key assembled byte by byte in memory and read back at once as wide
+ * words stalls store forwarding: that was most of conn_rc's time.)
+ * Hashes exactly as hkey_hash does for the same hkey. */
+static struct hent *ht_find_qp(struct htab *t, const struct ep_key *e, uint32_t qpn)
+{
+	if (!t->cap)
+		return NULL;
+	uint64_t w0 = (uint64_t)HK_QP | (uint64_t)e->fam << 8 | (uint64_t)qpn << 32, w1, w2;
+	memcpy(&w1, e->a, 8);
+	memcpy(&w2, e->a + 8, 8);
+	struct hent **memo = &t->last[(qpn ^ e->a[15]) & 3];
+	struct hent *x = *memo;
+	uint64_t kw[5];
+	if (x && x->state == 1) {
+		memcpy(kw, &x->k, sizeof(kw));
+		if (kw[0] == w0 && kw[1] == w1 && kw[2] == w2 && !kw[3] && !kw[4])
+			return x;
+	}
+	uint64_t w[5] = { w0, w1, w2, 0, 0 }, h = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 5; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	size_t m = t->cap - 1, i = h & m;
+	for (;;) {
+		struct hent *c = &t->e[i];
+		if (c->state == 0)
+			return NULL;
+		if (c->state == 1) {
+			memcpy(kw, &c->k, sizeof(kw));
+			if (kw[0] == w0 && kw[1] == w1 && kw[2] == w2 && !kw[3] && !kw[4])
+				return *memo = c;
+		}
 		i = (i + 1) & m;
 	}
 }
@@ -119,6 +177,7 @@ static int ht_grow(struct htab *t)
 	t->e = ne;
 	t->cap = ncap;
 	t->dead = 0;
+	memset(t->last, 0, sizeof(t->last));
 	return 0;
 }
 
@@ -159,6 +218,12 @@ struct buf {
 	size_t len, cap;
 };
 
+/* Frame numbers of a message (frame tracking only). */
+struct fvec {
+	uint64_t *f;
+	uint32_t n, cap;
+};
+
 /* A message being reassembled. */
 struct asm_msg {
 	bool     active;
@@ -169,7 +234,9 @@ struct asm_msg {
 	size_t   msg_len;
 	uint32_t rkey, dma_len, imm, inv_rkey;
 	uint64_t va;
+	bool     nodata;        /* the data filter declined this message's payload */
 	struct buf data;
+	struct fvec frames;     /* frame tracking: every frame of the message */
 };
 
 /* An RDMA READ request waiting for its responses. */
@@ -202,12 +269,14 @@ struct dir_state {
 struct held {
 	struct rdma_event ev;
 	size_t off;             /* of the data in the arena */
+	size_t foff;            /* of the frame numbers in farena (frame tracking) */
 };
 
 struct holdq {
 	struct held *ev;
 	size_t n, cap;
 	struct buf arena;
+	struct buf farena;      /* frame numbers of the held events */
 	uint64_t first_ts;
 };
 
@@ -254,6 +323,9 @@ struct conn_table {
 	void *ctx;
 	struct transport_stats *st;
 	size_t data_cap;
+	rdma_data_filter_fn want;
+	bool track;             /* frame tracking: events carry their frames, ACK events */
+	bool frame_used;        /* the current frame went into a message or an ACK event */
 	struct htab ht;
 	struct conn **conns;
 	size_t nconns, cap_conns;
@@ -276,10 +348,6 @@ static void tdiag(struct conn_table *t, uint64_t frame, enum cur_err kind, const
 
 /* Address used in keys: IP / GID, or the LID for native IB (a QP is found
  * by LID whether or not its packets carry a GRH). */
-struct ep_key {
-	uint8_t fam;
-	uint8_t a[16];
-};
 
 static void frame_keys(const struct ib_frame *f, struct ep_key *src, struct ep_key *dst)
 {
@@ -293,9 +361,30 @@ static void frame_keys(const struct ib_frame *f, struct ep_key *src, struct ep_k
 		dst->a[1] = (uint8_t)f->dlid;
 		return;
 	}
+	/* Whole 8-byte words, built in registers: an IPv4 address sits in a
+	 * zeroed 16-byte field written in two steps, and reading it back as
+	 * one wide load right away would stall store forwarding. */
+	uint64_t s0, s1, d0, d1;
+	if (f->family == 4) {
+		uint32_t a, b;
+		memcpy(&a, f->src, 4);
+		memcpy(&b, f->dst, 4);
+		s0 = 0;
+		d0 = 0;
+		memcpy(&s0, &a, 4);   /* the same bytes first, whatever the byte order */
+		memcpy(&d0, &b, 4);
+		s1 = d1 = 0;
+	} else {
+		memcpy(&s0, f->src, 8);
+		memcpy(&s1, f->src + 8, 8);
+		memcpy(&d0, f->dst, 8);
+		memcpy(&d1, f->dst + 8, 8);
+	}
 	src->fam = dst->fam = f->family;
-	memcpy(src->a, f->src, 16);
-	memcpy(dst->a, f->dst, 16);
+	memcpy(src->a, &s0, 8);
+	memcpy(src->a + 8, &s1, 8);
+	memcpy(dst->a, &d0, 8);
+	memcpy(dst->a + 8, &d1, 8);
 }
 
 static void fill_endpoint(struct rdma_endpoint *ep, const struct ib_frame *f, bool source)
@@ -343,6 +432,22 @@ static struct hkey wait_key(const struct ep_key *unknown, const struct ep_key *k
 	memcpy(k.a, unknown->a, 16);
 	memcpy(k.b, known->a, 16);
 	return k;
+}
+
+static void fpush(struct conn_table *t, struct fvec *v, uint64_t frame)
+{
+	if (!t->track)
+		return;
+	t->frame_used = true;
+	if (v->n == v->cap) {
+		uint32_t ncap = v->cap ? v->cap * 2 : 16;
+		uint64_t *f = realloc(v->f, ncap * sizeof(*f));
+		if (!f)
+			return;
+		v->f = f;
+		v->cap = ncap;
+	}
+	v->f[v->n++] = frame;
 }
 
 static struct ep_key side_key(const struct conn *c, int i)
@@ -432,9 +537,17 @@ static bool hold_push(struct conn_table *t, struct conn *c, const struct rdma_ev
 	}
 	if (ev->data_len && buf_reserve(&q->arena, q->arena.len + ev->data_len) < 0)
 		return false;
+	size_t fbytes = (size_t)ev->nframes * sizeof(uint64_t);
+	if (fbytes && buf_reserve(&q->farena, q->farena.len + fbytes) < 0)
+		return false;
 	struct held *h = &q->ev[q->n++];
 	h->ev = *ev;
 	h->off = q->arena.len;
+	h->foff = q->farena.len;
+	if (fbytes) {
+		memcpy(q->farena.p + q->farena.len, ev->frames, fbytes);
+		q->farena.len += fbytes;
+	}
 	if (ev->data_len) {
 		memcpy(q->arena.p + q->arena.len, ev->data, ev->data_len);
 		q->arena.len += ev->data_len;
@@ -468,11 +581,13 @@ static void hold_release(struct conn_table *t, struct conn *c)
 	for (size_t i = 0; i < q->n; i++) {
 		struct rdma_event ev = q->ev[i].ev;
 		ev.data = ev.data_len ? q->arena.p + q->ev[i].off : NULL;
+		ev.frames = ev.nframes ? (const uint64_t *)(const void *)(q->farena.p + q->ev[i].foff) : NULL;
 		deliver(t, &ev);
 	}
 	t->held_bytes -= q->arena.len;
 	free(q->ev);
 	buf_free(&q->arena);
+	buf_free(&q->farena);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -482,6 +597,10 @@ static void dir_free(struct dir_state *d)
 {
 	buf_free(&d->req.data);
 	buf_free(&d->rresp.data);
+	free(d->req.frames.f);
+	free(d->rresp.frames.f);
+	d->req.frames.f = d->rresp.frames.f = NULL;
+	d->req.frames.n = d->req.frames.cap = d->rresp.frames.n = d->rresp.frames.cap = 0;
 	free(d->reads);
 	d->reads = NULL;
 }
@@ -699,7 +818,17 @@ static void msg_start(struct asm_msg *m, uint8_t type, uint64_t ts, uint64_t fra
 	m->msg_len = 0;
 	m->rkey = m->dma_len = m->imm = m->inv_rkey = 0;
 	m->va = 0;
+	m->nodata = false;
 	m->data.len = 0;
+	m->frames.n = 0;
+}
+
+/* Asks the data filter whether a multi-packet RDMA WRITE / READ message
+ * (its RETH known) needs its payload copied. */
+static void msg_filter(struct conn_table *t, struct conn *c, int dir, struct asm_msg *m)
+{
+	if (t->want && !t->want(&c->pub, dir, m->type, m->rkey, m->va, m->dma_len, t->ctx))
+		m->nodata = true;
 }
 
 static void msg_append(struct conn_table *t, struct asm_msg *m, const struct ib_pkt *p,
@@ -708,8 +837,11 @@ static void msg_append(struct conn_table *t, struct asm_msg *m, const struct ib_
 	m->ts_last = ts;
 	m->frame_last = frame;
 	m->npkts++;
+	fpush(t, &m->frames, frame);
 	m->psn_next = psn_add(p->psn, 1);
 	m->msg_len += p->payload_len;
+	if (m->nodata)
+		return;
 	if (p->payload_cap < p->payload_len)
 		m->flags |= RDMA_EVF_TRUNC_DATA;
 	size_t n = p->payload_cap;
@@ -742,6 +874,10 @@ static void msg_event(struct conn *c, int dir, const struct asm_msg *m, struct r
 	ev->psn_first = m->psn_first;
 	ev->data = m->data.len ? m->data.p : NULL;
 	ev->data_len = m->data.len;
+	if (m->nodata)
+		ev->flags |= RDMA_EVF_NO_DATA;
+	ev->frames = m->frames.n ? m->frames.f : NULL;
+	ev->nframes = m->frames.n;
 	ev->msg_len = m->msg_len;
 	ev->rkey = m->rkey;
 	ev->va = m->va;
@@ -776,6 +912,10 @@ static void expire_read(struct conn_table *t, struct conn *c, int req_side, cons
 	ev.rkey = r->rkey;
 	ev.va = r->va;
 	ev.dma_len = r->len;
+	if (t->track) {
+		ev.frames = &r->frame;
+		ev.nframes = 1;
+	}
 	emit(t, c, &ev);
 }
 
@@ -895,6 +1035,7 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 			d->req.rkey = p->reth_rkey;
 			d->req.va = p->reth_va;
 			d->req.dma_len = p->reth_len;
+			msg_filter(t, c, s, &d->req);
 		}
 		msg_append(t, &d->req, p, ts, frame);
 		return;
@@ -947,6 +1088,11 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 		ev.data = ev.data_len ? p->payload : NULL;
 		if (ev.data_len < ev.msg_len)
 			ev.flags |= RDMA_EVF_TRUNC_DATA;
+		if (t->track) {
+			ev.frames = &frame;
+			ev.nframes = 1;
+			t->frame_used = true;
+		}
 		if (k == IBK_WRITE_ONLY) {
 			ev.rkey = p->reth_rkey;
 			ev.va = p->reth_va;
@@ -1001,6 +1147,8 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 			expire_read(t, c, s, &old, RDMA_EVF_NO_RESPONSE);
 		}
 		d->reads[(d->rd_head + d->rd_n) % d->rd_cap] = r;
+		if (t->track)
+			t->frame_used = true;   /* its frame goes out with the READ event */
 		d->rd_n++;
 		return;
 	}
@@ -1061,11 +1209,14 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 			struct rd_req r;
 			pop_read(d, &r);
 			msg_start(&d->rresp, RDMA_EV_READ, r.ts, r.frame, r.psn);
+			fpush(t, &d->rresp.frames, r.frame);
 			d->rresp.flags = r.flags;
 			d->rresp.rkey = r.rkey;
 			d->rresp.va = r.va;
 			d->rresp.dma_len = r.len;
 			d->rresp.npkts = 1;   /* the request */
+			if (k != IBK_READ_RESP_ONLY)
+				msg_filter(t, c, q, &d->rresp);
 			d->rresp_npsn = r.npsn;
 		} else {
 			/* The request is not in the capture. */
@@ -1111,6 +1262,7 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 				struct rd_req r;
 				pop_read(d, &r);
 				msg_start(&d->rresp, RDMA_EV_READ, r.ts, r.frame, r.psn);
+				fpush(t, &d->rresp.frames, r.frame);
 				d->rresp.rkey = r.rkey;
 				d->rresp.va = r.va;
 				d->rresp.dma_len = r.len;
@@ -1138,6 +1290,28 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 		}
 		finish_msg(t, c, q, &d->rresp, 0);
 	}
+}
+
+/* Frame tracking: an ACK / NAK as an event of its own (dir = the side
+ * whose requests it acknowledges, psn_first = its PSN, imm = AETH
+ * syndrome), so its frame can be tied to the message it acknowledges. */
+static void ack_event(struct conn_table *t, struct conn *c, int q, const struct ib_pkt *p,
+		      uint64_t ts, uint64_t frame)
+{
+	struct rdma_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RDMA_EV_ACK;
+	ev.conn = &c->pub;
+	ev.dir = q;
+	ev.ts_first_ns = ev.ts_last_ns = ts;
+	ev.frame_first = ev.frame_last = frame;
+	ev.npkts = 1;
+	ev.psn_first = p->psn;
+	ev.imm = p->aeth_syn;
+	ev.frames = &frame;
+	ev.nframes = 1;
+	t->frame_used = true;
+	emit(t, c, &ev);
 }
 
 static void ack_packet(struct conn_table *t, struct conn *c, int q, const struct ib_pkt *p)
@@ -1294,8 +1468,7 @@ void conn_rc(struct conn_table *t, uint64_t ts, uint64_t frame,
 {
 	struct ep_key src, dst;
 	frame_keys(f, &src, &dst);
-	struct hkey k = qp_key(&dst, p->dqpn);
-	struct hent *h = ht_find(&t->ht, &k);
+	struct hent *h = ht_find_qp(&t->ht, &dst, p->dqpn);
 	struct conn *c = NULL;
 	int r = 0;
 
@@ -1370,6 +1543,8 @@ void conn_rc(struct conn_table *t, uint64_t ts, uint64_t frame,
 	case IBK_ACK:
 	case IBK_ATOMIC_ACK:
 		ack_packet(t, c, r, p);
+		if (t->track && c->st)
+			ack_event(t, c, r, p, ts, frame);
 		break;
 	case IBK_CNP:
 		break;
@@ -1560,6 +1735,24 @@ struct conn_table *conn_table_new(rdma_event_fn fn, diag_fn diag, void *ctx, str
 	t->st = st;
 	t->data_cap = TRANSPORT_DATA_CAP;
 	return t;
+}
+
+void conn_set_data_filter(struct conn_table *t, rdma_data_filter_fn fn)
+{
+	t->want = fn;
+}
+
+void conn_set_frame_tracking(struct conn_table *t, bool on)
+{
+	t->track = on;
+}
+
+bool conn_frame_used(struct conn_table *t, bool reset)
+{
+	bool u = t->frame_used;
+	if (reset)
+		t->frame_used = false;
+	return u;
 }
 
 void conn_set_data_cap(struct conn_table *t, size_t cap)

@@ -5,6 +5,7 @@
 #ifndef NFSRDMA_CONN_H
 #define NFSRDMA_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,13 @@ struct conn_table *conn_table_new(rdma_event_fn fn, diag_fn diag, void *ctx,
 				  struct transport_stats *st);
 /* Largest payload copied per message (bytes); 0 copies nothing. */
 void conn_set_data_cap(struct conn_table *t, size_t cap);
+/* See transport_set_data_filter. */
+void conn_set_data_filter(struct conn_table *t, rdma_data_filter_fn fn);
+/* See transport_set_frame_tracking. */
+void conn_set_frame_tracking(struct conn_table *t, bool on);
+/* Frame tracking: did the last packet go into a message or an ACK event?
+ * (reset: start over for the next packet) */
+bool conn_frame_used(struct conn_table *t, bool reset);
 /* One RC packet (f: addresses, p: decoded BTH and headers). */
 void conn_rc(struct conn_table *t, uint64_t ts_ns, uint64_t frame,
 	     const struct ib_frame *f, const struct ib_pkt *p);

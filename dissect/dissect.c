@@ -45,6 +45,11 @@ void dissect_free(struct dissect *d)
 		d->tp_free(d->tp);
 	xid_table_free(&d->xids);
 	seg_table_free(&d->segs);
+	for (size_t i = 0; i < d->nconns; i++)
+		for (int k = 0; k < 2; k++) {
+			free(d->conns[i].cont[k].buf);
+			free(d->conns[i].cont[k].frames);
+		}
 	free(d->conns);
 	free(d);
 }
@@ -77,6 +82,127 @@ static void finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t 
 		return;
 	struct dissect_finding f = { conn_id, xid, frame, ts, (uint16_t)id, a, b };
 	d->cbs.finding(&f, d->cbs.ctx);
+}
+
+/* ---- frame notes (dissect_cbs.frame_note) -------------------------- */
+
+bool dissect_wants_frames(const struct dissect *d)
+{
+	return d->cbs.frame_note != NULL;
+}
+
+static void note_now(struct dissect *d, uint64_t frame, uint32_t conn_id, uint32_t xid, uint8_t role)
+{
+	struct dissect_frame_note n = { frame, conn_id, xid, role, NULL };
+	d->cbs.frame_note(&n, d->cbs.ctx);
+}
+
+static void note_push(struct xentry *x, uint64_t frame, uint8_t role)
+{
+	if (x->nnotes == x->cap_notes) {
+		uint32_t cap = x->cap_notes ? x->cap_notes * 2 : 16;
+		struct xnote *n = realloc(x->notes, cap * sizeof(*n));
+		if (!n)
+			return;
+		x->notes = n;
+		x->cap_notes = cap;
+	}
+	x->notes[x->nnotes].frame = frame;
+	x->notes[x->nnotes++].role = role;
+}
+
+static inline bool psn_in(uint32_t psn, uint32_t lo, uint32_t hi)
+{
+	return ((psn - lo) & 0xffffff) <= ((hi - lo) & 0xffffff);
+}
+
+static struct uconn *uconn_get(struct dissect *d, const struct rdma_conn *c);
+
+/* The frames of ev belong to x's RPC.  READ: the request first when the
+ * event has one (its RETH), then responses. */
+static void note_attach(struct dissect *d, struct xentry *x, const struct rdma_event *ev, uint8_t role)
+{
+	if (!d->cbs.frame_note || !ev->nframes || d->noted)
+		return;
+	d->noted = true;
+	bool req = ev->type == RDMA_EV_READ && (ev->rkey || ev->dma_len);
+	for (uint32_t i = 0; i < ev->nframes; i++)
+		note_push(x, ev->frames[i], role == DFR_READ_REQ && !(req && i == 0) ? DFR_READ_RESP : role);
+	/* remember what the sender asked, for its ACKs */
+	if (ev->type == RDMA_EV_READ || !ev->conn || ev->conn->id >= d->nconns)
+		return;
+	struct uconn *u = &d->conns[ev->conn->id];
+	int dir = ev->dir & 1;
+	struct sentmsg *m = &u->sent[dir][u->sent_next[dir]++ % 32];
+	m->psn_lo = ev->psn_first;
+	m->psn_hi = (ev->psn_first + (ev->npkts ? ev->npkts - 1 : 0)) & 0xffffff;
+	m->xid = x->rec.xid;
+	m->call_dir = (uint8_t)x->call_dir;
+	m->used = 1;
+}
+
+/* An ACK: to the RPC of the request it acknowledges, if still open. */
+static void note_ack(struct dissect *d, const struct rdma_event *ev)
+{
+	uint32_t xid = 0;
+	uint32_t cid = ev->conn ? ev->conn->id : 0;
+
+	d->noted = true;
+	if (ev->conn && cid < d->nconns) {
+		const struct uconn *u = &d->conns[cid];
+		int dir = ev->dir & 1;
+		for (unsigned i = 0; i < 32; i++) {
+			const struct sentmsg *m = &u->sent[dir][(u->sent_next[dir] - 1 - i) % 32];
+			if (!m->used || !psn_in(ev->psn_first, m->psn_lo, m->psn_hi))
+				continue;
+			xid = m->xid;
+			struct xentry *x = xid_find(&d->xids, cid, m->call_dir, m->xid);
+			if (x) {
+				note_push(x, ev->frame_first, DFR_ACK);
+				return;
+			}
+			break;
+		}
+	}
+	note_now(d, ev->frame_first, cid, xid, DFR_ACK);
+}
+
+/* Frames of an event no RPC claimed. */
+static void note_unclaimed(struct dissect *d, const struct rdma_event *ev)
+{
+	uint32_t cid = ev->conn ? ev->conn->id : 0;
+	bool req = ev->type == RDMA_EV_READ && (ev->rkey || ev->dma_len);
+
+	for (uint32_t i = 0; i < ev->nframes; i++) {
+		uint8_t role = DFR_OTHER;
+		if (ev->type == RDMA_EV_READ)
+			role = req && i == 0 ? DFR_READ_REQ : DFR_READ_RESP;
+		else if (ev->type == RDMA_EV_WRITE)
+			role = DFR_WRITE;
+		else if (ev->type == RDMA_EV_FRAME && ev->frame_kind == 1)
+			role = DFR_CM;
+		note_now(d, ev->frames[i], cid, 0, role);
+	}
+}
+
+/* With the record: its frames, in frame order. */
+static void note_record(struct dissect *d, struct xentry *x)
+{
+	struct xnote *n = x->notes;
+	for (uint32_t i = 1; i < x->nnotes; i++) {   /* nearly sorted already */
+		struct xnote v = n[i];
+		uint32_t j = i;
+		while (j && n[j - 1].frame > v.frame) {
+			n[j] = n[j - 1];
+			j--;
+		}
+		n[j] = v;
+	}
+	for (uint32_t i = 0; i < x->nnotes; i++) {
+		struct dissect_frame_note fn = { n[i].frame, x->rec.conn_id, x->rec.xid, n[i].role, &x->rec };
+		d->cbs.frame_note(&fn, d->cbs.ctx);
+	}
+	x->nnotes = 0;
 }
 
 static struct uconn *uconn_get(struct dissect *d, const struct rdma_conn *c)
@@ -137,9 +263,14 @@ const char *dissect_addr_str(const struct rec_endpoint *e, char *buf, size_t len
  * advertised receive size when CM private data says so (RFC 8797), 1024
  * when the connection was set up without it, 4096 (Linux default) when
  * the capture missed the handshake. */
-static uint32_t inline_limit(const struct rdma_conn *c, int dir)
+static uint32_t inline_limit(const struct uconn *u, const struct rdma_conn *c, int dir, uint32_t vers)
 {
 	int rx = dir ^ 1;
+
+	/* Version 2: the receiver's Receive Buffer Size property, 4096 when
+	 * it sent none (draft-07 sections 4.2.2, 5.2.2). */
+	if (vers == 2)
+		return u && u->v2_rbsiz[rx] ? u->v2_rbsiz[rx] : 4096;
 
 	if (c->pairing == PAIR_CM) {
 		if (c->cm_params[rx] && c->inline_recv[rx])
@@ -149,12 +280,21 @@ static uint32_t inline_limit(const struct rdma_conn *c, int dir)
 	return 4096;
 }
 
-static void tree_rpcrdma(struct dtree *t, const struct rpcrdma_hdr *h, size_t msglen)
+static void tree_rpcrdma2(struct dtree *t, const struct rpcrdma2_hdr *h2, size_t msglen);
+
+static void tree_rpcrdma(struct dtree *t, const struct rpcrdma_hdr *h, const struct rpcrdma2_hdr *h2,
+			 size_t msglen)
 {
 	if (!t)
 		return;
-	dt_add(t, "RPC-over-RDMA v1: xid 0x%08x credits %u %s, header %zu bytes, message %zu bytes",
-	       h->xid, h->credits, rpcrdma_proc_name(h->proc), h->hdr_len, msglen);
+	if (h2) {
+		tree_rpcrdma2(t, h2, msglen);
+		if (h->hdr_len != h2->hdr_len)
+			dt_add(t, "    (continued: %zu header bytes in all)", h->hdr_len);
+	} else {
+		dt_add(t, "RPC-over-RDMA v1: xid 0x%08x credits %u %s, header %zu bytes, message %zu bytes",
+		       h->xid, h->credits, rpcrdma_proc_name(h->proc), h->hdr_len, msglen);
+	}
 	dt_push(t);
 	for (unsigned i = 0; i < h->nrsegs; i++)
 		dt_add(t, "read segment: position %u handle 0x%08x length %u offset 0x%016" PRIx64,
@@ -179,7 +319,7 @@ static void tree_rpcrdma(struct dtree *t, const struct rpcrdma_hdr *h, size_t ms
 			       h->rpsegs[k].handle, h->rpsegs[k].length, h->rpsegs[k].offset);
 		dt_pop(t);
 	}
-	if (h->proc == RDMA_ERROR)
+	if (h->proc == RDMA_ERROR && !h2)
 		dt_add(t, "error: %s", rpcrdma_err_name(h->err));
 	dt_pop(t);
 }
@@ -341,6 +481,8 @@ static void emit(struct dissect *d, struct xentry *x)
 				r->t_reply_first ? r->t_reply_first : r->t_call_first,
 				r->finding[i].id, r->finding[i].a, r->finding[i].b);
 	}
+	if (d->cbs.frame_note)
+		note_record(d, x);
 	chunks_release(&d->segs, x);
 	free(x->p0buf);
 	free(x->rcbuf);
@@ -399,6 +541,38 @@ static void rec_init(struct nfsrdma_record *r, const struct rdma_conn *c, int ca
 		r->ops[i].status = REC_STATUS_NONE;
 }
 
+/* RFC 8166 section 3.3.2 (v2: draft-07 section 4.2.2): a SEND larger
+ * than the receiver's inline threshold.  A reassembled v2 message was
+ * checked part by part. */
+static void check_inline(struct dissect *d, const struct uconn *u, const struct rdma_event *ev,
+			 const struct rpcrdma_hdr *h, struct nfsrdma_record *r)
+{
+	if (d->cont_msg) {
+		if (d->cont_oversize)
+			rec_add_finding(r, FND_INLINE_OVERSIZE, d->cont_biggest, d->cont_limit);
+		return;
+	}
+	uint32_t lim = inline_limit(u, ev->conn, ev->dir, h->vers);
+	if (ev->msg_len > lim)
+		rec_add_finding(r, FND_INLINE_OVERSIZE, (uint32_t)ev->msg_len, lim);
+}
+
+/* impl-exp §3.6: a Requester may give an unaligned Write chunk an extra
+ * segment to catch the XDR pad (the Linux client does, with a 4-byte
+ * segment); RFC 8166 §3.4.6 says it SHOULD NOT. */
+static void check_pad_segments(const struct rpcrdma_hdr *h, struct nfsrdma_record *r)
+{
+	for (unsigned i = 0; i < h->nwchunks; i++) {
+		const struct rpcrdma_wchunk *w = &h->wchunks[i];
+		if (w->nsegs < 2 || w->nsegs != w->nsegs_wire)
+			continue;
+		uint32_t last = h->wsegs[w->first + w->nsegs - 1].length;
+		uint64_t body = w->length - last;
+		if (last >= 1 && last <= 4 && (body & 3) && last >= 4 - (body & 3))
+			rec_add_finding(r, FND_WRITE_PAD_SEGMENT, i, last);
+	}
+}
+
 static void handle_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
 			const struct rpcrdma_hdr *h)
 {
@@ -429,18 +603,19 @@ static void handle_call(struct dissect *d, struct uconn *u, const struct rdma_ev
 	r->call_hdr = (uint32_t)h->hdr_len;
 	r->credits_asked = (uint16_t)(h->credits > 0xffff ? 0xffff : h->credits);
 	r->call_rdma_proc = (uint8_t)h->proc;
+	note_attach(d, x, ev, DFR_CALL);
 	if (chunks_register_call(&d->segs, x, c->id, ev->dir, h))
 		diag(d, ev->frame_first, 0, "chunks", CUR_INVALID, "out of memory registering segments");
 	if (d->opts.tree)
-		tree_rpcrdma(&x->tree, h, ev->msg_len);
+		tree_rpcrdma(&x->tree, h, d->h2, ev->msg_len);
 
 	/* credits: the responder's last grant bounds the caller's outstanding calls */
 	u->inflight[ev->dir]++;
-	if (u->granted_known[ev->dir] && u->inflight[ev->dir] > u->granted[ev->dir])
+	/* (version 2 credits are cumulative counters, not a window) */
+	if (h->vers == 1 && u->granted_known[ev->dir] && u->inflight[ev->dir] > u->granted[ev->dir])
 		rec_add_finding(r, FND_CREDIT_OVERRUN, u->inflight[ev->dir], u->granted[ev->dir]);
-	uint32_t lim = inline_limit(c, ev->dir);
-	if (ev->msg_len > lim)
-		rec_add_finding(r, FND_INLINE_OVERSIZE, (uint32_t)ev->msg_len, lim);
+	check_inline(d, u, ev, h, r);
+	check_pad_segments(h, r);
 
 	bool p0 = rpcrdma_has_p0(h);
 	if (h->proc == RDMA_NOMSG || (p0 && h->proc != RDMA_NOMSG)) {
@@ -474,6 +649,7 @@ static void handle_reply(struct dissect *d, struct uconn *u, const struct rdma_e
 		x = y;
 	}
 	struct nfsrdma_record *r = &x->rec;
+	note_attach(d, x, ev, DFR_REPLY);
 	r->flags |= RECF_REPLY;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
@@ -484,19 +660,21 @@ static void handle_reply(struct dissect *d, struct uconn *u, const struct rdma_e
 	r->reply_hdr = (uint32_t)h->hdr_len;
 	r->credits_granted = (uint16_t)(h->credits > 0xffff ? 0xffff : h->credits);
 	r->reply_rdma_proc = (uint8_t)h->proc;
-	u->granted[ev->dir ^ 1] = h->credits;
-	u->granted_known[ev->dir ^ 1] = true;
+	if (h->vers == 1) {
+		u->granted[ev->dir ^ 1] = h->credits;
+		u->granted_known[ev->dir ^ 1] = true;
+	} else {
+		r->rdma_vers = 2;
+	}
 	if (d->opts.tree)
-		tree_rpcrdma(&x->tree, h, ev->msg_len);
+		tree_rpcrdma(&x->tree, h, d->h2, ev->msg_len);
 
 	/* The Write list the reply returns: lengths actually written. */
 	for (unsigned i = 0; i < h->nwchunks && i < XDR_DDP_MAX; i++) {
 		x->reply_ddp.write_len[x->reply_ddp.nwrite++] = h->wchunks[i].length;
 		r->write_list_echo += h->wchunks[i].length;
 	}
-	uint32_t lim = inline_limit(c, ev->dir);
-	if (ev->msg_len > lim)
-		rec_add_finding(r, FND_INLINE_OVERSIZE, (uint32_t)ev->msg_len, lim);
+	check_inline(d, u, ev, h, r);
 
 	/* The call may still be waiting for its position-zero chunk. */
 	if (x->p0buf && !x->call_decoded) {
@@ -507,8 +685,13 @@ static void handle_reply(struct dissect *d, struct uconn *u, const struct rdma_e
 
 	if (h->proc == RDMA_ERROR) {
 		r->flags |= RECF_RDMA_ERROR;
-		r->rpc_status = h->err == ERR_VERS ? REC_RPC_RDMA_ERR_VERS : REC_RPC_RDMA_ERR_CHUNK;
-		rec_add_finding(r, FND_RDMA_ERROR, h->err, 0);
+		/* 201/202: version 1's ERR_VERS and ERR_CHUNK; 300 + rdma_err for
+		 * a version 2 RDMA2_ERROR */
+		if (h->vers == 2)
+			r->rpc_status = REC_RPC_RDMA2_ERR + (h->err > 0xfff ? 0xfff : h->err);
+		else
+			r->rpc_status = h->err == ERR_VERS ? REC_RPC_RDMA_ERR_VERS : REC_RPC_RDMA_ERR_CHUNK;
+		rec_add_finding(r, FND_RDMA_ERROR, h->err, h->vers);
 		d->st.rdma_errors++;
 	} else if (h->proc == RDMA_NOMSG) {
 		r->flags |= RECF_RES_DDP;
@@ -533,16 +716,95 @@ static void handle_reply(struct dissect *d, struct uconn *u, const struct rdma_e
 	emit(d, x);
 }
 
-/* Version 2: the header types that carry a whole RPC (inline or in a
- * chunk) map onto the v1 paths; *_MIDDLE continuations, GRANT and
- * CONNPROP are counted but make no record. */
+static void tree_rpcrdma2(struct dtree *t, const struct rpcrdma2_hdr *h2, size_t msglen)
+{
+	if (!t)
+		return;
+	dt_add(t, "RPC-over-RDMA v2 (draft %s): xid 0x%08x credits %u %s, header %zu bytes, message %zu bytes",
+	       h2->layout == RPCRDMA2_DRAFT00 ? "-00..-02" : "-07", h2->xid, h2->credits,
+	       rpcrdma2_htype_name(h2), h2->hdr_len, msglen);
+	dt_push(t);
+	if (h2->layout == RPCRDMA2_DRAFT00)
+		dt_add(t, "flags: 0x%x%s%s", h2->flags, h2->flags & R2OLD_F_RESPONSE ? " RESPONSE" : "",
+		       h2->flags & R2OLD_F_MORE ? " MORE" : "");
+	if (h2->inv_handle)
+		dt_add(t, "inv_handle: 0x%08x", h2->inv_handle);
+	if (h2->htype == R2_CALL_MIDDLE || h2->htype == R2_REPLY_MIDDLE)
+		dt_add(t, "remaining: %u bytes", h2->remaining);
+	if (h2->htype == R2_ERROR || (h2->layout == RPCRDMA2_DRAFT00 && h2->htype == R2OLD_ERROR))
+		dt_add(t, "error: %s (%u) detail %u %u", rpcrdma2_err_name(h2->err), h2->err, h2->err_a,
+		       h2->err_b);
+	dt_pop(t);
+}
+
+/* Frame notes: the frames of a continued message's parts so far. */
+static void cont_frames(struct dissect *d, struct v2cont *k, const struct rdma_event *ev)
+{
+	if (!d->cbs.frame_note)
+		return;
+	d->noted = true;
+	if (k->nframes + ev->nframes > k->cap_frames) {
+		uint32_t cap = k->cap_frames ? k->cap_frames : 16;
+		while (cap < k->nframes + ev->nframes)
+			cap *= 2;
+		uint64_t *f = realloc(k->frames, cap * sizeof(*f));
+		if (!f)
+			return;
+		k->frames = f;
+		k->cap_frames = cap;
+	}
+	memcpy(k->frames + k->nframes, ev->frames, ev->nframes * sizeof(*ev->frames));
+	k->nframes += ev->nframes;
+}
+
+static void cont_drop(struct dissect *d, struct v2cont *k, uint64_t frame, const char *why)
+{
+	if (!k->active)
+		return;
+	if (d->cbs.frame_note) {
+		for (uint32_t i = 0; i < k->nframes; i++)
+			note_now(d, k->frames[i], 0, k->xid, DFR_OTHER);
+		k->nframes = 0;
+	}
+	char msg[128];
+	snprintf(msg, sizeof(msg), "invalid v2 continuation: xid 0x%08x %s (INVAL_CONT)", k->xid, why);
+	diag(d, frame, 0, "rpcrdma2", CUR_INVALID, msg);
+	k->active = false;
+	k->len = 0;
+}
+
+/* Appends one part of a continued message (the bytes after its header). */
+static bool cont_add(struct v2cont *k, const uint8_t *p, size_t n)
+{
+	if (k->len + n > CHUNK_REASM_MAX)
+		return false;
+	if (k->len + n > k->cap) {
+		size_t cap = k->cap ? k->cap : 8192;
+		while (cap < k->len + n)
+			cap *= 2;
+		uint8_t *b = realloc(k->buf, cap);
+		if (!b)
+			return false;
+		k->buf = b;
+		k->cap = cap;
+	}
+	memcpy(k->buf + k->len, p, n);
+	k->len += n;
+	return true;
+}
+
+/* Version 2 (draft-07 header types and the -00..-02 layout): the types
+ * that carry an RPC (inline, in a chunk, or continued over several SENDs)
+ * map onto the v1 paths; CONNPROP sets the inline thresholds; GRANT is
+ * counted. */
 static void on_send_v2(struct dissect *d, struct uconn *u, const struct rdma_event *ev)
 {
 	struct rpcrdma2_hdr h2;
 	struct cursor c = cur_make(ev->data, ev->data_len);
 	struct rpcrdma_hdr *h = &d->hdr;
+	struct v2cont *k = &u->cont[ev->dir];
 
-	if (rpcrdma2_decode(&h2, &c)) {
+	if (rpcrdma2_decode(&h2, &c, (enum rpcrdma2_layout)u->v2_layout)) {
 		if (!u->is_rpcrdma) {
 			d->st.not_rpcrdma++;
 			return;
@@ -551,41 +813,118 @@ static void on_send_v2(struct dissect *d, struct uconn *u, const struct rdma_eve
 		diag_cur(d, ev->frame_first, 0, &c, "rpcrdma2");
 		return;
 	}
+	bool old = h2.layout == RPCRDMA2_DRAFT00;
+	uint32_t t = h2.htype;
+	if (t <= 1 || t >= 7)   /* types only one layout defines */
+		u->v2_layout = (uint8_t)h2.layout;
+	u->is_rpcrdma = true;
+	d->st.rpcrdma_v2++;
+
+	bool conn_msg = old ? (t == R2OLD_CONNPROP || t == R2OLD_GRANT)
+			    : (t == R2_GRANT || t == R2_CONNPROP_MIDDLE || t == R2_CONNPROP_FINAL);
+	if (conn_msg) {
+		for (unsigned i = 0; i < h2.nprops; i++)
+			if (h2.prop_id[i] == R2PROP_RBSIZ && h2.prop_val[i] >= 1024)
+				u->v2_rbsiz[ev->dir] = h2.prop_val[i];
+		return;
+	}
+
+	/* Continuation: parts accumulate until the final INLINE message. */
+	uint32_t lim = inline_limit(u, ev->conn, ev->dir, 2);
+	if (rpcrdma2_is_middle(&h2)) {
+		if (k->active && k->xid != h2.xid)
+			cont_drop(d, k, ev->frame_first, "interrupted by another xid");
+		if (!k->active) {
+			k->active = true;
+			k->oversize = false;
+			k->xid = h2.xid;
+			k->ts_first = ev->ts_first_ns;
+			k->frame_first = ev->frame_first;
+			k->hdrs = k->sends = 0;
+			k->len = k->msg_len = 0;
+			k->biggest = 0;
+			k->nframes = 0;
+		}
+		cont_frames(d, k, ev);
+		k->hdrs += (uint32_t)h2.hdr_len;
+		k->sends++;
+		k->msg_len += ev->msg_len;
+		if (ev->msg_len > k->biggest)
+			k->biggest = (uint32_t)ev->msg_len;
+		if (ev->msg_len > lim) {
+			k->oversize = true;
+			k->limit = lim;
+		}
+		if (ev->data_len < ev->msg_len ||
+		    !cont_add(k, ev->data + h2.hdr_len, ev->data_len - h2.hdr_len))
+			cont_drop(d, k, ev->frame_first, "too large or not captured whole");
+		return;
+	}
+	bool final_inline = old ? t == R2OLD_MSG : (t == R2_CALL_INLINE || t == R2_REPLY_INLINE);
+	struct rdma_event cev;
+	const struct rdma_event *e = ev;
+	if (k->active) {
+		if (!final_inline || k->xid != h2.xid) {
+			cont_drop(d, k, ev->frame_first, "not followed by its final part");
+		} else if (ev->data_len < ev->msg_len ||
+			   !cont_add(k, ev->data + h2.hdr_len, ev->data_len - h2.hdr_len)) {
+			cont_drop(d, k, ev->frame_first, "too large or not captured whole");
+		} else {
+			/* The whole message: one event spanning every part. */
+			cev = *ev;
+			cev.data = k->buf;
+			cev.data_len = k->len;
+			cev.msg_len = k->msg_len + ev->msg_len;
+			cev.ts_first_ns = k->ts_first;
+			cev.frame_first = k->frame_first;
+			cev.npkts += k->sends;
+			if (d->cbs.frame_note) {
+				cont_frames(d, k, ev);
+				d->noted = false;   /* the whole message's frames go with it */
+				cev.frames = k->frames;
+				cev.nframes = k->nframes;
+				k->nframes = 0;
+			}
+			e = &cev;
+			d->cont_msg = true;
+			d->cont_oversize = k->oversize || ev->msg_len > lim;
+			d->cont_biggest = ev->msg_len > k->biggest ? (uint32_t)ev->msg_len : k->biggest;
+			d->cont_limit = lim;
+			k->active = false;
+		}
+	}
+
 	*h = h2.lists;
 	h->xid = h2.xid;
 	h->vers = 2;
 	h->credits = h2.credits;
-	h->hdr_len = h->body_off = h2.hdr_len;
-	bool old = h2.layout == RPCRDMA2_DRAFT00;
-	uint32_t t = h2.htype;
+	h->hdr_len = h2.hdr_len;
+	h->body_off = e == ev ? h2.hdr_len : 0;
+	if (e != ev)
+		h->hdr_len = k->hdrs + h2.hdr_len;
 	struct xentry *pending = xid_find(&d->xids, ev->conn->id, ev->dir ^ 1, h->xid);
 	struct xentry *x = NULL;
+	bool reply = rpcrdma2_is_reply(&h2);
+	d->h2 = &h2;
 
-	if ((!old && t == R2_CALL_INLINE) || (old && t == R2OLD_MSG)) {
-		h->proc = RDMA_MSG;
-		int k = rpc_peek_type(ev->data + h->body_off, ev->data_len - h->body_off);
-		if (k == RPC_REPLY && old)
-			handle_reply(d, u, ev, h, pending);
-		else
-			handle_call(d, u, ev, h);
-		x = k == RPC_REPLY ? NULL : xid_find(&d->xids, ev->conn->id, ev->dir, h->xid);
-	} else if ((!old && t == R2_CALL_EXTERNAL) || (old && t == R2OLD_NOMSG && rpcrdma_has_p0(h))) {
-		h->proc = RDMA_NOMSG;
-		handle_call(d, u, ev, h);
-		x = xid_find(&d->xids, ev->conn->id, ev->dir, h->xid);
-	} else if (!old && t == R2_REPLY_INLINE) {
-		h->proc = RDMA_MSG;
-		handle_reply(d, u, ev, h, pending);
-	} else if ((!old && t == R2_REPLY_EXTERNAL) || (old && t == R2OLD_NOMSG)) {
-		h->proc = RDMA_NOMSG;
-		handle_reply(d, u, ev, h, pending);
-	} else if (t == R2_ERROR && pending) {
+	if (old && t == R2OLD_MSG && !reply && rpc_peek_type(e->data + h->body_off, e->data_len - h->body_off) == RPC_REPLY)
+		reply = true;   /* a sender that forgot F_RESPONSE */
+	if ((!old && t == R2_ERROR) || (old && t == R2OLD_ERROR)) {
 		h->proc = RDMA_ERROR;
-		h->err = h2.err == 1 ? ERR_VERS : ERR_CHUNK;
-		handle_reply(d, u, ev, h, pending);
+		h->err = h2.err;
+		handle_reply(d, u, e, h, pending);
+	} else if (reply) {
+		h->proc = ((!old && t == R2_REPLY_EXTERNAL) || (old && t == R2OLD_NOMSG)) ? RDMA_NOMSG : RDMA_MSG;
+		handle_reply(d, u, e, h, pending);
+	} else {
+		h->proc = ((!old && t == R2_CALL_EXTERNAL) || (old && t == R2OLD_NOMSG)) ? RDMA_NOMSG : RDMA_MSG;
+		handle_call(d, u, e, h);
+		x = xid_find(&d->xids, ev->conn->id, ev->dir, h->xid);
 	}
 	if (x)
 		x->rec.rdma_vers = 2;
+	d->cont_msg = false;
+	d->h2 = NULL;
 }
 
 static void on_send(struct dissect *d, const struct rdma_event *ev)
@@ -598,8 +937,9 @@ static void on_send(struct dissect *d, const struct rdma_event *ev)
 	d->st.sends++;
 	uint32_t vers = rpcrdma_peek_vers(ev->data, ev->data_len);
 	if (vers == 2) {
-		d->st.rpcrdma_v2++;
 		on_send_v2(d, u, ev);
+		d->now_ns = ev->ts_last_ns;
+		evict(d);
 		return;
 	}
 	if (vers != 1) {
@@ -685,6 +1025,7 @@ static void on_rdma(struct dissect *d, const struct rdma_event *ev)
 			ev->rkey, ev->va);
 		return;
 	}
+	note_attach(d, m.x, ev, ev->type == RDMA_EV_READ ? DFR_READ_REQ : DFR_WRITE);
 	if (m.seg)
 		d->st.rdma_matched++;
 	else
@@ -702,6 +1043,7 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 	struct dissect *d = ctx;
 
 	d->st.events++;
+	d->noted = false;
 	switch (ev->type) {
 	case RDMA_EV_CONN_NEW:
 		uconn_get(d, ev->conn);
@@ -723,5 +1065,13 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 	}
 	case RDMA_EV_CONN_CLOSE:
 		break;
+	case RDMA_EV_ACK:
+		if (d->cbs.frame_note)
+			note_ack(d, ev);
+		break;
+	case RDMA_EV_FRAME:
+		break;
 	}
+	if (d->cbs.frame_note && ev->nframes && !d->noted)
+		note_unclaimed(d, ev);
 }

@@ -34,12 +34,49 @@ struct dissect_opts {
 	uint64_t timeout_ns;     /* a call older than this is flushed unanswered (0: 600 s) */
 };
 
+/* What a frame was, for dissect_cbs.frame_note. */
+enum dissect_frame_role {
+	DFR_CALL = 1,       /* a packet of the call's SEND (v2: of any of its parts) */
+	DFR_REPLY,          /* a packet of the reply's SEND (RDMA_ERROR included) */
+	DFR_READ_REQ,       /* an RDMA READ request */
+	DFR_READ_RESP,      /* an RDMA READ response */
+	DFR_WRITE,          /* an RDMA WRITE packet */
+	DFR_ACK,            /* an ACK / NAK of one of the above */
+	DFR_CM,             /* a CM MAD (never part of an RPC) */
+	DFR_OTHER,          /* anything else: other RDMA traffic, connection-level
+			     * RPC-over-RDMA messages (v2 CONNPROP, GRANT, RDMA_DONE),
+			     * undecodable messages, duplicates, non-RDMA frames */
+};
+
+/* One frame of the capture and what it was part of. */
+struct dissect_frame_note {
+	uint64_t frame;       /* 1-based frame number in the capture */
+	uint32_t conn_id;     /* 0 when not on a connection (CM, other traffic) */
+	uint32_t xid;         /* the RPC it belonged to; 0 if none */
+	uint8_t  role;        /* enum dissect_frame_role */
+	/* The record the frame ended up in, valid only during the callback;
+	 * NULL for frames of no RPC, and for frames of an RPC whose record was
+	 * already delivered (the ACK of a reply comes after the reply: xid
+	 * still says which RPC). */
+	const struct nfsrdma_record *rec;
+};
+
 struct dissect_cbs {
 	/* One per RPC, in completion order.  tree is NULL unless opts.tree. */
 	void (*record)(const struct nfsrdma_record *r, const struct dtree *tree, void *ctx);
 	void (*finding)(const struct dissect_finding *f, void *ctx);  /* may be NULL */
 	diag_fn diag;                                                 /* may be NULL */
 	void *ctx;
+	/* May be NULL (then it costs nothing: the transport does not even
+	 * collect frame numbers).  Called once for every frame of the capture:
+	 * the frames of an RPC (its call, reply, RDMA READ requests and
+	 * responses, RDMA WRITEs and the ACKs of those seen before the reply)
+	 * right after record() delivered its record, in frame order, with rec
+	 * pointing at it; every other frame as soon as it is known, with rec
+	 * NULL.  dissect_file() turns frame tracking on by itself; a program
+	 * that drives its own transport into dissect_event() must call
+	 * transport_set_frame_tracking(t, dissect_wants_frames(d)). */
+	void (*frame_note)(const struct dissect_frame_note *n, void *ctx);
 };
 
 struct dissect_stats {
@@ -59,6 +96,8 @@ void dissect_event(const struct rdma_event *ev, void *d);
 /* Flushes every call still waiting for its reply (capture end). */
 void dissect_flush(struct dissect *d);
 const struct dissect_stats *dissect_stats(const struct dissect *d);
+/* True when cbs.frame_note is set: the transport must track frames. */
+bool dissect_wants_frames(const struct dissect *d);
 
 /* Whole capture: opens path ("-" = stdin), runs the transport, flushes.
  * Returns 0; -EPROTONOSUPPORT for an unsupported link type (errbuf names

@@ -6,6 +6,7 @@
 #include "dissect/chunks.h"
 #include "dissect/dissect.h"
 #include "dissect/rpcrdma.h"
+#include "dissect/rpcrdma2.h"
 #include "dissect/xid.h"
 
 struct transport;
@@ -23,6 +24,24 @@ struct uconn {
 	 * not decode are counted as other RDMA traffic, not reported: perftest
 	 * and friends must not drown the output in errors. */
 	bool     is_rpcrdma;
+	/* RPC-over-RDMA version 2 */
+	uint8_t  v2_layout;      /* enum rpcrdma2_layout once a message has shown it */
+	uint32_t v2_rbsiz[2];    /* receive buffer size side i advertised (CONNPROP), 0 = default */
+	/* frame notes: the requests each side sent lately (PSN span, RPC),
+	 * so an ACK can be tied to the RPC it acknowledges */
+	struct sentmsg { uint32_t psn_lo, psn_hi, xid; uint8_t call_dir, used; } sent[2][32];
+	uint8_t  sent_next[2];
+	struct v2cont {          /* a continued message (CALL/REPLY_MIDDLE, F_MORE) being collected */
+		bool     active;
+		bool     oversize;   /* some part exceeded the inline threshold */
+		uint32_t xid, limit, biggest;
+		uint64_t ts_first, frame_first;
+		uint32_t hdrs, sends;
+		size_t   len, cap, msg_len;
+		uint8_t *buf;
+		uint64_t *frames;    /* frame notes: the frames of the parts so far */
+		uint32_t nframes, cap_frames;
+	} cont[2];               /* per sending side */
 };
 
 struct dissect {
@@ -34,6 +53,12 @@ struct dissect {
 	struct uconn *conns;
 	size_t nconns;
 	struct rpcrdma_hdr hdr;      /* scratch: decoded header of the current SEND */
+	/* Set while a reassembled v2 message is handled: the inline check was
+	 * made per SEND (cont_oversize: a part went over cont_limit). */
+	bool     cont_msg, cont_oversize;
+	const struct rpcrdma2_hdr *h2;  /* the v2 header of the current SEND, NULL for v1 */
+	bool     noted;          /* frame notes: the current event's frames are taken care of */
+	uint32_t cont_biggest, cont_limit;
 	struct transport *tp;
 	void (*tp_free)(struct transport *);   /* set by dissect_run.c */
 	uint64_t now_ns;

@@ -194,8 +194,7 @@ int ib_parse_lrh_frame(struct cursor *c, size_t wire_len, struct ib_frame *f)
 		return -EINVAL;
 	}
 	f->wire_len = pkt - hdr - IB_ICRC_LEN;
-	f->bth = *c;
-	cur_clip(&f->bth, f->wire_len);
+	cur_clip_into(&f->bth, c, f->wire_len);
 	return 1;
 }
 

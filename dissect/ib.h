@@ -18,6 +18,21 @@
 #define IB_ICRC_LEN  4
 #define IB_VCRC_LEN  2
 
+/* The cursor at c, narrowed to the next n bytes (or fewer if fewer were
+ * captured), into *d -- field by field: the parsers have just advanced
+ * c->off with narrow stores, and a wide copy of the struct right after
+ * stalls store forwarding (it showed as a tenth of the packet path). */
+static inline void cur_clip_into(struct cursor *d, const struct cursor *c, size_t n)
+{
+	size_t off = c->off, len = c->len;
+	d->base = c->base;
+	d->off = off;
+	d->len = (off <= len && n < len - off) ? off + n : len;
+	d->err = c->err;
+	d->err_off = c->err_off;
+	d->err_what = c->err_what;
+}
+
 /* Narrows a cursor to the next n bytes (or fewer if fewer were captured),
  * keeping offsets relative to the frame so diagnostics point into it. */
 static inline void cur_clip(struct cursor *c, size_t n)
@@ -59,6 +74,11 @@ struct ib_frame {
 	struct cursor bth;
 	size_t   wire_len;      /* BTH .. end of payload on the wire */
 	const char *layer;      /* on error: the layer that failed */
+	/* RoCE only: bytes of ICRC the capture keeps after the payload (4,
+	 * or 0 for a capture that lost them: see roce_parse_*_icrc), and
+	 * where the IP header (RoCEv2) or GRH (RoCEv1) starts. */
+	uint8_t  icrc_len;
+	size_t   net_off;
 };
 
 /* Transport service, from the opcode's top 3 bits. */

@@ -241,7 +241,7 @@ static void nfs3_reply(struct pdec *d)
 
 static bool nfs3_ddp(uint32_t vers, uint32_t proc, bool reply)
 {
-	/* RFC 8267 §3: Write chunk for READ data and READLINK path; Read
+	/* RFC 8267 §4: Write chunk for READ data and READLINK path; Read
 	 * chunk for WRITE data and SYMLINK path. */
 	if (vers == 2)
 		return reply ? (proc == 6 || proc == 5) : (proc == 8 || proc == 13);

@@ -980,8 +980,9 @@ static void nfs4_call(struct pdec *d)
 	}
 	if (main_idx < 0 && s.cur_fh)
 		r->fh_hash = s.cur_fh;
-	/* RFC 8267 §5.x: only READ/READLINK consume Write list entries,
-	 * only WRITE / CREATE(NF4LNK) take Read chunks; READ_PLUS never. */
+	/* RFC 8267 §6.1, §6.4.1: only READ/READLINK consume Write list
+	 * entries, only WRITE / CREATE(NF4LNK) take Read chunks; READ_PLUS
+	 * never (nothing in its result is DDP-eligible). */
 	if (!(r->flags & RECF_CALL_PARTIAL) && xdr_ok(d)) {
 		unsigned rchunks = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) ? 1 : 0);
 		if (s.read_plus && r->n_write_chunks)

@@ -39,7 +39,7 @@ static void nfsacl_reply(struct pdec *d)
 	DT(d->tree, "status: %u", d->rec->status);
 }
 
-/* RFC 8267 §4.2: nothing in NFSACL is DDP-eligible. */
+/* RFC 8267 §5.2: nothing in NFSACL is DDP-eligible. */
 static bool no_ddp(uint32_t vers, uint32_t proc, bool reply) { return false; }
 
 const struct prog_info prog_nfsacl = {

@@ -47,6 +47,9 @@ enum rdma_ev_type {
 	RDMA_EV_READ,          /* an RDMA READ: request + all of its responses */
 	RDMA_EV_GAP,           /* packets missing (PSN gap) on conn/dir: state may be incomplete */
 	RDMA_EV_CONN_CLOSE,    /* CM DREQ/DREP seen, or capture end (flush) */
+	/* Only with frame tracking on (transport_set_frame_tracking): */
+	RDMA_EV_ACK,           /* an ACK/NAK: dir = side whose requests it acknowledges, psn_first its PSN, imm the AETH syndrome */
+	RDMA_EV_FRAME,         /* a frame in no message: CM MAD, other traffic, duplicate...; conn may be NULL */
 };
 
 enum rdma_ev_flags {
@@ -56,6 +59,7 @@ enum rdma_ev_flags {
 	RDMA_EVF_HAS_IMM      = 1u << 3,
 	RDMA_EVF_HAS_INV      = 1u << 4, /* SEND with Invalidate: inv_rkey valid */
 	RDMA_EVF_NO_RESPONSE  = 1u << 5, /* READ request whose responses never came */
+	RDMA_EVF_NO_DATA      = 1u << 6, /* payload not kept: the data filter declined it */
 };
 
 struct rdma_event {
@@ -83,8 +87,21 @@ struct rdma_event {
 
 	uint32_t imm;              /* RDMA_EVF_HAS_IMM */
 	uint32_t inv_rkey;         /* RDMA_EVF_HAS_INV */
+
+	/* Frame tracking only (else NULL / 0): every frame of the event, in
+	 * capture order (READ: the request, then its responses); valid during
+	 * the callback.  RDMA_EV_FRAME: frame_kind 1 = CM MAD, 2 = other. */
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint8_t  frame_kind;
 };
 
 typedef void (*rdma_event_fn)(const struct rdma_event *ev, void *ctx);
+/* Asked when a multi-packet RDMA WRITE (dir = writer) or RDMA READ (dir =
+ * requester) starts, with its RETH: false = the payload is not needed, so
+ * the transport does not copy it (the event still has every length, key
+ * and time, data_len 0 and RDMA_EVF_NO_DATA).  ctx is the event callback's. */
+typedef bool (*rdma_data_filter_fn)(const struct rdma_conn *c, int dir, int type, uint32_t rkey,
+				    uint64_t va, uint32_t len, void *ctx);
 
 #endif

@@ -36,12 +36,14 @@ enum rec_flags {
 };
 
 /* RPC outcome (rec.rpc_status): accept_stat for accepted replies, 100 +
- * reject_stat for denied ones, 200 + RDMA error code for RDMA_ERROR. */
+ * reject_stat for denied ones, 200 + RDMA error code for RDMA_ERROR,
+ * 300 + rdma_err for a version 2 RDMA2_ERROR. */
 enum rec_rpc_status {
 	REC_RPC_SUCCESS = 0, REC_RPC_PROG_UNAVAIL = 1, REC_RPC_PROG_MISMATCH = 2,
 	REC_RPC_PROC_UNAVAIL = 3, REC_RPC_GARBAGE_ARGS = 4, REC_RPC_SYSTEM_ERR = 5,
 	REC_RPC_DENIED_MISMATCH = 100, REC_RPC_DENIED_AUTH = 101,
 	REC_RPC_RDMA_ERR_VERS = 201, REC_RPC_RDMA_ERR_CHUNK = 202,
+	REC_RPC_RDMA2_ERR = 300,    /* + rdma_err of an RDMA2_ERROR (v2 draft-07 section 7) */
 	REC_RPC_NONE = 0xffff,      /* no reply */
 };
 

@@ -6,6 +6,7 @@
 #ifndef NFSRDMA_ROCE_H
 #define NFSRDMA_ROCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,15 @@ int roce_parse_sll2(struct cursor *c, size_t wirelen, struct ib_frame *f);
 int roce_parse_ethertype(struct cursor *c, uint16_t etype, size_t wirelen, struct ib_frame *f);
 /* A bare IPv4 or IPv6 packet (version from the first nibble). */
 int roce_parse_ip(struct cursor *c, size_t wirelen, struct ib_frame *f);
+/* The same for a capture with (icrc_len 4) or without (0) the ICRC after
+ * each packet; the functions above assume it is there. */
+int roce_parse_eth_icrc(struct cursor *c, size_t wirelen, struct ib_frame *f, uint8_t icrc_len);
+int roce_parse_sll_icrc(struct cursor *c, size_t wirelen, struct ib_frame *f, uint8_t icrc_len);
+int roce_parse_sll2_icrc(struct cursor *c, size_t wirelen, struct ib_frame *f, uint8_t icrc_len);
+int roce_parse_ip_icrc(struct cursor *c, size_t wirelen, struct ib_frame *f, uint8_t icrc_len);
+/* Does the frame carry the ICRC of the RoCE packet f describes (parsed
+ * with f->icrc_len 4; f->bth still at the BTH)?  False when it cannot be
+ * told (not captured, IP options). */
+bool roce_icrc_matches(const uint8_t *frame, size_t caplen, const struct ib_frame *f);
 
 #endif

@@ -78,17 +78,33 @@ static void lists(struct rpcrdma2_hdr *h, struct cursor *c, bool reads, bool wri
 	*c = x;
 }
 
+/* union rpcrdma2_hdr_error (-07 section 6.3.1; the same arms in -00..-02):
+ * VERS carries rdma_vers_low/high, READ_CHUNKS / WRITE_CHUNKS / SEGMENTS a
+ * maximum, WRITE_RESOURCE a chunk index and the length needed,
+ * REPLY_RESOURCE the length needed; the others nothing. */
+static void error_body(struct rpcrdma2_hdr *h, struct cursor *c)
+{
+	h->err = cur_be32(c, "v2 error code");
+	switch (h->err) {
+	case R2ERR_VERS: case R2ERR_WRITE_RESOURCE:
+		h->err_a = cur_be32(c, "v2 error detail");
+		h->err_b = cur_be32(c, "v2 error detail");
+		break;
+	case R2ERR_READ_CHUNKS: case R2ERR_WRITE_CHUNKS: case R2ERR_SEGMENTS:
+	case R2ERR_REPLY_RESOURCE:
+		h->err_a = cur_be32(c, "v2 error detail");
+		break;
+	default:
+		break;
+	}
+}
+
 static int decode07(struct rpcrdma2_hdr *h, struct cursor *c)
 {
 	h->layout = RPCRDMA2_DRAFT07;
 	switch (h->htype) {
 	case R2_ERROR:
-		h->err = cur_be32(c, "v2 error code");
-		if (h->err == 1 || h->err == 3 || (h->err >= 6 && h->err <= 8)) {
-			h->err_a = cur_be32(c, "v2 error detail");
-			if (h->err == 1)
-				h->err_b = cur_be32(c, "v2 error detail");
-		}
+		error_body(h, c);
 		break;
 	case R2_GRANT:
 		break;
@@ -150,6 +166,9 @@ static int decode07(struct rpcrdma2_hdr *h, struct cursor *c)
 	return cur_ok(c) ? 0 : -EBADMSG;
 }
 
+/* -00..-02: struct rpcrdma2_hdr_prefix carries rdma_flags after the
+ * common words; RDMA2_MSG / RDMA2_NOMSG start with struct
+ * rpcrdma2_chunk_lists { rdma_inv_handle; *reads; *writes; *reply }. */
 static int decode_old(struct rpcrdma2_hdr *h, struct cursor *c)
 {
 	h->layout = RPCRDMA2_DRAFT00;
@@ -157,11 +176,12 @@ static int decode_old(struct rpcrdma2_hdr *h, struct cursor *c)
 	switch (h->htype) {
 	case R2OLD_MSG:
 	case R2OLD_NOMSG:
+		h->inv_handle = cur_be32(c, "v2 inv_handle");
 		lists(h, c, true, true, true);
 		h->has_rpc = h->htype == R2OLD_MSG;
 		break;
 	case R2OLD_ERROR:
-		h->err = cur_be32(c, "v2 error code");
+		error_body(h, c);
 		break;
 	case R2OLD_CONNPROP: {
 		uint32_t n = cur_be32(c, "v2 connprop count");
@@ -170,23 +190,51 @@ static int decode_old(struct rpcrdma2_hdr *h, struct cursor *c)
 			break;
 		}
 		for (uint32_t i = 0; i < n && cur_ok(c); i++) {
-			uint32_t id = cur_be32(c, "v2 property id");
-			cur_xdr_opaque(c, 65536, NULL, "v2 property value");
-			if (h->nprops < RPCRDMA2_MAX_PROPS)
-				h->prop_id[h->nprops++] = id;
+			uint32_t id = cur_be32(c, "v2 property id"), len;
+			const uint8_t *p = cur_xdr_opaque(c, 65536, &len, "v2 property value");
+			if (h->nprops < RPCRDMA2_MAX_PROPS) {
+				h->prop_id[h->nprops] = id;
+				h->prop_val[h->nprops++] = (p && len >= 4) ?
+					((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) : 0;
+			}
 		}
 		break;
 	}
 	case R2OLD_GRANT:
 		break;
 	default:
+		c->off -= 4;
 		cur_fail(c, CUR_INVALID, "v2 (-00..-02) message type");
 		break;
+	}
+	if (cur_ok(c) && (h->flags & ~(uint32_t)(R2OLD_F_RESPONSE | R2OLD_F_MORE | R2OLD_F_TPMORE))) {
+		c->off = 16;
+		cur_fail(c, CUR_INVALID, "v2 (-00..-02) flags");
 	}
 	return cur_ok(c) ? 0 : -EBADMSG;
 }
 
-int rpcrdma2_decode(struct rpcrdma2_hdr *h, struct cursor *c)
+/* Which layout a header uses.  Types 0 and 1 exist only in -00..-02 and
+ * 7..13 only in -07; 4, 5 and 6 exist in both (ERROR; GRANT / CONNPROP;
+ * CONNPROP_MIDDLE / GRANT).  For those the connection's layout decides
+ * when it is known, else the shape does: a -07 GRANT carries nothing
+ * after the 16-byte prefix, an old GRANT only its flags word. */
+static enum rpcrdma2_layout pick_layout(uint32_t htype, size_t left, enum rpcrdma2_layout hint)
+{
+	if (htype <= 1)
+		return RPCRDMA2_DRAFT00;
+	if (htype >= 7)
+		return RPCRDMA2_DRAFT07;
+	if (hint == RPCRDMA2_DRAFT00 || hint == RPCRDMA2_DRAFT07)
+		return hint;
+	if (htype == 5)
+		return left == 0 ? RPCRDMA2_DRAFT07 : RPCRDMA2_DRAFT00;
+	if (htype == 6)
+		return left == 4 ? RPCRDMA2_DRAFT00 : RPCRDMA2_DRAFT07;
+	return RPCRDMA2_DRAFT07;
+}
+
+int rpcrdma2_decode(struct rpcrdma2_hdr *h, struct cursor *c, enum rpcrdma2_layout hint)
 {
 	size_t start = c->off;
 
@@ -198,51 +246,51 @@ int rpcrdma2_decode(struct rpcrdma2_hdr *h, struct cursor *c)
 	if (!cur_ok(c))
 		return -EBADMSG;
 	if (h->vers != 2) {
+		c->off = start + 4;
 		cur_fail(c, CUR_INVALID, "rpcrdma vers (not 2)");
 		return -EBADMSG;
 	}
 	int ret;
-	if (h->htype <= 1) {
+	if (pick_layout(h->htype, cur_left(c), hint) == RPCRDMA2_DRAFT00) {
 		ret = decode_old(h, c);
 	} else {
-		struct cursor save = *c;
 		ret = decode07(h, c);
-		/* 5 and 6 mean CONNPROP/GRANT in the old layout: try it when
-		 * the -07 reading does not hold together. */
-		if (ret && (h->htype == 5 || h->htype == 6 || h->htype == 4)) {
-			struct cursor alt = save;
-			uint32_t ht = h->htype, x = h->xid, cr = h->credits;
-			memset(h, 0, sizeof(*h));
-			h->xid = x;
-			h->vers = 2;
-			h->credits = cr;
-			h->htype = ht;
-			if (decode_old(h, &alt) == 0) {
-				*c = alt;
-				ret = 0;
-			}
-		}
 	}
 	h->hdr_len = c->off - start;
 	return ret;
+}
+
+bool rpcrdma2_is_reply(const struct rpcrdma2_hdr *h)
+{
+	if (h->layout == RPCRDMA2_DRAFT00)
+		return h->flags & R2OLD_F_RESPONSE;
+	return h->htype >= R2_REPLY_EXTERNAL || h->htype == R2_ERROR;
+}
+
+bool rpcrdma2_is_middle(const struct rpcrdma2_hdr *h)
+{
+	if (h->layout == RPCRDMA2_DRAFT00)
+		return (h->htype == R2OLD_MSG) && (h->flags & R2OLD_F_MORE);
+	return h->htype == R2_CALL_MIDDLE || h->htype == R2_REPLY_MIDDLE;
 }
 
 const char *rpcrdma2_htype_name(const struct rpcrdma2_hdr *h)
 {
 	if (h->layout == RPCRDMA2_DRAFT00) {
 		switch (h->htype) {
-		case R2OLD_MSG: return "RDMA2_MSG (draft -00..-02)";
-		case R2OLD_NOMSG: return "RDMA2_NOMSG (draft -00..-02)";
-		case R2OLD_ERROR: return "RDMA2_ERROR (draft -00..-02)";
-		case R2OLD_CONNPROP: return "RDMA2_CONNPROP (draft -00..-02)";
-		case R2OLD_GRANT: return "RDMA2_GRANT (draft -00..-02)";
-		default: return "RDMA2_? (draft -00..-02)";
+		case R2OLD_MSG: return "RDMA2_MSG";
+		case R2OLD_NOMSG: return "RDMA2_NOMSG";
+		case R2OLD_ERROR: return "RDMA2_ERROR";
+		case R2OLD_CONNPROP: return "RDMA2_CONNPROP";
+		case R2OLD_GRANT: return "RDMA2_GRANT";
+		default: return "RDMA2_?";
 		}
 	}
-	static const char *const n[] = { "ERROR", "GRANT", "CONNPROP_MIDDLE", "CONNPROP_FINAL",
-					 "CALL_EXTERNAL", "CALL_MIDDLE", "CALL_INLINE",
-					 "REPLY_EXTERNAL", "REPLY_MIDDLE", "REPLY_INLINE" };
-	return h->htype >= 4 && h->htype <= 13 ? n[h->htype - 4] : "?";
+	static const char *const n[] = { "RDMA2_ERROR", "RDMA2_GRANT", "RDMA2_CONNPROP_MIDDLE",
+					 "RDMA2_CONNPROP_FINAL", "RDMA2_CALL_EXTERNAL", "RDMA2_CALL_MIDDLE",
+					 "RDMA2_CALL_INLINE", "RDMA2_REPLY_EXTERNAL", "RDMA2_REPLY_MIDDLE",
+					 "RDMA2_REPLY_INLINE" };
+	return h->htype >= 4 && h->htype <= 13 ? n[h->htype - 4] : "RDMA2_?";
 }
 
 const char *rpcrdma2_err_name(uint32_t e)

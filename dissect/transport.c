@@ -17,8 +17,21 @@
 
 #define GSI_QPN 1
 
+/* Does the capture keep the ICRC after each RoCE packet?  Real captures
+ * (rxe, ibdump, port mirrors) do; some capture paths drop it, and then
+ * every length would be 4 bytes short.  Decided on the first RoCE packets:
+ * a matching ICRC says present; a header-only packet that fits exactly
+ * without one says absent; 32 packets without evidence leave it present. */
+enum icrc_state { ICRC_UNKNOWN = 0, ICRC_PRESENT, ICRC_ABSENT };
+#define ICRC_PROBE_MAX 32
+
 struct transport {
 	int linktype;
+	bool track;            /* frame tracking */
+	bool cm_frame;         /* the current frame was a CM MAD */
+	rdma_event_fn fn;
+	uint8_t icrc;          /* enum icrc_state */
+	uint8_t icrc_probes;
 	diag_fn diag;
 	void *ctx;
 	struct transport_stats st;
@@ -33,6 +46,7 @@ struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx)
 		return NULL;
 	t->diag = diag;
 	t->ctx = ctx;
+	t->fn = fn;
 	t->linktype = -1;
 	t->ct = conn_table_new(fn, diag, ctx, &t->st);
 	if (!t->ct) {
@@ -83,6 +97,33 @@ void transport_set_data_cap(struct transport *t, size_t cap)
 	conn_set_data_cap(t->ct, cap);
 }
 
+void transport_set_data_filter(struct transport *t, rdma_data_filter_fn fn)
+{
+	conn_set_data_filter(t->ct, fn);
+}
+
+void transport_set_frame_tracking(struct transport *t, bool on)
+{
+	t->track = on;
+	conn_set_frame_tracking(t->ct, on);
+}
+
+/* Frame tracking: a frame that went into no event gets one of its own. */
+static void frame_event(struct transport *t, uint64_t ts, uint64_t frame, uint8_t kind)
+{
+	struct rdma_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RDMA_EV_FRAME;
+	ev.ts_first_ns = ev.ts_last_ns = ts;
+	ev.frame_first = ev.frame_last = frame;
+	ev.npkts = 1;
+	ev.frames = &frame;
+	ev.nframes = 1;
+	ev.frame_kind = kind;
+	if (t->fn)
+		t->fn(&ev, t->ctx);
+}
+
 /* One diagnostic per bad frame, from the cursor's sticky error. */
 static void report(struct transport *t, uint64_t frame, const struct cursor *c,
 		   const char *layer, size_t caplen, size_t wirelen)
@@ -107,7 +148,7 @@ static void report(struct transport *t, uint64_t frame, const struct cursor *c,
 
 /* ERF record: Ethernet-family records go to the RoCE parser, InfiniBand
  * records to the same LRH path as DLT_INFINIBAND. */
-static int erf_frame(struct transport *t, struct cursor *c, struct ib_frame *f)
+static int erf_frame(struct transport *t, struct cursor *c, struct ib_frame *f, uint8_t icrc_len)
 {
 	struct erf_hdr h;
 
@@ -121,9 +162,9 @@ static int erf_frame(struct transport *t, struct cursor *c, struct ib_frame *f)
 	if (h.type == ERF_TYPE_INFINIBAND)
 		return ib_parse_lrh_frame(c, h.wlen, f);
 	if (erf_type_is_eth(h.type))
-		return roce_parse_eth(c, c->off + h.wlen, f);
+		return roce_parse_eth_icrc(c, c->off + h.wlen, f, icrc_len);
 	if (h.type == ERF_TYPE_IPV4 || h.type == ERF_TYPE_IPV6)
-		return roce_parse_ip(c, c->off + h.wlen, f);
+		return roce_parse_ip_icrc(c, c->off + h.wlen, f, icrc_len);
 	return 0;
 }
 
@@ -150,11 +191,94 @@ static void ud_packet(struct transport *t, uint64_t ts, uint64_t frame, struct i
 	if (rc == 0)
 		return;   /* another management class (SA, PerfMgt, ...) */
 	t->st.cm_mads++;
+	t->cm_frame = true;
 	conn_cm(t->ct, ts, frame, f, &m);
 }
 
+static int parse_link(struct transport *t, struct cursor *c, size_t wirelen, struct ib_frame *f,
+		      uint8_t icrc_len)
+{
+	f->layer = "transport";
+	f->icrc_len = icrc_len;
+	f->net_off = 0;
+	switch (t->linktype) {
+	case LINKTYPE_ETHERNET:   return roce_parse_eth_icrc(c, wirelen, f, icrc_len);
+	case LINKTYPE_LINUX_SLL:  return roce_parse_sll_icrc(c, wirelen, f, icrc_len);
+	case LINKTYPE_LINUX_SLL2: return roce_parse_sll2_icrc(c, wirelen, f, icrc_len);
+	case LINKTYPE_INFINIBAND: return ib_parse_lrh_frame(c, wirelen, f);
+	case LINKTYPE_ERF:        return erf_frame(t, c, f, icrc_len);
+	default:
+		/* transport_set_linktype refused it, or was never called */
+		cur_fail(c, CUR_INVALID, "link type not set or not supported");
+		return -EPROTONOSUPPORT;
+	}
+}
+
+/* Bytes of extended headers an opcode carries. */
+static size_t ext_hdr_len(uint16_t h)
+{
+	static const uint8_t len[] = { 4, 8, 4, 4, 16, 28, 4, 8, 4, 4 };
+	size_t n = 0;
+	for (unsigned i = 0; i < sizeof(len); i++)
+		if (h & (1u << i))
+			n += len[i];
+	return n;
+}
+
+/* While the ICRC question is open: look at one RoCE packet (parsed as if
+ * it had an ICRC).  Returns true when the packet was re-parsed into *f
+ * because the capture turned out to have none. */
+static bool icrc_learn(struct transport *t, const uint8_t *data, size_t caplen, size_t wirelen,
+		       struct cursor *c, struct ib_frame *f, int *rc)
+{
+	if (*rc == 1 && roce_icrc_matches(data, caplen, f)) {
+		t->icrc = ICRC_PRESENT;
+		return false;
+	}
+	struct cursor c2 = cur_make(data, caplen);
+	struct ib_frame f2;
+	if (parse_link(t, &c2, wirelen, &f2, 0) == 1 &&
+	    (f2.kind == IBF_ROCE_V2 || f2.kind == IBF_ROCE_V1) && f2.wire_len >= IB_BTH_LEN &&
+	    cur_left(&f2.bth) >= 1) {
+		const struct ib_opinfo *op = ib_opinfo(f2.bth.base[f2.bth.off]);
+		size_t hdrs = IB_BTH_LEN + ext_hdr_len(op->hdrs);
+		bool exact = op->kind != IBK_INVALID &&
+			     ((!(op->hdrs & IBH_PAYLOAD) && f2.wire_len == hdrs) ||
+			      (op->service == IBS_UD && f2.wire_len == hdrs + MAD_LEN));
+		if (exact) {
+			t->icrc = ICRC_ABSENT;
+			t->st.icrc_absent = 1;
+			t->st.icrc_absent_from = t->st.frames;
+			*c = c2;
+			*f = f2;
+			*rc = 1;
+			return true;
+		}
+	}
+	if (++t->icrc_probes >= ICRC_PROBE_MAX)
+		t->icrc = ICRC_PRESENT;
+	return false;
+}
+
+static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
+			const uint8_t *data, size_t caplen, size_t wirelen);
+
 void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 		      const uint8_t *data, size_t caplen, size_t wirelen)
+{
+	if (!t->track) {
+		packet_body(t, ts_ns, frame_no, data, caplen, wirelen);
+		return;
+	}
+	conn_frame_used(t->ct, true);
+	t->cm_frame = false;
+	packet_body(t, ts_ns, frame_no, data, caplen, wirelen);
+	if (!conn_frame_used(t->ct, true))
+		frame_event(t, ts_ns, frame_no, t->cm_frame ? 1 : 2);
+}
+
+static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
+			const uint8_t *data, size_t caplen, size_t wirelen)
 {
 	struct cursor c = cur_make(data, caplen);
 	struct ib_frame f;
@@ -164,19 +288,10 @@ void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 	t->st.bytes += wirelen;
 	if (wirelen < caplen)
 		wirelen = caplen;
-	f.layer = "transport";
-	switch (t->linktype) {
-	case LINKTYPE_ETHERNET:   rc = roce_parse_eth(&c, wirelen, &f); break;
-	case LINKTYPE_LINUX_SLL:  rc = roce_parse_sll(&c, wirelen, &f); break;
-	case LINKTYPE_LINUX_SLL2: rc = roce_parse_sll2(&c, wirelen, &f); break;
-	case LINKTYPE_INFINIBAND: rc = ib_parse_lrh_frame(&c, wirelen, &f); break;
-	case LINKTYPE_ERF:        rc = erf_frame(t, &c, &f); break;
-	default:
-		/* transport_set_linktype refused it, or was never called */
-		cur_fail(&c, CUR_INVALID, "link type not set or not supported");
-		rc = -EPROTONOSUPPORT;
-		break;
-	}
+	rc = parse_link(t, &c, wirelen, &f, t->icrc == ICRC_ABSENT ? 0 : IB_ICRC_LEN);
+	if (t->icrc == ICRC_UNKNOWN && t->linktype != LINKTYPE_INFINIBAND &&
+	    (rc < 0 || (rc == 1 && (f.kind == IBF_ROCE_V2 || f.kind == IBF_ROCE_V1))))
+		icrc_learn(t, data, caplen, wirelen, &c, &f, &rc);
 	if (rc < 0) {
 		report(t, frame_no, &c, f.layer, caplen, wirelen);
 		return;

@@ -37,6 +37,8 @@ struct transport_stats {
 	uint64_t late_packets;              /* after CM DREQ/DREP closed the connection */
 	uint64_t ecn_ce;                    /* RoCE packets marked Congestion Experienced */
 	uint64_t erf_errors;                /* ERF records flagged rx/ds error */
+	uint64_t icrc_absent;               /* 1: the capture keeps no ICRC after RoCE packets */
+	uint64_t icrc_absent_from;          /* ... noticed at this frame (earlier ones read with one) */
 };
 
 struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx);
@@ -56,6 +58,14 @@ const struct transport_stats *transport_stats(const struct transport *t);
  * keys and flags still exact), the fastest mode for statistics. */
 #define TRANSPORT_DATA_CAP ((size_t)(1u << 20) + 65536)
 void transport_set_data_cap(struct transport *t, size_t cap);
+/* Optional: per-message choice of copying RDMA WRITE / READ payloads (see
+ * rdma_data_filter_fn).  NULL (the default) copies them all. */
+void transport_set_data_filter(struct transport *t, rdma_data_filter_fn fn);
+/* Frame tracking (off by default, and then free): every event carries the
+ * numbers of its frames, ACKs / NAKs become RDMA_EV_ACK events and every
+ * other frame an RDMA_EV_FRAME event, so each frame of the capture is
+ * accounted for exactly once. */
+void transport_set_frame_tracking(struct transport *t, bool on);
 /* Connections seen so far (for summaries), in id order. */
 size_t transport_conn_count(const struct transport *t);
 const struct rdma_conn *transport_conn(const struct transport *t, size_t i);

@@ -27,11 +27,13 @@ void xid_table_free(struct xid_table *t)
 		dt_free(&x->tree);
 		free(x->p0buf);
 		free(x->rcbuf);
+		free(x->notes);
 		free(x);
 	}
 	for (x = t->free; x; x = n) {
 		n = x->hnext;
 		dt_free(&x->tree);
+		free(x->notes);
 		free(x);
 	}
 	free(t->buckets);
@@ -73,10 +75,14 @@ struct xentry *xid_add(struct xid_table *t, uint32_t conn_id, int dir, uint32_t 
 {
 	struct xentry *x = t->free;
 	struct dtree keep;
+	struct xnote *notes = NULL;
+	uint32_t cap_notes = 0;
 
 	if (x) {
 		t->free = x->hnext;
-		keep = x->tree;   /* reuse the -V buffer */
+		keep = x->tree;   /* reuse the -V buffer and the frame notes' */
+		notes = x->notes;
+		cap_notes = x->cap_notes;
 	} else {
 		x = malloc(sizeof(*x));
 		if (!x)
@@ -85,6 +91,8 @@ struct xentry *xid_add(struct xid_table *t, uint32_t conn_id, int dir, uint32_t 
 	}
 	memset(x, 0, sizeof(*x));
 	x->tree = keep;
+	x->notes = notes;
+	x->cap_notes = cap_notes;
 	dt_reset(&x->tree);
 	x->key = xid_key(conn_id, dir, xid);
 	x->call_dir = dir;

@@ -37,6 +37,10 @@ struct xentry {
 	uint32_t rclen, rcgot;
 	bool     call_decoded;
 	struct dtree tree;               /* -V only */
+	/* frame notes (dissect_cbs.frame_note only): the frames of this RPC,
+	 * delivered with the record; the buffer is kept across reuse */
+	struct xnote { uint64_t frame; uint8_t role; } *notes;
+	uint32_t nnotes, cap_notes;
 };
 
 struct xid_table {

@@ -12,6 +12,7 @@
 #include "dissect/programs.h"
 #include "dissect/rpc.h"
 #include "dissect/rpcrdma.h"
+#include "dissect/rpcrdma2.h"
 
 static bool is_nfs4(const struct nfsrdma_record *r)
 {
@@ -63,7 +64,9 @@ const char *rec_name_str(const struct nfsrdma_record *r, char *buf, size_t len)
 
 const char *rec_status_str(const struct nfsrdma_record *r, char *buf, size_t len)
 {
-	if (r->flags & RECF_RDMA_ERROR) {
+	if ((r->flags & RECF_RDMA_ERROR) && r->rpc_status >= REC_RPC_RDMA2_ERR) {
+		snprintf(buf, len, "RDMA2_ERROR ERR_%s", rpcrdma2_err_name(r->rpc_status - REC_RPC_RDMA2_ERR));
+	} else if (r->flags & RECF_RDMA_ERROR) {
 		snprintf(buf, len, "RDMA_ERROR %s",
 			 r->rpc_status == REC_RPC_RDMA_ERR_VERS ? "ERR_VERS" : "ERR_CHUNK");
 	} else if (r->rpc_status == REC_RPC_NONE) {

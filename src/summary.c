@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "dissect/dissect.h"
+#include "dissect/nfs4.h"
+#include "dissect/programs.h"
 #include "src/out.h"
 #include "src/recfmt.h"
 
@@ -87,10 +89,20 @@ struct sum_ent {
 	struct hist lat;
 };
 
+/* -z proc: the entry of the last few names, found without formatting the
+ * name.  A record's name depends only on these fields (rec_name_str). */
+struct proc_ident {
+	uint32_t prog, vers, proc, minor;
+	const char *name;        /* nfs4_compound_name() for COMPOUNDs (static strings) */
+	uint8_t  known;          /* RECF_CALL seen and prog known */
+};
+#define PROC_CACHE 256
+
 struct summary {
 	enum summary_kind kind;
 	struct sum_ent **e;
 	size_t n, cap;
+	struct { struct proc_ident id; struct sum_ent *e; } pc[PROC_CACHE];
 };
 
 struct summary *summary_new(enum summary_kind kind)
@@ -135,14 +147,54 @@ static struct sum_ent *ent_get(struct summary *s, const char *key)
 	return x;
 }
 
+static void proc_ident(const struct nfsrdma_record *r, struct proc_ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (!(r->flags & RECF_CALL) || !r->prog)
+		return;
+	id->known = 1;
+	id->prog = r->prog;
+	id->vers = r->vers;
+	id->proc = r->proc;
+	if ((r->prog == PROG_NFS && r->vers == 4) || r->prog == PROG_NFS_CB) {
+		id->minor = r->minorvers;
+		if (r->proc == 1)
+			id->name = nfs4_compound_name(r);
+	}
+}
+
+static struct sum_ent *ent_get(struct summary *s, const char *key);
+
+static struct sum_ent *proc_ent(struct summary *s, const struct nfsrdma_record *r)
+{
+	struct proc_ident id;
+	char key[96];
+
+	proc_ident(r, &id);
+	uint64_t h = ((uint64_t)id.prog << 32 | (uint64_t)id.vers << 24 | (uint64_t)id.proc << 4 | id.minor) ^
+		     ((uint64_t)(uintptr_t)id.name >> 3) ^ id.known;
+	h *= 0x9E3779B97F4A7C15ull;
+	unsigned slot = (unsigned)(h >> 56);   /* PROC_CACHE = 256 */
+	if (s->pc[slot].e && !memcmp(&s->pc[slot].id, &id, sizeof(id)))
+		return s->pc[slot].e;
+	rec_name_str(r, key, sizeof(key));
+	struct sum_ent *e = ent_get(s, key);
+	if (e) {
+		s->pc[slot].id = id;
+		s->pc[slot].e = e;
+	}
+	return e;
+}
+
 void summary_add(struct summary *s, const struct nfsrdma_record *r)
 {
 	char key[96], a[80], b[80];
+	struct sum_ent *e;
 
 	switch (s->kind) {
 	case SUM_PROC:
-		rec_name_str(r, key, sizeof(key));
-		break;
+		e = proc_ent(s, r);
+		goto have;
 	case SUM_CONN:
 		snprintf(key, sizeof(key), "%u %s <> %s", r->conn_id,
 			 fmt_ep(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, a, sizeof(a)),
@@ -152,7 +204,8 @@ void summary_add(struct summary *s, const struct nfsrdma_record *r)
 		dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, key, sizeof(key));
 		break;
 	}
-	struct sum_ent *e = ent_get(s, key);
+	e = ent_get(s, key);
+have:
 	if (!e)
 		return;
 	if (r->flags & RECF_CALL)

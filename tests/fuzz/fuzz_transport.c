@@ -17,8 +17,16 @@ static void on_event(const struct rdma_event *ev, void *ctx)
 	(void)ctx;
 	for (size_t i = 0; i < ev->data_len; i++)
 		s += ev->data[i];
+	for (uint32_t i = 0; i < ev->nframes; i++)
+		s += (unsigned)ev->frames[i];
 	if (ev->data_len > ev->msg_len)
 		__builtin_trap();   /* never more data than the wire carried */
+	if (ev->type == RDMA_EV_FRAME) {
+		if (ev->nframes != 1)
+			__builtin_trap();
+		sink += s;
+		return;
+	}
 	if (!ev->conn)
 		__builtin_trap();
 	sink += s + ev->conn->id;
@@ -35,6 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct transport *t = transport_new(on_event, on_diag, NULL);
 	if (!t)
 		return 0;
+	/* odd sizes: with frame tracking (frames, ACK and FRAME events) */
+	transport_set_frame_tracking(t, size & 1);
 	fti_run(t, data, size);
 	for (size_t i = 0; i < transport_conn_count(t); i++)
 		sink += transport_conn(t, i)->id;

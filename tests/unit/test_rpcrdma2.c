@@ -7,10 +7,15 @@
 
 static struct rpcrdma2_hdr h;
 
-static int dec(const struct xb *x)
+static int dec_hint(const struct xb *x, enum rpcrdma2_layout hint)
 {
 	struct cursor c = cur_make(x->b, x->n);
-	return rpcrdma2_decode(&h, &c);
+	return rpcrdma2_decode(&h, &c, hint);
+}
+
+static int dec(const struct xb *x)
+{
+	return dec_hint(x, RPCRDMA2_UNKNOWN);
 }
 
 static void common(struct xb *x, uint32_t xid, uint32_t type)
@@ -36,7 +41,8 @@ int main(void)
 	xb_u32(&x, 1);
 	CHECK_EQ_U64(dec(&x), 0);
 	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT07);
-	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "CALL_INLINE");
+	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_CALL_INLINE");
+	CHECK(!rpcrdma2_is_reply(&h) && !rpcrdma2_is_middle(&h), "a whole call");
 	CHECK_EQ_U64(h.inv_handle, 0xaaaa);
 	CHECK_EQ_U64(h.lists.nrsegs, 1);
 	CHECK_EQ_U64(h.lists.rsegs[0].position, 96);
@@ -66,9 +72,11 @@ int main(void)
 	xb_u32(&x, 5000);
 	CHECK_EQ_U64(dec(&x), 0);
 	CHECK_EQ_U64(h.remaining, 5000);
+	CHECK(rpcrdma2_is_reply(&h) && rpcrdma2_is_middle(&h), "a continued reply");
 	common(&x, 0, R2_GRANT);
 	CHECK_EQ_U64(dec(&x), 0);
-	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "GRANT");
+	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_GRANT");
+	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT07);
 
 	/* CONNPROP_FINAL with two properties */
 	common(&x, 0, R2_CONNPROP_FINAL);
@@ -86,23 +94,72 @@ int main(void)
 	CHECK_EQ_U64(dec(&x), 0);
 	CHECK_EQ_STR(rpcrdma2_err_name(h.err), "VERS");
 	CHECK_EQ_U64(h.err_b, 2);
+	CHECK_EQ_U64(h.hdr_len, 28);
+	/* the union's other arms: WRITE_RESOURCE has two words, REPLY_RESOURCE
+	 * one, BAD_PROPVAL none */
+	common(&x, 9, R2_ERROR);
+	xb_u32(&x, R2ERR_WRITE_RESOURCE); xb_u32(&x, 1); xb_u32(&x, 65536);
+	CHECK_EQ_U64(dec(&x), 0);
+	CHECK_EQ_U64(h.err_a, 1);
+	CHECK_EQ_U64(h.err_b, 65536);
+	CHECK_EQ_U64(h.hdr_len, 28);
+	common(&x, 9, R2_ERROR);
+	xb_u32(&x, R2ERR_REPLY_RESOURCE); xb_u32(&x, 9000);
+	CHECK_EQ_U64(dec(&x), 0);
+	CHECK_EQ_U64(h.err_a, 9000);
+	CHECK_EQ_U64(h.hdr_len, 24);
+	common(&x, 9, R2_ERROR);
+	xb_u32(&x, R2ERR_BAD_PROPVAL);
+	CHECK_EQ_U64(dec(&x), 0);
+	CHECK_EQ_U64(h.hdr_len, 20);
 
-	/* -00..-02 layout: RDMA2_MSG with flags word and v1-style lists */
+	/* -00..-02 layout: RDMA2_MSG with the flags word, then
+	 * rpcrdma2_chunk_lists: inv_handle and the v1-style lists */
 	common(&x, 4, R2OLD_MSG);
-	xb_u32(&x, 0x1);
-	xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0);
+	xb_u32(&x, R2OLD_F_RESPONSE);
+	xb_u32(&x, 0x77);
+	xb_u32(&x, 0); xb_u32(&x, 1); xb_u32(&x, 1); xb_seg(&x, 5, 4096, 0x5000); xb_u32(&x, 0);
+	xb_u32(&x, 0);
+	hl = x.n;
 	CHECK_EQ_U64(dec(&x), 0);
 	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT00);
 	CHECK_EQ_U64(h.flags, 1);
-	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_MSG (draft -00..-02)");
-	/* old CONNPROP (type 5) with properties: does not parse as -07 GRANT? GRANT is void,
-	 * so -07 wins; an old GRANT (6) with a flags word parses as -07 CONNPROP_MIDDLE
-	 * only if its count holds together */
+	CHECK_EQ_U64(h.inv_handle, 0x77);
+	CHECK_EQ_U64(h.lists.nwchunks, 1);
+	CHECK_EQ_U64(h.hdr_len, hl);
+	CHECK(rpcrdma2_is_reply(&h) && !rpcrdma2_is_middle(&h), "F_RESPONSE: a reply");
+	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_MSG");
+	common(&x, 4, R2OLD_MSG);
+	xb_u32(&x, R2OLD_F_MORE);
+	xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0);
+	CHECK_EQ_U64(dec(&x), 0);
+	CHECK(!rpcrdma2_is_reply(&h) && rpcrdma2_is_middle(&h), "F_MORE: a continued call");
+	/* undefined flag bits */
+	common(&x, 4, R2OLD_NOMSG);
+	xb_u32(&x, 0x100);
+	xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0);
+	CHECK(dec(&x) != 0, "undefined flags");
+	/* types both layouts define: 6 with only a flags word is the old
+	 * GRANT, 5 with a body is the old CONNPROP; a -07 GRANT (5) is empty */
 	common(&x, 0, 6);
-	xb_u32(&x, 0x7fffffff);
+	xb_u32(&x, 0);
 	CHECK_EQ_U64(dec(&x), 0);
 	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT00);
-	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_GRANT (draft -00..-02)");
+	CHECK_EQ_STR(rpcrdma2_htype_name(&h), "RDMA2_GRANT");
+	common(&x, 0, 5);
+	xb_u32(&x, 0);
+	xb_u32(&x, 1); xb_u32(&x, 2); xb_opaque(&x, "\0\0\x10\0", 4);
+	CHECK_EQ_U64(dec(&x), 0);
+	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT00);
+	CHECK_EQ_U64(h.nprops, 1);
+	CHECK_EQ_U64(h.prop_val[0], 4096);
+	/* ERROR: the connection's layout decides */
+	common(&x, 7, 4);
+	xb_u32(&x, R2OLD_F_RESPONSE); xb_u32(&x, R2ERR_SEGMENTS); xb_u32(&x, 16);
+	CHECK_EQ_U64(dec_hint(&x, RPCRDMA2_DRAFT00), 0);
+	CHECK_EQ_U64(h.err, R2ERR_SEGMENTS);
+	CHECK_EQ_U64(h.err_a, 16);
+	CHECK(rpcrdma2_is_reply(&h), "old ERROR is a reply");
 
 	/* bad: unknown type, truncated lists, wrong version */
 	common(&x, 0, 99);

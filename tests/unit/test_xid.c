@@ -28,7 +28,7 @@ static void on_diag(const struct diag *g, void *ctx)
 
 static struct dissect *mk(void)
 {
-	struct dissect_cbs cbs = { on_rec, NULL, on_diag, NULL };
+	struct dissect_cbs cbs = { on_rec, NULL, on_diag, NULL, NULL };
 	nrec = ndiag = 0;
 	memset(recs, 0, sizeof(recs));
 	return dissect_new(NULL, &cbs);

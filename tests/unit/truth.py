@@ -94,6 +94,11 @@ for pcap in caps:
         tdir = os.path.dirname(os.path.abspath(pcap))
     recs, rc, err = ours(pcap)
     ok(rc == 0, "%s: nfsrdma-dissect exits 0 (%d)" % (name, rc))
+    # The Linux client and server must not be flagged: no --check finding
+    # and no diagnostic on any lab capture.
+    r = subprocess.run([binp, "-q", "--check", pcap], capture_output=True, text=True)
+    ok(r.returncode == 0 and not r.stdout and not r.stderr,
+       "%s: no conformance finding, no diagnostic (%s)" % (name, (r.stdout + r.stderr).strip()[:160] or "none"))
     tr = os.path.join(tdir, "client.trace")
     if os.path.exists(tr) and name not in ("nfs3-tcp", "perftest"):
         t = truth(tr)

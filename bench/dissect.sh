@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# nfsrdma-dissect throughput and memory, side by side with tshark and cat,
+# on a large capture built from the lab's real traffic (bench/README.md).
+#
+#   bench/dissect.sh [MEGABYTES]     1x size (default 100; the 10x run is 10 times it)
+#
+# Builds, in $TMPDIR (never committed): 1x and 10x captures with
+# bench/mkbigcap.c from the lab captures, and a slice for tshark (it is
+# ~100 times slower; rates, not times, are compared).  Prints rates,
+# the ratios against the targets (>= 50x tshark, >= 1 M packets/s on one
+# core, >= 25 % of cat) and the maximum RSS at 1x and 10x.  Not pass/fail.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+O=${O:-build}
+BIN=$O/bin/nfsrdma-dissect
+MB=${1:-${DISSECT_BENCH_MB:-100}}
+SLICE_MB=${DISSECT_BENCH_SLICE_MB:-10}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nfsrdma-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+[ -x "$BIN" ] || { echo "bench dissect: $BIN not built (make)"; exit 1; }
+SRCS=()
+for n in nfs3-read-write parallel nfs42 nfs41 nfs40 nfs3-metadata nfs3-readdirplus smoke nfs3-symlink server-restart; do
+	[ -r "tests/captures/$n.pcap" ] && SRCS+=("tests/captures/$n.pcap")
+done
+[ ${#SRCS[@]} -gt 0 ] || { echo "bench dissect: no lab captures in tests/captures"; exit 1; }
+cc -O2 -o "$TMP/mkbigcap" bench/mkbigcap.c || exit 1
+
+mk() {   # mk NAME MEGABYTES -> prints frames
+	"$TMP/mkbigcap" "$TMP/$1.pcap" "$2" "${SRCS[@]}" 2>&1 | sed -nE 's/.*: ([0-9]+) frames.*/\1/p'
+}
+F1=$(mk x1 "$MB")
+F10=$(mk x10 $((MB * 10)))
+FS=$(mk slice "$SLICE_MB")
+size() { stat -c %s "$1"; }
+S1=$(size "$TMP/x1.pcap"); S10=$(size "$TMP/x10.pcap"); SS=$(size "$TMP/slice.pcap")
+
+cat "$TMP/x10.pcap" >/dev/null; cat "$TMP/x1.pcap" >/dev/null   # page cache
+TSHARK=$(command -v tshark || true)
+python3 - "$TMP" "$BIN" "$TSHARK" "$F1" "$F10" "$FS" <<'PY'
+# Every command runs under /usr/bin/time (its CPU time, user + sys, and
+# its max RSS: /usr/bin/time is small, so the child's RSS high-water mark
+# starts near zero).  CPU time is what "on one core" means; the machine
+# may be busy with other work, so cat and the dissector run in turns and
+# each ratio is the median of the ratios of neighbouring runs.
+import os, statistics, subprocess, sys, time
+tmp, binp, tshark = sys.argv[1], sys.argv[2], sys.argv[3]
+f1, f10, fs = (int(x) for x in sys.argv[4:7])
+
+# perf's task-clock (scheduler clock, nanoseconds) when perf works;
+# /usr/bin/time's user + sys (10 ms steps) otherwise.
+PERF = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "true"], capture_output=True).returncode == 0 \
+    if any(os.access(os.path.join(d, "perf"), os.X_OK) for d in os.environ["PATH"].split(":")) else False
+
+def run(argv):
+    out, pout = os.path.join(tmp, "rusage"), os.path.join(tmp, "perf")
+    cmd = ["/usr/bin/time", "-f", "%U %S %M", "-o", out] + argv
+    if PERF:
+        cmd = ["perf", "stat", "-x,", "-e", "task-clock", "-o", pout, "--"] + cmd
+    t0 = time.monotonic()
+    with open(os.devnull, "wb") as null, open(os.path.join(tmp, "err"), "wb") as err:
+        subprocess.run(cmd, stdout=null, stderr=err)
+    wall = time.monotonic() - t0
+    u, s_, m = open(out).read().split()[-3:]
+    cpu = float(u) + float(s_)
+    if PERF:
+        for ln in open(pout):
+            if "task-clock" in ln:
+                cpu = float(ln.split(",")[0]) / 1e3
+    return max(cpu, 0.001), wall, int(m)
+
+size = lambda n: os.path.getsize(os.path.join(tmp, n + ".pcap"))
+s1, s10, ss = size("x1"), size("x10"), size("slice")
+x1, x10, sl = (os.path.join(tmp, n + ".pcap") for n in ("x1", "x10", "slice"))
+dis = lambda f: [binp, "-q", "-z", "proc", f]
+r1 = [run(dis(x1)) for _ in range(5)]
+with open(os.path.join(tmp, "err")) as f:
+    err = f.read()
+if "error" in err:
+    print("bench dissect: the dissector reported errors:\n" + err[:300])
+pairs = []
+for _ in range(7):
+    c = run(["cat", x10])
+    d = run(dis(x10))
+    pairs.append((c, d))
+ts = run([tshark, "-2", "-q", "-z", "rpc,srt,100003,3", "-r", sl]) if tshark else None
+med = lambda v: statistics.median(v)
+MB = 1048576.0
+load = open("/proc/loadavg").read().split()[0]
+print("capture: lab traffic replayed (bench/mkbigcap.c): 1x %.0f MB %d frames, 10x %.0f MB %d frames; "
+      "tshark slice %.0f MB %d frames" % (s1 / MB, f1, s10 / MB, f10, ss / MB, fs))
+print("rates per CPU second (%s: one core), medians; wall-clock rate beside (load average %s)" %
+      ("perf task-clock" if PERF else "user + sys", load))
+print("%-42s %9s %11s %9s %10s" % ("", "MB/s", "packets/s", "wall MB/s", "max RSS"))
+def line(name, runs, size, frames):
+    cpu, wall, rss = med([r[0] for r in runs]), med([r[1] for r in runs]), max(r[2] for r in runs)
+    print("%-42s %9.1f %11s %9.1f %7d kB" % (name, size / MB / cpu, "%.0f" % (frames / cpu) if frames else "-",
+                                             size / MB / wall, rss))
+    return cpu, rss
+c1, rss1 = line("nfsrdma-dissect -q -z proc (1x)", r1, s1, f1)
+c10, rss10 = line("nfsrdma-dissect -q -z proc (10x)", [d for _, d in pairs], s10, f10)
+if ts:
+    line("tshark -2 -q -z rpc,srt,100003,3 (slice)", [ts], ss, fs)
+line("cat file >/dev/null (10x, page cache)", [c for c, _ in pairs], s10, 0)
+pps = f10 / c10
+print("ratios (10x run, CPU time):")
+if ts:
+    r = pps / (fs / ts[0])
+    print("  vs tshark   %8.1fx   (target >= 50x)   %s" % (r, "met" if r >= 50 else "NOT met"))
+else:
+    print("  vs tshark   (tshark not installed)")
+print("  packets/s   %8.2f M  (target >= 1 M)   %s" % (pps / 1e6, "met" if pps >= 1e6 else "NOT met"))
+r = med([c[0] / d[0] for c, d in pairs])
+rw = med([c[1] / d[1] for c, d in pairs])
+print("  vs cat      %8.1f %%  (target >= 25 %%)  %s   (wall clock: %.1f %%)" %
+      (100 * r, "met" if r >= 0.25 else "NOT met", 100 * rw))
+print("  memory      %8d kB at 1x, %d kB at 10x (%s)" %
+      (rss1, rss10, "bounded" if rss10 <= 1.5 * rss1 + 4096 else "GROWS with the capture"))
+PY
