@@ -79,6 +79,8 @@ enum probe_ts {
 	PT_WRITE_POST, /* first svcrdma_post_write_chunk / _reply_chunk */
 	PT_SEND_POST,  /* svcrdma_post_send: the reply is posted */
 	PT_SEND_DONE,  /* svcrdma_wc_send: the reply Send completed */
+	PT_MARSHAL_LAST, /* last xprtrdma_marshal: the kernel's RTT starts at
+	                  * the latest transmission, not the first */
 	PT_MAX
 };
 

@@ -134,13 +134,16 @@ SEC("tracepoint/rpcrdma/xprtrdma_marshal")
 int tp_marshal(void *ctx)
 {
 	struct probe_event *e;
+	__u64 now;
 
 	stat_add(PST_EVENTS, 1);
 	e = task_state(ctx, PFLD_MA_CLIENT, PFLD_MA_TASK, true, false);
 	if (!e)
 		return 0;
+	now = bpf_ktime_get_ns();
 	if (!e->t[PT_MARSHAL])
-		e->t[PT_MARSHAL] = bpf_ktime_get_ns();
+		e->t[PT_MARSHAL] = now;
+	e->t[PT_MARSHAL_LAST] = now;
 	if (e->n_transmits++)
 		e->seen |= PS_RETRANSMIT;
 	e->seen = (e->seen | PS_MARSHAL) & ~PS_CHUNK_NEW;

@@ -176,6 +176,7 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 	static const char *const tn[PT_MAX] = {
 		"begin", "marshal", "send", "send_last", "reply", "done", "decode", "read_post",
 		"read_first", "read_done", "process", "stats", "write_post", "send_post", "send_done",
+		"marshal_last",
 	};
 	bool first = true;
 

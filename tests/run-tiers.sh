@@ -13,15 +13,15 @@ tiers=("$@")
 total_pass=0 total_fail=0
 declare -a tier_result
 
-# Runs a command, echoes its output, and adds every "N passed, N failed"
+# Runs a command, echoes its output, and adds its last "N passed, N failed"
 # line to the totals; a non-zero exit with no failure counted adds one.
 run_counted() {
 	local out rc p f sp=0 sf=0
 	out=$("$@" 2>&1); rc=$?
 	printf '%s\n' "$out"
-	while read -r p f; do
-		sp=$((sp + p)); sf=$((sf + f))
-	done < <(sed -nE 's/.*[^0-9]([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p; s/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$out")
+	# A script's closing line is its total; earlier ones are its parts.
+	read -r sp sf < <(sed -nE 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/p' <<<"$out" | tail -n1)
+	sp=${sp:-0} sf=${sf:-0}
 	if [ "$rc" -ne 0 ] && [ "$sf" -eq 0 ]; then
 		sf=1
 		echo "FAIL: $* exited $rc"

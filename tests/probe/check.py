@@ -142,7 +142,8 @@ def client_side(probe, full):
             nt += 1
         if full and "marshal" in t and "reply" in t:
             q = (t["marshal"] - t["begin"]) / 1000
-            rtt = (t["reply"] - t["marshal"]) / 1000
+            # the kernel's RTT restarts at each retransmission
+            rtt = (t["reply"] - t.get("marshal_last", t["marshal"])) / 1000
             # backlog runs from tk_start (rpc_init_task) to rq_xtime (just
             # before the marshal); rpc_task_begin comes after tk_start, by
             # milliseconds under emulation: the probe's queue is at most it
