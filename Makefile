@@ -79,13 +79,26 @@ $(O)/tests/bpf/%: tests/bpf/%.c $(LIB) | $(BPF_SKELS)
 	$(Q)mkdir -p $(@D) $(O)/obj/tests/bpf
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/bpf/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
 
-# libFuzzer harnesses always build with clang and ASan/UBSan, from sources
-# (not the archive) so the decoders are coverage-instrumented.
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BPF_SKELS)
-	$(call msg,FUZZ,$@)
+# libFuzzer harnesses always build with clang and ASan/UBSan.  The library
+# is compiled once more, coverage-instrumented, into its own archive.
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN)
+FUZZ_OBJS  := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o)
+FUZZ_LIB   := $(O)/fuzz/libnfsrdma-fuzz.a
+
+$(O)/fuzzobj/%.o: %.c | $(BPF_SKELS)
+	$(call msg,FUZZCC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(CPPFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_FLAGS) $< $(LIB_SRCS) -o $@ $(LDLIBS)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $(O)/fuzzobj/$*.d $< -o $@ $(FUZZ_LIB) $(LDLIBS)
 
 # --- BPF -----------------------------------------------------------------
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
@@ -105,7 +118,7 @@ deps:
 check:
 	$(Q)scripts/deps.sh build test lab
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)O=$(O) tests/run-tiers.sh $(TIERS)
+	$(Q)O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tiers.sh $(TIERS)
 
 check-unit check-golden check-lab: all
 	$(Q)O=$(O) tests/run-tiers.sh $(@:check-%=%)

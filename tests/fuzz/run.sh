@@ -20,7 +20,7 @@ for h in "$O"/fuzz/fuzz_*; do
 	log=$(mktemp)
 	if "$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$corpus/crash-" "$corpus" >"$log" 2>&1; then
-		echo "ok   $name: $(grep -Eo '#[0-9]+ +DONE.*' "$log" | tail -1)"
+		echo "ok   $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)"
 		pass=$((pass + 1))
 	else
 		echo "FAIL $name: $(grep -m1 -E 'ERROR|SUMMARY' "$log")"
