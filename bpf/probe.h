@@ -13,6 +13,7 @@
 #define PROBE_FLD_NONE 0xffff  /* field absent in this kernel: reads give 0 */
 #define PROBE_STR_MAX  24      /* procedure / program names kept */
 #define PROBE_PROG_MAX 16
+#define PROBE_ADDR_STR 48      /* an rpc_xprt's RPC_DISPLAY_ADDR (INET6_ADDRSTRLEN + scope) */
 
 /* Where a field lives in a tracepoint record; size 1, 2, 4 or 8, or
  * PROBE_FLD_DATALOC for a __data_loc string (u32 offset | len << 16). */
@@ -38,6 +39,8 @@ enum probe_field_id {
 	PFLD_PS_TASK, PFLD_PS_CLIENT,
 	/* rpcrdma:xprtrdma_reply */
 	PFLD_RP_TASK, PFLD_RP_CLIENT, PFLD_RP_XID, PFLD_RP_CREDITS,
+	/* sunrpc:rpc_clnt_new (the peer address of each rpc_clnt) */
+	PFLD_CN_CLIENT, PFLD_CN_ADDR,
 	/* sunrpc:rpc_stats_latency */
 	PFLD_SL_TASK, PFLD_SL_CLIENT, PFLD_SL_XID, PFLD_SL_VERSION, PFLD_SL_PROGNAME, PFLD_SL_PROCNAME,
 	PFLD_SL_BACKLOG, PFLD_SL_RTT, PFLD_SL_EXECUTE,
@@ -47,6 +50,8 @@ enum probe_field_id {
 	PFLD_PC_CQ, PFLD_PC_CID,
 	/* rpcrdma:svcrdma_wc_read */
 	PFLD_WR_CQ, PFLD_WR_CID, PFLD_WR_LATENCY, PFLD_WR_BYTES,
+	/* rpcrdma:svcrdma_wc_write (completion of a Write / Reply chunk's RDMA WRITEs) */
+	PFLD_WW_CQ, PFLD_WW_CID,
 	/* rpcrdma:svcrdma_post_send */
 	PFLD_SS_CQ, PFLD_SS_CID,
 	/* rpcrdma:svcrdma_wc_send */
@@ -81,6 +86,7 @@ enum probe_ts {
 	PT_SEND_DONE,  /* svcrdma_wc_send: the reply Send completed */
 	PT_MARSHAL_LAST, /* last xprtrdma_marshal: the kernel's RTT starts at
 	                  * the latest transmission, not the first */
+	PT_WRITE_DONE, /* server: last svcrdma_wc_write of the RPC's chunks */
 	PT_MAX
 };
 
@@ -91,6 +97,7 @@ enum probe_seen {
 	PS_PROCESS = 1 << 8, PS_WRITE = 1 << 9, PS_SEND_DONE = 1 << 10,
 	PS_RETRANSMIT = 1 << 11, PS_READ_POS0 = 1 << 12, PS_XID_MISMATCH = 1 << 13,
 	PS_CHUNK_NEW = 1 << 14, /* chunks registered since the last marshal */
+	PS_WRITE_DONE = 1 << 15, /* server: an RDMA WRITE completion was joined */
 };
 
 /* One completed RPC as the kernel saw it; also the join state kept in the

@@ -17,6 +17,8 @@ const volatile __u64 min_latency_ns = 0;
 const volatile char filter_prog[PROBE_PROG_MAX] = {};
 const volatile __u8 filter_family = 0;       /* 0: any caller */
 const volatile __u8 filter_addr[16] = {};
+/* client side: the server's address as the kernel prints it (rpc_clnt_new addr) */
+const volatile char filter_peer[PROBE_ADDR_STR] = {};
 
 /* A zeroed event to initialise map slots from (the stack is too small). */
 const struct probe_event probe_zero_event = {};
@@ -143,15 +145,24 @@ static __always_inline void hist_add(const struct probe_event *e, __u64 ns)
 	hist_bump(&k, ns);
 }
 
-/* A completed RPC: histogram, then the filters, then the ring buffer. */
-static __always_inline void emit(struct probe_event *e, __u64 total_ns)
+/* A completed RPC: histogram, then the filters, then the ring buffer.
+ * total_ns is the probe's own duration (histograms); the minimum-latency
+ * filter compares the kernel's own execute time (k_exec_us, from
+ * rpc_stats_latency / svc_stats_latency) when the tracepoint has that
+ * field (exec_fld), so that the filter agrees with what ftrace and
+ * mountstats report; without it, the probe's duration. */
+static __always_inline void emit(struct probe_event *e, __u64 total_ns, int exec_fld)
 {
+	__u64 lat_ns = total_ns;
+
 	if (!prog_match(e->prog) || !addr_match(e)) {
 		stat_add(PST_FILTERED, 1);
 		return;
 	}
 	hist_add(e, total_ns);
-	if (total_ns < min_latency_ns) {
+	if (probe_fld[exec_fld].off != PROBE_FLD_NONE && probe_fld[exec_fld].size)
+		lat_ns = e->k_exec_us * 1000;
+	if (lat_ns < min_latency_ns) {
 		stat_add(PST_FILTERED, 1);
 		return;
 	}

@@ -23,6 +23,50 @@ struct {
 	__type(value, struct probe_event);
 } ctasks SEC(".maps");
 
+/* Client address filter: rpc_clnt_new names each rpc_clnt's peer; the
+ * verdict (1 = the filter's address) is kept by client id.  Clients
+ * created before attach have no verdict and are filtered out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} cpeer SEC(".maps");
+
+SEC("tracepoint/sunrpc/rpc_clnt_new")
+int tp_rpc_clnt_new(void *ctx)
+{
+	char a[PROBE_ADDR_STR];
+	__u32 id = (__u32)fld(ctx, PFLD_CN_CLIENT);
+	__u8 m = 1;
+
+	stat_add(PST_EVENTS, 1);
+	if (!filter_peer[0])
+		return 0;
+	fld_str(ctx, PFLD_CN_ADDR, a);
+	for (int i = 0; i < PROBE_ADDR_STR; i++) {
+		if (a[i] != filter_peer[i]) {
+			m = 0;
+			break;
+		}
+		if (!a[i])
+			break;
+	}
+	if (bpf_map_update_elem(&cpeer, &id, &m, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
+	return 0;
+}
+
+static __always_inline bool peer_match(__u32 client_id)
+{
+	__u8 *m;
+
+	if (!filter_peer[0])
+		return true;
+	m = bpf_map_lookup_elem(&cpeer, &client_id);
+	return m && *m;
+}
+
 /* The in-flight state of the task an event names; created when create is
  * set (a task seen first mid-way, e.g. started before attach). */
 static __always_inline struct probe_event *task_state(void *ctx, int f_client, int f_task,
@@ -221,7 +265,10 @@ int tp_rpc_stats_latency(void *ctx)
 	total = dur(e->t[PT_BEGIN], e->t[PT_DONE]);
 	if (!total)
 		total = e->k_exec_us * 1000;
-	emit(e, total);
+	if (peer_match(k.client_id))
+		emit(e, total, PFLD_SL_EXECUTE);
+	else
+		stat_add(PST_FILTERED, 1);
 	bpf_map_delete_elem(&ctasks, &k);
 	return 0;
 }

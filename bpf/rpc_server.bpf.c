@@ -8,7 +8,10 @@
  *   svcrdma_wc_read           (completion, any context) bytes + latency, joined by (cq, cid)
  *   svc_process               (thread)  program / version / procedure
  *   svc_stats_latency         (thread)  the kernel's execute time, caller address
- *   svcrdma_post_write_chunk / _reply_chunk (thread) result push starts
+ *   svcrdma_post_write_chunk / _reply_chunk (thread) result push starts;
+ *                             WRITE context (cq, cid) -> (xid, thread)
+ *   svcrdma_wc_write          (completion) the push's RDMA WRITEs are done:
+ *                             time kept by (xid, thread) until the record goes out
  *   svcrdma_post_send         (thread)  reply posted; state moves to (cq, cid)
  *   svcrdma_wc_send           (completion) reply Send done -> one probe_event
  *
@@ -20,6 +23,7 @@
 /* Which optional events the loader could attach. */
 const volatile bool have_post_send = false;
 const volatile bool have_wc_send = false;
+const volatile bool have_wc_write = false;
 
 struct cidkey {
 	__u32 cq_id;
@@ -46,6 +50,45 @@ struct {
 	__type(key, struct cidkey);
 	__type(value, struct probe_event);
 } ssends SEC(".maps");
+
+/* A request's result push, by the (xid, thread) that posted it: the WRITE
+ * completion may come before svc_stats_latency (a Write chunk is pushed
+ * while the result is encoded) or after the reply Send is posted (when the
+ * state has moved to ssends), so its time waits here for the emit. */
+struct wkey {
+	__u32 xid;
+	__u32 tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, struct wkey);
+} swrites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct wkey);
+	__type(value, __u64);
+} swdone SEC(".maps");
+
+/* Before a record goes out: the last RDMA WRITE completion of its push. */
+static __always_inline void join_write_done(struct probe_event *e)
+{
+	struct wkey w = { .xid = e->xid, .tid = e->task_id };
+	__u64 *t;
+
+	if (!(e->seen & PS_WRITE))
+		return;
+	t = bpf_map_lookup_elem(&swdone, &w);
+	if (!t)
+		return;
+	e->t[PT_WRITE_DONE] = *t;
+	e->seen |= PS_WRITE_DONE;
+	bpf_map_delete_elem(&swdone, &w);
+}
 
 static __always_inline __u32 thread_id(void) { return (__u32)bpf_get_current_pid_tgid(); }
 
@@ -216,7 +259,8 @@ int tp_svc_stats_latency(void *ctx)
 		}
 	}
 	if (!(e->seen & PS_DECODE) || !have_post_send) {
-		emit(e, server_total(e));
+		join_write_done(e);
+		emit(e, server_total(e), PFLD_SS2_EXECUTE);
 		bpf_map_delete_elem(&sreqs, &tid);
 	}
 	return 0;
@@ -224,8 +268,10 @@ int tp_svc_stats_latency(void *ctx)
 
 static __always_inline int post_push(void *ctx)
 {
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
 	__u32 tid = thread_id();
 	struct probe_event *e;
+	struct wkey w;
 
 	stat_add(PST_EVENTS, 1);
 	e = bpf_map_lookup_elem(&sreqs, &tid);
@@ -237,6 +283,33 @@ static __always_inline int post_push(void *ctx)
 		e->t[PT_WRITE_POST] = bpf_ktime_get_ns();
 	e->n_writes++;
 	e->seen |= PS_WRITE;
+	if (have_wc_write && (k.cq_id || k.cid)) {
+		w.xid = e->xid;
+		w.tid = tid;
+		if (bpf_map_update_elem(&swrites, &k, &w, BPF_ANY))
+			stat_add(PST_MAP_FULL, 1);
+	}
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_write")
+int tp_svc_wc_write(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WW_CQ), .cid = (__u32)fld(ctx, PFLD_WW_CID) };
+	struct wkey *wp, w;
+	__u64 now;
+
+	stat_add(PST_EVENTS, 1);
+	wp = bpf_map_lookup_elem(&swrites, &k);
+	if (!wp)
+		return 0;  /* a push this probe did not see posted (before attach) */
+	w = *wp;
+	bpf_map_delete_elem(&swrites, &k);
+	now = bpf_ktime_get_ns();
+	/* a Write chunk and a Reply chunk complete in posting order (one
+	 * send queue): the later completion is the push's end */
+	if (bpf_map_update_elem(&swdone, &w, &now, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
 	return 0;
 }
 
@@ -263,10 +336,12 @@ int tp_svc_post_send(void *ctx)
 	if (have_wc_send) {
 		if (bpf_map_update_elem(&ssends, &k, e, BPF_ANY)) {
 			stat_add(PST_MAP_FULL, 1);
-			emit(e, server_total(e));
+			join_write_done(e);
+			emit(e, server_total(e), PFLD_SS2_EXECUTE);
 		}
 	} else {
-		emit(e, server_total(e));
+		join_write_done(e);
+		emit(e, server_total(e), PFLD_SS2_EXECUTE);
 	}
 	bpf_map_delete_elem(&sreqs, &tid);
 	return 0;
@@ -284,7 +359,8 @@ int tp_svc_wc_send(void *ctx)
 		return 0;  /* a Send this probe did not track (backchannel, error reply) */
 	e->t[PT_SEND_DONE] = bpf_ktime_get_ns();
 	e->seen |= PS_SEND_DONE;
-	emit(e, server_total(e));
+	join_write_done(e);
+	emit(e, server_total(e), PFLD_SS2_EXECUTE);
 	bpf_map_delete_elem(&ssends, &k);
 	return 0;
 }

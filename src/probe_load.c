@@ -69,6 +69,9 @@ static const struct tpspec tps[] = {
 	  "no reply arrival time",
 	  { { PFLD_RP_TASK, "task_id", FK_INT, false }, { PFLD_RP_CLIENT, "client_id", FK_INT, false },
 	    { PFLD_RP_XID, "xid", FK_INT, true }, { PFLD_RP_CREDITS, "credits", FK_INT, true } } },
+	{ "sunrpc", "rpc_clnt_new", PROBE_WANT_CLIENT, "tp_rpc_clnt_new", false,
+	  "no client address filter (every RPC is filtered out when one is set)",
+	  { { PFLD_CN_CLIENT, "client_id", FK_INT, false }, { PFLD_CN_ADDR, "addr", FK_STR, false } } },
 	{ "sunrpc", "rpc_stats_latency", PROBE_WANT_CLIENT, "tp_rpc_stats_latency", true,
 	  "no client records at all",
 	  { { PFLD_SL_TASK, "task_id", FK_INT, false }, { PFLD_SL_CLIENT, "client_id", FK_INT, false },
@@ -104,6 +107,9 @@ static const struct tpspec tps[] = {
 	{ "rpcrdma", "svcrdma_post_reply_chunk", PROBE_WANT_SERVER, "tp_post_reply_chunk", false,
 	  "no RDMA WRITE (Reply chunk) start time",
 	  { { PFLD_PC_CQ, "cq_id", FK_INT, true }, { PFLD_PC_CID, "completion_id", FK_INT, true } } },
+	{ "rpcrdma", "svcrdma_wc_write", PROBE_WANT_SERVER, "tp_svc_wc_write", false,
+	  "no RDMA WRITE end time (the push ends at the reply Send's post)",
+	  { { PFLD_WW_CQ, "cq_id", FK_INT, false }, { PFLD_WW_CID, "completion_id", FK_INT, false } } },
 	{ "rpcrdma", "svcrdma_post_send", PROBE_WANT_SERVER, "tp_svc_post_send", false,
 	  "records are sent at svc_stats_latency, without reply times",
 	  { { PFLD_SS_CQ, "cq_id", FK_INT, false }, { PFLD_SS_CID, "completion_id", FK_INT, false } } },
@@ -361,8 +367,22 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 				p->cl->rodata->filter_addr, err, errlen);
 		if (r < 0)
 			goto fail;
-		if (c->filter_addr && *c->filter_addr)
-			log_warn("kernel probe: client tracepoints carry no addresses: --filter-addr applies to the server side only");
+		if (c->filter_addr && *c->filter_addr) {
+			/* the kernel prints an rpc_xprt's address with rpc_ntop:
+			 * %pI4 / %pI6c, as inet_ntop writes them */
+			uint8_t a[16];
+			int fam = strchr(c->filter_addr, ':') ? AF_INET6 : AF_INET;
+
+			if (inet_pton(fam, c->filter_addr, a) != 1 ||
+			    !inet_ntop(fam, a, (char *)p->cl->rodata->filter_peer, PROBE_ADDR_STR)) {
+				r = -EINVAL;
+				snprintf(err, errlen, "kernel probe: bad address '%.64s'", c->filter_addr);
+				goto fail;
+			}
+			log_warn("kernel probe: client side: only RPCs of rpc_clnts to %s created after attach "
+				 "(rpc_clnt_new gives the address; earlier clients are filtered out)",
+				 (const char *)p->cl->rodata->filter_peer);
+		}
 		bpf_map__set_max_entries(p->cl->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
 	}
 	if (ok_sides & PROBE_WANT_SERVER) {
@@ -384,6 +404,8 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 				p->sv->rodata->have_post_send = av;
 			if (strcmp(tps[i].event, "svcrdma_wc_send") == 0)
 				p->sv->rodata->have_wc_send = av;
+			if (strcmp(tps[i].event, "svcrdma_wc_write") == 0)
+				p->sv->rodata->have_wc_write = av;
 		}
 		bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
 	}

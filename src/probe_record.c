@@ -144,10 +144,14 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->t_call_first = r->t_call_last = e->t[PT_DECODE] ? e->t[PT_DECODE] : e->t[PT_PROCESS];
 		r->t_read_first = e->t[PT_READ_FIRST];
 		r->t_read_last = e->t[PT_READ_DONE];
-		/* RDMA WRITEs are posted ahead of the reply Send on the same
-		 * queue pair: the push spans first post to the Send's post. */
+		/* The push spans the first Write/Reply chunk post to the last
+		 * RDMA WRITE completion (svcrdma_wc_write); without that event,
+		 * to the reply Send's post (the WRITEs are posted ahead of the
+		 * Send on the same queue pair). */
 		r->t_write_first = e->t[PT_WRITE_POST];
-		r->t_write_last = e->t[PT_WRITE_POST] ? e->t[PT_SEND_POST] : 0;
+		r->t_write_last = !e->t[PT_WRITE_POST] ? 0 :
+				  e->t[PT_WRITE_DONE] > e->t[PT_WRITE_POST] ? e->t[PT_WRITE_DONE] :
+				  e->t[PT_SEND_POST];
 		r->t_reply_first = e->t[PT_SEND_POST] ? e->t[PT_SEND_POST] : e->t[PT_STATS];
 		r->t_reply_last = e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : r->t_reply_first;
 	}
@@ -176,7 +180,7 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 	static const char *const tn[PT_MAX] = {
 		"begin", "marshal", "send", "send_last", "reply", "done", "decode", "read_post",
 		"read_first", "read_done", "process", "stats", "write_post", "send_post", "send_done",
-		"marshal_last",
+		"marshal_last", "write_done",
 	};
 	bool first = true;
 

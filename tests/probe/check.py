@@ -9,10 +9,12 @@ Prints one line per failed check and ends with "probe-NAME: N passed, N failed".
 
 Tolerances (stated in docs/probes.md): a probe-measured duration and the
 kernel's matching number (whole microseconds) may differ by
-TOL_US + TOL_FRAC * value (2 ms + 10 %).  The kernel takes its timestamps a few
+TOL_US + TOL_FRAC * value (8 ms + 15 %).  The kernel takes its timestamps a few
 instructions away from the tracepoints the probe uses (tk_start is set in
 rpc_init_task, rpc_task_begin fires in rpc_execute; rq_stime is taken
-after svc_rdma_recvfrom returns), and the guests run under TCG emulation.
+after svc_rdma_recvfrom returns), and the guests run under TCG emulation:
+on a loaded 2-core host the BPF and ftrace handlers of the same event were
+seen up to 6 ms apart, and the first RPC of a connection 14 ms.
 """
 import json
 import os
@@ -20,8 +22,12 @@ import re
 import subprocess
 import sys
 
-TOL_US = 2000
-TOL_FRAC = 0.10
+TOL_US = 8000
+TOL_FRAC = 0.15
+# server min-latency filter: the threshold the scenario sets, and the most
+# the probe's execute may exceed ftrace's for the same RPC
+MINLAT_US = 10000
+EXEC_GAP_US = 5000
 
 out, dissect, write_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -138,7 +144,12 @@ def client_side(probe, full):
         t = r["t"]
         if "begin" in t and "done" in t:
             d = (t["done"] - t["begin"]) / 1000
-            check(close(d, k["exec"]), "%s %s: probe execute %.0fus vs kernel %dus" % (probe, x, d, k["exec"]))
+            # the kernel's execute starts at tk_start (rpc_init_task), the
+            # probe's at rpc_task_begin, which comes later but before
+            # rq_xtime (the end of the backlog): the gap is at most the
+            # backlog (first RPCs of a connection: ~10 ms under TCG)
+            check(k["exec"] - k["backlog"] - tol(k["exec"]) <= d <= k["exec"] + tol(k["exec"]),
+                  "%s %s: probe execute %.0fus vs kernel %dus (backlog %dus)" % (probe, x, d, k["exec"], k["backlog"]))
             nt += 1
         if full and "marshal" in t and "reply" in t:
             q = (t["marshal"] - t["begin"]) / 1000
@@ -152,7 +163,8 @@ def client_side(probe, full):
             check(close(rtt, k["rtt"]), "%s %s: probe RTT %.0fus vs kernel %dus" % (probe, x, rtt, k["rtt"]))
             # components add up to the execute time the kernel reports
             parts = (t["marshal"] - t["begin"]) + (t["send"] - t["marshal"]) + (t["reply"] - t["send"]) + (t["done"] - t["reply"])
-            check(close(parts / 1000, k["exec"]), "%s %s: components %.0fus vs execute %dus" % (probe, x, parts / 1000, k["exec"]))
+            check(k["exec"] - k["backlog"] - tol(k["exec"]) <= parts / 1000 <= k["exec"] + tol(k["exec"]),
+                  "%s %s: components %.0fus vs execute %dus (backlog %dus)" % (probe, x, parts / 1000, k["exec"], k["backlog"]))
         if not full:
             check("marshal" not in t and r["bytes"]["read_chunk"] == 0,
                   "%s %s: RDMA details present without rpcrdma events" % (probe, x))
@@ -243,6 +255,187 @@ for x in set(wire) & set(sv):
 # so the client probe's kernel procedure name must match the wire's.
 for x in set(wire) & set(cl):
     check(wire[x]["procedure"] == cl[x]["name"], "%s: wire %s, client probe %s" % (x, wire[x]["procedure"], cl[x]["name"]))
+
+# ---- in-kernel filters ---------------------------------------------------
+# Extra probe instances ran with filters on the same workload.  The
+# expected record set comes from the kernel's own ftrace records: per XID
+# the client's program name and execute time (rpc_stats_latency), the
+# server's service (svc_process), execute time and caller (svc_stats_latency).
+def kernel_rpcs(side, probe):
+    """{xid: info} of every RPC the kernel completed after the probe's
+    'attached' marker, and the subset before its 'stopping' marker."""
+    info, svc, window, after, peer = {}, {}, set(), set(), {}
+    pos = 0
+    with open(os.path.join(out, side + ".trace")) as f:
+        for line in f:
+            m = TRACE_RE.match(line)
+            if not m:
+                continue
+            evn, rest = m.group(2), m.group(3)
+            if evn == "tracing_mark_write":
+                if "probe %s attached" % probe in rest:
+                    pos = 1
+                elif "probe %s stopping" % probe in rest:
+                    pos = 2
+                continue
+            if evn == "svc_process":
+                m = re.search(r"xid=(0x[0-9a-f]+) service=(\S+) vers=(\d+) proc=(\S+)", rest)
+                if m:
+                    svc[m.group(1)] = m.group(2)
+                continue
+            if evn == "rpc_clnt_new":
+                m = re.search(r"client=([0-9a-f]+) peer=\[([^\]]*)\]", rest)
+                if m:
+                    peer[int(m.group(1), 16)] = (m.group(2), pos)
+                continue
+            if side == "client" and evn == "rpc_stats_latency":
+                m = re.search(r"task:[0-9a-f]+@([0-9a-f]+) xid=(0x[0-9a-f]+) (\S+)v(\d+) (\S+) backlog=\d+ rtt=\d+ execute=(\d+)", rest)
+                if not m:
+                    continue
+                # the peer, if its rpc_clnt was created while the probe was attached
+                pe = peer.get(int(m.group(1), 16), (None, 0))
+                x, k = m.group(2), dict(prog=m.group(3), proc=m.group(5), exec=int(m.group(6)),
+                                        peer=pe[0] if pe[1] else None)
+            elif side == "server" and evn == "svc_stats_latency":
+                m = re.search(r"xid=(0x[0-9a-f]+) .*client=(\S+) proc=(\S+) execute-us=(\d+)", rest)
+                if not m:
+                    continue
+                x = m.group(1)
+                k = dict(prog=svc.get(x, "?"), client=m.group(2).rsplit(":", 1)[0].strip("[]"),
+                         proc=m.group(3), exec=int(m.group(4)))
+            else:
+                continue
+            if pos:
+                info[x] = k
+                after.add(x)
+                if pos == 1:
+                    window.add(x)
+    return info, window, after
+
+
+def filtered_probe(probe, side, want, maybe=lambda k: False, what="", discriminates=True):
+    """want(k): the kernel's record says the filter passes it; maybe(k):
+    either outcome is right (the filter's input differs from ftrace's by
+    the tolerance).  Checks the record set and the filtered counter."""
+    recs, summ = jsonl(os.path.join(out, probe + ".jsonl"))
+    check(open(os.path.join(out, probe + ".rc")).read().strip() == "0", "%s exit status" % probe)
+    if not check(summ is not None, "%s: no summary line" % probe):
+        return set()
+    check(summ["ringbuf_drops"] == 0 and summ["map_full"] == 0,
+          "%s: drops %s map_full %s" % (probe, summ["ringbuf_drops"], summ["map_full"]))
+    check(summ["records"] == len(recs), "%s: kernel counted %d records, %d delivered" % (probe, summ["records"], len(recs)))
+    info, window, after = kernel_rpcs(side, probe)
+    got = {r["xid"] for r in recs}
+    exp = {x for x in window if want(info[x])}
+    may = {x for x in window if x not in exp and maybe(info[x])}
+    out_ = window - exp - may
+    check(len(window) >= 10, "%s: only %d kernel RPCs in the window" % (probe, len(window)))
+    if discriminates:
+        check(exp and out_, "%s (%s): workload does not exercise the filter: %d pass, %d filtered by the kernel's numbers"
+              % (probe, what, len(exp), len(out_)))
+    check(exp <= got, "%s (%s): kernel XIDs that pass the filter are missing: %s"
+          % (probe, what, sorted((x, info[x]) for x in exp - got)))
+    bad = (got & window) - exp - may
+    check(not bad, "%s (%s): records the filter should have dropped: %s" % (probe, what, sorted((x, info[x]) for x in bad)))
+    check(got <= after, "%s: XIDs the kernel never reported: %s" % (probe, sorted(got - after)))
+    # every completed RPC is either a record or counted as filtered
+    n = summ["records"] + summ["filtered"]
+    check(len(window) <= n <= len(after), "%s (%s): records %d + filtered %d = %d, kernel completed %d..%d"
+          % (probe, what, summ["records"], summ["filtered"], n, len(window), len(after)))
+    return got
+
+
+if os.path.exists(os.path.join(out, "client-minlat.rc")):
+    # exact: the filter compares the kernel's own execute (rpc_stats_latency)
+    filtered_probe("client-minlat", "client", lambda k: k["exec"] >= 10000, what="execute >= 10000us")
+if os.path.exists(os.path.join(out, "client-acl.rc")):
+    filtered_probe("client-acl", "client", lambda k: k["prog"] == "nfsacl", what="program 100227")
+if os.path.exists(os.path.join(out, "client-peer.rc")):
+    # the peer from the kernel's rpc_clnt_new record of the task's client
+    got = filtered_probe("client-peer", "client", lambda k: k["peer"] == "10.9.0.1", what="server 10.9.0.1",
+                         discriminates=False)
+    check(len(got) >= 10, "client-peer: only %d records to the server's address" % len(got))
+if os.path.exists(os.path.join(out, "client-nopeer.rc")):
+    filtered_probe("client-nopeer", "client", lambda k: k["peer"] == "10.9.0.99", what="server 10.9.0.99",
+                   discriminates=False)
+if os.path.exists(os.path.join(out, "server-acl.rc")):
+    filtered_probe("server-acl", "server", lambda k: k["prog"] == "nfsacl", what="program 100227")
+if os.path.exists(os.path.join(out, "server-noaddr.rc")):
+    filtered_probe("server-noaddr", "server", lambda k: k["client"] == "10.9.0.99", what="caller 10.9.0.99",
+                   discriminates=False)
+if os.path.exists(os.path.join(out, "server-addr.rc")):
+    got = filtered_probe("server-addr", "server", lambda k: k["client"] == "10.9.0.2", what="caller 10.9.0.2",
+                         discriminates=False)
+    check(len(got) >= 10, "server-addr: only %d records from the client's address" % len(got))
+if os.path.exists(os.path.join(out, "server-minlat.rc")):
+    # svc_stats_latency computes execute per consumer: the probe's, taken
+    # after ftrace's in the same tracepoint, is larger by up to the
+    # ftrace/BPF gap (seen up to 4 ms under TCG); below that band: never a record
+    filtered_probe("server-minlat", "server", lambda k: k["exec"] >= MINLAT_US,
+                   maybe=lambda k: k["exec"] >= MINLAT_US - EXEC_GAP_US, what="execute >= %dus" % MINLAT_US)
+
+# ---- result push end: svcrdma_wc_write ----------------------------------
+# The server probe ends the push at the last RDMA WRITE completion of the
+# RPC's Write/Reply chunks (svcrdma_wc_write joined by cq/cid).  Against
+# the kernel's own ftrace of the same events (durations: ftrace's clock is
+# not bpf_ktime's): post of the first chunk -> last completion, per XID.
+# Against the wire (other clock: durations only): the first WRITE packet
+# leaves after the post and the completion comes after the last WRITE
+# packet, so the probe's push is at least the wire's first -> last RDMA
+# WRITE; and it ends before the reply Send's completion (one send queue).
+# Under TCG the completion trails the last packet by milliseconds (the
+# ACK, then the CQ work item) and the receive lags the wire by ~5 ms on a
+# connection's first RPC: no two-sided bound against the wire.
+def ftrace_pushes():
+    """{xid: (first chunk post, last wc_write)} in seconds, from server.trace."""
+    cur, post, done, xid_of = {}, {}, {}, {}
+    with open(os.path.join(out, "server.trace")) as f:
+        for line in f:
+            m = re.match(r"^\s*\S.*?-(\d+)\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (\w+): (.*)$", line)
+            if not m:
+                continue
+            pid, ts, evn, rest = m.group(1), float(m.group(2)), m.group(3), m.group(4)
+            if evn == "svcrdma_decode_rqst":
+                mx = re.search(r"xid=(0x[0-9a-f]+)", rest)
+                if mx:
+                    cur[pid] = mx.group(1)
+            elif evn in ("svcrdma_post_write_chunk", "svcrdma_post_reply_chunk") and pid in cur:
+                mc = re.search(r"cq.id=(\d+) cid=(-?\d+)", rest)
+                if mc:
+                    xid_of[mc.groups()] = cur[pid]
+                    post.setdefault(cur[pid], ts)
+            elif evn == "svcrdma_wc_write":
+                mc = re.search(r"cq.id=(\d+) cid=(-?\d+)", rest)
+                x = xid_of.get(mc.groups()) if mc else None
+                if x:
+                    done[x] = ts
+    return {x: (post[x], done[x]) for x in done if x in post}
+
+
+kpush = ftrace_pushes()
+nw = nk = 0
+for x in sorted(set(sv)):
+    r, t = sv[x], svraw.get(x, {}).get("t", {})
+    if "write_post" not in t:
+        continue
+    check("write_done" in t, "%s: push posted, no svcrdma_wc_write joined by the server probe" % x)
+    if "write_done" not in t:
+        continue
+    pp = (r["ts"]["write_last"] - r["ts"]["write_first"]) / 1000
+    if x in kpush:
+        kp = (kpush[x][1] - kpush[x][0]) * 1e6
+        check(close(pp, kp), "%s: push (first chunk post -> last WRITE completion): probe %.0fus, kernel %.0fus" % (x, pp, kp))
+        nk += 1
+    check(r["ts"]["write_last"] <= r["ts"]["reply_last"], "%s: push ends after the reply Send completed" % x)
+    w = wire.get(x)
+    if w and (w["bytes"]["write"] or w["bytes"]["reply"]):
+        wp = (w["ts"]["write_last"] - w["ts"]["write_first"]) / 1000
+        check(pp >= wp - tol(wp), "%s: push (post -> completion) %.0fus shorter than on the wire (first -> last RDMA WRITE) %.0fus"
+              % (x, pp, wp))
+        nw += 1
+check(nk >= 2 and nk == len([x for x in sv if "write_done" in svraw.get(x, {}).get("t", {})]),
+      "push ends compared with the kernel's trace: %d" % nk)
+check(nw >= 2, "only %d RPCs with RDMA WRITEs on the wire and a probe push end" % nw)
 
 # Degraded probes: same XIDs, less detail, and the message names what is missing.
 if mode == "degrade-server":

@@ -5,7 +5,11 @@
 # records and the dissected capture (tests/probe/check.py).  The NFSv3 run
 # also runs a server probe with the reply events configured away, the
 # NFSv4.1 run a client probe started while rpcrdma is not loaded: both
-# must degrade as docs/probes.md says.  Ends with "probe: N passed, N failed".
+# must degrade as docs/probes.md says.  Both runs also start probes with the
+# in-kernel filters (minimum latency, program, address) on the same
+# workload, checked against the kernels' ftrace records, and the server
+# push end (svcrdma_wc_write) is checked against ftrace and the wire.
+# Ends with "probe: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 O=${O:-build}

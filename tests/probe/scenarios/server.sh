@@ -19,6 +19,16 @@ probe_hook() {
         probe_start server-skip --side server --skip rpcrdma:svcrdma_post_send \
             --skip rpcrdma:svcrdma_wc_send
     fi
+    # In-kernel filters on the same workload (thresholds known to check.py):
+    # NFSv3: program NFSACL, and a caller address that is not the client's;
+    # NFSv4.1: the client's own address, and a minimum latency.
+    if [[ ${LAB_NFS_VERS:-} == 3 ]]; then
+        probe_start server-acl --side server --filter-prog 100227
+        probe_start server-noaddr --side server --filter-addr 10.9.0.99
+    else
+        probe_start server-addr --side server --filter-addr "${LAB_CLIENT_IP:-10.9.0.2}"
+        probe_start server-minlat --side server --min-latency 10000
+    fi
 }
 lab_server_start probe_hook
 lab_wait workload.done
@@ -30,3 +40,8 @@ if [[ -n ${LAB_ARG_NFSRDMAD:-} ]]; then
     echo "$rc" > "$LAB_OUT/nfsrdmad-server.rc"
 fi
 if [[ ${LAB_ARG_PROBE_DEGRADE:-} == server ]]; then probe_stop server-skip; fi
+if [[ ${LAB_NFS_VERS:-} == 3 ]]; then
+    probe_stop server-acl; probe_stop server-noaddr
+else
+    probe_stop server-addr; probe_stop server-minlat
+fi
