@@ -45,11 +45,15 @@ void dissect_free(struct dissect *d)
 		d->tp_free(d->tp);
 	xid_table_free(&d->xids);
 	seg_table_free(&d->segs);
-	for (size_t i = 0; i < d->nconns; i++)
-		for (int k = 0; k < 2; k++) {
-			free(d->conns[i].cont[k].buf);
-			free(d->conns[i].cont[k].frames);
+	for (size_t i = 0; i < d->nconns; i++) {
+		struct uconn *u = &d->conns[i];
+		for (int k = 0; u->cont && k < 2; k++) {
+			free(u->cont[k].buf);
+			free(u->cont[k].frames);
 		}
+		free(u->cont);
+		free(u->sent);
+	}
 	free(d->conns);
 	free(d);
 }
@@ -133,6 +137,8 @@ static void note_attach(struct dissect *d, struct xentry *x, const struct rdma_e
 		return;
 	struct uconn *u = &d->conns[ev->conn->id];
 	int dir = ev->dir & 1;
+	if (!u->sent && !(u->sent = calloc(2, sizeof(*u->sent))))
+		return;
 	struct sentmsg *m = &u->sent[dir][u->sent_next[dir]++ % 32];
 	m->psn_lo = ev->psn_first;
 	m->psn_hi = (ev->psn_first + (ev->npkts ? ev->npkts - 1 : 0)) & 0xffffff;
@@ -148,7 +154,7 @@ static void note_ack(struct dissect *d, const struct rdma_event *ev)
 	uint32_t cid = ev->conn ? ev->conn->id : 0;
 
 	d->noted = true;
-	if (ev->conn && cid < d->nconns) {
+	if (ev->conn && cid < d->nconns && d->conns[cid].sent) {
 		const struct uconn *u = &d->conns[cid];
 		int dir = ev->dir & 1;
 		for (unsigned i = 0; i < 32; i++) {
@@ -743,6 +749,8 @@ static void cont_frames(struct dissect *d, struct v2cont *k, const struct rdma_e
 	if (!d->cbs.frame_note)
 		return;
 	d->noted = true;
+	if (!ev->nframes)
+		return;
 	if (k->nframes + ev->nframes > k->cap_frames) {
 		uint32_t cap = k->cap_frames ? k->cap_frames : 16;
 		while (cap < k->nframes + ev->nframes)
@@ -776,6 +784,8 @@ static void cont_drop(struct dissect *d, struct v2cont *k, uint64_t frame, const
 /* Appends one part of a continued message (the bytes after its header). */
 static bool cont_add(struct v2cont *k, const uint8_t *p, size_t n)
 {
+	if (!n)
+		return true;
 	if (k->len + n > CHUNK_REASM_MAX)
 		return false;
 	if (k->len + n > k->cap) {
@@ -802,6 +812,8 @@ static void on_send_v2(struct dissect *d, struct uconn *u, const struct rdma_eve
 	struct rpcrdma2_hdr h2;
 	struct cursor c = cur_make(ev->data, ev->data_len);
 	struct rpcrdma_hdr *h = &d->hdr;
+	if (!u->cont && !(u->cont = calloc(2, sizeof(*u->cont))))
+		return;
 	struct v2cont *k = &u->cont[ev->dir];
 
 	if (rpcrdma2_decode(&h2, &c, (enum rpcrdma2_layout)u->v2_layout)) {
@@ -1064,6 +1076,20 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 		break;
 	}
 	case RDMA_EV_CONN_CLOSE:
+		/* what only an open connection needs: memory follows open
+		 * connections, not every connection the capture ever had */
+		if (ev->conn && ev->conn->id < d->nconns) {
+			struct uconn *u = &d->conns[ev->conn->id];
+			for (int k = 0; u->cont && k < 2; k++) {
+				cont_drop(d, &u->cont[k], ev->frame_first, "cut by the connection's end");
+				free(u->cont[k].buf);
+				free(u->cont[k].frames);
+			}
+			free(u->cont);
+			free(u->sent);
+			u->cont = NULL;
+			u->sent = NULL;
+		}
 		break;
 	case RDMA_EV_ACK:
 		if (d->cbs.frame_note)

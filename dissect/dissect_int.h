@@ -29,7 +29,7 @@ struct uconn {
 	uint32_t v2_rbsiz[2];    /* receive buffer size side i advertised (CONNPROP), 0 = default */
 	/* frame notes: the requests each side sent lately (PSN span, RPC),
 	 * so an ACK can be tied to the RPC it acknowledges */
-	struct sentmsg { uint32_t psn_lo, psn_hi, xid; uint8_t call_dir, used; } sent[2][32];
+	struct sentmsg { uint32_t psn_lo, psn_hi, xid; uint8_t call_dir, used; } (*sent)[32];  /* [2][32], on first use */
 	uint8_t  sent_next[2];
 	struct v2cont {          /* a continued message (CALL/REPLY_MIDDLE, F_MORE) being collected */
 		bool     active;
@@ -41,7 +41,7 @@ struct uconn {
 		uint8_t *buf;
 		uint64_t *frames;    /* frame notes: the frames of the parts so far */
 		uint32_t nframes, cap_frames;
-	} cont[2];               /* per sending side */
+	} *cont;                 /* [2] per sending side, on first use (version 2 only) */
 };
 
 struct dissect {

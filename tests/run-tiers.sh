@@ -57,6 +57,8 @@ tier_bpf() {
 
 tier_golden() {
 	run_counted tests/golden/run.sh
+	# Generated captures: regenerate byte for byte, conversions decode alike.
+	run_counted tests/gen/check.sh
 	if [ -x tests/lab/check-tshark.sh ]; then
 		run_counted tests/lab/check-tshark.sh
 	fi

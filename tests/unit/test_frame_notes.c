@@ -151,6 +151,10 @@ int main(int argc, char **argv)
 		if (access(p, R_OK) == 0)
 			run(p, false);
 	}
+	/* real NFSv4.1 backchannel (CB_RECALL on the client's connection) */
+	snprintf(p, sizeof(p), "%s/tests/gen/real/nfs41-recall.pcap", top ? top : ".");
+	if (access(p, R_OK) == 0)
+		run(p, true);
 	(void)argc;
 	(void)argv;
 	return check_summary("test_frame_notes");

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks nfsrdma-dissect against the kernel's ground truth and tshark for
-every lab capture (tests/captures/NAME.pcap with NAME.truth/):
+every lab capture (tests/captures/NAME.pcap with NAME.truth/, and the lab
+runs kept in tests/gen/real/):
 
 1. every XID in the client's sunrpc:rpc_stats_latency lines appears in the
    dissector's output with the same program/version and procedure;
@@ -84,7 +85,8 @@ def tshark_msgs(pcap):
     return s
 
 
-caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
+caps = sys.argv[1:] or (sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap"))) +
+                        sorted(glob.glob(os.path.join(top, "tests", "gen", "real", "*.pcap"))))
 if not caps:
     print("truth: no lab captures in tests/captures (skipped)")
 for pcap in caps:
