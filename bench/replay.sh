@@ -4,7 +4,8 @@
 #   - NULL-call rate vs perftest ib_send_bw message rate (64 B, rdma_cm),
 #     target >= 80 %;
 #   - 4 KiB READ IOPS at queue depth 32 vs the kernel NFS/RDMA client
-#     (32 parallel dd with O_DIRECT on a proto=rdma mount), target >= 1.0x.
+#     (32 parallel dd with O_DIRECT on a proto=rdma mount), target >= 1.0x;
+#   - the same two with --busy-poll, and the READ over RPC/TCP, for reference.
 # Prints the ratios; never fails on a number (bench, not test).
 # Needs root and the lab (tests/lab/README.md).  O= picks the build dir.
 set -uo pipefail
@@ -49,6 +50,11 @@ if kern and rd4:
           f"(target >= 1.0) {'MET' if r >= 1.0 else 'NOT MET'}")
 else:
     print(f"READ ratio: missing data (kernel {kern}, replay {rd4})")
+for name, label in (("bench-null-busy", "NULL"), ("bench-read-busy", "4 KiB READ QD32")):
+    b = gen(name)
+    if b:
+        print(f"{label} with --busy-poll: {b['iops']:.0f} calls/s (p50 {b['lat_us']['p50']:.0f} us, "
+              f"{b['cpu_us_per_op']:.0f} us CPU/op)")
 if rd4t and rd4:
     print(f"same READ over RPC/TCP: {rd4t['iops']:.0f} IOPS (RDMA/TCP {rd4['iops'] / max(rd4t['iops'], 1e-9):.2f})")
 PY

@@ -14,14 +14,14 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_RECONNECT, K_DRYRUN,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_RECONNECT, K_DRYRUN, K_VERS,
 };
 
 static const struct opt opts[] = {
 	{ "target", 't', "HOST", "the NFS server to send calls to (the only address contacted)", K_TARGET },
 	{ "transport", 0, "rdma|tcp", "RPC-over-RDMA v1 (default, port 20049) or RPC over TCP (2049)", K_TRANSPORT },
 	{ "port", 0, "PORT", "server port (default 20049 for rdma, 2049 for tcp)", K_PORT },
-	{ "export", 0, "PATH", "export to MOUNT for the root handle (default: from the trace, else /export)", K_EXPORT },
+	{ "export", 0, "PATH", "NFSv3: export to MOUNT for the root handle (default: from the trace, else /export); NFSv4: path below the pseudo-root (default: the pseudo-root)", K_EXPORT },
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
 	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
@@ -29,6 +29,7 @@ static const struct opt opts[] = {
 	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE },
 	{ "json", 0, NULL, "print the report as one JSON object", K_JSON },
 	{ "generate", 'g', "OP", "generate load: null, getattr, read, write, mix[:READPCT], readdirplus", K_GENERATE },
+	{ "vers", 0, "3|4.1|4.2", "--generate: NFS version (default 3; 4.1/4.2 open a session of --qd slots)", K_VERS },
 	{ "size", 0, "BYTES", "READ/WRITE transfer size (default 4k)", K_SIZE },
 	{ "sweep", 0, "S1,S2,..", "run once per transfer size (e.g. 4k,16k,64k,256k)", K_SWEEP },
 	{ "qd", 'q', "N", "calls kept in flight (default 1)", K_QD },
@@ -149,6 +150,17 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		return 0;
 	}
+	case K_VERS:
+		if (!strcmp(arg, "3")) {
+			c->g.vers = 3;
+		} else if (!strcmp(arg, "4.1") || !strcmp(arg, "4.2")) {
+			c->g.vers = 4;
+			c->g.minor = arg[2] - '0';
+		} else {
+			log_error("--vers: 3, 4.1 or 4.2, not \"%s\"", arg);
+			return -EINVAL;
+		}
+		return 0;
 	case K_SIZE:
 		if (opt_size("size", arg, &v) < 0)
 			return -EINVAL;
@@ -208,7 +220,7 @@ static int handle(int key, const char *arg, void *ctx)
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .r = { .speed = 1 }, .g = { .qd = 1 } };
+	struct cli c = { .r = { .speed = 1 }, .g = { .qd = 1, .vers = 3 } };
 	struct opt_spec spec = {
 		.prog = "nfsrdma-replay",
 		.synopsis = "[OPTIONS] --target HOST TRACE.pcap | --generate OP --target HOST",

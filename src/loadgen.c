@@ -2,8 +2,10 @@
  * a READ/WRITE mix or READDIRPLUS at a fixed queue depth over RDMA or TCP;
  * warm-up, duration or count; HDR-style latency percentiles, IOPS, MB/s
  * and client CPU per MB (getrusage); sweeps over transfer sizes with an
- * SVG plot. */
+ * SVG plot.  NFSv3, or NFSv4.1/4.2 with a session of --qd slots: every
+ * call is SEQUENCE + PUTFH + the op, READ/WRITE on an OPEN stateid. */
 #include "src/rdma_ep_clnt.h"
+#include "src/rdma_ep_nfs41.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +22,8 @@ struct lg_slot {
 	bool measured;
 	uint32_t op;      /* NFS3P_* */
 	uint32_t size;
+	int sslot;        /* NFSv4.1 session slot (-1: none) */
+	uint32_t sseq;
 };
 
 struct lg_result {
@@ -44,6 +48,10 @@ struct lg {
 	struct lg_result *cur;
 	enum lg_op op;
 	uint32_t rtmax, wtmax;
+	bool v4;
+	struct nfs41_session s;
+	struct nfs4_stateid sid;  /* OPEN stateid of the file (READ/WRITE) */
+	bool have_sid;
 };
 
 static const char *op_name(enum lg_op op)
@@ -67,6 +75,35 @@ static void lg_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct lg_result *r = lg->cur;
 
 	s->busy = false;
+	if (lg->v4) {
+		static struct nfs4_res v4r;
+		bool ok = !rep->err && nfs4_decode_reply(s->op == NFS3P_NULL ? 0 : 1, rep->msg, rep->len,
+							 rep->bulk_moved, &v4r) == 0;
+		nfs41_slot_put(&lg->s, s->sslot, s->sseq, ok && v4r.has_seq && v4r.seq_status == 0,
+			       rep->err == -EPIPE);
+		s->sslot = -1;
+		if (!s->measured || !r)
+			return;
+		if (rep->err) {
+			if (rep->err == -EPIPE)
+				r->lost++;
+			r->errors++;
+			return;
+		}
+		if (!ok || v4r.rpc_status != 0 || !v4r.has_status || v4r.status != 0) {
+			r->errors++;
+			return;
+		}
+		r->ops++;
+		uint32_t n = s->op == NFS3P_READ ? v4r.read_count : v4r.write_count;
+		if (s->op == NFS3P_READ || s->op == NFS3P_WRITE) {
+			r->bytes += n;
+			if (n < s->size)
+				r->short_io++;
+		}
+		lhist_add(&r->h, rep->t_done_ns - req->t_submit_ns);
+		return;
+	}
 	if (!s->measured || !r)
 		return;
 	if (rep->err) {
@@ -137,17 +174,103 @@ static enum lg_op pick(struct lg *lg)
 	return ((lg->seq >> 16) % 100) < lg->o->read_pct ? LG_READ : LG_WRITE;
 }
 
+/* One NFSv4.1 COMPOUND: SEQUENCE, PUTFH, the op. */
+static int enc_v4(struct lg *lg, struct lg_slot *s, enum lg_op op, uint64_t off)
+{
+	struct xenc e;
+	memset(&s->m.req, 0, sizeof(s->m.req));
+	xenc_init(&e, s->m.buf, sizeof(s->m.buf));
+	s->sslot = -1;
+	if (op == LG_NULL) {
+		xenc_rpc_call(&e, 0, PROG_NFS_, 4, 0, NULL);
+		s->op = NFS3P_NULL;
+	} else {
+		uint32_t seq;
+		int slot = nfs41_slot_get(&lg->s, &seq);
+		if (slot < 0)
+			return -EAGAIN;
+		s->sslot = slot;
+		s->sseq = seq;
+		size_t at = nfs4_compound_begin(&e, &lg->cred, lg->s.minor);
+		nfs4_enc_sequence(&e, lg->s.sessionid, seq, (uint32_t)slot, nfs41_highest(&lg->s), false);
+		nfs4_enc_putfh(&e, &lg->fh);
+		s->m.req.reply_max = 1024;
+		switch (op) {
+		case LG_GETATTR:
+			nfs4_enc_getattr(&e, FATTR4_W0_TYPE | FATTR4_W0_CHANGE | FATTR4_W0_SIZE |
+					 FATTR4_W0_FSID | FATTR4_W0_FILEID,
+					 FATTR4_W1_MODE | FATTR4_W1_NUMLINKS | FATTR4_W1_TIME_MODIFY);
+			s->op = NFS3P_GETATTR;
+			break;
+		case LG_READ:
+			nfs4_enc_read(&e, &lg->sid, off, lg->size);
+			s->m.req.wchunk = lg->size;   /* RFC 8267: Write chunk */
+			s->m.req.reply_max = 512;
+			s->op = NFS3P_READ;
+			break;
+		case LG_WRITE:
+			nfs4_enc_write(&e, &lg->sid, off, 0 /* UNSTABLE4 */, lg->size);
+			s->m.req.has_ddp = true;      /* Read chunk when it does not fit inline */
+			s->m.req.ddp = NULL;
+			s->m.req.ddp_len = lg->size;
+			s->op = NFS3P_WRITE;
+			break;
+		case LG_READDIRPLUS:
+			nfs4_enc_readdir(&e, 0, NULL, 8192, 65536, FATTR4_W0_TYPE | FATTR4_W0_FILEID |
+					 FATTR4_W0_FILEHANDLE, FATTR4_W1_MODE);
+			s->m.req.reply_max = 65536 + 1024;
+			s->op = NFS3P_READDIRPLUS;
+			break;
+		default:
+			return -EINVAL;
+		}
+		nfs4_compound_end(&e, at, 3);
+	}
+	if (!xenc_ok(&e))
+		return -EMSGSIZE;
+	s->m.req.msg = s->m.buf;
+	s->m.req.len = e.len;
+	if (!s->m.req.reply_max)
+		s->m.req.reply_max = 512;
+	return 0;
+}
+
+static void v4_unslot(struct lg *lg, struct lg_slot *s)
+{
+	if (s->sslot >= 0)
+		lg->s.slot_busy[s->sslot] = false;
+	s->sslot = -1;
+}
+
 static int submit_one(struct lg *lg, struct lg_slot *s)
 {
 	enum lg_op op = pick(lg);
 	int ret = 0;
 	uint64_t off = 0;
 
+	if (lg->v4 && op != LG_NULL && !lg->s.have_session)
+		return -ENOTCONN;
+	if (lg->v4 && op != LG_NULL) {
+		/* a session slot first: none free is like no credit */
+		uint32_t seq;
+		int slot = nfs41_slot_get(&lg->s, &seq);
+		if (slot < 0)
+			return -EAGAIN;
+		lg->s.slot_busy[slot] = false;
+	}
 	if (op == LG_READ || op == LG_WRITE) {
 		if (lg->next_off + lg->size > lg->file_size)
 			lg->next_off = 0;
 		off = lg->next_off;
 		lg->next_off += lg->size;
+	}
+	if (lg->v4) {
+		ret = enc_v4(lg, s, op, off);
+		if (ret < 0) {
+			v4_unslot(lg, s);
+			return ret;
+		}
+		goto send;
 	}
 	switch (op) {
 	case LG_NULL:
@@ -175,11 +298,14 @@ static int submit_one(struct lg *lg, struct lg_slot *s)
 	}
 	if (ret < 0)
 		return ret;
+send:
 	s->size = lg->size;
 	s->m.req.done = lg_done;
 	s->m.req.ctx = s;
 	s->measured = lg->measuring;
 	ret = xprt_submit(lg->x, &s->m.req);
+	if (ret < 0 && lg->v4)
+		v4_unslot(lg, s);
 	if (ret == 0) {
 		s->busy = true;
 		if (lg->cur && s->measured) {
@@ -278,8 +404,9 @@ static void write_svg(const char *path, const struct lg *lg, const struct lg_res
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">NFSv3 %s over %s, "
-		"QD %u: throughput vs transfer size</text>\n", W / 2, op_name(lg->o->op),
+	fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">NFSv%s %s over %s, "
+		"QD %u: throughput vs transfer size</text>\n", W / 2,
+		lg->v4 ? (lg->o->minor == 2 ? "4.2" : "4.1") : "3", op_name(lg->o->op),
 		lg->x->ops->name, lg->o->qd);
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", L, T, L, H - B);
@@ -313,6 +440,108 @@ static void write_svg(const char *path, const struct lg *lg, const struct lg_res
 	fclose(f);
 }
 
+/* ---- NFSv4.1 set-up: session, file handle, OPEN stateid ---- */
+
+struct v4open {
+	struct lg *lg;
+	const struct nfs_fh *dir;
+	const char *name;
+	uint32_t access;
+	bool create;
+};
+
+static unsigned b_open(struct xenc *e, void *ctx)
+{
+	struct v4open *a = ctx;
+	static const char owner[] = "nfsrdma-replay-load";
+	nfs4_enc_putfh(e, a->dir);
+	nfs4_enc_open(e, a->access, a->lg->s.clientid, owner, sizeof(owner) - 1, a->create, 0644,
+		      a->name);
+	nfs4_enc_getfh(e);
+	return 3;
+}
+
+static unsigned b_close(struct xenc *e, void *ctx)
+{
+	struct lg *lg = ctx;
+	nfs4_enc_putfh(e, &lg->fh);
+	nfs4_enc_close(e, &lg->sid);
+	return 2;
+}
+
+static int v4_setup(struct lg *lg, bool rw, char *err, size_t errlen)
+{
+	const struct loadgen_opts *o = lg->o;
+	uint32_t st = 0;
+	int ret;
+
+	nfs41_session_init(&lg->s, o->minor ? o->minor : 1, "load");
+	if ((ret = nfs41_session_open(lg->x, &lg->s, &lg->cred, lg->nslots, err, errlen)) < 0)
+		return ret;
+	if (lg->s.nslots < lg->nslots)
+		log_warn("NFSv4.%u: the server granted %u session slot(s): at most %u calls in flight",
+			 lg->s.minor, lg->s.nslots, lg->s.nslots);
+	/* --export: a path below the server's NFSv4 pseudo-root */
+	if ((ret = nfs41_lookup_path(lg->x, &lg->s, &lg->cred, o->export_path ? o->export_path : "",
+				     &lg->root, &st)) < 0) {
+		snprintf(err, errlen, "cannot look up the export \"%s\" below the pseudo-root (%s, "
+			 "nfsstat4 %u)", o->export_path ? o->export_path : "", strerror(-ret), st);
+		return ret;
+	}
+	lg->fh = lg->root;
+	if (!rw && o->op != LG_READDIRPLUS && !(o->op == LG_GETATTR && o->file))
+		return 0;
+	const char *file = o->file ? o->file : (rw ? "nfsrdma-replay.load" : "");
+	if (!rw) {
+		char path[2048];
+		snprintf(path, sizeof(path), "%s/%s", o->export_path ? o->export_path : "", file);
+		if ((ret = nfs41_lookup_path(lg->x, &lg->s, &lg->cred, path, &lg->fh, &st)) < 0) {
+			snprintf(err, errlen, "cannot look up \"%s\" (%s, nfsstat4 %u)", file,
+				 strerror(-ret), st);
+			return ret;
+		}
+		return 0;
+	}
+	/* READ / WRITE: OPEN the file (created with --allow-mutations) */
+	struct nfs_fh dir = lg->root;
+	char buf[1024], *slash;
+	snprintf(buf, sizeof(buf), "%s", file);
+	const char *name = buf;
+	if ((slash = strrchr(buf, '/'))) {
+		*slash = 0;
+		name = slash + 1;
+		char path[2048];
+		snprintf(path, sizeof(path), "%s/%s", o->export_path ? o->export_path : "", buf);
+		if ((ret = nfs41_lookup_path(lg->x, &lg->s, &lg->cred, path, &dir, &st)) < 0) {
+			snprintf(err, errlen, "cannot look up \"%.200s\" (%s, nfsstat4 %u)", buf, strerror(-ret), st);
+			return ret;
+		}
+	}
+	struct v4open a = { lg, &dir, name, o->allow_mutations ? 3 : 1, o->allow_mutations };
+	struct nfs4_res r;
+	if ((ret = nfs41_call_sync(lg->x, &lg->s, &lg->cred, b_open, &a, 2048, &r)) < 0) {
+		snprintf(err, errlen, "OPEN \"%s\": %s", file, strerror(-ret));
+		return ret;
+	}
+	if (r.status || !r.nsid || !r.nfh) {
+		snprintf(err, errlen, "OPEN \"%s\": nfsstat4 %u%s", file, r.status,
+			 o->allow_mutations ? "" : "; with --allow-mutations it is created");
+		return -ENOENT;
+	}
+	lg->sid = r.sid[0];
+	lg->fh = r.fh[0];
+	lg->have_sid = true;
+	return 0;
+}
+
+static void v4_teardown(struct lg *lg)
+{
+	struct nfs4_res r;
+	if (lg->have_sid && lg->s.have_session)
+		nfs41_call_sync(lg->x, &lg->s, &lg->cred, b_close, lg, 1024, &r);
+	nfs41_session_close(lg->x, &lg->s, &lg->cred);
+}
+
 int loadgen_run(const struct loadgen_opts *o, FILE *out)
 {
 	struct lg lg = { .o = o, .op = o->op };
@@ -337,8 +566,9 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 		if (sizes[i] > maxsize)
 			maxsize = sizes[i];
 	rpc_cred_sys(&lg.cred, 0, 0);
-	if ((ret = mount3_mnt(o->target, o->export_path ? o->export_path : "/export", &lg.cred,
-			      &lg.root, err, sizeof(err))) < 0) {
+	lg.v4 = o->vers == 4;
+	if (!lg.v4 && (ret = mount3_mnt(o->target, o->export_path ? o->export_path : "/export",
+					&lg.cred, &lg.root, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		return 3;
 	}
@@ -353,11 +583,21 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 	struct lg_result *res = calloc(nsizes, sizeof(*res));
 	if (!lg.slots || !res)
 		goto out;
-	for (uint32_t i = 0; i < lg.nslots; i++)
+	for (uint32_t i = 0; i < lg.nslots; i++) {
 		lg.slots[i].lg = &lg;
+		lg.slots[i].sslot = -1;
+	}
 
-	lg.fh = lg.root;
 	uint32_t st;
+	if (lg.v4) {
+		ret = v4_setup(&lg, rw, err, sizeof(err));
+		if (ret < 0) {
+			log_error("NFSv4.%u on %s: %s", o->minor, o->target, err);
+			goto out;
+		}
+		goto ready;
+	}
+	lg.fh = lg.root;
 	if (rw || o->op == LG_READDIRPLUS || (o->op == LG_GETATTR && o->file)) {
 		const char *file = o->file ? o->file : (rw ? "nfsrdma-replay.load" : "");
 		ret = lookup_path(&lg, file, &lg.fh, rw && o->allow_mutations, &st);
@@ -389,6 +629,7 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 					 o->op == LG_READ ? fr.rtmax : fr.wtmax);
 		}
 	}
+ready:
 	lg.file_size = o->file_size ? o->file_size : 16ull << 20;
 	if (lg.file_size < maxsize)
 		lg.file_size = maxsize;
@@ -423,7 +664,8 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 			break;
 	}
 	if (o->json)
-		fprintf(out, "{\"target\":\"%s\",\"results\":[", o->target);
+		fprintf(out, "{\"target\":\"%s\",\"vers\":\"%s\",\"results\":[", o->target,
+			lg.v4 ? (o->minor == 2 ? "4.2" : "4.1") : "3");
 	unsigned done = 0;
 	for (unsigned i = 0; i < nsizes; i++) {
 		if (!res[i].size)
@@ -452,6 +694,8 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 		log_error("load generation stopped: %s", strerror(-ret));
 		rc = rc ? rc : 2;
 	}
+	if (lg.v4 && ret == 0)
+		v4_teardown(&lg);
 out:
 	free(res);
 	free(lg.slots);

@@ -38,8 +38,10 @@
 #define EP_EXTRA_RECVS 4
 
 struct ep_slot {
-	struct xprt_req *req;    /* NULL: free (unless send_pending) */
-	bool send_pending;       /* SEND posted, completion not seen yet */
+	struct xprt_req *req;    /* NULL: free */
+	bool send_pending;       /* unused: a slot is free once its reply is in (below) */
+	struct ibv_sge sge;      /* its SEND, while it waits in the post batch */
+	struct ibv_send_wr wr;
 	uint8_t *send;
 	uint8_t *bulk;
 	uint8_t *rchunk;
@@ -69,6 +71,15 @@ struct rdma_ep {
 	struct ep_slot *slots;
 	uint32_t granted, outstanding;
 	struct rpcrdma_hdr hdr;  /* scratch for decoding replies */
+	/* Send queue: SENDs are posted in batches (one doorbell for many
+	 * calls) and only every sq_signal-th is signaled; a signaled
+	 * completion retires every WR posted before it. */
+	uint32_t sq_depth, sq_signal;
+	uint64_t sq_posted, sq_done;
+	uint32_t since_signal;
+	struct ibv_send_wr *batch_head, *batch_tail;
+	uint32_t batch_n;
+	struct ibv_wc wc[64];
 };
 
 uint64_t xprt_now_ns(void)
@@ -280,7 +291,7 @@ static int connect_once(struct rdma_ep *ep)
 		ret = -errno;
 		goto fail;
 	}
-	int cqe = (int)(ep->nslots + ep->nrecvs + 8);
+	int cqe = (int)(ep->sq_depth + ep->nrecvs + 8);
 	if (cqe > da.max_cqe)
 		cqe = da.max_cqe;
 	ep->cq = ibv_create_cq(ep->id->verbs, cqe, ep, ep->cch, 0);
@@ -296,7 +307,7 @@ static int connect_once(struct rdma_ep *ep)
 	}
 	struct ibv_qp_init_attr qa = {
 		.send_cq = ep->cq, .recv_cq = ep->cq,
-		.cap = { .max_send_wr = ep->nslots + 2, .max_recv_wr = ep->nrecvs,
+		.cap = { .max_send_wr = ep->sq_depth, .max_recv_wr = ep->nrecvs,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
@@ -349,6 +360,10 @@ static int connect_once(struct rdma_ep *ep)
 	ep->x.st.inline_recv = ep->inline_recv;
 	ep->granted = 1;
 	ep->outstanding = 0;
+	ep->sq_posted = ep->sq_done = 0;
+	ep->since_signal = 0;
+	ep->batch_head = ep->batch_tail = NULL;
+	ep->batch_n = 0;
 	for (uint32_t i = 0; i < ep->nslots; i++) {
 		ep->slots[i].req = NULL;
 		ep->slots[i].send_pending = false;
@@ -395,6 +410,8 @@ static int fail_all(struct rdma_ep *ep, const char *why)
 			 ep->outstanding);
 	ep->broken = true;
 	teardown(ep);
+	ep->batch_head = ep->batch_tail = NULL;
+	ep->batch_n = 0;
 	for (uint32_t i = 0; i < ep->nslots; i++) {
 		struct ep_slot *s = &ep->slots[i];
 		struct xprt_req *r = s->req;
@@ -434,6 +451,41 @@ static void enc_seg(struct xenc *e, uint32_t handle, uint32_t len, uint64_t va)
 	xenc_u64(e, va);
 }
 
+/* Posts the batch of SENDs with one ibv_post_send (one doorbell).  The
+ * last WR of the batch is signaled when sq_signal WRs went unsignaled
+ * since the last signaled one (or the queue would fill up).  Returns 0,
+ * or -EIO after failing every call in flight. */
+static int ep_flush(struct rdma_ep *ep)
+{
+	if (!ep->batch_head || ep->broken)
+		return 0;
+	uint64_t seq = ep->sq_posted;
+	for (struct ibv_send_wr *w = ep->batch_head; w; w = w->next) {
+		seq++;
+		w->wr_id = seq;
+		bool sig = ++ep->since_signal >= ep->sq_signal;
+		/* near full: the last one is signaled, or nothing would ever
+		 * free the queue */
+		if (!w->next && seq - ep->sq_done + ep->sq_signal >= ep->sq_depth)
+			sig = true;
+		w->send_flags = sig ? IBV_SEND_SIGNALED : 0;
+		if (sig)
+			ep->since_signal = 0;
+	}
+	ep->batch_tail->next = NULL;
+	struct ibv_send_wr *bad = NULL;
+	int ret = ibv_post_send(ep->id->qp, ep->batch_head, &bad);
+	ep->sq_posted = seq;
+	ep->batch_head = ep->batch_tail = NULL;
+	ep->batch_n = 0;
+	if (ret) {
+		log_warn("rdma: post_send: %s", strerror(ret));
+		fail_all(ep, "post_send failed");
+		return -EIO;
+	}
+	return 0;
+}
+
 static int ep_submit(struct xprt *x, struct xprt_req *r)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
@@ -449,12 +501,19 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	}
 	struct ep_slot *s = NULL;
 	for (uint32_t i = 0; i < ep->nslots; i++)
-		if (!ep->slots[i].req && !ep->slots[i].send_pending) {
+		if (!ep->slots[i].req) {
 			s = &ep->slots[i];
 			break;
 		}
 	if (!s)
 		return -EAGAIN;
+	/* room in the send queue (unsignaled WRs hold it until a later
+	 * signaled one completes) */
+	if (ep->sq_posted + ep->batch_n - ep->sq_done + 1 >= ep->sq_depth) {
+		ep_flush(ep);
+		ep->x.st.credit_waits++;
+		return -EAGAIN;   /* poll() reaps the signaled completions */
+	}
 	if (r->len < 24 || (r->has_ddp && r->ddp_len > ep->bulk_size) || r->wchunk > ep->bulk_size)
 		return -EMSGSIZE;
 
@@ -466,6 +525,11 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	 * saying what is DDP-eligible). */
 	uint32_t hdr_base = 16 + 4 + 4 + 4;  /* fixed + three empty lists */
 	size_t inline_len = r->len + (r->has_ddp ? ((size_t)r->ddp_len + 3) / 4 * 4 : 0);
+	/* msg[0..head] + DDP data + pad + msg[head..len] */
+	size_t head = r->has_ddp && r->ddp_at && r->ddp_at <= r->len ? r->ddp_at : r->len;
+	size_t tail = r->len - head;
+	const uint8_t *dsrc = r->ddp ? r->ddp : s->bulk;
+	uint32_t dpad = r->has_ddp ? (4 - (r->ddp_len & 3)) & 3 : 0;
 	bool read_chunk = false, p0 = false, wchunk = false, rchunk = false;
 	if (hdr_base + inline_len > ep->inline_send) {
 		if (r->has_ddp && hdr_base + 24 + r->len <= ep->inline_send)
@@ -488,13 +552,22 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	xenc_u32(&e, p0 ? 1 : 0);            /* RDMA_NOMSG : RDMA_MSG */
 	if (read_chunk || p0) {
 		uint32_t len = p0 ? (uint32_t)inline_len : r->ddp_len;
-		uint32_t pos = p0 ? 0 : (uint32_t)r->len;
+		uint32_t pos = p0 ? 0 : (uint32_t)head;
 		if (p0) {
-			memcpy(s->bulk, r->msg, r->len);
-			if (r->has_ddp && r->ddp)
-				memcpy(s->bulk + r->len, r->ddp, r->ddp_len);
-			if (r->has_ddp && (r->ddp_len & 3))
-				memset(s->bulk + r->len + r->ddp_len, 0, 4 - (r->ddp_len & 3));
+			/* the whole call in the bulk buffer (it may hold the
+			 * DDP data already: move the tail first) */
+			if (tail)
+				memmove(s->bulk + head + (r->has_ddp ? r->ddp_len + dpad : 0),
+					r->msg + head, tail);
+			if (r->has_ddp) {
+				if (r->ddp)
+					memmove(s->bulk + head, r->ddp, r->ddp_len);
+				else if (head)
+					memmove(s->bulk + head, s->bulk, r->ddp_len);
+				if (dpad)
+					memset(s->bulk + head + r->ddp_len, 0, dpad);
+			}
+			memcpy(s->bulk, r->msg, head);
 		} else if (r->ddp) {
 			memcpy(s->bulk, r->ddp, r->ddp_len);
 		}
@@ -524,31 +597,36 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 		xenc_u32(&e, 0);
 	}
 	if (!p0) {
-		xenc_fixed(&e, r->msg, r->len);
-		if (r->has_ddp && !read_chunk)
-			xenc_fixed(&e, r->ddp ? r->ddp : s->bulk, r->ddp_len);
+		if (r->has_ddp && !read_chunk) {
+			uint8_t *p = xenc_reserve(&e, head);
+			if (p)
+				memcpy(p, r->msg, head);
+			xenc_fixed(&e, dsrc, r->ddp_len);
+			p = xenc_reserve(&e, tail);
+			if (p && tail)
+				memcpy(p, r->msg + head, tail);
+		} else {
+			xenc_fixed(&e, r->msg, r->len);
+		}
 	}
 	if (!xenc_ok(&e))
 		return -EMSGSIZE;
 
-	struct ibv_sge sge = { .addr = (uintptr_t)s->send, .length = (uint32_t)e.len,
-			       .lkey = ep->send_mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(s - ep->slots), .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	s->sge = (struct ibv_sge){ .addr = (uintptr_t)s->send, .length = (uint32_t)e.len,
+				   .lkey = ep->send_mr->lkey };
+	s->wr = (struct ibv_send_wr){ .sg_list = &s->sge, .num_sge = 1, .opcode = IBV_WR_SEND };
 	r->t_submit_ns = xprt_now_ns();
 	s->req = r;
 	s->xid = r->xid;
-	s->send_pending = true;
-	int ret = ibv_post_send(ep->id->qp, &wr, &bad);
-	if (ret) {
-		s->req = NULL;
-		s->send_pending = false;
-		log_warn("rdma: post_send: %s", strerror(ret));
-		return -ret;
-	}
+	if (ep->batch_tail)
+		ep->batch_tail->next = &s->wr;
+	else
+		ep->batch_head = &s->wr;
+	ep->batch_tail = &s->wr;
+	ep->batch_n++;
 	ep->outstanding++;
+	if (ep->batch_n >= ep->sq_signal && ep_flush(ep) < 0)
+		return 0;   /* completed as lost by fail_all */
 	if (ep->outstanding > ep->x.st.max_inflight)
 		ep->x.st.max_inflight = ep->outstanding;
 	ep->x.st.calls++;
@@ -643,10 +721,10 @@ repost:
 
 static int drain_cq(struct rdma_ep *ep)
 {
-	struct ibv_wc wc[16];
-	int n, total = 0;
+	struct ibv_wc *wc = ep->wc;
+	int n = 0, total = 0;
 
-	while ((n = ibv_poll_cq(ep->cq, 16, wc)) > 0) {
+	while (ep->cq && (n = ibv_poll_cq(ep->cq, 64, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				ep->x.st.wc_errors++;
@@ -656,8 +734,9 @@ static int drain_cq(struct rdma_ep *ep)
 				return total + fail_all(ep, why);
 			}
 			if (wc[i].opcode == IBV_WC_SEND) {
-				if (wc[i].wr_id < ep->nslots)
-					ep->slots[wc[i].wr_id].send_pending = false;
+				/* every WR up to this signaled one is done */
+				if (wc[i].wr_id > ep->sq_done && wc[i].wr_id <= ep->sq_posted)
+					ep->sq_done = wc[i].wr_id;
 			} else if (wc[i].opcode & IBV_WC_RECV) {
 				if (wc[i].wr_id >= ep->nrecvs)
 					continue;
@@ -668,7 +747,7 @@ static int drain_cq(struct rdma_ep *ep)
 			}
 		}
 	}
-	if (n < 0)
+	if (ep->cq && n < 0)
 		return total + fail_all(ep, "poll_cq failed");
 	return total;
 }
@@ -696,18 +775,27 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 
 	if (ep->broken)
 		return ep->outstanding ? 0 : (reconnect(ep) < 0 ? -ENOTCONN : 0);
+	if (ep_flush(ep) < 0)
+		return 0;
 	int n = drain_cq(ep);
 	if (n || ep->broken)
 		return n;
 	if (ep->o.busy_poll && timeout_ms) {
-		uint64_t end = xprt_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+		/* spin on the CQ (user space for most providers); the CM
+		 * event channel is a syscall: look at it once a millisecond */
+		uint64_t now = xprt_now_ns(), end = now + (uint64_t)timeout_ms * 1000000ull;
+		uint64_t cm_at = now + 1000000ull;
 		do {
 			n = drain_cq(ep);
 			if (n || ep->broken)
 				return n;
-			if ((n = check_cm(ep)))
-				return n;
-		} while (xprt_now_ns() < end);
+			now = xprt_now_ns();
+			if (now >= cm_at) {
+				if ((n = check_cm(ep)))
+					return n;
+				cm_at = now + 1000000ull;
+			}
+		} while (now < end);
 		return 0;
 	}
 	struct pollfd pfd[2] = {
@@ -782,6 +870,10 @@ int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
 	if (ep->nslots > 256)
 		ep->nslots = 256;
 	ep->nrecvs = ep->nslots + EP_EXTRA_RECVS;
+	/* every call is one SEND; a quarter of the slots go unsignaled between
+	 * two signaled ones, and the queue holds twice the slots */
+	ep->sq_depth = 2 * ep->nslots + 8;
+	ep->sq_signal = ep->nslots / 4 ? ep->nslots / 4 : 1;
 	ep->recv_size = ep->o.inline_max;
 	ep->bulk_size = ((o->max_bulk ? o->max_bulk : 65536) + 4095) & ~4095u;
 	if (ep->bulk_size < ep->o.inline_max)

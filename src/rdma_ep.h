@@ -45,6 +45,10 @@ struct xprt_req {
 	const uint8_t *ddp;
 	uint32_t ddp_len;
 	bool has_ddp;
+	/* Where the DDP bytes belong: msg offset just after their length word.
+	 * 0: at the end of msg (NFSv3).  In an NFSv4 COMPOUND more ops follow
+	 * (msg[ddp_at..len] goes after the data, inline). */
+	uint32_t ddp_at;
 	uint32_t wchunk;          /* DDP-eligible result size to expect (READ count), 0: none */
 	uint32_t reply_max;       /* bound on the reply's size without the DDP result */
 	xprt_done_fn done;

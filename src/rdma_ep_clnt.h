@@ -150,6 +150,8 @@ struct loadgen_opts {
 	bool json;
 	const char *svg;
 	bool busy_poll;
+	uint32_t vers;            /* 3 (default) or 4 */
+	uint32_t minor;           /* NFSv4 minor version (1 or 2) */
 };
 int loadgen_run(const struct loadgen_opts *o, FILE *out);
 

@@ -24,6 +24,7 @@ struct tcall {
 	/* Read chunk (position > 0) data, gathered from the server's RDMA READs */
 	uint8_t *ddp;
 	uint32_t ddp_len, ddp_got;
+	uint32_t rpos;                 /* its XDR position, relative to args (0: none) */
 	struct rpcrdma_seg rseg[TC_MAXSEG];
 	uint32_t rseg_off[TC_MAXSEG];
 	unsigned nrseg;
@@ -40,6 +41,9 @@ struct tcall {
 	uint8_t *res;                  /* results (after the RPC header), kept for handle-naming procs */
 	uint32_t res_len;
 	uint32_t inflight;             /* trace calls outstanding when this one was sent (itself included) */
+	/* NFSv4: the COMPOUND's minor version and main operation (prepass) */
+	uint32_t v4minor, v4op;
+	bool v4known;
 };
 
 struct trace {

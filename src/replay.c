@@ -22,6 +22,7 @@
  * Safety: calls that change state are refused unless --allow-mutations;
  * the only address contacted is --target (MOUNT, portmapper, NFS). */
 #include "src/rdma_ep_replay.h"
+#include "src/rdma_ep_nfs41.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -236,13 +237,22 @@ static bool parse_layout(const struct tcall *tc, struct layout *l)
 
 /* ------------------------------------------------------------- stats -- */
 
-#define NOPS 32   /* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 */
+/* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 (undecoded), 27 NFSv4.0,
+ * 28 NFSv4 NULL, 32 + op: NFSv4.1+ COMPOUND by its main operation */
+#define V4BASE 32
+#define NOPS (V4BASE + NFS4_OP_REMOVEXATTR + 1)
 static unsigned op_index(const struct tcall *tc)
 {
 	if (tc->prog == PROG_NFS_ && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
 		return tc->proc;
 	if (tc->prog == PROG_NFSACL_ && tc->proc < 4)
 		return 22 + tc->proc;
+	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->proc == 0)
+		return 28;
+	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known && tc->v4minor == 0)
+		return 27;
+	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
+		return V4BASE + tc->v4op;
 	return 26;
 }
 
@@ -250,10 +260,20 @@ static const char *op_label(unsigned i)
 {
 	static const char *const acl[] = { "NFSACL NULL", "NFSACL GETACL", "NFSACL SETACL",
 					   "NFSACL GETXATTRDIR" };
+	static char v4[NOPS][32];
 	if (i < NFS3P_NPROCS)
 		return nfs3_clnt_proc_name(i);
 	if (i >= 22 && i < 26)
 		return acl[i - 22];
+	if (i == 27)
+		return "NFSv4.0 COMPOUND";
+	if (i == 28)
+		return "NFSv4 NULL";
+	if (i >= V4BASE && i < NOPS) {
+		if (!v4[i][0])
+			snprintf(v4[i], sizeof(v4[i]), "v4 %s", nfs4_clnt_op_name(i - V4BASE));
+		return v4[i];
+	}
 	return "NFSv4 COMPOUND";
 }
 
@@ -283,6 +303,8 @@ struct rcall {
 	uint8_t *data;        /* DDP data (owned) */
 	struct nfs_fh tdir;   /* target dir of a naming call */
 	bool has_tdir;
+	int slot;             /* NFSv4.1 session slot (-1: none) */
+	uint32_t seq;
 };
 
 struct tinfo {
@@ -313,6 +335,17 @@ struct engine {
 	bool barrier_pending;
 	struct rpc_cred cred;
 	FILE *out;
+	/* NFSv4.1+ */
+	bool v4;                 /* the trace has NFSv4.1+ COMPOUNDs */
+	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
+	struct nfs41_session v4s;
+	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
+	struct fhmap cidmap;     /* trace client ID (8) -> target's */
+	struct fhmap sessmap;    /* trace session ID (16) -> target's */
+	bool v4_refused;         /* a mutating COMPOUND was refused */
+	int cur_slot;            /* slot taken while a COMPOUND is rewritten */
+	uint32_t cur_seq;
+	uint64_t v4_sessions;    /* sessions the replay opened itself */
 };
 
 /* Names of trace handles: child -> "name" stored as an entry keyed by the
@@ -364,6 +397,163 @@ static void rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh)
 		tpath_put(c->e, c->dir, name, fh);
 }
 
+/* The name an NFSv4 op gives the current filehandle's child: LOOKUP,
+ * OPEN by name (CLAIM_NULL), CREATE.  False when it names none. */
+static bool v4_op_name(const struct tcall *tc, uint32_t op, uint32_t off, char *name, size_t len)
+{
+	struct cursor c = cur_make(tc->args, tc->args_len);
+	uint32_t n;
+	const uint8_t *p = NULL;
+
+	if (off > tc->args_len)
+		return false;
+	cur_skip(&c, off, "op");
+	if (op == NFS4_OP_LOOKUP) {
+		p = cur_xdr_opaque(&c, 1024, &n, "component");
+	} else if (op == NFS4_OP_CREATE) {
+		uint32_t type = cur_be32(&c, "type");
+		if (type == 5)
+			cur_xdr_opaque(&c, 4096, NULL, "linkdata");
+		else if (type == 3 || type == 4)
+			cur_skip(&c, 8, "specdata");
+		p = cur_xdr_opaque(&c, 1024, &n, "component");
+	} else if (op == NFS4_OP_OPEN) {
+		cur_skip(&c, 12 + 8, "seqid share clientid");
+		cur_xdr_opaque(&c, 1024, NULL, "owner");
+		if (cur_be32(&c, "opentype") == 1) {
+			uint32_t how = cur_be32(&c, "createmode");
+			if (how == 2 || how == 3)
+				cur_skip(&c, 8, "verf");
+			if (how != 2) {
+				uint32_t bn = cur_be32(&c, "bitmap");
+				if (bn > 64)
+					return false;
+				cur_skip(&c, 4 * (size_t)bn, "bitmap");
+				cur_xdr_opaque(&c, 1u << 20, NULL, "attrs");
+			}
+		}
+		if (cur_be32(&c, "claim") != 0)
+			return false;
+		p = cur_xdr_opaque(&c, 1024, &n, "component");
+	}
+	if (!p || !n || n >= len || memchr(p, 0, n))
+		return false;
+	memcpy(name, p, n);
+	name[n] = 0;
+	return true;
+}
+
+/* Follows the current filehandle through a captured COMPOUND and its
+ * reply: PUTROOTFH + GETFH names the trace's root; LOOKUP / OPEN /
+ * CREATE + GETFH give (parent, name) -> child for path resolution. */
+static void v4_trace_names(struct engine *e, size_t idx, const struct tcall *tc,
+			   const struct nfs4_call_info *in, const struct nfs4_res *r)
+{
+	struct nfs_fh cur, saved, parent;
+	bool have_cur = false, cur_root = false, have_saved = false, saved_root = false;
+	bool pending = false;
+	char name[256];
+	unsigned n = in->nops < r->nres ? in->nops : r->nres;
+
+	if (n > NFS4_RES_MAXOPS)
+		n = NFS4_RES_MAXOPS;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t op = in->op[i];
+		if (r->op[i] != op || r->opst[i] != 0)
+			break;
+		switch (op) {
+		case NFS4_OP_PUTROOTFH:
+			have_cur = pending = false;
+			cur_root = true;
+			break;
+		case NFS4_OP_PUTFH: {
+			struct cursor c = cur_make(tc->args, tc->args_len);
+			uint32_t fl;
+			cur_skip(&c, in->op_off[i], "op");
+			const uint8_t *p = cur_xdr_opaque(&c, NFS4_FHSIZE_MAX, &fl, "fh");
+			have_cur = p != NULL;
+			if (p) {
+				cur.len = fl;
+				memcpy(cur.data, p, fl);
+			}
+			cur_root = pending = false;
+			break;
+		}
+		case NFS4_OP_LOOKUP: case NFS4_OP_OPEN: case NFS4_OP_CREATE:
+			if (v4_op_name(tc, op, in->op_off[i], name, sizeof(name))) {
+				pending = have_cur;
+				if (have_cur)
+					parent = cur;
+				have_cur = cur_root = false;
+			}
+			break;
+		case NFS4_OP_LOOKUPP: case NFS4_OP_OPENATTR:
+			have_cur = cur_root = pending = false;
+			break;
+		case NFS4_OP_SAVEFH:
+			saved = cur;
+			have_saved = have_cur;
+			saved_root = cur_root;
+			break;
+		case NFS4_OP_RESTOREFH:
+			cur = saved;
+			have_cur = have_saved;
+			cur_root = saved_root;
+			pending = false;
+			break;
+		case NFS4_OP_GETFH:
+			for (unsigned k = 0; k < r->nfh; k++) {
+				if (r->fh_at[k] != i)
+					continue;
+				if (cur_root && !e->have_troot) {
+					e->troot = r->fh[k];
+					e->have_troot = true;
+				}
+				if (pending) {
+					tpath_put(e, &parent, name, &r->fh[k]);
+					if (!e->ti[idx].has_child) {
+						e->ti[idx].has_child = true;
+						e->ti[idx].child = r->fh[k];
+					}
+				}
+				cur = r->fh[k];
+				have_cur = true;
+				pending = false;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void v4_prepass(struct engine *e, size_t i, struct tcall *tc)
+{
+	struct nfs4_call_info in;
+
+	if (tc->proc != 1 || nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)
+		return;
+	tc->v4known = true;
+	tc->v4minor = in.minor;
+	if (in.main_op) {
+		tc->v4op = in.main_opnum;
+	} else {
+		unsigned n = in.nops < NFS4_RES_MAXOPS ? in.nops : NFS4_RES_MAXOPS;
+		tc->v4op = n ? in.op[n - 1] : 0;
+		for (unsigned k = 0; k < n; k++)
+			if (in.op[k] == NFS4_OP_GETATTR)
+				tc->v4op = NFS4_OP_GETATTR;
+	}
+	if (in.minor >= 1)
+		e->v4 = true;
+	if (!tc->res || tc->rpc_status != 0)
+		return;
+	struct nfs4_res r;
+	memset(&r, 0, sizeof(r));
+	nfs4_decode_body(1, tc->res, tc->res_len, tc->res_moved, &r);
+	v4_trace_names(e, i, tc, &in, &r);
+}
+
 /* Learns the trace's names from its own replies (before replaying). */
 static void prepass(struct engine *e)
 {
@@ -379,6 +569,8 @@ static void prepass(struct engine *e)
 				n++;
 		}
 		tc->inflight = n;
+		if (tc->prog == PROG_NFS_ && tc->vers == 4)
+			v4_prepass(e, i, tc);
 		if (tc->prog != PROG_NFS_ || tc->vers != 3)
 			continue;
 		struct layout l;
@@ -415,6 +607,66 @@ static void prepass(struct engine *e)
 
 static int wait_all(struct engine *e);
 
+/* NFSv4.1: the replay's own session, opened when the trace needs one it
+ * did not create (a capture that starts after CREATE_SESSION, or path
+ * resolution before the trace's session exists). */
+static int v4_ensure_session(struct engine *e)
+{
+	char err[256];
+	if (e->v4s.have_session)
+		return 0;
+	int ret = nfs41_session_open(e->x, &e->v4s, &e->cred, e->nrc, err, sizeof(err));
+	if (ret < 0) {
+		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s.minor,
+			  e->o->target, err);
+		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
+	}
+	e->v4_sessions++;
+	return 0;
+}
+
+struct v4lk {
+	const struct nfs_fh *dir;
+	const char *name;
+};
+
+static unsigned v4_build_lookup(struct xenc *x, void *ctx)
+{
+	struct v4lk *a = ctx;
+	if (a->dir)
+		nfs4_enc_putfh(x, a->dir);
+	else
+		nfs4_enc_putrootfh(x);
+	if (a->name)
+		nfs4_enc_lookup(x, a->name);
+	nfs4_enc_getfh(x);
+	return a->name ? 3 : 2;
+}
+
+/* PUTFH dir (or PUTROOTFH), LOOKUP name, GETFH on the target. */
+static int v4_target_lookup(struct engine *e, const struct nfs_fh *dir, const char *name,
+			    struct nfs_fh *out)
+{
+	struct nfs4_res r;
+	struct v4lk a = { dir, name };
+	int ret;
+
+	if ((ret = v4_ensure_session(e)) < 0)
+		return ret;
+	while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
+		if ((ret = xprt_poll(e->x, 100)) < 0)
+			return ret;
+	if (ret < 0)
+		return ret;
+	e->extra_lookups++;
+	if (r.status || !r.nfh)
+		return -ENOENT;
+	*out = r.fh[0];
+	if (dir && name)
+		map_put(&e->edges, dir, name, out, true);
+	return 0;
+}
+
 /* Synchronous LOOKUP on the target (path resolution; read-only). */
 static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char *name,
 			 struct nfs_fh *out)
@@ -424,6 +676,8 @@ static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char 
 	size_t rlen;
 	struct rpc_res res;
 
+	if (e->v4)
+		return v4_target_lookup(e, dir, name, out);
 	if (nfs3_enc_lookup(&m, &e->cred, dir, name) < 0)
 		return -EMSGSIZE;
 	int ret = xprt_call_sync(e->x, &m.req, rbuf, sizeof(rbuf), &rlen, 15000);
@@ -449,6 +703,12 @@ static int resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 		return 0;
 	}
 	if (e->have_troot && fh_eq(tfh, &e->troot)) {
+		if (!e->have_root && e->v4) {
+			int ret = v4_target_lookup(e, NULL, NULL, &e->root);
+			if (ret < 0)
+				return ret;
+			e->have_root = true;
+		}
 		*out = e->root;
 		return 0;
 	}
@@ -497,6 +757,157 @@ static void note_mismatch(struct engine *e, const struct tcall *tc, uint32_t rpc
 	m->err = err;
 }
 
+static void put_be32(uint8_t *p, uint32_t v) { xenc_put_u32_at(p, v); }
+
+/* The replay's reply to a COMPOUND names handles, stateids, the client
+ * and the session where the trace's reply named the trace's: map them. */
+static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
+{
+	for (unsigned k = 0; k < rr->nfh; k++)
+		for (unsigned j = 0; tr && j < tr->nfh; j++) {
+			if (tr->fh_at[j] != rr->fh_at[k])
+				continue;
+			map_put(&e->tmap, &tr->fh[j], NULL, &rr->fh[k], true);
+			if (e->have_troot && fh_eq(&tr->fh[j], &e->troot)) {
+				e->root = rr->fh[k];
+				e->have_root = true;
+			}
+		}
+	for (unsigned k = 0; k < rr->nsid; k++)
+		for (unsigned j = 0; tr && j < tr->nsid; j++) {
+			if (tr->sid_at[j] != rr->sid_at[k])
+				continue;
+			struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
+			memcpy(key.data, tr->sid[j].other, 12);
+			memcpy(val.data, rr->sid[k].other, 12);
+			put_be32(val.data + 12, tr->sid[j].seqid);
+			put_be32(val.data + 16, rr->sid[k].seqid);
+			map_put(&e->sidmap, &key, NULL, &val, true);
+		}
+	if (rr->has_clientid && rr->status == 0) {
+		e->v4s.have_client = true;
+		e->v4s.clientid = rr->clientid;
+		e->v4s.cs_seq = rr->eir_seq;
+		if (tr && tr->has_clientid) {
+			struct nfs_fh key = { .len = 8 }, val = { .len = 8 };
+			xenc_put_u32_at(key.data, (uint32_t)(tr->clientid >> 32));
+			xenc_put_u32_at(key.data + 4, (uint32_t)tr->clientid);
+			xenc_put_u32_at(val.data, (uint32_t)(rr->clientid >> 32));
+			xenc_put_u32_at(val.data + 4, (uint32_t)rr->clientid);
+			map_put(&e->cidmap, &key, NULL, &val, true);
+		}
+	}
+	if (rr->has_session && rr->status == 0) {
+		struct nfs41_session *s = &e->v4s;
+		memcpy(s->sessionid, rr->sessionid, 16);
+		s->nslots = rr->fore_maxreqs < e->nrc ? rr->fore_maxreqs : e->nrc;
+		if (s->nslots > NFS41_MAX_SLOTS)
+			s->nslots = NFS41_MAX_SLOTS;
+		if (!s->nslots)
+			s->nslots = 1;
+		s->maxreq = rr->fore_maxreq;
+		s->maxresp = rr->fore_maxresp;
+		memset(s->slot_seq, 0, sizeof(s->slot_seq));
+		memset(s->slot_busy, 0, sizeof(s->slot_busy));
+		memset(s->slot_dead, 0, sizeof(s->slot_dead));
+		s->have_session = true;
+		s->cs_seq++;
+		if (tr && tr->has_session) {
+			struct nfs_fh key = { .len = 16 }, val = { .len = 16 };
+			memcpy(key.data, tr->sessionid, 16);
+			memcpy(val.data, rr->sessionid, 16);
+			map_put(&e->sessmap, &key, NULL, &val, true);
+		}
+	}
+	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
+	for (unsigned k = 0; k < n; k++) {
+		if (rr->opst[k] != 0)
+			break;
+		if (rr->op[k] == NFS4_OP_DESTROY_SESSION)
+			e->v4s.have_session = false;
+		if (rr->op[k] == NFS4_OP_DESTROY_CLIENTID)
+			e->v4s.have_client = false;
+	}
+}
+
+/* Same status: the COMPOUND's and every op's, as far as both went. */
+static bool v4_same(const struct nfs4_res *rr, const struct nfs4_res *tr, uint32_t tstatus)
+{
+	if (rr->status != tstatus)
+		return false;
+	if (!tr || !tr->has_status)
+		return true;
+	if (rr->nres != tr->nres)
+		return false;
+	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
+	for (unsigned k = 0; k < n; k++)
+		if (rr->op[k] != tr->op[k] || rr->opst[k] != tr->opst[k])
+			return false;
+	return true;
+}
+
+static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_reply *rep)
+{
+	struct engine *e = rc->e;
+	struct tcall *tc = &e->t.calls[rc->idx];
+	struct opstat *os = &e->op[op_index(tc)];
+	static struct nfs4_res rr, tr;
+	bool have_tr = false;
+
+	if (rep->err) {
+		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, rep->err == -EPIPE);
+		if (rep->err == -EPIPE) {
+			os->lost++;
+			e->lost++;
+		} else {
+			os->errors++;
+			note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0,
+				      rep->err);
+		}
+		if (e->o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, op_label(op_index(tc)),
+				rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
+		return;
+	}
+	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
+	if (nfs4_decode_reply(tc->proc, rep->msg, rep->len, rep->bulk_moved, &rr) < 0) {
+		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, false);
+		os->errors++;
+		note_mismatch(e, tc, REPLAY_UNDECODED, 0, -EBADMSG);
+		return;
+	}
+	nfs41_slot_put(&e->v4s, rc->slot, rc->seq, rr.has_seq && rr.seq_status == 0, false);
+	if (tc->res && tc->rpc_status == 0 && tc->proc == 1) {
+		memset(&tr, 0, sizeof(tr));
+		nfs4_decode_body(1, tc->res, tc->res_len, tc->res_moved, &tr);
+		have_tr = true;
+	}
+	if (rr.rpc_status == 0)
+		v4_learn(e, &rr, have_tr ? &tr : NULL);
+	os->bytes += rr.read_count + rr.write_count;
+	e->bytes_read += rr.read_count;
+	e->bytes_written += rr.write_count;
+	if (!tc->replied || tc->rpc_status == REPLAY_UNDECODED) {
+		os->no_trace_reply++;
+		return;
+	}
+	bool same = rr.rpc_status == tc->rpc_status &&
+		    (rr.rpc_status != 0 || !tc->has_status ||
+		     v4_same(&rr, have_tr ? &tr : NULL, tc->status));
+	if (same)
+		os->ok++;
+	else if (e->v4_refused && !e->o->allow_mutations)
+		os->dep_refused++;   /* e.g. OPEN of a file whose CREATE was refused */
+	else {
+		os->mismatch++;
+		note_mismatch(e, tc, rr.rpc_status, rr.status, 0);
+	}
+	if (e->o->verbose)
+		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-16s trace %s replay %s%s\n", tc->xid, req->xid,
+			op_label(op_index(tc)), nfs_stat_name(tc->status), nfs_stat_name(rr.status),
+			same ? "" : "  MISMATCH");
+}
+
 static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 {
 	struct rcall *rc = req->ctx;
@@ -507,6 +918,10 @@ static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	rc->busy = false;
 	free(rc->data);
 	rc->data = NULL;
+	if (tc->prog == PROG_NFS_ && tc->vers == 4) {
+		v4_done(rc, req, rep);
+		return;
+	}
 	if (rep->err) {
 		if (rep->err == -EPIPE) {
 			os->lost++;
@@ -607,6 +1022,296 @@ static struct rcall *free_rcall(struct engine *e)
 	return NULL;
 }
 
+/* Waits until the call's recorded send time (scaled by --speed). */
+static int pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0)
+{
+	int ret;
+	if (e->o->speed > 0 && tc->t_call > t0_trace) {
+		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / e->o->speed);
+		for (uint64_t now; (now = xprt_now_ns()) < at;) {
+			uint64_t ms = (at - now) / 1000000ull;
+			if ((ret = poll_once(e, ms > 100 ? 100 : (int)ms)) < 0)
+				return ret;
+			if (ms == 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* ---- NFSv4.1+: the rewrite callbacks (rdma_ep_nfs41.h) ---- */
+
+static int rw_sequence(void *ctx, struct xenc *x, const uint8_t tsid[16], bool cachethis)
+{
+	struct engine *e = ctx;
+	struct nfs_fh key = { .len = 16 };
+	memcpy(key.data, tsid, 16);
+	struct fhent *m = map_get(&e->sessmap, &key, NULL);
+	if (!m || !e->v4s.have_session) {
+		/* a session the trace made before the capture began, or
+		 * one whose CREATE_SESSION did not replay: ours */
+		int ret = v4_ensure_session(e);
+		if (ret < 0)
+			return ret;
+		struct nfs_fh val = { .len = 16 };
+		memcpy(val.data, e->v4s.sessionid, 16);
+		map_put(&e->sessmap, &key, NULL, &val, true);
+	}
+	uint32_t seq;
+	int slot = nfs41_slot_get(&e->v4s, &seq);
+	if (slot < 0)
+		return -EAGAIN;
+	e->cur_slot = slot;
+	e->cur_seq = seq;
+	xenc_fixed(x, e->v4s.sessionid, 16);
+	xenc_u32(x, seq);
+	xenc_u32(x, (uint32_t)slot);
+	xenc_u32(x, nfs41_highest(&e->v4s));
+	xenc_bool(x, cachethis);
+	return 0;
+}
+
+static int rw_map_fh(void *ctx, const struct nfs_fh *tfh, struct nfs_fh *out)
+{
+	return resolve(ctx, tfh, out, 0);
+}
+
+static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	struct engine *e = ctx;
+	/* special stateids (anonymous, READ bypass, current) go as they are */
+	if (all_bytes(t->other, 12, 0) || all_bytes(t->other, 12, 0xff)) {
+		*out = *t;
+		return 0;
+	}
+	struct nfs_fh key = { .len = 12 };
+	memcpy(key.data, t->other, 12);
+	struct fhent *m = map_get(&e->sidmap, &key, NULL);
+	if (!m)
+		return e->v4_refused && !e->o->allow_mutations ? -EPERM : -ENOENT;
+	memcpy(out->other, m->val.data, 12);
+	uint32_t tseq = xenc_get_u32(m->val.data + 12), gseq = xenc_get_u32(m->val.data + 16);
+	/* seqid 0: "the current one" (RFC 8881 8.2.2); otherwise the same
+	 * distance from the last one seen as in the trace */
+	out->seqid = t->seqid == 0 ? 0 : t->seqid - tseq + gseq;
+	return 0;
+}
+
+static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
+{
+	struct engine *e = ctx;
+	struct nfs_fh key = { .len = 8 };
+	xenc_put_u32_at(key.data, (uint32_t)(t >> 32));
+	xenc_put_u32_at(key.data + 4, (uint32_t)t);
+	struct fhent *m = map_get(&e->cidmap, &key, NULL);
+	if (m) {
+		*out = (uint64_t)xenc_get_u32(m->val.data) << 32 | xenc_get_u32(m->val.data + 4);
+		return 0;
+	}
+	if (!e->v4s.have_client) {
+		int ret = v4_ensure_session(e);
+		if (ret < 0)
+			return ret;
+	}
+	*out = e->v4s.clientid;
+	return 0;
+}
+
+static int rw_map_sessionid(void *ctx, const uint8_t t[16], uint8_t out[16])
+{
+	struct engine *e = ctx;
+	struct nfs_fh key = { .len = 16 };
+	memcpy(key.data, t, 16);
+	struct fhent *m = map_get(&e->sessmap, &key, NULL);
+	if (m) {
+		memcpy(out, m->val.data, 16);
+		return 0;
+	}
+	if (!e->v4s.have_session)
+		return -ENOENT;
+	memcpy(out, e->v4s.sessionid, 16);
+	return 0;
+}
+
+static void rw_exchange_id(void *ctx, uint8_t verf[8], const uint8_t **owner, uint32_t *len)
+{
+	struct engine *e = ctx;
+	memcpy(verf, e->v4s.verifier, 8);
+	*owner = (const uint8_t *)e->v4s.owner;
+	*len = (uint32_t)strlen(e->v4s.owner);
+}
+
+static uint32_t rw_cs_sequence(void *ctx, uint64_t clientid)
+{
+	(void)clientid;
+	return ((struct engine *)ctx)->v4s.cs_seq;
+}
+
+/* An NFSv4 call (NULL, or a 4.1+ COMPOUND rewritten for the target). */
+static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
+			 struct opstat *os)
+{
+	struct tcall *tc = &e->t.calls[i];
+	const struct replay_opts *o = e->o;
+	struct nfs4_call_info in;
+	int ret;
+
+	memset(&in, 0, sizeof(in));
+	if (tc->proc == 1 && (!tc->v4known || tc->v4minor == 0 ||
+			      nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)) {
+		/* NFSv4.0 (no sessions) and COMPOUNDs with ops we cannot walk */
+		os->unsupported++;
+		return 0;
+	}
+	if (tc->proc > 1) {
+		os->unsupported++;
+		return 0;
+	}
+	if (in.mutates && !o->allow_mutations) {
+		os->refused++;
+		e->v4_refused = true;
+		/* what it would have named has no counterpart on the target */
+		if (e->ti[i].has_child)
+			map_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
+		return 0;
+	}
+	bool barrier = in.state_change || in.ns_change;
+	if (barrier || e->barrier_pending) {
+		if ((ret = wait_all(e)) < 0)
+			return ret;
+		e->barrier_pending = false;
+	}
+	if ((ret = pace(e, tc, t0_trace, t0)) < 0)
+		return ret;
+	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
+	struct rcall *rc;
+	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(rc = free_rcall(e)))
+		if ((ret = poll_once(e, 100)) < 0)
+			return ret;
+
+	size_t cap = 1024 + tc->args_len + (size_t)(in.nops + 1) * NFS4_FHSIZE_MAX;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	free(rc->buf);
+	rc->buf = buf;
+	memset(&rc->req, 0, sizeof(rc->req));
+	rc->slot = -1;
+	struct rpc_cred cred;
+	if (tc->flavor == 1)
+		rpc_cred_sys(&cred, tc->uid, tc->gid);
+	else
+		memset(&cred, 0, sizeof(cred));
+	const struct nfs4_rewrite_ops ops = {
+		.ctx = e, .sequence = rw_sequence, .map_fh = rw_map_fh,
+		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
+		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
+		.cs_sequence = rw_cs_sequence,
+	};
+	struct xenc x;
+	size_t ddp_out = 0;
+	for (int attempt = 0;; attempt++) {
+		xenc_init(&x, buf, cap);
+		xenc_rpc_call(&x, 0, PROG_NFS_, 4, tc->proc, &cred);
+		e->cur_slot = -1;
+		ret = tc->proc == 0 ? 0 : nfs4_call_rewrite(tc->args, tc->args_len, tc->rpos, &ops, &x, &ddp_out);
+		if (ret == 0 && xenc_ok(&x))
+			break;
+		if (e->cur_slot >= 0)
+			e->v4s.slot_busy[e->cur_slot] = false;
+		if (ret == -EAGAIN) {          /* no free session slot yet */
+			if ((ret = poll_once(e, 100)) < 0)
+				return ret;
+			continue;
+		}
+		if (ret == -ENOENT && attempt == 0 && xprt_inflight(e->x)) {
+			/* what names it may still be in flight */
+			if ((ret = wait_all(e)) < 0)
+				return ret;
+			continue;
+		}
+		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
+			return -ENOTCONN;
+		if (ret == -EPERM)
+			os->dep_refused++;
+		else
+			os->skipped++;
+		e->unmapped++;
+		if (o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, op_label(op_index(tc)),
+				ret == -EPERM ? "its state comes from a refused call" :
+				ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
+				strerror(-ret));
+		return 0;
+	}
+	rc->slot = e->cur_slot;
+	rc->seq = e->cur_seq;
+	e->cur_slot = -1;
+	rc->req.msg = buf;
+	rc->req.len = x.len;
+	if (in.has_ddp) {
+		rc->data = malloc(in.ddp_len ? in.ddp_len : 1);
+		if (!rc->data) {
+			nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, false);
+			return -ENOMEM;
+		}
+		if (in.ddp_inline && (uint64_t)in.ddp_at + in.ddp_len <= tc->args_len)
+			memcpy(rc->data, tc->args + in.ddp_at, in.ddp_len);
+		else if (tc->ddp && tc->ddp_got >= in.ddp_len && tc->ddp_len >= in.ddp_len)
+			memcpy(rc->data, tc->ddp, in.ddp_len);
+		else
+			memset(rc->data, 0x5a, in.ddp_len);
+		rc->req.has_ddp = true;
+		rc->req.ddp = rc->data;
+		rc->req.ddp_len = in.ddp_len;
+		rc->req.ddp_at = (uint32_t)ddp_out;
+	}
+	unsigned nreads = 0, n = in.nops < NFS4_RES_MAXOPS ? in.nops : NFS4_RES_MAXOPS;
+	for (unsigned k = 0; k < n; k++)
+		nreads += in.op[k] == NFS4_OP_READ;
+	if (nreads == 1)
+		rc->req.wchunk = in.read_count;   /* RFC 8267: READ data in a Write chunk */
+	uint32_t rmax = 512 + 256 * n + in.readdir_max + (nreads > 1 ? in.read_count : 0);
+	if (tc->has_reply_chunk && rmax < 8192)
+		rmax = 8192;                       /* as the capture's client did */
+	rc->req.reply_max = rmax;
+	rc->req.done = replay_done;
+	rc->req.ctx = rc;
+	rc->idx = i;
+	rc->e = e;
+	rc->has_tdir = false;
+	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
+		if ((ret = poll_once(e, 100)) < 0)
+			break;
+	if (ret < 0) {
+		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, ret != -EMSGSIZE);
+		free(rc->data);
+		rc->data = NULL;
+		if (ret == -EMSGSIZE) {
+			os->skipped++;
+			return 0;
+		}
+		return -ENOTCONN;
+	}
+	rc->busy = true;
+	os->replayed++;
+	os->read_chunks += rc->req.used_read_chunk;
+	os->write_chunks += rc->req.used_write_chunk;
+	os->reply_chunks += rc->req.used_reply_chunk;
+	e->sent++;
+	if (barrier)
+		e->barrier_pending = true;
+	return 0;
+}
+
 /* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
  * -ENOTCONN. */
 static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
@@ -617,6 +1322,8 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	int ret;
 
 	os->trace++;
+	if (tc->prog == PROG_NFS_ && tc->vers == 4)
+		return replay_one_v4(e, i, t0_trace, t0, os);
 	if (!(tc->prog == PROG_NFS_ && tc->vers == 3) && tc->prog != PROG_NFSACL_) {
 		os->unsupported++;
 		return 0;
@@ -665,16 +1372,8 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 		}
 	}
 	/* timing */
-	if (o->speed > 0 && tc->t_call > t0_trace) {
-		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / o->speed);
-		for (uint64_t now; (now = xprt_now_ns()) < at;) {
-			uint64_t ms = (at - now) / 1000000ull;
-			if ((ret = poll_once(e, ms > 100 ? 100 : (int)ms)) < 0)
-				return ret;
-			if (ms == 0)
-				break;
-		}
-	}
+	if ((ret = pace(e, tc, t0_trace, t0)) < 0)
+		return ret;
 	/* concurrency */
 	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
 	struct rcall *rc;
@@ -816,16 +1515,41 @@ static int dry_run(struct engine *e)
 	uint64_t n = 0, mut = 0, unsup = 0;
 
 	fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
-		e->t.export_path[0] ? e->t.export_path : "?",
-		e->t.have_root ? "from MOUNT" : e->have_troot ? "from the first FSINFO" : "unknown");
+		e->t.export_path[0] ? e->t.export_path : e->v4 ? "(NFSv4 pseudo-root)" : "?",
+		e->t.have_root ? "from MOUNT" : !e->have_troot ? "unknown" :
+		e->v4 ? "from PUTROOTFH" : "from the first FSINFO");
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];
 		char path[2][512];
 		struct layout l;
 		bool v3 = (tc->prog == PROG_NFS_ && tc->vers == 3) || tc->prog == PROG_NFSACL_;
+		if (tc->prog == PROG_NFS_ && tc->vers == 4 && (tc->proc == 0 || (tc->v4known && tc->v4minor >= 1))) {
+			struct nfs4_call_info in;
+			memset(&in, 0, sizeof(in));
+			if (tc->proc == 1)
+				nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in);
+			char ops[512];
+			size_t off = 0;
+			ops[0] = 0;
+			for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS && off < sizeof(ops) - 1; k++) {
+				int w = snprintf(ops + off, sizeof(ops) - off, "%s%s", k ? "," : "",
+						 nfs4_clnt_op_name(in.op[k]));
+				if (w < 0)
+					break;
+				off += (size_t)w;
+			}
+			n++;
+			mut += in.mutates;
+			fprintf(f, "%6zu xid 0x%08x %-16s [%s] status %s inflight %u%s%s%s\n", i + 1, tc->xid,
+				op_label(op_index(tc)), ops,
+				!tc->replied ? "none" : tc->rpc_status ? "rpc-error" : tc->status ? nfs_stat_name(tc->status) : "OK",
+				tc->inflight, in.mutates ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
+				tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
+			continue;
+		}
 		if (!v3) {
 			unsup++;
-			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (only NFSv3/NFSACLv3 are replayed)\n",
+			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4.1+ are replayed)\n",
 				i + 1, tc->xid, op_label(op_index(tc)));
 			continue;
 		}
@@ -899,6 +1623,11 @@ static void report(struct engine *e, double secs, int rc)
 			st->calls, st->replies, st->lost, st->reconnects, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
 			st->credits_granted);
+		if (e->v4)
+			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
+				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu},",
+				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
+				e->tmap.n);
 		fprintf(f, "\"ops\":[");
 		bool first = true;
 		for (unsigned i = 0; i < NOPS; i++) {
@@ -1005,18 +1734,42 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		goto out;
 	}
 	rpc_cred_sys(&e->cred, 0, 0);
+	bool need_mount = false;
+	uint32_t minor = 1;
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->vers == 3)
+			need_mount = true;
+		else if (tc->v4known && tc->v4minor >= 1 && minor == 1)
+			minor = tc->v4minor;
+	}
+	nfs41_session_init(&e->v4s, minor, "replay");
 	const char *exp = o->export_path ? o->export_path :
 			  e->t.export_path[0] ? e->t.export_path : "/export";
-	if ((ret = mount3_mnt(o->target, exp, &e->cred, &e->root, err, sizeof(err))) < 0) {
-		log_error("%s", err);
-		goto out;
+	if (need_mount) {
+		if ((ret = mount3_mnt(o->target, exp, &e->cred, &e->root, err, sizeof(err))) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		e->have_root = true;
+		if (!e->t.export_path[0])
+			snprintf(e->t.export_path, sizeof(e->t.export_path), "%s", exp);
 	}
-	if (!e->t.export_path[0])
-		snprintf(e->t.export_path, sizeof(e->t.export_path), "%s", exp);
 	uint32_t maxbulk = 65536;
 	for (size_t i = 0; i < e->t.n; i++) {
 		struct layout l;
-		if (e->t.calls[i].prog == PROG_NFS_ && parse_layout(&e->t.calls[i], &l)) {
+		struct nfs4_call_info in;
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known &&
+		    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0) {
+			if (in.read_count > maxbulk && in.read_count <= (1u << 20))
+				maxbulk = in.read_count;
+			if (in.ddp_len > maxbulk && in.ddp_len <= (1u << 20))
+				maxbulk = in.ddp_len;
+			continue;
+		}
+		if (e->t.calls[i].prog == PROG_NFS_ && e->t.calls[i].vers == 3 &&
+		    parse_layout(&e->t.calls[i], &l)) {
 			if (l.count > maxbulk && l.count <= (1u << 20))
 				maxbulk = l.count;
 			if (l.ddp_len > maxbulk)
@@ -1044,6 +1797,10 @@ int replay_run(const struct replay_opts *o, FILE *out)
 			break;
 	if (ret == 0)
 		ret = wait_all(e);
+	if (ret == 0 && (e->v4s.have_session || e->v4s.have_client)) {
+		/* what the trace did not destroy itself (or the replay's own) */
+		nfs41_session_close(e->x, &e->v4s, &e->cred);
+	}
 	if (ret < 0) {
 		e->not_sent = e->t.n - i;
 		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
@@ -1081,6 +1838,9 @@ out:
 	map_free(&e->tname);
 	map_free(&e->edges);
 	map_free(&e->refused);
+	map_free(&e->sidmap);
+	map_free(&e->cidmap);
+	map_free(&e->sessmap);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);

@@ -104,6 +104,8 @@ static void on_call(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t
 	for (unsigned i = 0; i < h->nrsegs && tc->nrseg < TC_MAXSEG; i++) {
 		if (h->rsegs[i].position == 0)
 			continue;
+		if (!tc->nrseg && h->rsegs[i].position > c.off)
+			tc->rpos = (uint32_t)(h->rsegs[i].position - c.off);
 		tc->rseg[tc->nrseg] = h->rsegs[i].seg;
 		tc->rseg_off[tc->nrseg] = (uint32_t)tc->ddp_len;
 		tc->ddp_len += h->rsegs[i].seg.length;

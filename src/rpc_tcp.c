@@ -192,10 +192,12 @@ static int tcp_submit(struct xprt *x, struct xprt_req *r)
 	uint32_t total = (uint32_t)r->len + dlen + pad;
 	uint8_t mark[4];
 	xenc_put_u32_at(mark, 0x80000000u | total);
-	struct iovec iov[4] = {
-		{ mark, 4 }, { r->msg, r->len },
+	size_t head = r->has_ddp && r->ddp_at && r->ddp_at <= r->len ? r->ddp_at : r->len;
+	struct iovec iov[5] = {
+		{ mark, 4 }, { r->msg, head },
 		{ (void *)(uintptr_t)(r->ddp ? r->ddp : t->bulk), dlen },
 		{ (void *)(uintptr_t)zero, pad },
+		{ r->msg + head, r->len - head },
 	};
 	r->t_submit_ns = xprt_now_ns();
 	s->req = r;
@@ -205,7 +207,7 @@ static int tcp_submit(struct xprt *x, struct xprt_req *r)
 		t->x.st.max_inflight = t->outstanding;
 	t->x.st.calls++;
 	t->x.st.inline_calls++;
-	int ret = write_all(t->fd, iov, 4);
+	int ret = write_all(t->fd, iov, 5);
 	if (ret < 0) {
 		tcp_fail_all(t, strerror(-ret));
 		return 0;  /* the call was completed as lost */

@@ -92,6 +92,17 @@ gen("gen-readdirplus", 4, "reply")
 gen("gen-mix-tcp", 16, xprt="tcp")
 gen("gen-getattr-tcp", 50, xprt="tcp")
 
+# NFSv4.1 load: a session of --qd slots; READ/WRITE on an OPEN stateid
+for name, ops, chunk, xprt in (("v41-null", 50, None, "rdma"), ("v41-getattr", 50, None, "rdma"),
+                               ("v41-read", 8, "write", "rdma"), ("v41-write", 8, "read", "rdma"),
+                               ("v41-readdir", 4, "reply", "rdma"), ("v41-mix-tcp", 16, None, "tcp")):
+    r = gen(name, ops, chunk, xprt)
+    _, j, _ = jstep(name)
+    check(j is not None and j.get("vers") == "4.1", f"{name}: NFSv4.1 ({j and j.get('vers')})")
+    if r and name in ("v41-read", "v41-write", "v41-mix-tcp"):
+        want = 1048576
+        check(r.get("bytes") == want, f"{name}: every byte moved ({r.get('bytes')})")
+
 rc, o, e = step("gen-write-refused")
 check(rc == 4 and "--allow-mutations" in e, f"gen-write-refused: WRITE load refused without --allow-mutations (rc {rc})")
 
@@ -104,7 +115,7 @@ check(os.path.exists(svg) and "<polyline" in open(svg).read() and ">262144<" in 
 
 # ---- 2. replays of the catalogue ---------------------------------------
 for name in sorted(f[:-3] for f in os.listdir(out) if f.startswith("replay-") and f.endswith(".rc")):
-    if name == "replay-readonly":
+    if name in ("replay-readonly", "replay-nfs41-readonly"):
         continue
     if name == "replay-midconn":
         # The capture starts after the mount: the handles it uses were
@@ -150,6 +161,21 @@ if j:
           f"replay-readonly: calls on files the refused CREATEs would have made are reported as such ({j['totals']})")
 else:
     check(False, "replay-readonly: JSON report")
+# NFSv4.1 read-only: CREATE, the two OPEN(create)s, both WRITEs, RENAME and
+# REMOVE are refused; session set-up, lookups and GETATTRs still replay;
+# what needs a refused call's file or stateid is reported as such
+rc, j, e = jstep("replay-nfs41-readonly")
+if j:
+    t = j["totals"]
+    ops = {o["op"]: o for o in j["ops"]}
+    check(rc == 4 and t["refused"] == 7 and t["mismatches"] == 0 and t["errors"] == 0
+          and t["skipped"] == 0 and t["after_refused"] > 0,
+          f"replay-nfs41-readonly: 7 mutations refused, the rest replayed or reported as after_refused (rc {rc}, {t})")
+    check(all(ops[k]["replayed"] == ops[k]["trace"] for k in ("v4 EXCHANGE_ID", "v4 CREATE_SESSION",
+                                                               "v4 DESTROY_SESSION", "v4 DESTROY_CLIENTID")),
+          "replay-nfs41-readonly: the session is still set up and torn down")
+else:
+    check(False, f"replay-nfs41-readonly: JSON report (rc {rc})")
 snap = os.path.join(out, "export-snapshot.txt")
 listing = open(snap).read() if os.path.exists(snap) else ""
 check("data.bin" in listing and "big.dat" not in listing and "small.dat" not in listing,
@@ -194,6 +220,18 @@ check(n(lambda x: x.get("rdma_proc", {}).get("reply") == 4) >= 2,
 check(n(lambda x: x.get("procedure") == "READDIRPLUS" and x["chunks"]["mix"] == "reply"
         and x["bytes"]["reply"] > 4096) >= 4,
       "capture: large READDIRPLUS replies come back through the Reply chunk")
+v41 = lambda x: x.get("program") == "NFSv4.1"
+check(n(lambda x: v41(x) and x.get("procedure") == "READ" and x["chunks"]["mix"] == "write") >= 10,
+      "capture: NFSv4.1 READs (replayed and generated) carry a Write chunk")
+check(n(lambda x: v41(x) and x.get("procedure") == "WRITE" and x["chunks"]["mix"] == "read"
+        and x["bytes"]["read"] >= 65536) >= 9,
+      "capture: NFSv4.1 WRITEs carry a Read chunk, with ops after it inline")
+check(n(lambda x: v41(x) and x.get("procedure") == "READDIR" and x["chunks"]["mix"] == "reply") >= 5,
+      "capture: NFSv4.1 READDIR replies come back through the Reply chunk")
+check(n(lambda x: v41(x) and x.get("procedure") == "CREATE_SESSION" and x.get("status") == "OK") >= 7,
+      "capture: every NFSv4.1 replay and load run opened its session")
+check(n(lambda x: x.get("program", "").startswith("NFSv4.") and x.get("status") not in ("OK", "NOENT", "NOTSUPP", "NXIO")) == 0,
+      "capture: no NFSv4.1/4.2 call failed other than as recorded (NOENT, NOTSUPP, NXIO)")
 check(n(lambda x: x.get("procedure") == "NULL" and x.get("status") == "OK") >= 100,
       "capture: NULL calls answered")
 check(n(lambda x: x.get("credits_asked", 0) > 256 or x.get("credits_asked", 0) < 1) == 0,

@@ -22,6 +22,20 @@ for c in nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke paral
     rp_reset
     rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/$c.pcap"
 done
+# 2b. NFSv4.1/4.2: replays of the v4 catalogue (own client, session and
+# slots; handles and stateids mapped), then load over a session
+for c in nfs41 nfs42; do
+    rp_reset
+    rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/$c.pcap"
+done
+rp_reset
+rp_run replay-nfs41-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs41.pcap"
+rp_run v41-null        "$REPLAY" --target "$S" --vers 4.1 --generate null --count 50 --qd 4 --json
+rp_run v41-getattr     "$REPLAY" --target "$S" --vers 4.1 --generate getattr --file data.bin --count 50 --qd 4 --json
+rp_run v41-read        "$REPLAY" --target "$S" --vers 4.1 --generate read --file data.bin --size 128k --file-size 1M --count 8 --qd 2 --json
+rp_run v41-write       "$REPLAY" --target "$S" --vers 4.1 --generate write --allow-mutations --file v41-w.bin --size 128k --file-size 1M --count 8 --qd 2 --json
+rp_run v41-readdir     "$REPLAY" --target "$S" --vers 4.1 --generate readdirplus --file bigdir --count 4 --json
+rp_run v41-mix-tcp     "$REPLAY" --target "$S" --vers 4.1 --transport tcp --generate mix:50 --allow-mutations --file v41-mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
 # 3. read-only by default: the mutations are refused and never reach the server
 rp_reset
 rp_run replay-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs3-read-write.pcap"

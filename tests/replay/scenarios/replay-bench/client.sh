@@ -12,6 +12,9 @@ rp_run bench-null "$REPLAY" --target "$S" --generate null --qd 64 --warmup 1 --d
 # 3. nfsrdma-replay 4 KiB READ at QD 32
 rp_run bench-read "$REPLAY" --target "$S" --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --json
 rp_run bench-read-tcp "$REPLAY" --target "$S" --transport tcp --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --json
+# the same two with --busy-poll (perftest polls its CQ too)
+rp_run bench-null-busy "$REPLAY" --target "$S" --generate null --qd 64 --warmup 1 --duration "$D" --busy-poll --json
+rp_run bench-read-busy "$REPLAY" --target "$S" --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --busy-poll --json
 # 4. the kernel NFS/RDMA client: 32 dd's with O_DIRECT, 4 KiB each
 lab_mount
 N=${LAB_ARG_DD_COUNT:-96}

@@ -1,0 +1,250 @@
+/* NFSv4.1/4.2 client pieces for the replay tool and the load generator
+ * (src/nfs41_clnt*.c): COMPOUND encoders (RFC 8881), a bounded decoder of
+ * COMPOUND replies, the session (EXCHANGE_ID, CREATE_SESSION, SEQUENCE
+ * slots), and the rewriter that re-issues a captured COMPOUND with the
+ * target's client ID, session, slots, file handles and stateids.
+ * Declared here (under rdma_ep*) for file ownership reasons. */
+#ifndef NFSRDMA_RDMA_EP_NFS41_H
+#define NFSRDMA_RDMA_EP_NFS41_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/rdma_ep_clnt.h"
+
+enum nfs4_op {
+	NFS4_OP_ACCESS = 3, NFS4_OP_CLOSE = 4, NFS4_OP_COMMIT = 5, NFS4_OP_CREATE = 6,
+	NFS4_OP_DELEGPURGE = 7, NFS4_OP_DELEGRETURN = 8, NFS4_OP_GETATTR = 9, NFS4_OP_GETFH = 10,
+	NFS4_OP_LINK = 11, NFS4_OP_LOCK = 12, NFS4_OP_LOCKT = 13, NFS4_OP_LOCKU = 14,
+	NFS4_OP_LOOKUP = 15, NFS4_OP_LOOKUPP = 16, NFS4_OP_NVERIFY = 17, NFS4_OP_OPEN = 18,
+	NFS4_OP_OPENATTR = 19, NFS4_OP_OPEN_CONFIRM = 20, NFS4_OP_OPEN_DOWNGRADE = 21,
+	NFS4_OP_PUTFH = 22, NFS4_OP_PUTPUBFH = 23, NFS4_OP_PUTROOTFH = 24, NFS4_OP_READ = 25,
+	NFS4_OP_READDIR = 26, NFS4_OP_READLINK = 27, NFS4_OP_REMOVE = 28, NFS4_OP_RENAME = 29,
+	NFS4_OP_RENEW = 30, NFS4_OP_RESTOREFH = 31, NFS4_OP_SAVEFH = 32, NFS4_OP_SECINFO = 33,
+	NFS4_OP_SETATTR = 34, NFS4_OP_SETCLIENTID = 35, NFS4_OP_SETCLIENTID_CONFIRM = 36,
+	NFS4_OP_VERIFY = 37, NFS4_OP_WRITE = 38, NFS4_OP_RELEASE_LOCKOWNER = 39,
+	NFS4_OP_BACKCHANNEL_CTL = 40, NFS4_OP_BIND_CONN_TO_SESSION = 41, NFS4_OP_EXCHANGE_ID = 42,
+	NFS4_OP_CREATE_SESSION = 43, NFS4_OP_DESTROY_SESSION = 44, NFS4_OP_FREE_STATEID = 45,
+	NFS4_OP_GET_DIR_DELEGATION = 46, NFS4_OP_GETDEVICEINFO = 47, NFS4_OP_GETDEVICELIST = 48,
+	NFS4_OP_LAYOUTCOMMIT = 49, NFS4_OP_LAYOUTGET = 50, NFS4_OP_LAYOUTRETURN = 51,
+	NFS4_OP_SECINFO_NO_NAME = 52, NFS4_OP_SEQUENCE = 53, NFS4_OP_SET_SSV = 54,
+	NFS4_OP_TEST_STATEID = 55, NFS4_OP_WANT_DELEGATION = 56, NFS4_OP_DESTROY_CLIENTID = 57,
+	NFS4_OP_RECLAIM_COMPLETE = 58, NFS4_OP_ALLOCATE = 59, NFS4_OP_COPY = 60,
+	NFS4_OP_COPY_NOTIFY = 61, NFS4_OP_DEALLOCATE = 62, NFS4_OP_IO_ADVISE = 63,
+	NFS4_OP_LAYOUTERROR = 64, NFS4_OP_LAYOUTSTATS = 65, NFS4_OP_OFFLOAD_CANCEL = 66,
+	NFS4_OP_OFFLOAD_STATUS = 67, NFS4_OP_READ_PLUS = 68, NFS4_OP_SEEK = 69,
+	NFS4_OP_WRITE_SAME = 70, NFS4_OP_CLONE = 71, NFS4_OP_GETXATTR = 72, NFS4_OP_SETXATTR = 73,
+	NFS4_OP_LISTXATTRS = 74, NFS4_OP_REMOVEXATTR = 75, NFS4_OP_ILLEGAL = 10044,
+};
+
+#define NFS4_SESSIONID_SIZE 16
+#define NFS41_MAX_SLOTS 256
+#define NFS4_RES_MAXOPS 32   /* per-op statuses kept from a reply */
+#define NFS4_RES_MAXFH 8     /* GETFH results kept */
+#define NFS4_RES_MAXSID 8    /* stateids kept from results */
+
+/* Status codes used here (RFC 8881 section 15). */
+#define NFS4ERR_NOENT 2
+#define NFS4ERR_BADSESSION 10052
+#define NFS4ERR_SEQ_MISORDERED 10063
+#define NFS4ERR_OP_ILLEGAL 10044
+
+struct nfs4_stateid {
+	uint32_t seqid;
+	uint8_t other[12];
+};
+
+/* ---- encoders (nfs41_clnt.c): append to a COMPOUND being built ---- */
+/* RPC header (NFS program, version 4, COMPOUND) + tag "" + minorversion;
+ * returns the offset of the argarray count, patched by nfs4_compound_end. */
+size_t nfs4_compound_begin(struct xenc *e, const struct rpc_cred *c, uint32_t minor);
+void nfs4_compound_end(struct xenc *e, size_t count_off, uint32_t nops);
+
+void nfs4_enc_sequence(struct xenc *e, const uint8_t sid[16], uint32_t seq, uint32_t slot,
+		       uint32_t highest, bool cachethis);
+void nfs4_enc_putrootfh(struct xenc *e);
+void nfs4_enc_putfh(struct xenc *e, const struct nfs_fh *fh);
+void nfs4_enc_getfh(struct xenc *e);
+void nfs4_enc_lookup(struct xenc *e, const char *name);
+/* GETATTR of the attributes in the two bitmap words */
+void nfs4_enc_getattr(struct xenc *e, uint32_t w0, uint32_t w1);
+void nfs4_enc_access(struct xenc *e, uint32_t mask);
+/* OPEN by name (CLAIM_NULL) for share_access (1 READ, 2 WRITE, 3 BOTH),
+ * deny NONE, with UNCHECKED4 create (mode) when create. */
+void nfs4_enc_open(struct xenc *e, uint32_t share_access, uint64_t clientid, const void *owner,
+		   uint32_t owner_len, bool create, uint32_t mode, const char *name);
+void nfs4_enc_close(struct xenc *e, const struct nfs4_stateid *sid);
+void nfs4_enc_read(struct xenc *e, const struct nfs4_stateid *sid, uint64_t off, uint32_t count);
+/* WRITE up to and including the data's length word: the data itself is
+ * DDP-eligible (the caller puts it in xprt_req.ddp / ddp_at). */
+void nfs4_enc_write(struct xenc *e, const struct nfs4_stateid *sid, uint64_t off, uint32_t stable,
+		    uint32_t count);
+void nfs4_enc_readdir(struct xenc *e, uint64_t cookie, const uint8_t verf[8], uint32_t dircount,
+		      uint32_t maxcount, uint32_t w0, uint32_t w1);
+/* EXCHANGE_ID with SP4_NONE and no implementation id */
+void nfs4_enc_exchange_id(struct xenc *e, const uint8_t verf[8], const void *owner,
+			  uint32_t owner_len, uint32_t flags);
+/* CREATE_SESSION: fore channel of slots requests of at most maxreq bytes
+ * (replies maxresp), a minimal back channel, AUTH_NONE callbacks. */
+void nfs4_enc_create_session(struct xenc *e, uint64_t clientid, uint32_t seq, uint32_t flags,
+			     uint32_t maxreq, uint32_t maxresp, uint32_t slots);
+void nfs4_enc_reclaim_complete(struct xenc *e, bool one_fs);
+void nfs4_enc_destroy_session(struct xenc *e, const uint8_t sid[16]);
+void nfs4_enc_destroy_clientid(struct xenc *e, uint64_t clientid);
+
+/* Attribute bits (word 0 / word 1) */
+#define FATTR4_W0_TYPE (1u << 1)
+#define FATTR4_W0_CHANGE (1u << 3)
+#define FATTR4_W0_SIZE (1u << 4)
+#define FATTR4_W0_FSID (1u << 8)
+#define FATTR4_W0_FILEHANDLE (1u << 19)
+#define FATTR4_W0_FILEID (1u << 20)
+#define FATTR4_W1_MODE (1u << 1)
+#define FATTR4_W1_NUMLINKS (1u << 3)
+#define FATTR4_W1_TIME_MODIFY (1u << 21)
+
+/* ---- reply decoding (nfs41_clnt.c) ---- */
+struct nfs4_res {
+	bool ok;                  /* RPC header decoded */
+	uint32_t rpc_status;      /* as struct rpc_res */
+	uint32_t status;          /* the COMPOUND's nfsstat4 */
+	bool has_status;
+	bool complete;            /* every result walked */
+	uint32_t nres;            /* results in the reply */
+	uint32_t op[NFS4_RES_MAXOPS], opst[NFS4_RES_MAXOPS];
+	/* GETFH results, with the index of the op that returned each */
+	unsigned nfh;
+	struct nfs_fh fh[NFS4_RES_MAXFH];
+	uint32_t fh_at[NFS4_RES_MAXFH];
+	/* stateids returned (OPEN, CLOSE, LOCK, LOCKU, OPEN_DOWNGRADE) */
+	unsigned nsid;
+	struct nfs4_stateid sid[NFS4_RES_MAXSID];
+	uint32_t sid_at[NFS4_RES_MAXSID];
+	/* EXCHANGE_ID */
+	bool has_clientid;
+	uint64_t clientid;
+	uint32_t eir_seq, eir_flags;
+	/* CREATE_SESSION */
+	bool has_session;
+	uint8_t sessionid[16];
+	uint32_t cs_seq, cs_flags, fore_maxreq, fore_maxresp, fore_maxreqs;
+	/* SEQUENCE */
+	bool has_seq;
+	uint32_t seq_status, seq_seqid, seq_slot, seq_highest, seq_target_highest, seq_flags;
+	/* READ / WRITE */
+	uint32_t read_count, write_count;
+	bool eof;
+	uint32_t nentries;        /* READDIR */
+};
+
+/* Decodes an RPC reply to an NFSv4 COMPOUND (proc 1) or NULL (proc 0).
+ * bulk_moved: READ data came in a Write chunk (not in msg).  Returns 0
+ * (res filled as far as it decodes) or -EBADMSG (no RPC reply header). */
+int nfs4_decode_reply(uint32_t proc, const uint8_t *msg, size_t len, bool bulk_moved,
+		      struct nfs4_res *res);
+/* The COMPOUND results only (after the RPC reply header). */
+int nfs4_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_moved,
+		     struct nfs4_res *res);
+
+/* ---- the session (nfs41_clnt.c) ---- */
+struct nfs41_session {
+	uint32_t minor;
+	bool have_client, have_session;
+	uint64_t clientid;
+	uint32_t cs_seq;          /* csa_sequence for the next CREATE_SESSION */
+	uint8_t sessionid[16];
+	uint32_t nslots;          /* min(server's ca_maxrequests, asked) */
+	uint32_t maxreq, maxresp;
+	uint32_t slot_seq[NFS41_MAX_SLOTS];
+	bool slot_busy[NFS41_MAX_SLOTS];
+	bool slot_dead[NFS41_MAX_SLOTS];  /* a call on it was lost: its seqid is unknown */
+	uint8_t verifier[8];
+	char owner[128];
+	uint64_t seq_errors;      /* SEQUENCE failures seen */
+};
+
+/* A free slot (busy from now on) and the seqid to send on it; -1: none. */
+int nfs41_slot_get(struct nfs41_session *s, uint32_t *seq);
+/* A call on slot came back: seq_ok says the server executed its SEQUENCE
+ * (the slot's seqid advances); lost: no reply (the slot is retired). */
+void nfs41_slot_put(struct nfs41_session *s, int slot, uint32_t seq, bool seq_ok, bool lost);
+/* Highest slot the client may use (SEQUENCE sa_highest_slotid). */
+uint32_t nfs41_highest(const struct nfs41_session *s);
+
+/* Sets the owner string ("nfsrdma-replay/HOST/PID/TAG") and verifier. */
+void nfs41_session_init(struct nfs41_session *s, uint32_t minor, const char *tag);
+/* EXCHANGE_ID + CREATE_SESSION (asking for slots) + RECLAIM_COMPLETE,
+ * synchronously.  Returns 0 or a negative errno (err says why). */
+int nfs41_session_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		       uint32_t slots, char *err, size_t errlen);
+/* DESTROY_SESSION + DESTROY_CLIENTID (best effort). */
+void nfs41_session_close(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c);
+/* A synchronous COMPOUND: SEQUENCE + the ops the build callback appends
+ * (it returns how many); decodes the reply into res.  Returns 0 (res
+ * filled, whatever the NFS status) or a negative errno. */
+typedef unsigned (*nfs41_build_fn)(struct xenc *e, void *ctx);
+int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res);
+/* PUTROOTFH, then LOOKUP of each component of path; out: the handle.
+ * Returns 0, -ENOENT (*st: the failing status) or another errno. */
+int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		      const char *path, struct nfs_fh *out, uint32_t *st);
+
+/* ---- replay: re-issuing a captured COMPOUND (nfs41_clnt_rewrite.c) ---- */
+/* What the replay engine supplies while a captured COMPOUND is rewritten.
+ * Each map function returns 0, or a negative errno that stops the call
+ * (e.g. -ENOENT: a handle with no known counterpart on the target). */
+struct nfs4_rewrite_ops {
+	void *ctx;
+	/* SEQUENCE: writes the whole op (args after the opnum) for trace session tsid */
+	int (*sequence)(void *ctx, struct xenc *e, const uint8_t tsid[16], bool cachethis);
+	int (*map_fh)(void *ctx, const struct nfs_fh *tfh, struct nfs_fh *out);
+	int (*map_stateid)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
+	int (*map_clientid)(void *ctx, uint64_t t, uint64_t *out);
+	int (*map_sessionid)(void *ctx, const uint8_t t[16], uint8_t out[16]);
+	/* EXCHANGE_ID: our verifier and owner replace the trace's */
+	void (*exchange_id)(void *ctx, uint8_t verf[8], const uint8_t **owner, uint32_t *owner_len);
+	/* CREATE_SESSION: csa_sequence for the target's client id */
+	uint32_t (*cs_sequence)(void *ctx, uint64_t target_clientid);
+};
+
+/* What a captured COMPOUND does (from its arguments). */
+struct nfs4_call_info {
+	uint32_t minor, nops;
+	uint32_t op[NFS4_RES_MAXOPS];
+	uint32_t op_off[NFS4_RES_MAXOPS];  /* where each op's arguments start in args */
+	bool known;               /* every op's arguments walked */
+	bool mutates;             /* changes data or the namespace on the server */
+	bool ns_change;           /* CREATE, REMOVE, RENAME, LINK, OPEN(create) */
+	bool state_change;        /* session/client/open/lock state */
+	bool has_sequence;
+	uint8_t tsid[16];         /* the trace's session (SEQUENCE) */
+	bool cachethis;
+	/* DDP-eligible argument (WRITE data, CREATE symlink data) */
+	bool has_ddp;
+	uint32_t ddp_op;          /* index of that op */
+	uint32_t ddp_at;          /* trace args offset just after the length word */
+	uint32_t ddp_len;
+	bool ddp_inline;          /* the bytes are in the trace's args */
+	uint32_t read_count;      /* READ counts summed (Write chunk size) */
+	uint32_t readdir_max;     /* READDIR maxcount */
+	const char *main_op;      /* the first op that is not SEQUENCE/PUT*FH/GETFH/GETATTR */
+	uint32_t main_opnum;
+};
+
+/* Walks a captured COMPOUND's arguments (after the RPC header).  rpos: the
+ * trace's Read chunk XDR position relative to args (0: none).  Returns 0
+ * or -EBADMSG (an op it cannot walk: info->known false). */
+int nfs4_call_parse(const uint8_t *args, size_t len, uint32_t rpos, struct nfs4_call_info *info);
+/* Rewrites it into out (after an RPC header the caller wrote), with the
+ * target's identities from ops.  *ddp_out: offset in out just after the
+ * DDP opaque's length word (0: none); the data bytes themselves are not
+ * written (the caller supplies them).  Returns 0 or a map function's
+ * error, or -EBADMSG. */
+int nfs4_call_rewrite(const uint8_t *args, size_t len, uint32_t rpos, const struct nfs4_rewrite_ops *ops,
+		      struct xenc *out, size_t *ddp_out);
+/* A name for a NFSv4 operation number. */
+const char *nfs4_clnt_op_name(uint32_t op);
+
+#endif
