@@ -119,6 +119,12 @@ struct nfsrdma_record {
 	uint64_t t_read_first, t_read_last;    /* RDMA READ: argument pull */
 	uint64_t t_write_first, t_write_last;  /* RDMA WRITE: result push (Write and Reply chunks) */
 	uint64_t t_reply_first, t_reply_last;
+	/* the kernel's own view of the RPC (probe sources; 0 for the others) */
+	uint64_t t_marshal;          /* client: first xprtrdma_marshal (queue = t_call_first..t_marshal) */
+	uint32_t k_backlog_us;       /* client: rpc_stats_latency backlog */
+	uint32_t k_rtt_us;           /* client: rpc_stats_latency rtt (from the latest transmission) */
+	uint32_t k_exec_us;          /* rpc_stats_latency / svc_stats_latency execute */
+	uint32_t k_pad;
 	/* derived split (ns); 0 when a part is missing */
 	uint64_t d_call, d_pull, d_server, d_push, d_reply, d_total;
 	uint64_t frame_call, frame_reply;      /* 1-based frame of the first packet */

@@ -106,6 +106,13 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		",\"reply_first\":%" PRIu64 ",\"reply_last\":%" PRIu64 "}",
 		r->t_call_first, r->t_call_last, r->t_read_first, r->t_read_last,
 		r->t_write_first, r->t_write_last, r->t_reply_first, r->t_reply_last);
+	/* The kernel's own numbers exist only for probe records; the wire
+	 * format stays as it was for the others. */
+	if (r->source == REC_SRC_CLIENT_PROBE || r->source == REC_SRC_SERVER_PROBE) {
+		jkey(f, "kernel");
+		fprintf(f, "{\"marshal\":%" PRIu64 ",\"backlog_us\":%u,\"rtt_us\":%u,\"exec_us\":%u}",
+			r->t_marshal, r->k_backlog_us, r->k_rtt_us, r->k_exec_us);
+	}
 	jkey(f, "ns");
 	fprintf(f, "{\"call\":%" PRIu64 ",\"pull\":%" PRIu64 ",\"server\":%" PRIu64 ",\"push\":%" PRIu64
 		",\"reply\":%" PRIu64 ",\"total\":%" PRIu64 "}",

@@ -116,6 +116,10 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->t_call_last = e->t[PT_SEND_LAST] ? e->t[PT_SEND_LAST] : e->t[PT_MARSHAL];
 		r->t_reply_first = e->t[PT_REPLY];
 		r->t_reply_last = e->t[PT_DONE];
+		r->t_marshal = e->t[PT_MARSHAL];
+		r->k_backlog_us = (uint32_t)e->k_backlog_us;
+		r->k_rtt_us = (uint32_t)e->k_rtt_us;
+		r->k_exec_us = (uint32_t)e->k_exec_us;
 	} else {
 		r->prog = probe_prog_number(prog, PROBE_SIDE_SERVER);
 		r->vers = e->vers;
@@ -142,6 +146,7 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->n_rdma_reads = e->n_reads;
 		r->n_rdma_writes = e->n_writes;
 		r->t_call_first = r->t_call_last = e->t[PT_DECODE] ? e->t[PT_DECODE] : e->t[PT_PROCESS];
+		r->k_exec_us = (uint32_t)e->k_exec_us;
 		r->t_read_first = e->t[PT_READ_FIRST];
 		r->t_read_last = e->t[PT_READ_DONE];
 		/* The push spans the first Write/Reply chunk post to the last

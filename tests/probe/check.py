@@ -169,6 +169,11 @@ def client_side(probe, full):
             check("marshal" not in t and r["bytes"]["read_chunk"] == 0,
                   "%s %s: RDMA details present without rpcrdma events" % (probe, x))
     check(nt >= 10, "%s: only %d records had timing to compare" % (probe, nt))
+    # the record carries the kernel's own numbers exactly as ftrace saw them
+    kbad = [x for x in window & set(byxid)
+            if (byxid[x].get("kernel", {}).get("rtt_us"), byxid[x].get("kernel", {}).get("exec_us"),
+                byxid[x].get("kernel", {}).get("backlog_us")) != (kern[x]["rtt"], kern[x]["exec"], kern[x]["backlog"])]
+    check(not kbad, "%s: record kernel numbers differ from ftrace's for %s" % (probe, kbad[:5]))
     return byxid, rawx, kern
 
 
