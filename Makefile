@@ -54,7 +54,9 @@ help:
 	@echo 'make install PREFIX=/usr/local DESTDIR='
 
 # --- objects -------------------------------------------------------------
-$(O)/obj/%.o: %.c | $(BPF_SKELS)
+# Skeletons are included through -isystem (their warnings are not ours),
+# so -MMD leaves them out of the .d files: depend on them here instead.
+$(O)/obj/%.o: %.c $(BPF_SKELS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
@@ -74,7 +76,7 @@ $(O)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB)
 	$(Q)mkdir -p $(@D) $(O)/obj/tests
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/$*.d $< $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LINK_LIBS)
 
-$(O)/tests/bpf/%: tests/bpf/%.c $(LIB) | $(BPF_SKELS)
+$(O)/tests/bpf/%: tests/bpf/%.c $(LIB) $(BPF_SKELS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) $(O)/obj/tests/bpf
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/bpf/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
@@ -86,7 +88,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN)
 FUZZ_OBJS  := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o)
 FUZZ_LIB   := $(O)/fuzz/libnfsrdma-fuzz.a
 
-$(O)/fuzzobj/%.o: %.c | $(BPF_SKELS)
+$(O)/fuzzobj/%.o: %.c $(BPF_SKELS)
 	$(call msg,FUZZCC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@

@@ -133,11 +133,16 @@ enum xdp_stat {
 	XS_RB_DROPS,       /* records lost: ring buffer full */
 	XS_SAMPLED_OUT,    /* records skipped by sampling */
 	XS_RPCRDMA,        /* SEND First/Only with a whole v1 header */
-	XS_CONN_FULL,      /* per-connection map update failed */
+	XS_CONN_FULL,      /* per-connection slot taken over from another key */
 	XS_MAX,
 };
 
-/* Per-connection (per-direction) counters: LRU per-CPU hash "xdp_conns". */
+/* Per-connection (per-direction) counters: per-CPU array "xdp_conns" of
+ * XDP_CONN_MAX slots, used as a 4-way set-associative table.  A key lives
+ * in one of the XDP_CONN_WAYS slots from hash(key) on (on each CPU on its
+ * own; user space sums slots with equal keys over slots and CPUs).  When
+ * all 4 hold other keys, the least recently used of them is taken over
+ * (counted in XS_CONN_FULL).  An empty slot has family 0. */
 struct xdp_conn_key {
 	__u8  family;
 	__u8  pad[3];
@@ -152,6 +157,12 @@ struct xdp_conn_val {
 	__u64 rpcrdma;              /* SEND First/Only with a whole v1 header */
 	__u64 last_ns;
 };
-#define XDP_CONN_MAX 4096
+
+struct xdp_conn_slot {
+	struct xdp_conn_key k;
+	struct xdp_conn_val v;
+};
+#define XDP_CONN_WAYS 4
+#define XDP_CONN_MAX 4096          /* slots, a power of two */
 
 #endif

@@ -322,7 +322,16 @@ static int xsrc_poll(struct source *src, int timeout_ms)
 	struct xsrc *s = (struct xsrc *)src;
 
 	s->delivered = 0;
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	/* The program wakes the reader only when a backlog builds up
+	 * (bpf/xdp_roce.bpf.c, WAKE_BYTES): read what is there, wait, then
+	 * read again, so a poll timeout picks up records that came without
+	 * a wakeup. */
+	int n = ring_buffer__consume(s->rb);
+	if (n == 0 && timeout_ms != 0) {
+		n = ring_buffer__poll(s->rb, timeout_ms);
+		if (n >= 0)
+			n = ring_buffer__consume(s->rb);
+	}
 	if (n < 0 && n != -EINTR)
 		return n;
 	if (s->cap)

@@ -77,7 +77,7 @@ tier_lab() {
 	run_counted tests/lab/smoke.sh
 	# Suites that boot their own lab scenarios (one at a time: 2 cores).
 	local t
-	for t in tests/probe/lab.sh tests/replay/lab.sh; do
+	for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh; do
 		[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
 		run_counted "$t"
 	done

@@ -78,48 +78,36 @@ static void oconn_count(struct oconn *tab, size_t *n, size_t max, const struct x
 
 static void check_conns(struct txdp *x, const char *path, struct oconn *tab, size_t n)
 {
-	int fd = bpf_map__fd(x->skel->maps.xdp_conns);
-	struct xdp_conn_key k, *prev = NULL;
-	struct xdp_conn_val vals[x->ncpu > 0 ? x->ncpu : 1];
-	size_t seen = 0, bad = 0;
+	static struct xdp_conn_slot got[4096];
+	int ng = txdp_conns(x, got, 4096);
+	size_t bad = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &k) == 0) {
-		struct xdp_conn_val sum;
-		memset(&sum, 0, sizeof(sum));
-		if (bpf_map_lookup_elem(fd, &k, vals) == 0)
-			for (int c = 0; c < x->ncpu; c++) {
-				sum.pkts += vals[c].pkts; sum.bytes += vals[c].bytes;
-				sum.sends += vals[c].sends; sum.writes += vals[c].writes;
-				sum.read_reqs += vals[c].read_reqs; sum.read_resps += vals[c].read_resps;
-				sum.acks += vals[c].acks; sum.naks += vals[c].naks;
-				sum.rpcrdma += vals[c].rpcrdma;
-			}
-		seen++;
+	CHECK(ng >= 0, "%s: connection table unreadable", path);
+	for (int g = 0; g < ng; g++) {
 		size_t i;
 		for (i = 0; i < n; i++)
-			if (!memcmp(&tab[i].k, &k, sizeof(k)))
+			if (!memcmp(&tab[i].k, &got[g].k, sizeof(got[g].k)))
 				break;
 		if (i == n) {
 			bad++;
-		} else {
-			sum.last_ns = 0;
-			struct xdp_conn_val want = tab[i].v;
-			want.last_ns = 0;
-			if (memcmp(&sum, &want, sizeof(sum))) {
-				bad++;
-				fprintf(stderr, "%s: conn qp 0x%x: pkts %llu/%llu sends %llu/%llu acks %llu/%llu\n",
-					path, k.dqpn, (unsigned long long)sum.pkts,
-					(unsigned long long)want.pkts, (unsigned long long)sum.sends,
-					(unsigned long long)want.sends, (unsigned long long)sum.acks,
-					(unsigned long long)want.acks);
-			}
+			continue;
 		}
-		static struct xdp_conn_key keep;
-		keep = k;
-		prev = &keep;
+		struct xdp_conn_val sum = got[g].v, want = tab[i].v;
+		CHECK(sum.last_ns != 0, "%s: conn qp 0x%x: last_ns not set", path, got[g].k.dqpn);
+		sum.last_ns = 0;
+		want.last_ns = 0;
+		if (memcmp(&sum, &want, sizeof(sum))) {
+			bad++;
+			fprintf(stderr, "%s: conn qp 0x%x: pkts %llu/%llu sends %llu/%llu acks %llu/%llu\n",
+				path, got[g].k.dqpn, (unsigned long long)sum.pkts,
+				(unsigned long long)want.pkts, (unsigned long long)sum.sends,
+				(unsigned long long)want.sends, (unsigned long long)sum.acks,
+				(unsigned long long)want.acks);
+		}
 	}
-	CHECK(seen == n && bad == 0, "%s: connection map: %zu entries (want %zu), %zu differ",
-	      path, seen, n, bad);
+	CHECK((size_t)ng == n && bad == 0, "%s: connection table: %d keys (want %zu), %zu differ",
+	      path, ng, n, bad);
+	CHECK_EQ_U64(txdp_stat(x, XS_CONN_FULL), 0);
 }
 
 static unsigned total_records, total_rpcrdma, total_xid;

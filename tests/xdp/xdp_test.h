@@ -184,25 +184,71 @@ static inline void txdp_close(struct txdp *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* Zeroes the counters, the connection map and the frame number. */
+/* Zeroes the counters, the connection table and the frame number. */
 static inline void txdp_reset(struct txdp *x)
 {
 	int sfd = bpf_map__fd(x->skel->maps.xdp_stats);
 	int cfd = bpf_map__fd(x->skel->maps.xdp_conns);
-	uint64_t zeros[x->ncpu > 0 ? x->ncpu : 1];
-	struct xdp_conn_key k, next;
+	int ncpu = x->ncpu > 0 ? x->ncpu : 1;
+	uint64_t zeros[ncpu];
+	struct xdp_conn_slot *zs = calloc((size_t)ncpu, sizeof(*zs));
 
 	memset(zeros, 0, sizeof(zeros));
 	for (uint32_t i = 0; i < XS_MAX; i++)
 		bpf_map_update_elem(sfd, &i, zeros, BPF_ANY);
-	while (bpf_map_get_next_key(cfd, NULL, &next) == 0) {
-		k = next;
-		if (bpf_map_delete_elem(cfd, &k))
-			break;
-	}
+	for (uint32_t i = 0; zs && i < XDP_CONN_MAX; i++)
+		bpf_map_update_elem(cfd, &i, zs, BPF_ANY);
+	free(zs);
 	x->skel->bss->frame_seq = 0;
 	ring_buffer__consume(x->rb);
 	trecs_clear(&x->recs);
+}
+
+/* The connection table as user space reads it: every non-empty slot of
+ * every CPU, summed by key.  Returns the number of keys (at most max), or
+ * -1 if a slot cannot be read. */
+static inline int txdp_conns(struct txdp *x, struct xdp_conn_slot *out, size_t max)
+{
+	int cfd = bpf_map__fd(x->skel->maps.xdp_conns);
+	int ncpu = x->ncpu > 0 ? x->ncpu : 1;
+	struct xdp_conn_slot *v = calloc((size_t)ncpu, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < XDP_CONN_MAX; i++) {
+		if (bpf_map_lookup_elem(cfd, &i, v)) {
+			free(v);
+			return -1;
+		}
+		for (int c = 0; c < ncpu; c++) {
+			const struct xdp_conn_slot *sl = &v[c];
+			size_t j;
+
+			if (!sl->k.family)
+				continue;
+			for (j = 0; j < n; j++)
+				if (!memcmp(&out[j].k, &sl->k, sizeof(sl->k)))
+					break;
+			if (j == n) {
+				if (n == max)
+					continue;
+				memset(&out[n], 0, sizeof(out[n]));
+				out[n].k = sl->k;
+				n++;
+			}
+			struct xdp_conn_val *d = &out[j].v;
+			d->pkts += sl->v.pkts; d->bytes += sl->v.bytes;
+			d->sends += sl->v.sends; d->writes += sl->v.writes;
+			d->read_reqs += sl->v.read_reqs; d->read_resps += sl->v.read_resps;
+			d->acks += sl->v.acks; d->naks += sl->v.naks;
+			d->rpcrdma += sl->v.rpcrdma;
+			if (sl->v.last_ns > d->last_ns)
+				d->last_ns = sl->v.last_ns;
+		}
+	}
+	free(v);
+	return (int)n;
 }
 
 static inline uint64_t txdp_stat(struct txdp *x, uint32_t slot)

@@ -1,0 +1,46 @@
+# xdp-guest client: nfsrdmad with XDP sources (generic mode) writes per-XID
+# JSON to $LAB_OUT while an NFSv3/RDMA workload runs.
+#  - xdp:eth0,generic       the brief's setup: XDP on the client's own port.
+#    XDP sees received frames only (replies, ACKs, RDMA Read requests and
+#    Write data from the server), not the client's transmits.
+#  - xdp:xmir1,generic      a SPAN port: tc mirrors eth0 in both directions
+#    into a veth pair and XDP runs on its far end, so it sees every frame.
+# shellcheck shell=bash
+bin=${LAB_ARG_BIN:-$LAB_REPO/build/bin}
+modprobe -a veth sch_ingress act_mirred cls_matchall 2>/dev/null || true
+ip link add xmir0 mtu 4200 type veth peer name xmir1 mtu 4200
+ip link set xmir0 up
+ip link set xmir1 up
+tc qdisc add dev eth0 clsact
+tc filter add dev eth0 ingress matchall action mirred egress mirror dev xmir0
+tc filter add dev eth0 egress matchall action mirred egress mirror dev xmir0
+run_xdp() {   # NAME IFACE
+	"$bin/nfsrdmad" --source "xdp:$2,generic" --snaplen 512 --json --metrics none \
+		--socket none -v >"$LAB_OUT/xdp-$1.jsonl" 2>"$LAB_OUT/xdp-$1.log" &
+}
+run_xdp eth0 eth0
+p1=$!
+run_xdp mirror xmir1
+p2=$!
+for i in $(seq 1 60); do   # attached (or failed) before the first NFS frame
+	n=$(cat "$LAB_OUT"/xdp-*.log 2>/dev/null | grep -ci "xdp.*attach\|generic" || true)
+	[ "$n" -ge 2 ] && break
+	kill -0 $p1 2>/dev/null && kill -0 $p2 2>/dev/null || break
+	sleep 0.5
+done
+lab_log "xdp sources up"
+lab_mount
+dd if=/dev/urandom of=/tmp/data bs=128k count=2 status=none
+dd if=/tmp/data of="$LAB_MNT/xdp.dat" bs=128k count=2 oflag=direct status=none
+dd if="$LAB_MNT/xdp.dat" of=/tmp/back bs=128k count=2 iflag=direct status=none
+cmp /tmp/data /tmp/back
+mkdir "$LAB_MNT/d"
+for i in 1 2 3 4 5; do echo "$i" >"$LAB_MNT/d/f$i"; done
+ls -l "$LAB_MNT/d" >/dev/null
+cat "$LAB_MNT"/d/f* >/dev/null
+rm -r "$LAB_MNT/d"
+echo ok >"$LAB_OUT/nfs.ok"
+sleep 1
+kill -INT $p1 $p2 2>/dev/null || true   # (gone if the load failed: the host side reports it)
+wait $p1 || echo "nfsrdmad eth0 exit $?" >>"$LAB_OUT/xdp-eth0.log"
+wait $p2 || echo "nfsrdmad mirror exit $?" >>"$LAB_OUT/xdp-mirror.log"
