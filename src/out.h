@@ -13,6 +13,11 @@
 void out_line(FILE *f, const struct nfsrdma_record *r);
 /* -V: the line, then the decode tree indented under it. */
 void out_tree(FILE *f, const struct nfsrdma_record *r, const struct dtree *t);
+/* A JSON string: quotes, backslashes and every byte outside printable
+ * ASCII escaped; at most max bytes of s (stops at NUL).  The one escaper
+ * every tool's --json output uses. */
+void out_json_strn(FILE *f, const char *s, size_t max);
+static inline void out_json_str(FILE *f, const char *s) { out_json_strn(f, s, (size_t)-1); }
 /* JSON Lines: one object per record. */
 void out_json(FILE *f, const struct nfsrdma_record *r);
 /* CSV: header once, then one row per record. */

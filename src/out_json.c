@@ -7,11 +7,12 @@
 #include "src/out.h"
 #include "src/recfmt.h"
 
-static void jstr(FILE *f, const char *s)
+void out_json_strn(FILE *f, const char *s, size_t max)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
@@ -21,6 +22,8 @@ static void jstr(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+static void jstr(FILE *f, const char *s) { out_json_str(f, s); }
 
 static void jkey(FILE *f, const char *k) { fprintf(f, ",\"%s\":", k); }
 static void ju(FILE *f, const char *k, uint64_t v) { jkey(f, k); fprintf(f, "%" PRIu64, v); }

@@ -1,3 +1,4 @@
+#include "src/out.h"
 #include "src/probe_record.h"
 
 #include <inttypes.h>
@@ -164,22 +165,6 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 	rec_derive(r);
 }
 
-static void json_str(FILE *f, const char *s, size_t max)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void probe_event_json(FILE *f, const struct probe_event *e)
 {
 	static const char *const tn[PT_MAX] = {
@@ -191,9 +176,9 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 
 	fprintf(f, "{\"probe\":\"%s\",\"xid\":\"0x%08x\",\"client_id\":%u,\"task_id\":%u,\"prog\":",
 		e->side == PROBE_SIDE_CLIENT ? "client" : "server", e->xid, e->client_id, e->task_id);
-	json_str(f, e->prog, sizeof(e->prog));
+	out_json_strn(f, e->prog, sizeof(e->prog));
 	fprintf(f, ",\"vers\":%u,\"proc\":%u,\"procname\":", e->vers, e->proc);
-	json_str(f, e->procname, sizeof(e->procname));
+	out_json_strn(f, e->procname, sizeof(e->procname));
 	fprintf(f, ",\"seen\":%u,\"transmits\":%u,\"k\":{\"backlog_us\":%llu,\"rtt_us\":%llu"
 		",\"exec_us\":%llu},\"t\":{",
 		e->seen, e->n_transmits, (unsigned long long)e->k_backlog_us, (unsigned long long)e->k_rtt_us,
@@ -226,7 +211,7 @@ void probe_summary_json(FILE *f, const struct probe_hist_row *rows, int n,
 		",\"no_state\":%" PRIu64 ",\"map_full\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"unavailable\":",
 		c[PST_EVENTS], c[PST_RECORDS], c[PST_RB_DROPS], c[PST_NO_STATE], c[PST_MAP_FULL],
 		c[PST_FILTERED]);
-	json_str(f, unavailable ? unavailable : "", 1024);
+	out_json_strn(f, unavailable ? unavailable : "", 1024);
 	fputs(",\"ops\":[", f);
 	for (int i = 0; i < n; i++) {
 		const struct probe_hist_row *r = &rows[i];
@@ -234,9 +219,9 @@ void probe_summary_json(FILE *f, const struct probe_hist_row *rows, int n,
 
 		fprintf(f, "%s{\"side\":\"%s\",\"prog\":", i ? "," : "",
 			r->side == PROBE_SIDE_CLIENT ? "client" : "server");
-		json_str(f, r->prog, sizeof(r->prog));
+		out_json_strn(f, r->prog, sizeof(r->prog));
 		fprintf(f, ",\"vers\":%u,\"proc\":", r->vers);
-		json_str(f, r->proc, sizeof(r->proc));
+		out_json_strn(f, r->proc, sizeof(r->proc));
 		fprintf(f, ",\"count\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 			",\"p99_ns\":%" PRIu64 ",\"log2_ns\":{",
 			r->count, r->count ? r->sum_ns / r->count : 0, probe_hist_quantile(r, 0.5),

@@ -21,6 +21,7 @@
  *
  * Safety: calls that change state are refused unless --allow-mutations;
  * the only address contacted is --target (MOUNT, portmapper, NFS). */
+#include "src/out.h"
 #include "src/rdma_ep_replay.h"
 #include "src/rdma_ep_nfs41.h"
 
@@ -1572,21 +1573,6 @@ static int dry_run(struct engine *e)
 	return 0;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch > 0x7e)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void report(struct engine *e, double secs, int rc)
 {
 	FILE *f = e->out;
@@ -1602,11 +1588,11 @@ static void report(struct engine *e, double secs, int rc)
 	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
 	if (e->o->json) {
 		fprintf(f, "{\"trace\":");
-		json_str(f, e->o->trace);
+		out_json_str(f, e->o->trace);
 		fprintf(f, ",\"target\":");
-		json_str(f, e->o->target);
+		out_json_str(f, e->o->target);
 		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->x->ops->name);
-		json_str(f, e->t.export_path[0] ? e->t.export_path : "");
+		out_json_str(f, e->t.export_path[0] ? e->t.export_path : "");
 		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
 			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", rc, secs,
 			secs > 0 ? (double)e->sent / secs : 0, mbs, e->bytes_read, e->bytes_written);

@@ -1,4 +1,5 @@
 /* nfsrdma-top views and batch output (see top_view.h). */
+#include "src/out.h"
 #include "src/top_view.h"
 
 #include <inttypes.h>
@@ -201,20 +202,6 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	fflush(f);
 }
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed)
 {
@@ -222,7 +209,7 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	size_t n = top_view_rows(s, v, &rows);
 
 	fprintf(f, "{\"t\":%" PRIu64 ",\"feed\":", s->now_ns);
-	jstr(f, feed);
+	out_json_str(f, feed);
 	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
 		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
 		",\"drops_source\":%" PRIu64 "},\"view\":\"%s\",\"sort\":\"%s\",\"rows\":[",
@@ -231,7 +218,7 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_row *r = rows[i];
 		fprintf(f, "%s{\"key\":", i ? "," : "");
-		jstr(f, r->key);
+		out_json_str(f, r->key);
 		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
 			",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
 			",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
@@ -249,9 +236,9 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	for (size_t i = 0; i < s->nslow; i++) {
 		const struct agg_slow *w = &s->slow[i];
 		fprintf(f, "%s{\"xid\":\"0x%08x\",\"conn\":%u,\"op\":", i ? "," : "", w->xid, w->conn);
-		jstr(f, w->op);
+		out_json_str(f, w->op);
 		fputs(",\"client\":", f);
-		jstr(f, w->client);
+		out_json_str(f, w->client);
 		fprintf(f, ",\"total_ns\":%" PRIu64 "}", w->total);
 	}
 	fputs("]}\n", f);
