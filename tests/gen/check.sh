@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
 BIN=${O:-build}/bin/nfsrdma-dissect
-SRC=tests/captures/nfs3-symlink.pcap
+SRC=tests/gen/src/nfs3-symlink.pcap   # frozen copy, see gen.py
 export TZ=UTC LC_ALL=C
 pass=0 fail=0
 ok() { if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL gen: $2"; fi; }

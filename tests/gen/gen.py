@@ -5,7 +5,7 @@
 
 Two kinds of capture:
 
-  conv-*   a real lab capture (tests/captures/nfs3-symlink.pcap: CM, SENDs,
+  conv-*   a real lab capture (tests/gen/src/nfs3-symlink.pcap: CM, SENDs,
            an RDMA READ, RDMA WRITEs, ACKs, DREQ/DREP) re-framed for what
            the lab's soft-RoCE does not produce: native InfiniBand
            (DLT_INFINIBAND 247, with and without GRH), ERF (197) records of
@@ -31,7 +31,9 @@ import rdmawire as w  # noqa: E402
 from rdmawire import u32, u64, opaque, string, fh  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.normpath(os.path.join(HERE, "..", "captures", "nfs3-symlink.pcap"))
+# A frozen copy of the lab capture: regenerating tests/captures/ must not
+# change the committed conversions (their goldens are the spec).
+SRC = os.path.join(HERE, "src", "nfs3-symlink.pcap")
 
 NFS, MOUNT, NLM, NSM, NFS_CB = 100003, 100005, 100021, 100024, 0x40000000
 LAYOUT4_RDMA = 0x80000006

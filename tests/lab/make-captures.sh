@@ -18,9 +18,11 @@ REPO=$(cd "$LAB_DIR/../.." && pwd)
 CAPTURES=$REPO/tests/captures
 CATALOGUE=(smoke nfs3-metadata nfs3-read-write nfs3-readdirplus nfs3-symlink
     nfs40 nfs41 nfs42 parallel server-restart midconn nfs3-tcp perftest)
-# Files of a run that are debugging aids, not ground truth.
+# Files of a run that are debugging aids, not ground truth (guest-dissect.txt:
+# smoke's own check that a project binary runs in a guest, our output of the
+# previously committed smoke.pcap).
 NOT_TRUTH=(capture.pcap .lab-run server.console client.console server.qemu.log
-    client.qemu.log server.monitor server.rc client.rc)
+    client.qemu.log server.monitor server.rc client.rc guest-dissect.txt)
 
 usage() { echo "usage: $0 [-j N] [NAME...]" >&2; exit 2; }
 
@@ -73,6 +75,18 @@ write_readme() {
         echo
         for name in "${CATALOGUE[@]}"; do
             printf '%-22s %s\n' "$name.pcap" "$(describe "$name")"
+        done
+        echo
+        echo "Sizes (frames and seconds: capinfos; RPCs: the NFS and NFSACL RPCs the"
+        echo "kernel client completed, rpc_stats_latency lines of client.trace; for"
+        echo "midconn some of them precede the capture):"
+        printf '%-22s %9s %7s %6s %8s\n' capture bytes frames RPCs seconds
+        for name in "${CATALOGUE[@]}"; do
+            [[ -e $CAPTURES/$name.pcap ]] || continue
+            printf '%-22s %9s %7s %6s %8s\n' "$name.pcap" "$(stat -c %s "$CAPTURES/$name.pcap")" \
+                "$(capinfos -M -c "$CAPTURES/$name.pcap" | sed -n 's/^Number of packets: *//p')" \
+                "$(grep -c 'rpc_stats_latency: .* xid=0x[0-9a-f]* nfs\(acl\)\?v[0-9]' "$CAPTURES/$name.truth/client.trace")" \
+                "$(capinfos -M -u "$CAPTURES/$name.pcap" | sed -n 's/^Capture duration: *\([0-9]*\.[0-9]\).*/\1/p')"
         done
     } > "$CAPTURES/README"
 }

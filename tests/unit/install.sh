@@ -8,7 +8,7 @@ pass=0 fail=0
 ok() { if "$@"; then pass=$((pass + 1)); else echo "FAIL: $*"; fail=$((fail + 1)); fi; }
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 
-make --no-print-directory -s install O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+make --no-print-directory -s install ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
 ok test -d "$stage/opt/nfsrdma/bin"
 for b in "$O"/bin/*; do
 	[ -e "$b" ] || continue
@@ -22,7 +22,7 @@ for m in docs/man/*.1; do
 	[ -e "$m" ] || continue
 	ok test -f "$stage/opt/nfsrdma/share/man/man1/${m##*/}"
 done
-make --no-print-directory -s uninstall O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+make --no-print-directory -s uninstall ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
 ok test -z "$(find "$stage" -type f)"
 echo "install: $pass passed, $fail failed"
 [ $fail -eq 0 ]
