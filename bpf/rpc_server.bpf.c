@@ -117,6 +117,43 @@ static __always_inline __u64 server_total(const struct probe_event *e)
 	return d ? d : e->k_exec_us * 1000;
 }
 
+/* The record goes out, with the last RDMA WRITE completion of its push. */
+static __always_inline void send_record(struct probe_event *e)
+{
+	join_write_done(e);
+	emit(e, server_total(e), PFLD_SS2_EXECUTE);
+}
+
+/* An event about the request this thread is working on: its state, or
+ * NULL (counted) when the thread has none. */
+static __always_inline struct probe_event *thread_req(__u32 tid)
+{
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (!e)
+		stat_add(PST_NO_STATE, 1);
+	return e;
+}
+
+/* An event naming xid on this thread: the thread's state for it, new when
+ * the thread holds none or another XID's (a request from another
+ * transport, or one that began before attach). */
+static __always_inline struct probe_event *thread_req_xid(__u32 tid, __u32 xid)
+{
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sreqs, &tid);
+	if (!e || e->xid != xid) {
+		e = req_new(tid);
+		if (e)
+			e->xid = xid;
+	}
+	return e;
+}
+
 SEC("tracepoint/rpcrdma/svcrdma_decode_rqst")
 int tp_decode_rqst(void *ctx)
 {
@@ -141,14 +178,10 @@ int tp_post_read_chunk(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
 	__u32 tid = thread_id();
-	struct probe_event *e;
+	struct probe_event *e = thread_req(tid);
 
-	stat_add(PST_EVENTS, 1);
-	e = bpf_map_lookup_elem(&sreqs, &tid);
-	if (!e) {
-		stat_add(PST_NO_STATE, 1);
+	if (!e)
 		return 0;
-	}
 	if (!e->t[PT_READ_POST])
 		e->t[PT_READ_POST] = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&sreads, &k, &tid, BPF_ANY))
@@ -196,19 +229,10 @@ int tp_wc_read(void *ctx)
 SEC("tracepoint/sunrpc/svc_process")
 int tp_svc_process(void *ctx)
 {
-	__u32 tid = thread_id(), xid = (__u32)fld(ctx, PFLD_SP_XID);
-	struct probe_event *e;
+	struct probe_event *e = thread_req_xid(thread_id(), (__u32)fld(ctx, PFLD_SP_XID));
 
-	stat_add(PST_EVENTS, 1);
-	e = bpf_map_lookup_elem(&sreqs, &tid);
-	/* No RDMA state for this XID on this thread: a request from another
-	 * transport, or one that began before attach. */
-	if (!e || e->xid != xid) {
-		e = req_new(tid);
-		if (!e)
-			return 0;
-		e->xid = xid;
-	}
+	if (!e)
+		return 0;
 	e->t[PT_PROCESS] = bpf_ktime_get_ns();
 	e->seen |= PS_PROCESS;
 	e->vers = (__u32)fld(ctx, PFLD_SP_VERS);
@@ -228,19 +252,13 @@ struct sa_prefix {
 SEC("tracepoint/sunrpc/svc_stats_latency")
 int tp_svc_stats_latency(void *ctx)
 {
-	__u32 tid = thread_id(), xid = (__u32)fld(ctx, PFLD_SS2_XID);
+	__u32 tid = thread_id();
+	struct probe_event *e = thread_req_xid(tid, (__u32)fld(ctx, PFLD_SS2_XID));
 	struct sa_prefix sa = {};
-	struct probe_event *e;
 	__u32 loc;
 
-	stat_add(PST_EVENTS, 1);
-	e = bpf_map_lookup_elem(&sreqs, &tid);
-	if (!e || e->xid != xid) {
-		e = req_new(tid);
-		if (!e)
-			return 0;
-		e->xid = xid;
-	}
+	if (!e)
+		return 0;
 	e->t[PT_STATS] = bpf_ktime_get_ns();
 	e->seen |= PS_STATS;
 	e->k_exec_us = fld(ctx, PFLD_SS2_EXECUTE);
@@ -259,8 +277,7 @@ int tp_svc_stats_latency(void *ctx)
 		}
 	}
 	if (!(e->seen & PS_DECODE) || !have_post_send) {
-		join_write_done(e);
-		emit(e, server_total(e), PFLD_SS2_EXECUTE);
+		send_record(e);
 		bpf_map_delete_elem(&sreqs, &tid);
 	}
 	return 0;
@@ -270,15 +287,11 @@ static __always_inline int post_push(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
 	__u32 tid = thread_id();
-	struct probe_event *e;
+	struct probe_event *e = thread_req(tid);
 	struct wkey w;
 
-	stat_add(PST_EVENTS, 1);
-	e = bpf_map_lookup_elem(&sreqs, &tid);
-	if (!e) {
-		stat_add(PST_NO_STATE, 1);
+	if (!e)
 		return 0;
-	}
 	if (!e->t[PT_WRITE_POST])
 		e->t[PT_WRITE_POST] = bpf_ktime_get_ns();
 	e->n_writes++;
@@ -336,12 +349,10 @@ int tp_svc_post_send(void *ctx)
 	if (have_wc_send) {
 		if (bpf_map_update_elem(&ssends, &k, e, BPF_ANY)) {
 			stat_add(PST_MAP_FULL, 1);
-			join_write_done(e);
-			emit(e, server_total(e), PFLD_SS2_EXECUTE);
+			send_record(e);
 		}
 	} else {
-		join_write_done(e);
-		emit(e, server_total(e), PFLD_SS2_EXECUTE);
+		send_record(e);
 	}
 	bpf_map_delete_elem(&sreqs, &tid);
 	return 0;
@@ -359,8 +370,7 @@ int tp_svc_wc_send(void *ctx)
 		return 0;  /* a Send this probe did not track (backchannel, error reply) */
 	e->t[PT_SEND_DONE] = bpf_ktime_get_ns();
 	e->seen |= PS_SEND_DONE;
-	join_write_done(e);
-	emit(e, server_total(e), PFLD_SS2_EXECUTE);
+	send_record(e);
 	bpf_map_delete_elem(&ssends, &k);
 	return 0;
 }

@@ -502,17 +502,25 @@ static void deliver(struct conn_table *t, const struct rdma_event *ev)
 		t->fn(ev, t->ctx);
 }
 
+/* An event at one frame of c; the fields not named here are zero. */
+static void ev_at(struct rdma_event *ev, enum rdma_ev_type type, struct conn *c, int dir, uint64_t ts,
+		  uint64_t frame)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->conn = &c->pub;
+	ev->dir = dir;
+	ev->ts_first_ns = ev->ts_last_ns = ts;
+	ev->frame_first = ev->frame_last = frame;
+}
+
 static void announce(struct conn_table *t, struct conn *c)
 {
 	if (c->announced)
 		return;
 	c->announced = true;
 	struct rdma_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RDMA_EV_CONN_NEW;
-	ev.conn = &c->pub;
-	ev.ts_first_ns = ev.ts_last_ns = c->pub.first_ns;
-	ev.frame_first = ev.frame_last = c->first_frame;
+	ev_at(&ev, RDMA_EV_CONN_NEW, c, 0, c->pub.first_ns, c->first_frame);
 	if (t->fn)
 		t->fn(&ev, t->ctx);
 }
@@ -787,11 +795,7 @@ static void conn_close(struct conn_table *t, struct conn *c, uint64_t ts, uint64
 	c->closed = true;
 	c->closed_ts = ts;
 	struct rdma_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RDMA_EV_CONN_CLOSE;
-	ev.conn = &c->pub;
-	ev.ts_first_ns = ev.ts_last_ns = ts;
-	ev.frame_first = ev.frame_last = frame;
+	ev_at(&ev, RDMA_EV_CONN_CLOSE, c, 0, ts, frame);
 	if (t->fn)
 		t->fn(&ev, t->ctx);
 	if (c->st) {
@@ -804,6 +808,15 @@ static void conn_close(struct conn_table *t, struct conn *c, uint64_t ts, uint64
 }
 
 /* --------------------------------------------------------- reassembly */
+
+/* CM DREP / REJ: the connection (NULL: none found) is over and forgotten. */
+static void conn_end(struct conn_table *t, struct conn *c, uint64_t ts, uint64_t frame)
+{
+	if (!c)
+		return;
+	conn_close(t, c, ts, frame);
+	unlink_all(t, c);
+}
 
 static void msg_start(struct asm_msg *m, uint8_t type, uint64_t ts, uint64_t frame, uint32_t psn)
 {
@@ -861,15 +874,10 @@ static void msg_append(struct conn_table *t, struct asm_msg *m, const struct ib_
 
 static void msg_event(struct conn *c, int dir, const struct asm_msg *m, struct rdma_event *ev)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->type = (enum rdma_ev_type)m->type;
-	ev->conn = &c->pub;
-	ev->dir = dir;
-	ev->flags = m->flags;
-	ev->ts_first_ns = m->ts_first;
+	ev_at(ev, (enum rdma_ev_type)m->type, c, dir, m->ts_first, m->frame_first);
 	ev->ts_last_ns = m->ts_last;
-	ev->frame_first = m->frame_first;
 	ev->frame_last = m->frame_last;
+	ev->flags = m->flags;
 	ev->npkts = m->npkts;
 	ev->psn_first = m->psn_first;
 	ev->data = m->data.len ? m->data.p : NULL;
@@ -900,13 +908,8 @@ static void finish_msg(struct conn_table *t, struct conn *c, int dir, struct asm
 static void expire_read(struct conn_table *t, struct conn *c, int req_side, const struct rd_req *r, uint32_t flags)
 {
 	struct rdma_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RDMA_EV_READ;
-	ev.conn = &c->pub;
-	ev.dir = req_side;
+	ev_at(&ev, RDMA_EV_READ, c, req_side, r->ts, r->frame);
 	ev.flags = r->flags | flags;
-	ev.ts_first_ns = ev.ts_last_ns = r->ts;
-	ev.frame_first = ev.frame_last = r->frame;
 	ev.npkts = 1;
 	ev.psn_first = r->psn;
 	ev.rkey = r->rkey;
@@ -923,13 +926,8 @@ static void emit_gap(struct conn_table *t, struct conn *c, int dir, uint32_t psn
 		     uint64_t ts, uint64_t frame)
 {
 	struct rdma_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RDMA_EV_GAP;
-	ev.conn = &c->pub;
-	ev.dir = dir;
+	ev_at(&ev, RDMA_EV_GAP, c, dir, ts, frame);
 	ev.flags = RDMA_EVF_INCOMPLETE;
-	ev.ts_first_ns = ev.ts_last_ns = ts;
-	ev.frame_first = ev.frame_last = frame;
 	ev.npkts = missing;
 	ev.psn_first = psn;
 	t->st->psn_gaps++;
@@ -1075,12 +1073,7 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 			finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
 		/* One packet: deliver the payload in place, no copy. */
 		struct rdma_event ev;
-		memset(&ev, 0, sizeof(ev));
-		ev.type = (enum rdma_ev_type)type;
-		ev.conn = &c->pub;
-		ev.dir = s;
-		ev.ts_first_ns = ev.ts_last_ns = ts;
-		ev.frame_first = ev.frame_last = frame;
+		ev_at(&ev, (enum rdma_ev_type)type, c, s, ts, frame);
 		ev.npkts = 1;
 		ev.psn_first = p->psn;
 		ev.msg_len = p->payload_len;
@@ -1166,6 +1159,35 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 
 /* ------------------------------------------------------- response path */
 
+/* True when psn falls after the request's PSN within the READ's response
+ * range (known once the path MTU is). */
+static bool psn_inside_read(const struct rd_req *r, uint32_t psn)
+{
+	return r->npsn && psn_diff(psn, r->psn) > 0 && psn_diff(psn, psn_add(r->psn, r->npsn)) < 0;
+}
+
+/* The responses answer the READ i places from the head of q's queue: the
+ * older ones were skipped in the responder's order (their responses never
+ * reached the capture) and expire; this one, popped into r, opens the
+ * response message with its request frame. */
+static void claim_read(struct conn_table *t, struct conn *c, int q, unsigned i, struct rd_req *r)
+{
+	struct dir_state *d = &c->st->d[q];
+
+	while (i--) {
+		struct rd_req old;
+		pop_read(d, &old);
+		expire_read(t, c, q, &old, RDMA_EVF_NO_RESPONSE | RDMA_EVF_INCOMPLETE);
+	}
+	pop_read(d, r);
+	msg_start(&d->rresp, RDMA_EV_READ, r->ts, r->frame, r->psn);
+	fpush(t, &d->rresp.frames, r->frame);
+	d->rresp.rkey = r->rkey;
+	d->rresp.va = r->va;
+	d->rresp.dma_len = r->len;
+	d->rresp.npkts = 1;   /* the request */
+}
+
 /* READ responses to side q (the requester), sent by its peer. */
 static void read_resp(struct conn_table *t, struct conn *c, int q, const struct ib_pkt *p,
 		      uint64_t ts, uint64_t frame)
@@ -1187,9 +1209,7 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 				return;
 			}
 			for (unsigned j = 0; j < d->rd_n; j++) {
-				const struct rd_req *r = &d->reads[(d->rd_head + j) % d->rd_cap];
-				if (r->npsn && psn_diff(p->psn, r->psn) > 0 &&
-				    psn_diff(p->psn, psn_add(r->psn, r->npsn)) < 0) {
+				if (psn_inside_read(&d->reads[(d->rd_head + j) % d->rd_cap], p->psn)) {
 					/* restarted mid-READ after a NAK: already counted */
 					t->st->retransmits++;
 					return;
@@ -1199,22 +1219,9 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 		if (d->rresp.active)   /* previous response lost its Last */
 			finish_msg(t, c, q, &d->rresp, RDMA_EVF_INCOMPLETE);
 		if (i < d->rd_n) {
-			/* Older READs were skipped by the responder's order: their
-			 * responses never reached the capture. */
-			while (i--) {
-				struct rd_req old;
-				pop_read(d, &old);
-				expire_read(t, c, q, &old, RDMA_EVF_NO_RESPONSE | RDMA_EVF_INCOMPLETE);
-			}
 			struct rd_req r;
-			pop_read(d, &r);
-			msg_start(&d->rresp, RDMA_EV_READ, r.ts, r.frame, r.psn);
-			fpush(t, &d->rresp.frames, r.frame);
+			claim_read(t, c, q, i, &r);
 			d->rresp.flags = r.flags;
-			d->rresp.rkey = r.rkey;
-			d->rresp.va = r.va;
-			d->rresp.dma_len = r.len;
-			d->rresp.npkts = 1;   /* the request */
 			if (k != IBK_READ_RESP_ONLY)
 				msg_filter(t, c, q, &d->rresp);
 			d->rresp_npsn = r.npsn;
@@ -1247,26 +1254,12 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 			/* First is missing: attribute to a READ whose range holds the
 			 * PSN when the MTU is known, else orphan. */
 			unsigned i;
-			for (i = 0; i < d->rd_n; i++) {
-				const struct rd_req *r = &d->reads[(d->rd_head + i) % d->rd_cap];
-				if (r->npsn && psn_diff(p->psn, r->psn) > 0 &&
-				    psn_diff(p->psn, psn_add(r->psn, r->npsn)) < 0)
+			for (i = 0; i < d->rd_n; i++)
+				if (psn_inside_read(&d->reads[(d->rd_head + i) % d->rd_cap], p->psn))
 					break;
-			}
 			if (i < d->rd_n) {
-				while (i--) {
-					struct rd_req old;
-					pop_read(d, &old);
-					expire_read(t, c, q, &old, RDMA_EVF_NO_RESPONSE | RDMA_EVF_INCOMPLETE);
-				}
 				struct rd_req r;
-				pop_read(d, &r);
-				msg_start(&d->rresp, RDMA_EV_READ, r.ts, r.frame, r.psn);
-				fpush(t, &d->rresp.frames, r.frame);
-				d->rresp.rkey = r.rkey;
-				d->rresp.va = r.va;
-				d->rresp.dma_len = r.len;
-				d->rresp.npkts = 1;
+				claim_read(t, c, q, i, &r);
 				emit_gap(t, c, responder, r.psn, (uint32_t)psn_diff(p->psn, r.psn), ts, frame);
 			} else {
 				msg_start(&d->rresp, RDMA_EV_READ, ts, frame, p->psn);
@@ -1299,12 +1292,7 @@ static void ack_event(struct conn_table *t, struct conn *c, int q, const struct 
 		      uint64_t ts, uint64_t frame)
 {
 	struct rdma_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RDMA_EV_ACK;
-	ev.conn = &c->pub;
-	ev.dir = q;
-	ev.ts_first_ns = ev.ts_last_ns = ts;
-	ev.frame_first = ev.frame_last = frame;
+	ev_at(&ev, RDMA_EV_ACK, c, q, ts, frame);
 	ev.npkts = 1;
 	ev.psn_first = p->psn;
 	ev.imm = p->aeth_syn;
@@ -1698,23 +1686,14 @@ void conn_cm(struct conn_table *t, uint64_t ts, uint64_t frame,
 	}
 	case CM_ATTR_DREP: {
 		struct conn *c = find_by_comm(t, &src, m->local_comm_id);
-		if (!c)
-			c = find_by_comm(t, &dst, m->remote_comm_id);
-		if (c) {
-			conn_close(t, c, ts, frame);
-			unlink_all(t, c);
-		}
+		conn_end(t, c ? c : find_by_comm(t, &dst, m->remote_comm_id), ts, frame);
 		break;
 	}
 	case CM_ATTR_REJ: {
 		struct pending_req *q = pending_find(t, &dst, m->remote_comm_id);
 		if (q)
 			q->used = false;
-		struct conn *c = find_by_comm(t, &dst, m->remote_comm_id);
-		if (c) {
-			conn_close(t, c, ts, frame);
-			unlink_all(t, c);
-		}
+		conn_end(t, find_by_comm(t, &dst, m->remote_comm_id), ts, frame);
 		break;
 	}
 	default:

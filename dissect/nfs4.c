@@ -155,6 +155,19 @@ static void netloc4(struct pdec *d)
 		xdr_skip_opaque(d, NFS4_OPAQUE, "netloc4 name");
 }
 
+/* The count of an array<max>.  Past max it is marked bad and reads as 0:
+ * the cursor has failed, so nothing after it decodes either. */
+static uint32_t array_count(struct pdec *d, uint32_t max, const char *what)
+{
+	uint32_t n = xdr_u32(d, what);
+
+	if (n > max) {
+		xdr_bad_u32(d, what);
+		return 0;
+	}
+	return n;
+}
+
 static void nfsace4(struct pdec *d)
 {
 	xdr_skip(d, 12, "nfsace4");
@@ -163,11 +176,7 @@ static void nfsace4(struct pdec *d)
 
 static void sec_parms(struct pdec *d)
 {
-	uint32_t n = xdr_u32(d, "callback_sec_parms count");
-	if (n > 64) {
-		xdr_bad_u32(d, "callback_sec_parms count");
-		return;
-	}
+	uint32_t n = array_count(d, 64, "callback_sec_parms count");
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t fl = xdr_u32(d, "callback_sec_parms flavor");
 		if (fl == 1) { /* authsys_parms */
@@ -199,22 +208,14 @@ static void state_protect_ops4(struct pdec *d)
 
 static void skip_oid_array(struct pdec *d)
 {
-	uint32_t n = xdr_u32(d, "sec_oid4 count");
-	if (n > 64) {
-		xdr_bad_u32(d, "sec_oid4 count");
-		return;
-	}
+	uint32_t n = array_count(d, 64, "sec_oid4 count");
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++)
 		xdr_skip_opaque(d, NFS4_OPAQUE, "sec_oid4");
 }
 
 static void impl_id(struct pdec *d)
 {
-	uint32_t n = xdr_u32(d, "nfs_impl_id4 count");
-	if (n > 1) {
-		xdr_bad_u32(d, "nfs_impl_id4 count");
-		return;
-	}
+	uint32_t n = array_count(d, 1, "nfs_impl_id4 count");
 	if (n) {
 		xdr_skip_opaque(d, NFS4_OPAQUE, "nii_domain");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "nii_name");
@@ -289,6 +290,18 @@ static void op_key(struct pdec *d, struct rec_op *o, struct v4state *s, bool mai
 }
 
 /* Returns false when the op's XDR is unknown (walk stops). */
+/* COPY and CLONE start alike: source and destination stateids, source and
+ * destination offsets, count.  The record keeps the destination side. */
+static void copy_range4(struct pdec *d, struct rec_op *o)
+{
+	o->seqid = stateid4(d);
+	stateid4(d);
+	xdr_u64(d, "src_offset");
+	o->offset = xdr_u64(d, "dst_offset");
+	o->count = (uint32_t)xdr_u64(d, "count");
+	o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
+}
+
 static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4state *s)
 {
 	uint32_t w0 = 0, w1 = 0;
@@ -593,17 +606,10 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
 		break;
 	case OP_COPY: {
-		o->seqid = stateid4(d);
-		stateid4(d);
-		xdr_u64(d, "src_offset");
-		o->offset = xdr_u64(d, "dst_offset");
-		o->count = (uint32_t)xdr_u64(d, "count");
-		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
+		copy_range4(d, o);
 		xdr_bool(d, "consecutive");
 		xdr_bool(d, "synchronous");
-		uint32_t n = xdr_u32(d, "src_servers count");
-		if (n > 64)
-			xdr_bad_u32(d, "src_servers count");
+		uint32_t n = array_count(d, 64, "src_servers count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++)
 			netloc4(d);
 		break;
@@ -642,12 +648,7 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
 		break;
 	case OP_CLONE:
-		o->seqid = stateid4(d);
-		stateid4(d);
-		xdr_u64(d, "src_offset");
-		o->offset = xdr_u64(d, "dst_offset");
-		o->count = (uint32_t)xdr_u64(d, "count");
-		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
+		copy_range4(d, o);
 		break;
 	case OP_GETXATTR: case OP_REMOVEXATTR: component(d, NULL, 0); break;
 	case OP_SETXATTR:
@@ -784,9 +785,7 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		else if (how == 2) {
 			state_protect_ops4(d);
 			xdr_skip(d, 16, "ssv_prot_info4");
-			uint32_t n = xdr_u32(d, "spi_handles count");
-			if (n > 64)
-				xdr_bad_u32(d, "spi_handles count");
+			uint32_t n = array_count(d, 64, "spi_handles count");
 			for (uint32_t i = 0; i < n && xdr_ok(d); i++)
 				xdr_skip_opaque(d, NFS4_OPAQUE, "spi_handle");
 		}
@@ -868,9 +867,7 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 	case OP_COPY_NOTIFY: {
 		nfstime4(d);
 		stateid4(d);
-		uint32_t n = xdr_u32(d, "source_server count");
-		if (n > 64)
-			xdr_bad_u32(d, "source_server count");
+		uint32_t n = array_count(d, 64, "source_server count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++)
 			netloc4(d);
 		break;
@@ -879,11 +876,7 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 	case OP_OFFLOAD_STATUS: xdr_u64(d, "count"); xdr_skip_array(d, 4, 1, "complete"); break;
 	case OP_READ_PLUS: {
 		xdr_bool(d, "eof");
-		uint32_t n = xdr_u32(d, "contents count");
-		if (n > BIG) {
-			xdr_bad_u32(d, "contents count");
-			break;
-		}
+		uint32_t n = array_count(d, BIG, "contents count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 			uint32_t t = xdr_u32(d, "data_content4");
 			xdr_u64(d, "offset");
@@ -899,11 +892,7 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 	case OP_GETXATTR: xdr_skip_opaque(d, BIG, "xattrvalue4"); break;
 	case OP_LISTXATTRS: {
 		xdr_u64(d, "cookie");
-		uint32_t n = xdr_u32(d, "names count");
-		if (n > BIG) {
-			xdr_bad_u32(d, "names count");
-			break;
-		}
+		uint32_t n = array_count(d, BIG, "names count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++)
 			component(d, NULL, 0);
 		xdr_bool(d, "eof");
@@ -931,6 +920,39 @@ static bool trivial_op(uint32_t op)
 	       op == OP_SAVEFH || op == OP_RESTOREFH || op == OP_GETFH || op == OP_GETATTR;
 }
 
+/* COMPOUND and CB_COMPOUND share these. */
+
+/* An argarray / resarray longer than NFS4_MAXOPS is marked bad. */
+static bool too_many_ops(struct pdec *d, uint32_t n, const char *what)
+{
+	if (n <= NFS4_MAXOPS)
+		return false;
+	xdr_bad_u32(d, what);
+	return true;
+}
+
+/* The argarray count, into r->nops; false when unreadable or too long. */
+static bool argarray_count(struct pdec *d, uint32_t *n)
+{
+	*n = xdr_u32(d, "argarray count");
+	if (!xdr_ok(d) || too_many_ops(d, *n, "argarray count"))
+		return false;
+	d->rec->nops = (uint16_t)*n;
+	return true;
+}
+
+/* The record's slot for the call's i-th op (past REC_MAX_OPS: scratch),
+ * cleared, with no status yet. */
+static struct rec_op *call_op_slot(struct nfsrdma_record *r, uint32_t i, struct rec_op *scratch, uint16_t op)
+{
+	struct rec_op *o = i < REC_MAX_OPS ? &r->ops[i] : scratch;
+
+	memset(o, 0, sizeof(*o));
+	o->op = op;
+	o->status = REC_STATUS_NONE;
+	return o;
+}
+
 static void nfs4_call(struct pdec *d)
 {
 	struct nfsrdma_record *r = d->rec;
@@ -946,22 +968,14 @@ static void nfs4_call(struct pdec *d)
 	}
 	xdr_string(d, NFS4_OPAQUE, tag, sizeof(tag), "compound tag");
 	r->minorvers = xdr_u32(d, "minorversion");
-	uint32_t n = xdr_u32(d, "argarray count");
-	if (!xdr_ok(d))
+	uint32_t n;
+	if (!argarray_count(d, &n))
 		return;
-	if (n > NFS4_MAXOPS) {
-		xdr_bad_u32(d, "argarray count");
-		return;
-	}
-	r->nops = (uint16_t)n;
 	DT(d->tree, "COMPOUND: tag \"%s\" minorversion %u, %u op(s)", tag, r->minorvers, n);
 	int main_idx = -1;
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "nfs_opnum4");
-		struct rec_op scratch, *o = i < REC_MAX_OPS ? &r->ops[i] : &scratch;
-		memset(o, 0, sizeof(*o));
-		o->op = (uint16_t)(op > 0xffff ? 0xffff : op);
-		o->status = REC_STATUS_NONE;
+		struct rec_op scratch, *o = call_op_slot(r, i, &scratch, (uint16_t)(op > 0xffff ? 0xffff : op));
 		DT(d->tree, "op %u: %s", i, nfs4_op_name(op));
 		dt_push(d->tree);
 		bool known = op_args(d, op, o, &s);
@@ -1010,10 +1024,8 @@ static void nfs4_reply(struct pdec *d)
 		return;
 	DT(d->tree, "COMPOUND status: NFS4_%s (%u), %u result(s)",
 	   r->status ? nfs_stat_name(r->status) : "OK", r->status, n);
-	if (n > NFS4_MAXOPS) {
-		xdr_bad_u32(d, "resarray count");
+	if (too_many_ops(d, n, "resarray count"))
 		return;
-	}
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "resop");
 		uint32_t st = op == OP_ILLEGAL ? xdr_u32(d, "status") : xdr_u32(d, "status");
@@ -1114,6 +1126,16 @@ const struct prog_info prog_nfs4 = {
 
 /* ---- backchannel --------------------------------------------------- */
 
+/* notify4<> of CB_NOTIFY and CB_NOTIFY_DEVICEID: a bitmap and its values each. */
+static void notify4_list(struct pdec *d)
+{
+	uint32_t n = array_count(d, 1024, "changes count");
+	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
+		bitmap4(d, NULL, NULL);
+		xdr_skip_opaque(d, BIG, "notify_vals");
+	}
+}
+
 static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 {
 	switch (op) {
@@ -1143,19 +1165,12 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		}
 		break;
 	}
-	case CB_NOTIFY: {
+	case CB_NOTIFY:
 		stateid4(d);
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
-		uint32_t n = xdr_u32(d, "changes count");
-		if (n > 1024)
-			xdr_bad_u32(d, "changes count");
-		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
-			bitmap4(d, NULL, NULL);
-			xdr_skip_opaque(d, BIG, "notify_vals");
-		}
+		notify4_list(d);
 		break;
-	}
 	case CB_PUSH_DELEG:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
@@ -1172,9 +1187,7 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		o->flags |= REC_OPF_SEQID;
 		xdr_skip(d, 8, "slotid highest_slotid");
 		xdr_bool(d, "cachethis");
-		uint32_t n = xdr_u32(d, "referring_call_lists count");
-		if (n > 1024)
-			xdr_bad_u32(d, "referring_call_lists count");
+		uint32_t n = array_count(d, 1024, "referring_call_lists count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 			xdr_skip(d, 16, "sessionid");
 			xdr_skip_array(d, 8, 1024, "referring_calls");
@@ -1187,16 +1200,7 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		o->flags |= REC_OPF_FH;
 		lock_owner4(d);
 		break;
-	case CB_NOTIFY_DEVICEID: {
-		uint32_t n = xdr_u32(d, "changes count");
-		if (n > 1024)
-			xdr_bad_u32(d, "changes count");
-		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
-			bitmap4(d, NULL, NULL);
-			xdr_skip_opaque(d, BIG, "notify_vals");
-		}
-		break;
-	}
+	case CB_NOTIFY_DEVICEID: notify4_list(d); break;
 	case CB_OFFLOAD:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->seqid = stateid4(d);
@@ -1222,20 +1226,12 @@ static void cb_call(struct pdec *d)
 	xdr_string(d, NFS4_OPAQUE, tag, sizeof(tag), "cb_compound tag");
 	r->minorvers = xdr_u32(d, "minorversion");
 	xdr_u32(d, "callback_ident");
-	uint32_t n = xdr_u32(d, "argarray count");
-	if (!xdr_ok(d))
+	uint32_t n;
+	if (!argarray_count(d, &n))
 		return;
-	if (n > NFS4_MAXOPS) {
-		xdr_bad_u32(d, "argarray count");
-		return;
-	}
-	r->nops = (uint16_t)n;
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "nfs_cb_opnum4");
-		struct rec_op scratch, *o = i < REC_MAX_OPS ? &r->ops[i] : &scratch;
-		memset(o, 0, sizeof(*o));
-		o->op = (uint16_t)op;
-		o->status = REC_STATUS_NONE;
+		struct rec_op scratch, *o = call_op_slot(r, i, &scratch, (uint16_t)op);
 		DT(d->tree, "op %u: %s", i, nfs4_cb_op_name(op));
 		if (!cb_args(d, op, o)) {
 			xdr_bad_u32(d, "nfs_cb_opnum4 (unknown operation)");
@@ -1257,10 +1253,8 @@ static void cb_reply(struct pdec *d)
 	r->status = xdr_u32(d, "nfsstat4");
 	xdr_skip_opaque(d, NFS4_OPAQUE, "cb_compound tag");
 	uint32_t n = xdr_u32(d, "resarray count");
-	if (n > NFS4_MAXOPS) {
-		xdr_bad_u32(d, "resarray count");
+	if (too_many_ops(d, n, "resarray count"))
 		return;
-	}
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "resop");
 		uint32_t st = xdr_u32(d, "status");

@@ -97,8 +97,6 @@ static void on_record(const struct nfsrdma_record *r, void *ctx)
 {
 	struct src_thread *t = ctx;
 
-	if (t->exp)
-		pcapng_export_record(t->exp, r);
 	rec_queue_push(t->d->q, r, t->lossless);
 }
 

@@ -1,13 +1,13 @@
 /* Annotated pcapng export (see export_pcapng.h).
  *
- * Frames are tied to RPCs without changing the dissector: the source's tap
- * shows each reassembled RDMA message (its first and last frame); a SEND
- * carries the RPC-over-RDMA XID in its first word, and the Linux client
- * puts the XID in the upper 32 bits of each chunk segment's offset, which
- * names the RPC of an RDMA READ or WRITE.  Records (completed RPCs) are
- * kept in a small table by (connection, XID) and the comment is built when
- * the frame leaves the queue.  When the dissector grows a per-frame note
- * callback (dissect_cbs.frame_note) this guesswork can be replaced by it. */
+ * Frames are tied to RPCs by the dissector itself: the capture source turns
+ * on its frame notes (dissect_cbs.frame_note), which name for every frame
+ * the RPC (connection, XID) it was part of and its role there: a packet of
+ * the call or the reply, an RDMA READ request or response, an RDMA WRITE
+ * packet, an ACK.  The notes of an RPC come when its record completes, so
+ * packets wait in a bounded queue and each gets its comment when its note
+ * arrives; a packet that has to leave the queue first is written with what
+ * is known then (nothing). */
 #include "src/export_pcapng.h"
 
 #include <errno.h>
@@ -17,32 +17,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dissect/dissect.h"
 #include "pcap/pcapng_writer.h"
 #include "src/recfmt.h"
 #include "src/source_pcap.h"
 #include "src/version.h"
 
-#define INFO_SLOTS 65536        /* completed RPCs remembered for annotation */
+/* RPCs remembered after their notes, for ACKs noted later (the ACK of a
+ * reply follows the reply: its note has the XID but no record). */
+#define INFO_SLOTS 4096
 #define KEEP_MAX   4096
-
-enum role { R_NONE = 0, R_SEND, R_READ, R_WRITE };
 
 struct qpkt {
 	uint64_t frame, ts;
 	uint32_t caplen, wirelen;
-	uint8_t *data;
-	uint32_t conn, xid;
-	uint8_t role, dir;
-	bool last;                   /* the last frame of a multi-frame message */
+	uint8_t *data;               /* NULL: could not be queued (counted as a write error) */
+	char *comment;               /* from the frame's note, or NULL */
 };
 
 struct info {
 	uint32_t conn, xid;
-	uint32_t flags;
-	uint64_t d_total, frame_call, frame_reply;
-	char name[40];
+	char op[40];
 	char mix[24];
 	char status[24];
+	char lat[32];
 };
 
 struct pcapng_export {
@@ -70,7 +68,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t info_slot(uint32_t conn, uint32_t xid)
+static struct info *info_slot(struct pcapng_export *x, uint32_t conn, uint32_t xid)
 {
 	/* murmur3 finaliser: Linux XIDs differ in their high bytes */
 	uint32_t h = xid ^ (conn * 0x9e3779b9u);
@@ -79,36 +77,37 @@ static uint32_t info_slot(uint32_t conn, uint32_t xid)
 	h ^= h >> 13;
 	h *= 0xc2b2ae35u;
 	h ^= h >> 16;
-	return h % INFO_SLOTS;
+	return &x->info[h % INFO_SLOTS];
 }
 
-static const struct info *info_find(const struct pcapng_export *x, uint32_t conn, uint32_t xid)
+/* Spaces become '_' so that each value is one token: op=NFSv3_READ. */
+static void one_token(char *s)
 {
-	const struct info *i = &x->info[info_slot(conn, xid)];
-
-	return i->name[0] && i->conn == conn && i->xid == xid ? i : NULL;
+	for (; *s; s++)
+		if (*s == ' ')
+			*s = '_';
 }
 
-void pcapng_export_record(struct pcapng_export *x, const struct nfsrdma_record *r)
+static const struct info *info_put(struct pcapng_export *x, const struct nfsrdma_record *r)
 {
-	if (!x)
-		return;
-	struct info *i = &x->info[info_slot(r->conn_id, r->xid)];
+	struct info *i = info_slot(x, r->conn_id, r->xid);
+
 	i->conn = r->conn_id;
 	i->xid = r->xid;
-	i->flags = r->flags;
-	i->d_total = r->d_total;
-	i->frame_call = r->frame_call;
-	i->frame_reply = r->frame_reply;
-	rec_name_str(r, i->name, sizeof(i->name));
-	for (char *p = i->name; *p; p++)
-		if (*p == ' ')
-			*p = '_';         /* one token: op=NFSv3_READ */
+	rec_name_str(r, i->op, sizeof(i->op));
+	one_token(i->op);
 	rec_chunk_mix(r, i->mix, sizeof(i->mix));
 	rec_status_str(r, i->status, sizeof(i->status));
-	for (char *p = i->status; *p; p++)
-		if (*p == ' ')
-			*p = '_';
+	one_token(i->status);
+	fmt_dur(r->d_total, i->lat, sizeof(i->lat));
+	return i;
+}
+
+static const struct info *info_find(struct pcapng_export *x, uint32_t conn, uint32_t xid)
+{
+	const struct info *i = info_slot(x, conn, xid);
+
+	return i->op[0] && i->conn == conn && i->xid == xid ? i : NULL;
 }
 
 static int open_file(struct pcapng_export *x, char *err, size_t errlen)
@@ -162,35 +161,9 @@ static void close_file(struct pcapng_export *x)
 	x->w = NULL;
 }
 
-static void comment_for(const struct pcapng_export *x, const struct qpkt *p, char *buf, size_t len)
-{
-	static const char *const rn[] = { "", "send", "rdma-read", "rdma-write" };
-	const struct info *i = info_find(x, p->conn, p->xid);
-	char lat[32];
-
-	buf[0] = 0;
-	if (!i) {
-		/* READ/WRITE xids are only a hint: without a matching RPC say nothing about them */
-		if (p->role == R_SEND)
-			snprintf(buf, len, "nfsrdma: xid=0x%08x conn=%u role=send", p->xid, p->conn);
-		else
-			snprintf(buf, len, "nfsrdma: conn=%u role=%s", p->conn, rn[p->role]);
-		return;
-	}
-	const char *role = rn[p->role];
-	if (p->role == R_SEND) {
-		bool call = (p->dir == 0) != !!(i->flags & RECF_BACKCHANNEL);
-		role = call ? "call" : "reply";
-	}
-	snprintf(buf, len, "nfsrdma: xid=0x%08x conn=%u op=%s role=%s%s chunks=%s status=%s latency=%s",
-		 i->xid, i->conn, i->name, role, p->last ? "-last" : "", i->mix, i->status,
-		 fmt_dur(i->d_total, lat, sizeof(lat)));
-}
-
 static void write_oldest(struct pcapng_export *x)
 {
 	struct qpkt *p = &x->q[x->qhead];
-	char comment[256];
 
 	if (!x->w || (!x->path && ((x->o.rotate_ns && mono_ns() - x->file_open_ns >= x->o.rotate_ns) ||
 				   (x->o.rotate_bytes && pcapng_writer_bytes(x->w) >= x->o.rotate_bytes)))) {
@@ -202,21 +175,21 @@ static void write_oldest(struct pcapng_export *x)
 				x->first_err = -EIO;
 		}
 	}
-	if (x->w) {
-		if (p->role)
-			comment_for(x, p, comment, sizeof(comment));
-		if (pcapng_writer_packet(x->w, 0, p->ts, p->data, p->caplen, p->wirelen,
-					 p->role ? comment : NULL) < 0)
+	if (x->w && p->data) {
+		if (pcapng_writer_packet(x->w, 0, p->ts, p->data, p->caplen, p->wirelen, p->comment) < 0)
 			x->st.write_errors++;
 		else {
 			x->st.packets++;
-			if (p->role)
+			if (p->comment)
 				x->st.comments++;
 		}
 	}
-	x->qbytes -= p->caplen;
+	if (p->data)
+		x->qbytes -= p->caplen;
 	free(p->data);
+	free(p->comment);
 	p->data = NULL;
+	p->comment = NULL;
 	x->qhead = (x->qhead + 1) % x->qcap;
 	x->qlen--;
 }
@@ -228,20 +201,21 @@ static void tap_packet(void *ctx, uint64_t frame, uint64_t ts, const uint8_t *da
 
 	while (x->qlen && (x->qlen == x->qcap || x->qbytes + caplen > x->o.queue_bytes))
 		write_oldest(x);
+	/* The slot is taken even when the copy fails: queued() finds frames by
+	 * their distance from the oldest one. */
 	struct qpkt *p = &x->q[(x->qhead + x->qlen) % x->qcap];
 	memset(p, 0, sizeof(*p));
 	p->frame = frame;
 	p->ts = ts;
 	p->caplen = (uint32_t)caplen;
 	p->wirelen = (uint32_t)wirelen;
-	p->data = malloc(caplen ? caplen : 1);
-	if (!p->data) {
+	x->qlen++;
+	if (!(p->data = malloc(caplen ? caplen : 1))) {
 		x->st.write_errors++;
 		return;
 	}
 	memcpy(p->data, data, caplen);
 	x->qbytes += caplen;
-	x->qlen++;
 }
 
 static struct qpkt *queued(struct pcapng_export *x, uint64_t frame)
@@ -254,48 +228,46 @@ static struct qpkt *queued(struct pcapng_export *x, uint64_t frame)
 	return &x->q[(x->qhead + (frame - first)) % x->qcap];
 }
 
-static void tap_event(void *ctx, const struct rdma_event *ev)
+static const char *role_name(uint8_t role)
+{
+	switch (role) {
+	case DFR_CALL:      return "call";
+	case DFR_REPLY:     return "reply";
+	case DFR_READ_REQ:  return "rdma-read-request";
+	case DFR_READ_RESP: return "rdma-read-response";
+	case DFR_WRITE:     return "rdma-write";
+	case DFR_ACK:       return "ack";
+	case DFR_CM:        return "cm";
+	default:            return NULL;   /* DFR_OTHER: part of no RPC, no comment */
+	}
+}
+
+static void tap_note(void *ctx, const struct dissect_frame_note *n)
 {
 	struct pcapng_export *x = ctx;
-	uint8_t role;
-	uint32_t xid;
+	const char *role = role_name(n->role);
+	struct qpkt *p = queued(x, n->frame);
+	char c[256];
 
-	switch (ev->type) {
-	case RDMA_EV_SEND:
-		if (ev->data_len < 4)
-			return;
-		role = R_SEND;
-		xid = (uint32_t)ev->data[0] << 24 | (uint32_t)ev->data[1] << 16 | (uint32_t)ev->data[2] << 8 |
-		      ev->data[3];
-		break;
-	case RDMA_EV_READ:
-		role = R_READ;
-		xid = (uint32_t)(ev->va >> 32);
-		break;
-	case RDMA_EV_WRITE:
-		role = R_WRITE;
-		xid = (uint32_t)(ev->va >> 32);
-		break;
-	default:
-		return;
-	}
-	uint64_t frames[2] = { ev->frame_first, ev->frame_last };
-	for (int k = 0; k < (ev->frame_last != ev->frame_first ? 2 : 1); k++) {
-		struct qpkt *p = queued(x, frames[k]);
-		if (!p)
-			continue;
-		p->role = role;
-		p->xid = xid;
-		p->conn = ev->conn ? ev->conn->id : 0;
-		p->dir = (uint8_t)ev->dir;
-		p->last = k == 1;
-	}
+	if (!p || !role)
+		return;          /* already written (queue full), or nothing to say */
+	const struct info *i = n->rec ? info_put(x, n->rec) : n->xid ? info_find(x, n->conn_id, n->xid) : NULL;
+	if (i)
+		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u op=%s role=%s chunks=%s status=%s latency=%s",
+			 n->xid, n->conn_id, i->op, role, i->mix, i->status, i->lat);
+	else if (n->xid)
+		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u role=%s", n->xid, n->conn_id, role);
+	else
+		snprintf(c, sizeof(c), "nfsrdma: conn=%u role=%s", n->conn_id, role);
+	free(p->comment);
+	p->comment = strdup(c);
 }
 
 int pcapng_export_new(struct pcapng_export **out, struct source *src, const struct pcapng_export_opts *o,
 		      char *err, size_t errlen)
 {
 	struct pcapng_export *x;
+	int rc;
 
 	*out = NULL;
 	if (!source_is_pcap(src)) {
@@ -329,14 +301,21 @@ int pcapng_export_new(struct pcapng_export **out, struct source *src, const stru
 	snprintf(x->ifname, sizeof(x->ifname), "%s", source_pcap_name(src));
 	if (x->path) {
 		/* One file: create it now so a bad path fails before any work. */
-		int rc = open_file(x, err, errlen);
-		if (rc < 0) {
+		if ((rc = open_file(x, err, errlen)) < 0) {
 			x->src = NULL;
 			pcapng_export_close(x);
 			return rc;
 		}
 	}
-	struct pcap_tap tap = { tap_packet, tap_event, x };
+	/* Before the first packet: the source turns on frame tracking. */
+	if ((rc = source_pcap_set_frame_note(src, tap_note, x)) < 0) {
+		snprintf(err, errlen, "%s: %s", source_pcap_name(src),
+			 rc == -EBUSY ? "the export must be attached before the first packet" : strerror(-rc));
+		x->src = NULL;
+		pcapng_export_close(x);
+		return rc;
+	}
+	struct pcap_tap tap = { .packet = tap_packet, .ctx = x };
 	source_pcap_set_tap(src, &tap);
 	*out = x;
 	return 0;
@@ -350,8 +329,10 @@ int pcapng_export_close(struct pcapng_export *x)
 {
 	if (!x)
 		return 0;
-	if (x->src)
+	if (x->src) {
 		source_pcap_set_tap(x->src, NULL);
+		source_pcap_set_frame_note(x->src, NULL, NULL);
+	}
 	while (x->qlen)
 		write_oldest(x);
 	close_file(x);
@@ -375,9 +356,11 @@ void pcapng_export_get_stats(const struct pcapng_export *x, struct pcapng_export
 		st->bytes += pcapng_writer_bytes(x->w);
 }
 
+/* Records reach the export through the frame notes that carry them. */
 static void file_record(const struct nfsrdma_record *r, void *ctx)
 {
-	pcapng_export_record(*(struct pcapng_export **)ctx, r);
+	(void)r;
+	(void)ctx;
 }
 
 int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen)

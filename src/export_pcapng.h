@@ -1,6 +1,6 @@
 /* pcapng export of a capture source: the original packets, each RDMA
- * message's first (and last) frame commented with its XID, program and
- * operation, chunk role and latency, and an interface description block
+ * every frame of an RPC commented (the dissector's frame notes) with its
+ * XID, program and operation, chunk role and latency, and an interface description block
  * naming where the packets came from.  Packets wait in a bounded queue so
  * that the RPC's record (which completes at the reply) can annotate the
  * call's frames before they are written; a frame still waiting when the
@@ -37,8 +37,6 @@ struct pcapng_export;
 /* Attaches to a capture source (pcap: or live:); -EINVAL for other sources. */
 int pcapng_export_new(struct pcapng_export **out, struct source *src,
 		      const struct pcapng_export_opts *o, char *err, size_t errlen);
-/* Every record of that source goes through here (it annotates frames). */
-void pcapng_export_record(struct pcapng_export *x, const struct nfsrdma_record *r);
 /* Writes what is queued and closes the file; returns 0 or the first write error. */
 int pcapng_export_close(struct pcapng_export *x);
 void pcapng_export_get_stats(const struct pcapng_export *x, struct pcapng_export_stats *st);

@@ -39,6 +39,8 @@ struct psrc {
 	source_record_fn cb;
 	void *ctx;
 	struct pcap_tap tap;
+	source_pcap_note_fn note;  /* dissect_cbs.frame_note goes here (NULL: no tracking) */
+	void *note_ctx;
 	double speed;
 	uint64_t frame;
 	/* a packet read but not yet due (paced replay) */
@@ -78,6 +80,30 @@ static void on_diag(const struct diag *g, void *ctx)
 	s->st.errors++;
 }
 
+static void on_note(const struct dissect_frame_note *n, void *ctx)
+{
+	struct psrc *s = ctx;
+
+	if (s->note)
+		s->note(s->note_ctx, n);
+}
+
+/* The dissector, with frame notes only when someone wants them (frame
+ * tracking costs a frame list per message). */
+static int new_dissect(struct psrc *s)
+{
+	struct dissect_opts dopts = { .tree = false, .max_inflight = PSRC_MAX_INFLIGHT };
+	struct dissect_cbs cbs = { .record = on_record, .diag = on_diag, .ctx = s,
+				   .frame_note = s->note ? on_note : NULL };
+	struct dissect *d = dissect_new(&dopts, &cbs);
+
+	if (!d)
+		return -ENOMEM;
+	dissect_free(s->d);
+	s->d = d;
+	return 0;
+}
+
 static void on_event(const struct rdma_event *ev, void *ctx)
 {
 	struct psrc *s = ctx;
@@ -108,19 +134,16 @@ static void finish(struct psrc *s)
 static int common_init(struct psrc *s, const char *name, const struct source_opts *o,
 		       source_record_fn cb, void *ctx, char *err, size_t errlen)
 {
-	struct dissect_opts dopts = { .tree = false, .max_inflight = PSRC_MAX_INFLIGHT };
-	struct dissect_cbs cbs = { .record = on_record, .diag = on_diag, .ctx = s };
-
 	s->name = strdup(name);
 	s->cb = cb;
 	s->ctx = ctx;
 	s->speed = o->speed;
-	s->d = dissect_new(&dopts, &cbs);
 	s->tp = transport_new(on_event, on_diag, s);
-	if (!s->name || !s->d || !s->tp) {
+	if (!s->name || new_dissect(s) < 0 || !s->tp) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
+	transport_set_frame_tracking(s->tp, dissect_wants_frames(s->d));
 	if (transport_set_linktype(s->tp, s->linktype) < 0) {
 		const char *ln = transport_linktype_name(s->linktype);
 		snprintf(err, errlen, "%s: unsupported link type %d (%s)", name, s->linktype,
@@ -374,6 +397,32 @@ int source_pcap_set_tap(struct source *src, const struct pcap_tap *tap)
 		s->tap = *tap;
 	else
 		memset(&s->tap, 0, sizeof(s->tap));
+	return 0;
+}
+
+/* Turning notes on replaces the dissector, so it can only happen before
+ * the first packet (-EBUSY after).  Turning them off just stops the calls. */
+int source_pcap_set_frame_note(struct source *src, source_pcap_note_fn fn, void *ctx)
+{
+	struct psrc *s = (struct psrc *)src;
+	int rc;
+
+	if (!source_is_pcap(src))
+		return -EINVAL;
+	if (!fn) {
+		s->note = NULL;
+		s->note_ctx = NULL;
+		return 0;
+	}
+	if (s->frame)
+		return -EBUSY;
+	s->note = fn;
+	s->note_ctx = ctx;
+	if ((rc = new_dissect(s)) < 0) {
+		s->note = NULL;
+		return rc;
+	}
+	transport_set_frame_tracking(s->tp, dissect_wants_frames(s->d));
 	return 0;
 }
 

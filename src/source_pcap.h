@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dissect/dissect.h"
 #include "dissect/rdma_event.h"
 #include "src/source.h"
 
@@ -27,6 +28,10 @@ bool source_is_pcap(const struct source *s);
 /* Installs a tap (NULL removes it).  -EINVAL if s is not a capture source. */
 int source_pcap_set_tap(struct source *s, const struct pcap_tap *tap);
 int source_pcap_linktype(const struct source *s);
+/* Frame notes of the source's dissector (dissect_cbs.frame_note); turning
+ * them on must happen before the first packet (-EBUSY); NULL turns them off. */
+typedef void (*source_pcap_note_fn)(void *ctx, const struct dissect_frame_note *n);
+int source_pcap_set_frame_note(struct source *s, source_pcap_note_fn fn, void *ctx);
 /* Name of what is read ("capture.pcap", "eth0"). */
 const char *source_pcap_name(const struct source *s);
 /* True for a capture file read flat out (record time is the only clock). */

@@ -35,72 +35,90 @@ static void write_pcap(const char *path, uint32_t magic, int linktype, int n, si
 	fclose(f);
 }
 
-static void test_pcap(void)
-{
+/* A reader under test, and what its last pcap_source_next() gave. */
+struct rd {
 	char path[256], err[512];
 	struct pcap_source *s;
 	uint64_t ts;
 	const uint8_t *d;
 	size_t cl, wl;
+};
 
-	snprintf(path, sizeof(path), "%s/usec.pcap", dir);
-	write_pcap(path, 0xa1b2c3d4, 1, 2, 0);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), 0);
-	CHECK_EQ_U64(pcap_source_linktype(s), 1);
-	CHECK_EQ_STR(pcap_source_path(s), path);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(ts, 10000005000ull);
-	CHECK_EQ_U64(cl, 60);
-	CHECK_EQ_U64(wl, 64);
-	CHECK_EQ_U64(d[59], 59);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(ts, 11000005000ull);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 0);
-	pcap_source_close(s);
+/* r->path = the test directory's file name */
+static const char *rd_path(struct rd *r, const char *name)
+{
+	snprintf(r->path, sizeof(r->path), "%s/%s", dir, name);
+	return r->path;
+}
+
+static int rd_open(struct rd *r, const char *path)
+{
+	return pcap_source_open(&r->s, path, r->err, sizeof(r->err));
+}
+
+static int rd_next(struct rd *r)
+{
+	return pcap_source_next(r->s, &r->ts, &r->d, &r->cl, &r->wl, r->err, sizeof(r->err));
+}
+
+static void test_pcap(void)
+{
+	struct rd r = { 0 };
+
+	rd_path(&r, "usec.pcap");
+	write_pcap(r.path, 0xa1b2c3d4, 1, 2, 0);
+	CHECK_EQ_U64(rd_open(&r, r.path), 0);
+	CHECK_EQ_U64(pcap_source_linktype(r.s), 1);
+	CHECK_EQ_STR(pcap_source_path(r.s), r.path);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(r.ts, 10000005000ull);
+	CHECK_EQ_U64(r.cl, 60);
+	CHECK_EQ_U64(r.wl, 64);
+	CHECK_EQ_U64(r.d[59], 59);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(r.ts, 11000005000ull);
+	CHECK_EQ_U64(rd_next(&r), 0);
+	pcap_source_close(r.s);
 
 	/* nanosecond pcap */
-	snprintf(path, sizeof(path), "%s/nsec.pcap", dir);
-	write_pcap(path, 0xa1b23c4d, 197, 1, 0);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), 0);
-	CHECK_EQ_U64(pcap_source_linktype(s), 197);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(ts, 10000000005ull);
-	pcap_source_close(s);
+	rd_path(&r, "nsec.pcap");
+	write_pcap(r.path, 0xa1b23c4d, 197, 1, 0);
+	CHECK_EQ_U64(rd_open(&r, r.path), 0);
+	CHECK_EQ_U64(pcap_source_linktype(r.s), 197);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(r.ts, 10000000005ull);
+	pcap_source_close(r.s);
 
 	/* a record cut short */
-	snprintf(path, sizeof(path), "%s/cut.pcap", dir);
-	write_pcap(path, 0xa1b2c3d4, 1, 2, 5);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), 0);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), (uint64_t)-EIO);
-	CHECK(strncmp(err, path, strlen(path)) == 0 && strstr(err, "truncated") && !strchr(err, '\n'),
-	      "one line naming the file: %s", err);
-	pcap_source_close(s);
+	rd_path(&r, "cut.pcap");
+	write_pcap(r.path, 0xa1b2c3d4, 1, 2, 5);
+	CHECK_EQ_U64(rd_open(&r, r.path), 0);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(rd_next(&r), (uint64_t)-EIO);
+	CHECK(strncmp(r.err, r.path, strlen(r.path)) == 0 && strstr(r.err, "truncated") && !strchr(r.err, '\n'),
+	      "one line naming the file: %s", r.err);
+	pcap_source_close(r.s);
 
 	/* a record header cut short */
-	snprintf(path, sizeof(path), "%s/cuthdr.pcap", dir);
-	write_pcap(path, 0xa1b2c3d4, 1, 1, 0);
-	FILE *f = fopen(path, "ab");
+	rd_path(&r, "cuthdr.pcap");
+	write_pcap(r.path, 0xa1b2c3d4, 1, 1, 0);
+	FILE *f = fopen(r.path, "ab");
 	le32(f, 1);
 	le32(f, 2);
 	fclose(f);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), 0);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), (uint64_t)-EIO);
-	CHECK(strstr(err, "truncated") != NULL, "%s", err);
-	pcap_source_close(s);
+	CHECK_EQ_U64(rd_open(&r, r.path), 0);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(rd_next(&r), (uint64_t)-EIO);
+	CHECK(strstr(r.err, "truncated") != NULL, "%s", r.err);
+	pcap_source_close(r.s);
 }
 
 static void test_pcapng(void)
 {
-	char path[256], err[512];
-	struct pcap_source *s;
-	uint64_t ts;
-	const uint8_t *d;
-	size_t cl, wl;
+	struct rd r = { 0 };
 
-	snprintf(path, sizeof(path), "%s/x.pcapng", dir);
-	FILE *f = fopen(path, "wb");
+	rd_path(&r, "x.pcapng");
+	FILE *f = fopen(r.path, "wb");
 	/* SHB */
 	le32(f, 0x0a0d0d0a); le32(f, 28); le32(f, 0x1a2b3c4d); le16(f, 1); le16(f, 0);
 	le32(f, 0xffffffff); le32(f, 0xffffffff); le32(f, 28);
@@ -113,66 +131,61 @@ static void test_pcapng(void)
 		fputc(i, f);
 	le32(f, 40);
 	fclose(f);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), 0);
-	CHECK_EQ_U64(pcap_source_linktype(s), 247);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 1);
-	CHECK_EQ_U64(ts, 2000000000ull);
-	CHECK_EQ_U64(cl, 8);
-	CHECK_EQ_U64(pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)), 0);
-	pcap_source_close(s);
+	CHECK_EQ_U64(rd_open(&r, r.path), 0);
+	CHECK_EQ_U64(pcap_source_linktype(r.s), 247);
+	CHECK_EQ_U64(rd_next(&r), 1);
+	CHECK_EQ_U64(r.ts, 2000000000ull);
+	CHECK_EQ_U64(r.cl, 8);
+	CHECK_EQ_U64(rd_next(&r), 0);
+	pcap_source_close(r.s);
 }
 
 static void test_errors(void)
 {
-	char path[256], err[512];
-	struct pcap_source *s = (struct pcap_source *)1;
+	struct rd r = { .s = (struct pcap_source *)1 };
 
-	snprintf(path, sizeof(path), "%s/missing.pcap", dir);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), (uint64_t)-ENOENT);
-	CHECK(s == NULL, "no source on failure");
+	rd_path(&r, "missing.pcap");
+	CHECK_EQ_U64(rd_open(&r, r.path), (uint64_t)-ENOENT);
+	CHECK(r.s == NULL, "no source on failure");
 	char want[512];
-	snprintf(want, sizeof(want), "%s: No such file or directory", path);
-	CHECK_EQ_STR(err, want);
+	snprintf(want, sizeof(want), "%s: No such file or directory", r.path);
+	CHECK_EQ_STR(r.err, want);
 
-	snprintf(path, sizeof(path), "%s/empty.pcap", dir);
-	fclose(fopen(path, "wb"));
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), (uint64_t)-EINVAL);
-	CHECK(strncmp(err, path, strlen(path)) == 0 && !strchr(err, '\n'), "%s", err);
+	rd_path(&r, "empty.pcap");
+	fclose(fopen(r.path, "wb"));
+	CHECK_EQ_U64(rd_open(&r, r.path), (uint64_t)-EINVAL);
+	CHECK(strncmp(r.err, r.path, strlen(r.path)) == 0 && !strchr(r.err, '\n'), "%s", r.err);
 
-	snprintf(path, sizeof(path), "%s/text.pcap", dir);
-	FILE *f = fopen(path, "wb");
+	rd_path(&r, "text.pcap");
+	FILE *f = fopen(r.path, "wb");
 	fputs("this is not a capture file at all, just words\n", f);
 	fclose(f);
-	CHECK_EQ_U64(pcap_source_open(&s, path, err, sizeof(err)), (uint64_t)-EINVAL);
-	CHECK(strncmp(err, path, strlen(path)) == 0 && strstr(err, "not a pcap/pcapng capture"), "%s", err);
+	CHECK_EQ_U64(rd_open(&r, r.path), (uint64_t)-EINVAL);
+	CHECK(strncmp(r.err, r.path, strlen(r.path)) == 0 && strstr(r.err, "not a pcap/pcapng capture"), "%s", r.err);
 
-	CHECK(pcap_source_open(&s, dir, err, sizeof(err)) < 0, "a directory is refused");
-	CHECK(strncmp(err, dir, strlen(dir)) == 0, "%s", err);
+	CHECK(rd_open(&r, dir) < 0, "a directory is refused");
+	CHECK(strncmp(r.err, dir, strlen(dir)) == 0, "%s", r.err);
 	pcap_source_close(NULL);
 }
 
 static void test_stdin(void)
 {
-	char path[256], err[512];
-	struct pcap_source *s;
-	uint64_t ts;
-	const uint8_t *d;
-	size_t cl, wl;
+	struct rd r = { 0 };
 
-	snprintf(path, sizeof(path), "%s/stdin.pcap", dir);
-	write_pcap(path, 0xa1b2c3d4, 113, 3, 0);
-	if (!freopen(path, "rb", stdin)) {
+	rd_path(&r, "stdin.pcap");
+	write_pcap(r.path, 0xa1b2c3d4, 113, 3, 0);
+	if (!freopen(r.path, "rb", stdin)) {
 		CHECK(0, "freopen stdin");
 		return;
 	}
-	CHECK_EQ_U64(pcap_source_open(&s, "-", err, sizeof(err)), 0);
-	CHECK_EQ_STR(pcap_source_path(s), "(stdin)");
-	CHECK_EQ_U64(pcap_source_linktype(s), 113);
+	CHECK_EQ_U64(rd_open(&r, "-"), 0);
+	CHECK_EQ_STR(pcap_source_path(r.s), "(stdin)");
+	CHECK_EQ_U64(pcap_source_linktype(r.s), 113);
 	int n = 0;
-	while (pcap_source_next(s, &ts, &d, &cl, &wl, err, sizeof(err)) == 1)
+	while (rd_next(&r) == 1)
 		n++;
 	CHECK_EQ_U64(n, 3);
-	pcap_source_close(s);
+	pcap_source_close(r.s);
 }
 
 int main(void)
