@@ -14,7 +14,7 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_RECONNECT, K_DRYRUN, K_VERS,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS,
 };
 
 static const struct opt opts[] = {
@@ -40,6 +40,7 @@ static const struct opt opts[] = {
 	{ "file-size", 0, "BYTES", "span of offsets used in the file (default 16M)", K_FILESIZE },
 	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG },
 	{ "busy-poll", 0, NULL, "spin on the completion queue instead of sleeping", K_BUSY },
+	{ "moderate-us", 0, "US", "with half the credits in flight, nap US microseconds before reaping completions (0: off; default 1000)", K_MODERATE },
 	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT },
 	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN },
 	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE },
@@ -200,6 +201,11 @@ static int handle(int key, const char *arg, void *ctx)
 		return 0;
 	case K_BUSY:
 		c->r.busy_poll = c->g.busy_poll = true;
+		return 0;
+	case K_MODERATE:
+		if (opt_u64("moderate-us", arg, 0, 100000, &v) < 0)
+			return -EINVAL;
+		c->r.moderate_us = c->g.moderate_us = v ? (uint32_t)v : UINT32_MAX;
 		return 0;
 	case K_RECONNECT:
 		if (opt_u64("reconnect-timeout", arg, 1, 3600000, &v) < 0)

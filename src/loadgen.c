@@ -32,6 +32,8 @@ struct lg_result {
 	double secs, cpu_secs;
 	struct lhist h;
 	uint64_t read_chunks, write_chunks, reply_chunks, inline_calls;
+	/* the transport's fast-path work during the run (RDMA) */
+	uint64_t doorbells, signaled, inline_sends, recv_posts, sleeps, cq_events, naps;
 };
 
 struct lg {
@@ -366,13 +368,16 @@ static void print_result(const struct lg *lg, const struct lg_result *r, FILE *o
 			"\"mb_per_s\":%.3f,\"lat_us\":{\"min\":%.1f,\"p50\":%.1f,\"p99\":%.1f,\"p99_9\":%.1f,"
 			"\"max\":%.1f,\"mean\":%.1f},\"cpu_ms_per_mb\":%.3f,\"cpu_us_per_op\":%.2f,"
 			"\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64
-			",\"inline_calls\":%" PRIu64 "}}",
+			",\"inline_calls\":%" PRIu64 "},\"xprt\":{\"doorbells\":%" PRIu64
+			",\"signaled\":%" PRIu64 ",\"inline_sends\":%" PRIu64 ",\"recv_posts\":%" PRIu64
+			",\"sleeps\":%" PRIu64 ",\"cq_events\":%" PRIu64 ",\"naps\":%" PRIu64 "}}",
 			first ? "" : ",", op_name(lg->o->op), lg->x->ops->name, r->size, lg->o->qd,
 			r->ops, r->bytes, r->errors, r->lost, r->secs, iops, mbs, (double)r->h.min / 1e3,
 			(double)lhist_pct(&r->h, 50) / 1e3, (double)lhist_pct(&r->h, 99) / 1e3,
 			(double)lhist_pct(&r->h, 99.9) / 1e3, (double)r->h.max / 1e3,
 			r->h.n ? (double)r->h.sum / (double)r->h.n / 1e3 : 0, cpu_mb, cpu_op,
-			r->read_chunks, r->write_chunks, r->reply_chunks, r->inline_calls);
+			r->read_chunks, r->write_chunks, r->reply_chunks, r->inline_calls, r->doorbells,
+			r->signaled, r->inline_sends, r->recv_posts, r->sleeps, r->cq_events, r->naps);
 		return;
 	}
 	if (first)
@@ -574,7 +579,7 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 	}
 	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = o->qd ? o->qd : 1,
 				.max_bulk = maxsize > 65536 ? maxsize : 65536, .reply_chunk_max = 72 * 1024,
-				.busy_poll = o->busy_poll, .fill = 0x5a };
+				.busy_poll = o->busy_poll, .moderate_us = o->moderate_us, .fill = 0x5a };
 	ret = tcp ? xprt_tcp_open(&lg.x, &xo) : xprt_rdma_open(&lg.x, &xo);
 	if (ret < 0)
 		return 3;
@@ -656,9 +661,18 @@ ready:
 		lg.measuring = true;
 		double c0 = cpu_now();
 		uint64_t t0 = xprt_now_ns();
+		struct xprt_stats s0 = lg.x->st;
 		ret = run_phase(&lg, o->count ? 0 : (o->duration > 0 ? o->duration : 5), o->count);
 		r->secs = (double)(xprt_now_ns() - t0) / 1e9;
 		r->cpu_secs = cpu_now() - c0;
+		const struct xprt_stats *s1 = &lg.x->st;
+		r->doorbells = s1->doorbells - s0.doorbells;
+		r->signaled = s1->signaled - s0.signaled;
+		r->inline_sends = s1->inline_sends - s0.inline_sends;
+		r->recv_posts = s1->recv_posts - s0.recv_posts;
+		r->sleeps = s1->sleeps - s0.sleeps;
+		r->cq_events = s1->cq_events - s0.cq_events;
+		r->naps = s1->naps - s0.naps;
 		lg.cur = NULL;
 		if (ret < 0)
 			break;

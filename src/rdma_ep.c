@@ -36,6 +36,10 @@
 
 #define EP_HDR_MAX 128       /* our transport headers are at most 16 + 28 + 28 + 28 bytes */
 #define EP_EXTRA_RECVS 4
+#define EP_MAX_INLINE 256    /* asked of the QP; a NULL call is 68 bytes */
+/* Default completion moderation (see ep_poll).  Measured in the lab:
+ * docs/replay.md, "Benchmark". */
+#define EP_MODERATE_US 1000
 
 struct ep_slot {
 	struct xprt_req *req;    /* NULL: free */
@@ -65,6 +69,9 @@ struct rdma_ep {
 	bool broken;             /* torn down, reconnect pending */
 
 	uint32_t nslots, nrecvs, inline_send, inline_recv, recv_size;
+	uint32_t max_inline;     /* the QP's max_inline_data: smaller SENDs go inline */
+	uint32_t moderate_us;    /* 0: never nap */
+	bool armed;              /* a CQ event is requested and not yet read */
 	uint32_t bulk_size, rchunk_size;
 	uint8_t *send_region, *recv_region, *bulk_region, *rchunk_region;
 	struct ibv_mr *send_mr, *recv_mr;
@@ -79,6 +86,10 @@ struct rdma_ep {
 	uint32_t since_signal;
 	struct ibv_send_wr *batch_head, *batch_tail;
 	uint32_t batch_n;
+	/* Receives to re-post, chained: one ibv_post_recv per CQ batch. */
+	struct ibv_recv_wr *rwr;
+	struct ibv_sge *rsge;
+	struct ibv_recv_wr *rpend_head, *rpend_tail;
 	struct ibv_wc wc[64];
 };
 
@@ -181,6 +192,7 @@ static void teardown(struct rdma_ep *ep)
 		rdma_destroy_id(ep->id);
 	if (ep->ech)
 		rdma_destroy_event_channel(ep->ech);
+	ep->rpend_head = ep->rpend_tail = NULL;
 	ep->cq = NULL;
 	ep->cch = NULL;
 	ep->pd = NULL;
@@ -189,15 +201,33 @@ static void teardown(struct rdma_ep *ep)
 	ep->connected = false;
 }
 
-static int post_recv(struct rdma_ep *ep, uint32_t i)
+/* Receive i goes on the chain that recv_flush() posts. */
+static void recv_queue(struct rdma_ep *ep, uint32_t i)
 {
-	struct ibv_sge sge = {
+	struct ibv_recv_wr *w = &ep->rwr[i];
+
+	ep->rsge[i] = (struct ibv_sge){
 		.addr = (uintptr_t)(ep->recv_region + (size_t)i * ep->recv_size),
 		.length = ep->recv_size,
 		.lkey = ep->recv_mr->lkey,
 	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-	int ret = ibv_post_recv(ep->id->qp, &wr, &bad);
+	*w = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &ep->rsge[i], .num_sge = 1 };
+	if (ep->rpend_tail)
+		ep->rpend_tail->next = w;
+	else
+		ep->rpend_head = w;
+	ep->rpend_tail = w;
+}
+
+static int recv_flush(struct rdma_ep *ep)
+{
+	struct ibv_recv_wr *bad;
+
+	if (!ep->rpend_head)
+		return 0;
+	int ret = ibv_post_recv(ep->id->qp, ep->rpend_head, &bad);
+	ep->rpend_head = ep->rpend_tail = NULL;
+	ep->x.st.recv_posts++;
 	return ret ? -ret : 0;
 }
 
@@ -308,18 +338,26 @@ static int connect_once(struct rdma_ep *ep)
 	struct ibv_qp_init_attr qa = {
 		.send_cq = ep->cq, .recv_cq = ep->cq,
 		.cap = { .max_send_wr = ep->sq_depth, .max_recv_wr = ep->nrecvs,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = EP_MAX_INLINE },
 		.qp_type = IBV_QPT_RC,
 	};
 	if (rdma_create_qp(ep->id, ep->pd, &qa)) {
+		/* a provider without inline data: copy from the send buffer */
+		qa.cap.max_inline_data = 0;
+	}
+	if (!ep->id->qp && rdma_create_qp(ep->id, ep->pd, &qa)) {
 		ret = -errno;
 		goto fail;
 	}
 	if ((ret = reg_buffers(ep)) < 0)
 		goto fail;
+	ep->max_inline = qa.cap.max_inline_data;
+	ep->rpend_head = ep->rpend_tail = NULL;
 	for (uint32_t i = 0; i < ep->nrecvs; i++)
-		if ((ret = post_recv(ep, i)) < 0)
-			goto fail;
+		recv_queue(ep, i);
+	if ((ret = recv_flush(ep)) < 0)
+		goto fail;
+	ep->armed = true;        /* by the ibv_req_notify_cq above */
 
 	uint8_t priv[8], rpriv[64];
 	size_t rlen = sizeof(rpriv);
@@ -459,6 +497,12 @@ static int ep_flush(struct rdma_ep *ep)
 {
 	if (!ep->batch_head || ep->broken)
 		return 0;
+	/* a done callback may have submitted before its batch's receives
+	 * went back: every call in flight needs a receive posted */
+	if (recv_flush(ep) < 0) {
+		fail_all(ep, "cannot repost a receive");
+		return -EIO;
+	}
 	uint64_t seq = ep->sq_posted;
 	for (struct ibv_send_wr *w = ep->batch_head; w; w = w->next) {
 		seq++;
@@ -468,13 +512,16 @@ static int ep_flush(struct rdma_ep *ep)
 		 * free the queue */
 		if (!w->next && seq - ep->sq_done + ep->sq_signal >= ep->sq_depth)
 			sig = true;
-		w->send_flags = sig ? IBV_SEND_SIGNALED : 0;
-		if (sig)
+		w->send_flags = (w->send_flags & IBV_SEND_INLINE) | (sig ? IBV_SEND_SIGNALED : 0);
+		if (sig) {
 			ep->since_signal = 0;
+			ep->x.st.signaled++;
+		}
 	}
 	ep->batch_tail->next = NULL;
 	struct ibv_send_wr *bad = NULL;
 	int ret = ibv_post_send(ep->id->qp, ep->batch_head, &bad);
+	ep->x.st.doorbells++;
 	ep->sq_posted = seq;
 	ep->batch_head = ep->batch_tail = NULL;
 	ep->batch_n = 0;
@@ -614,7 +661,12 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 
 	s->sge = (struct ibv_sge){ .addr = (uintptr_t)s->send, .length = (uint32_t)e.len,
 				   .lkey = ep->send_mr->lkey };
-	s->wr = (struct ibv_send_wr){ .sg_list = &s->sge, .num_sge = 1, .opcode = IBV_WR_SEND };
+	/* small calls (NULL, GETATTR, READ) go inline: the provider copies
+	 * them into the WQE and needs no memory lookup for them */
+	bool inl = e.len <= ep->max_inline;
+	s->wr = (struct ibv_send_wr){ .sg_list = &s->sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				      .send_flags = inl ? IBV_SEND_INLINE : 0 };
+	ep->x.st.inline_sends += inl;
 	r->t_submit_ns = xprt_now_ns();
 	s->req = r;
 	s->xid = r->xid;
@@ -714,8 +766,7 @@ static int handle_recv(struct rdma_ep *ep, uint32_t idx, uint32_t byte_len)
 	r->done(r, &rep);
 	done = 1;
 repost:
-	if (post_recv(ep, idx) < 0)
-		return -EIO;
+	recv_queue(ep, idx);
 	return done;
 }
 
@@ -740,12 +791,13 @@ static int drain_cq(struct rdma_ep *ep)
 			} else if (wc[i].opcode & IBV_WC_RECV) {
 				if (wc[i].wr_id >= ep->nrecvs)
 					continue;
-				int ret = handle_recv(ep, (uint32_t)wc[i].wr_id, wc[i].byte_len);
-				if (ret < 0)
-					return total + fail_all(ep, "cannot repost a receive");
-				total += ret;
+				total += handle_recv(ep, (uint32_t)wc[i].wr_id, wc[i].byte_len);
 			}
 		}
+		/* the batch's receives in one chain, before anything new is
+		 * sent (so every call in flight has a receive posted) */
+		if (ep->cq && recv_flush(ep) < 0)
+			return total + fail_all(ep, "cannot repost a receive");
 	}
 	if (ep->cq && n < 0)
 		return total + fail_all(ep, "poll_cq failed");
@@ -798,10 +850,40 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		} while (now < end);
 		return 0;
 	}
+	/* Moderation: with half the credits or more in flight the replies
+	 * keep coming; a short nap reaps a batch of them with one system
+	 * call, where arming the CQ costs a wakeup, a poll, a read and a
+	 * re-arm per few replies (all system calls with rxe, and under
+	 * emulation every one of them is CPU the server's guest could use). */
+	uint32_t limit = ep->granted < ep->nslots ? ep->granted : ep->nslots;
+	if (ep->moderate_us && timeout_ms > 0 && limit >= 8 && ep->outstanding >= limit / 2) {
+		uint64_t nap = ep->moderate_us;
+		if (nap > (uint64_t)timeout_ms * 1000)
+			nap = (uint64_t)timeout_ms * 1000;
+		struct timespec ts = { .tv_sec = (time_t)(nap / 1000000),
+				       .tv_nsec = (long)(nap % 1000000) * 1000 };
+		ep->x.st.naps++;
+		nanosleep(&ts, NULL);
+		n = drain_cq(ep);
+		if (n || ep->broken)
+			return n;
+	}
+	/* Arm the CQ only when about to sleep (an event is one per arming),
+	 * and look once more: what completed before the arming raises no
+	 * event. */
+	if (!ep->armed) {
+		if (ibv_req_notify_cq(ep->cq, 0))
+			return fail_all(ep, "req_notify_cq failed");
+		ep->armed = true;
+		n = drain_cq(ep);
+		if (n || ep->broken)
+			return n;
+	}
 	struct pollfd pfd[2] = {
 		{ .fd = ep->cch->fd, .events = POLLIN },
 		{ .fd = ep->ech->fd, .events = POLLIN },
 	};
+	ep->x.st.sleeps++;
 	int ret = poll(pfd, 2, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -810,8 +892,8 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		void *cqctx;
 		if (ibv_get_cq_event(ep->cch, &cq, &cqctx) == 0) {
 			ibv_ack_cq_events(cq, 1);
-			if (ibv_req_notify_cq(ep->cq, 0))
-				return fail_all(ep, "req_notify_cq failed");
+			ep->x.st.cq_events++;
+			ep->armed = false;
 		}
 		total += drain_cq(ep);
 		if (ep->broken)
@@ -828,6 +910,8 @@ static void ep_destroy(struct xprt *x)
 
 	teardown(ep);
 	free(ep->slots);
+	free(ep->rsge);
+	free(ep->rwr);
 	free(ep->rchunk_region);
 	free(ep->bulk_region);
 	free(ep->recv_region);
@@ -875,6 +959,18 @@ int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
 	ep->sq_depth = 2 * ep->nslots + 8;
 	ep->sq_signal = ep->nslots / 4 ? ep->nslots / 4 : 1;
 	ep->recv_size = ep->o.inline_max;
+	ep->moderate_us = EP_MODERATE_US;
+	const char *mod = getenv("NFSRDMA_RDMA_MODERATE_US");
+	if (mod && *mod) {
+		char *end;
+		unsigned long v = strtoul(mod, &end, 10);
+		if (*end || v > 100000)
+			log_warn("rdma: NFSRDMA_RDMA_MODERATE_US=%s: not 0..100000, ignored", mod);
+		else
+			ep->moderate_us = (uint32_t)v;
+	}
+	if (o->moderate_us)
+		ep->moderate_us = o->moderate_us == UINT32_MAX ? 0 : o->moderate_us;
 	ep->bulk_size = ((o->max_bulk ? o->max_bulk : 65536) + 4095) & ~4095u;
 	if (ep->bulk_size < ep->o.inline_max)
 		ep->bulk_size = ep->o.inline_max;
@@ -889,8 +985,10 @@ int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
 	ep->bulk_region = page_alloc((size_t)ep->nslots * ep->bulk_size, o->fill);
 	ep->rchunk_region = page_alloc((size_t)ep->nslots * ep->rchunk_size, 0);
 	ep->slots = calloc(ep->nslots, sizeof(*ep->slots));
+	ep->rwr = calloc(ep->nrecvs, sizeof(*ep->rwr));
+	ep->rsge = calloc(ep->nrecvs, sizeof(*ep->rsge));
 	if (!ep->send_region || !ep->recv_region || !ep->bulk_region || !ep->rchunk_region ||
-	    !ep->slots)
+	    !ep->slots || !ep->rwr || !ep->rsge)
 		goto fail;
 	for (uint32_t i = 0; i < ep->nslots; i++) {
 		ep->slots[i].send = ep->send_region + (size_t)i * ep->o.inline_max;

@@ -65,6 +65,15 @@ struct xprt_stats {
 	uint64_t rdma_errors, wc_errors, bad_replies;
 	uint64_t read_chunks, write_chunks, reply_chunks, p0_calls, inline_calls;
 	uint64_t credit_waits;
+	/* RDMA fast-path work (what a call costs the client in system calls
+	 * and doorbells; see docs/replay.md) */
+	uint64_t doorbells;       /* ibv_post_send calls (one system call each with rxe) */
+	uint64_t signaled;        /* SENDs posted signaled */
+	uint64_t inline_sends;    /* SENDs posted with IBV_SEND_INLINE */
+	uint64_t recv_posts;      /* ibv_post_recv calls (each a chain of receives) */
+	uint64_t sleeps;          /* poll() on the completion channel */
+	uint64_t cq_events;       /* completion events read (each re-arms the CQ) */
+	uint64_t naps;            /* moderation sleeps instead of arming the CQ */
 	uint32_t credits_asked, credits_granted, max_inflight;
 	uint32_t inline_send, inline_recv;  /* negotiated thresholds */
 	bool     peer_cm_params;             /* the server sent RFC 8797 data */
@@ -101,6 +110,12 @@ struct xprt_opts {
 	uint32_t reply_chunk_max; /* Reply chunk size (bytes) */
 	uint32_t inline_max;      /* our inline send/receive size (4096) */
 	bool     busy_poll;       /* spin on the CQ instead of sleeping */
+	/* Completion moderation (RDMA): with at least half the credits in
+	 * flight, sleep this long and reap what came in rather than arm the
+	 * CQ and wait for its event.  0: the default (NFSRDMA_RDMA_MODERATE_US
+	 * in the environment, else rdma_ep.c's EP_MODERATE_US); UINT32_MAX:
+	 * never. */
+	uint32_t moderate_us;
 	unsigned reconnect_ms;    /* give up reconnecting after this (0: 30000) */
 	uint8_t  fill;            /* byte pattern of the bulk buffers */
 };

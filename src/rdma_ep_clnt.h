@@ -121,6 +121,7 @@ struct replay_opts {
 	uint32_t slots;
 	unsigned reconnect_ms;
 	bool busy_poll;
+	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
 	bool dry_run;             /* print what would be sent; no network */
 };
 /* Returns the exit status: 0 all replayed calls answered with the
@@ -150,6 +151,7 @@ struct loadgen_opts {
 	bool json;
 	const char *svg;
 	bool busy_poll;
+	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
 	uint32_t vers;            /* 3 (default) or 4 */
 	uint32_t minor;           /* NFSv4 minor version (1 or 2) */
 };

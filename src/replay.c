@@ -847,6 +847,23 @@ static bool v4_same(const struct nfs4_res *rr, const struct nfs4_res *tr, uint32
 	return true;
 }
 
+/* A call with no usable reply: lost in flight (the connection dropped) or
+ * failed (RDMA_ERROR, undecodable): counted, noted, said with -v. */
+static void count_failed(struct engine *e, const struct tcall *tc, struct opstat *os,
+			 const struct xprt_reply *rep)
+{
+	if (rep->err == -EPIPE) {
+		os->lost++;
+		e->lost++;
+	} else {
+		os->errors++;
+		note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0, rep->err);
+	}
+	if (e->o->verbose)
+		fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, op_label(op_index(tc)),
+			rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
+}
+
 static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_reply *rep)
 {
 	struct engine *e = rc->e;
@@ -857,17 +874,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 
 	if (rep->err) {
 		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, rep->err == -EPIPE);
-		if (rep->err == -EPIPE) {
-			os->lost++;
-			e->lost++;
-		} else {
-			os->errors++;
-			note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0,
-				      rep->err);
-		}
-		if (e->o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, op_label(op_index(tc)),
-				rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
+		count_failed(e, tc, os, rep);
 		return;
 	}
 	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
@@ -924,17 +931,7 @@ static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 		return;
 	}
 	if (rep->err) {
-		if (rep->err == -EPIPE) {
-			os->lost++;
-			e->lost++;
-		} else {
-			os->errors++;
-			note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0,
-				      rep->err);
-		}
-		if (e->o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, op_label(op_index(tc)),
-				rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
+		count_failed(e, tc, os, rep);
 		return;
 	}
 	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
@@ -1157,6 +1154,62 @@ static uint32_t rw_cs_sequence(void *ctx, uint64_t clientid)
 }
 
 /* An NFSv4 call (NULL, or a 4.1+ COMPOUND rewritten for the target). */
+/* Waits until a call may go out: fewer in flight than --max-inflight (or
+ * than the capture had when this call went), room in the transport, a
+ * free call slot. */
+static int wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out)
+{
+	const struct replay_opts *o = e->o;
+	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
+	int ret;
+
+	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(*out = free_rcall(e)))
+		if ((ret = poll_once(e, 100)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Submits rc (the replay of call i), polling while the transport is full. */
+static int submit_rcall(struct engine *e, struct rcall *rc, size_t i)
+{
+	int ret;
+
+	rc->req.done = replay_done;
+	rc->req.ctx = rc;
+	rc->idx = i;
+	rc->e = e;
+	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
+		if ((ret = poll_once(e, 100)) < 0)
+			break;
+	return ret;
+}
+
+/* A call too large for the transport is skipped (0); anything else means
+ * the connection is gone (-ENOTCONN). */
+static int submit_failed(struct rcall *rc, struct opstat *os, int ret)
+{
+	free(rc->data);
+	rc->data = NULL;
+	if (ret == -EMSGSIZE) {
+		os->skipped++;
+		return 0;
+	}
+	return -ENOTCONN;
+}
+
+static int submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier)
+{
+	rc->busy = true;
+	os->replayed++;
+	os->read_chunks += rc->req.used_read_chunk;
+	os->write_chunks += rc->req.used_write_chunk;
+	os->reply_chunks += rc->req.used_reply_chunk;
+	e->sent++;
+	if (barrier)
+		e->barrier_pending = true;
+	return 0;
+}
+
 static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			 struct opstat *os)
 {
@@ -1192,11 +1245,9 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 	}
 	if ((ret = pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
-	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
 	struct rcall *rc;
-	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(rc = free_rcall(e)))
-		if ((ret = poll_once(e, 100)) < 0)
-			return ret;
+	if ((ret = wait_rcall(e, tc, &rc)) < 0)
+		return ret;
 
 	size_t cap = 1024 + tc->args_len + (size_t)(in.nops + 1) * NFS4_FHSIZE_MAX;
 	uint8_t *buf = malloc(cap);
@@ -1284,33 +1335,12 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 	if (tc->has_reply_chunk && rmax < 8192)
 		rmax = 8192;                       /* as the capture's client did */
 	rc->req.reply_max = rmax;
-	rc->req.done = replay_done;
-	rc->req.ctx = rc;
-	rc->idx = i;
-	rc->e = e;
 	rc->has_tdir = false;
-	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
-		if ((ret = poll_once(e, 100)) < 0)
-			break;
-	if (ret < 0) {
+	if ((ret = submit_rcall(e, rc, i)) < 0) {
 		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, ret != -EMSGSIZE);
-		free(rc->data);
-		rc->data = NULL;
-		if (ret == -EMSGSIZE) {
-			os->skipped++;
-			return 0;
-		}
-		return -ENOTCONN;
+		return submit_failed(rc, os, ret);
 	}
-	rc->busy = true;
-	os->replayed++;
-	os->read_chunks += rc->req.used_read_chunk;
-	os->write_chunks += rc->req.used_write_chunk;
-	os->reply_chunks += rc->req.used_reply_chunk;
-	e->sent++;
-	if (barrier)
-		e->barrier_pending = true;
-	return 0;
+	return submitted(e, rc, os, barrier);
 }
 
 /* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
@@ -1376,11 +1406,9 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	if ((ret = pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
 	/* concurrency */
-	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
 	struct rcall *rc;
-	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(rc = free_rcall(e)))
-		if ((ret = poll_once(e, 100)) < 0)
-			return ret;
+	if ((ret = wait_rcall(e, tc, &rc)) < 0)
+		return ret;
 
 	/* build: header + args with mapped handles */
 	size_t args_len = l.has_ddp ? l.ddp_at + 4 : tc->args_len;
@@ -1438,34 +1466,12 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 		rc->req.wchunk = l.count;
 	rc->req.reply_max = tc->prog == PROG_NFSACL_ ? (tc->proc == 1 ? 8192 : 512) :
 			    nfs3_reply_max(tc->proc, l.count);
-	rc->req.done = replay_done;
-	rc->req.ctx = rc;
-	rc->idx = i;
-	rc->e = e;
 	rc->has_tdir = l.nref > 0;
 	if (l.nref)
 		rc->tdir = mapped[0];
-	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
-		if ((ret = poll_once(e, 100)) < 0)
-			break;
-	if (ret < 0) {
-		free(rc->data);
-		rc->data = NULL;
-		if (ret == -EMSGSIZE) {
-			os->skipped++;
-			return 0;
-		}
-		return -ENOTCONN;
-	}
-	rc->busy = true;
-	os->replayed++;
-	os->read_chunks += rc->req.used_read_chunk;
-	os->write_chunks += rc->req.used_write_chunk;
-	os->reply_chunks += rc->req.used_reply_chunk;
-	e->sent++;
-	if (barrier)
-		e->barrier_pending = true;
-	return 0;
+	if ((ret = submit_rcall(e, rc, i)) < 0)
+		return submit_failed(rc, os, ret);
+	return submitted(e, rc, os, barrier);
 }
 
 static void trace_latencies(struct engine *e)
@@ -1765,7 +1771,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	e->nrc = o->slots ? o->slots : 32;
 	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = e->nrc,
 				.max_bulk = maxbulk, .reply_chunk_max = 72 * 1024,
-				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll };
+				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll,
+				.moderate_us = o->moderate_us };
 	bool tcp = o->transport && !strcmp(o->transport, "tcp");
 	if ((ret = tcp ? xprt_tcp_open(&e->x, &xo) : xprt_rdma_open(&e->x, &xo)) < 0)
 		goto out;

@@ -71,3 +71,120 @@ rp_reset() {
     lab_signal "reset.$RP_RESETS"
     lab_wait "reset.$RP_RESETS.done" 60
 }
+
+# ---- bench instrumentation (replay-bench) ----
+
+# rp_tick SECS: sleep without forking (a fork+exec costs milliseconds of
+# emulated CPU under TCG, and the watchers below tick often).
+rp_tick() {
+    if [[ -z ${RP_TICK_FD:-} ]]; then
+        mkfifo /tmp/rp-tick.$$ 2>/dev/null || true
+        exec {RP_TICK_FD}<>/tmp/rp-tick.$$
+    fi
+    read -r -t "$1" -u "$RP_TICK_FD" _ || true
+}
+
+# rp_cpu_snap LABEL: one line with this guest's CPU counters:
+#   LABEL uptime user nice system idle iowait irq softirq steal ctxt intr
+# (USER_HZ ticks, from /proc/stat; builtins only).
+rp_cpu_snap() {
+    local label=$1 up _ k v rest cpu="" ctxt=0 intr=0
+    read -r up _ </proc/uptime
+    while read -r k v rest; do
+        case $k in
+        cpu) cpu="$v $rest" ;;
+        ctxt) ctxt=$v ;;
+        intr) intr=$v ;;
+        esac
+    done </proc/stat
+    local -a c
+    read -r -a c <<<"$cpu 0 0 0 0 0 0 0 0"
+    echo "$label $up ${c[0]} ${c[1]} ${c[2]} ${c[3]} ${c[4]} ${c[5]} ${c[6]} ${c[7]} $ctxt $intr"
+}
+
+# rp_cpu_mark LABEL (client): snapshot here, and tell the server (and the
+# host's sampler, which watches the share) to snapshot too.
+rp_cpu_mark() {
+    rp_cpu_snap "$1" >>"$LAB_OUT/client-cpu.txt"
+    lab_signal "cpu.$1"
+}
+
+# rp_phase LABEL DELAY WINDOW CMD...: run CMD; CPU marks LABEL.start and
+# LABEL.end at DELAY and DELAY+WINDOW seconds after it started (inside its
+# steady state: after connection set-up and warm-up, before it ends).
+rp_phase() {
+    local label=$1 delay=$2 win=$3 pid
+    shift 3
+    "$@" &
+    pid=$!
+    rp_tick "$delay"
+    rp_cpu_mark "$label.start"
+    rp_tick "$win"
+    rp_cpu_mark "$label.end"
+    wait "$pid" || true
+}
+
+# rp_perf_mark LABEL SECS (client): profile both guests for SECS seconds
+# (perf record -a, cpu-clock: TCG has no PMU).  The server's watcher
+# starts its own on the marker.
+rp_perf() {
+    lab_signal "perf.$1.$2"
+    perf record -a -e cpu-clock -F 250 -o "/tmp/perf-$1.data" -- sleep "$2" >/dev/null 2>&1 || true
+}
+
+# rp_nfsd_threads N (client): have the server run N nfsd threads.
+RP_THREADS_K=0
+rp_nfsd_threads() {
+    RP_THREADS_K=$((RP_THREADS_K + 1))
+    lab_signal "threads.$1.$RP_THREADS_K"
+    lab_wait "threads.$1.$RP_THREADS_K.done" 30 || true
+}
+
+# rp_perf_report LABEL ROLE: summaries of a profile into $LAB_OUT.
+rp_perf_report() {
+    local f=/tmp/perf-$1.data
+    [[ -s $f ]] || { echo "no profile ($f)" >"$LAB_OUT/$2-perf-$1.txt"; return 0; }
+    {
+        echo "## by command"
+        perf report -i "$f" --stdio --sort comm 2>/dev/null | grep -v '^$' | head -30
+        echo "## by symbol"
+        perf report -i "$f" --stdio --sort sym 2>/dev/null | grep -v '^$' | head -70
+    } >"$LAB_OUT/$2-perf-$1.txt" 2>&1 || true
+}
+
+# rp_watch (server, background): snapshot CPU on every cpu.* marker, start
+# a profile on every perf.LABEL.SECS marker, set the nfsd thread count on
+# every threads.N marker (answered by threads.N.done), until bench.done.
+rp_watch() {
+    local -A seen=()
+    local f b label secs
+    while [[ ! -e $LAB_SYNC/bench.done ]]; do
+        # one directory read per tick: over 9p under TCG each costs the
+        # server guest CPU that the measurement wants
+        for f in "$LAB_SYNC"/*; do
+            [[ -z ${seen[$f]:-} ]] || continue
+            case ${f##*/} in cpu.* | perf.* | threads.*) ;; *) continue ;; esac
+            seen[$f]=1
+            b=${f##*/}
+            case $b in
+            threads.*.done) ;;
+            threads.*)
+                # threads.N.K: nfsd thread count N for the next measurement
+                label=${b#threads.}
+                echo "${label%.*}" >/proc/fs/nfsd/threads 2>/dev/null || true
+                cat /proc/fs/nfsd/threads >"$LAB_SYNC/.$b.tmp" 2>&1
+                mv -f "$LAB_SYNC/.$b.tmp" "$LAB_SYNC/$b.done"
+                ;;
+            cpu.*) rp_cpu_snap "${b#cpu.}" >>"$LAB_OUT/server-cpu.txt" ;;
+            perf.*)
+                label=${b#perf.}
+                secs=${label##*.}
+                label=${label%.*}
+                perf record -a -e cpu-clock -F 250 -o "/tmp/perf-$label.data" -- sleep "$secs" >/dev/null 2>&1 &
+                ;;
+            esac
+        done
+        rp_tick 0.2
+    done
+    wait || true
+}
