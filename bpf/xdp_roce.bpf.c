@@ -33,10 +33,27 @@ const volatile __u16 roce_port = XDP_ROCE_UDP_PORT;
  * the frame number a capture of the interface would have. */
 __u64 frame_seq;
 
+/* Ring bytes per CPU - 1 (a power of two - 1), set with the slot size. */
+const volatile __u32 ring_mask = XDP_RING_DEFAULT - 1;
+
+/* The per-CPU record rings (bpf/xdp_roce.h).  No BTF value type: the
+ * loader sets value_size to ring bytes + XDP_RING_EXTRA. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, XDP_RING_DEFAULT + XDP_RING_EXTRA);
+	__uint(max_entries, 1);               /* the loader: possible CPUs */
+} xdp_ring SEC(".maps");
+
+/* Doorbell: one 8-byte token (the CPU) when a ring's backlog crosses an
+ * eighth of the ring, so the reader can sleep in epoll; below that its
+ * poll timeout picks the records up.  At most one wakeup (an IPI; a VM
+ * exit in a guest) per time the reader drains a ring. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, XDP_ROCE_RB_DEFAULT);
-} xdp_rb SEC(".maps");
+	__uint(max_entries, 4096);
+} xdp_wake SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -61,17 +78,6 @@ struct {
 struct scratch {
 	struct xdp_roce_rec r;
 };
-
-/* A record reserves its header plus REC_SMALL bytes when the frame's
- * captured part fits (ACKs, READ requests, small SENDs), else the header
- * plus snap_len.  The reservation size must be a verifier constant. */
-#define REC_SMALL 128
-/* Wake the reader only when the unread data grows past WAKE_BYTES: at
- * most one wakeup (an IPI; a VM exit in a guest) per time the reader
- * drains the ring, instead of one per record whenever the reader has
- * caught up.  Below that, the reader's poll timeout picks the records up
- * (pcap/source_xdp.c consumes after every poll). */
-#define WAKE_BYTES (64u << 10)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -408,28 +414,57 @@ found:
 		v->rpcrdma++;
 }
 
-/* The record header, then the frame's first cap bytes, into a reservation
- * e of at least sizeof(*r) + cap bytes.  Returns the bytes copied. */
+/* Where a frame's record is built.  A record that goes to the ring is
+ * written straight into this CPU's ring slot (no build-then-copy); one
+ * that does not (sampled out, ring full) is built in the per-CPU scratch,
+ * so the counters and the connection table still see the frame. */
+struct rec_at {
+	struct xdp_roce_rec *r;
+	struct xdp_ring_ctl *c;   /* NULL: not going to the ring */
+	__u64 used;               /* ring bytes unread before this record */
+	__u32 cap;                /* frame bytes to copy */
+};
+
+static __always_inline int rec_begin(struct rec_at *a, int want, __u32 wire)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u32 snapc = snap_len > XDP_ROCE_SNAP_MAX ? XDP_ROCE_SNAP_MAX : snap_len;
+	__u8 *slot;
+
+	a->c = 0;
+	a->cap = snapc < wire ? snapc : wire;
+	if (want && (slot = bpf_map_lookup_elem(&xdp_ring, &cpu))) {
+		struct xdp_ring_ctl *c = (struct xdp_ring_ctl *)slot;
+		__u64 size = (__u64)ring_mask + 1, head = c->head;
+		__u64 used = head - *(volatile __u64 *)&c->tail;
+
+		/* used > size: a reader wrote a bad tail; stop until it fixes it */
+		if (used <= size && size - used >= XDP_REC_SPACE(a->cap)) {
+			a->c = c;
+			a->used = used;
+			a->r = (struct xdp_roce_rec *)(slot + XDP_RING_CTL + (head & ring_mask));
+			__builtin_memset(a->r, 0, sizeof(*a->r));
+			return 0;
+		}
+	}
+	struct scratch *s = bpf_map_lookup_elem(&xdp_scratch, &zero);
+	if (!s)
+		return -1;
+	a->r = &s->r;
+	__builtin_memset(a->r, 0, sizeof(*a->r));
+	return 0;
+}
+
 /* Bounds cap by max for the verifier: the empty asm hides what the
  * compiler knows about cap, so the comparison stays in the program. */
-#define EMIT_COPY(ctx, r, e, cap, max) ({ /* max <= XDP_ROCE_SNAP_MAX < 8192 */					\
-	__u64 c_ = (cap);							\
-	asm volatile("" : "+r"(c_));						\
-	if (c_ > (max))								\
-		c_ = 0;								\
-	asm volatile("%0 &= %1" : "+r"(c_) : "i"(8191));	\
-	emit_copy(ctx, r, e, c_);						\
+#define BOUND_CAP(cap, max) ({ /* max <= XDP_ROCE_SNAP_MAX < 8192 */	\
+	__u64 c_ = (cap);						\
+	asm volatile("" : "+r"(c_));					\
+	if (c_ > (max))							\
+		c_ = 0;							\
+	asm volatile("%0 &= %1" : "+r"(c_) : "i"(8191));		\
+	c_;								\
 })
-static __always_inline __u32 emit_copy(struct xdp_md *ctx, struct xdp_roce_rec *r, __u8 *e, __u64 cap)
-{
-	/* a signed test: older verifiers (6.1) learn cap >= 1 from it, not
-	 * from cap != 0, and the helper's size must be >= 1 */
-	if ((__s64)cap > 0 && bpf_xdp_load_bytes(ctx, 0, e + sizeof(*r), cap))
-		cap = 0;
-	r->cap_len = (__u16)cap;
-	__builtin_memcpy(e, r, sizeof(*r));
-	return cap;
-}
 
 SEC("xdp.frags")
 int xdp_roce(struct xdp_md *ctx)
@@ -440,8 +475,9 @@ int xdp_roce(struct xdp_md *ctx)
 	__u32 wire = bpf_xdp_get_buff_len(ctx);
 	__u64 frame = __sync_fetch_and_add(&frame_seq, 1) + 1;
 	struct xdp_roce_rec *r;
-	struct scratch *s;
-	__u32 zero = 0, ip_payload = 0, tp_len, off, l3 = sizeof(struct ethhdr);
+	struct rec_at at;
+	int want = !(sample_every > 1 && frame % sample_every);
+	__u32 ip_payload = 0, tp_len, off, l3 = sizeof(struct ethhdr);
 	__u8 layer, family, ecn = 0, kind = XK_ROCE_V2;
 	__u16 sport = 0;
 	const __u8 *src = 0, *dst = 0;
@@ -587,11 +623,9 @@ int xdp_roce(struct xdp_md *ctx)
 	}
 
 have_bth:
-	s = bpf_map_lookup_elem(&xdp_scratch, &zero);
-	if (!s)
+	if (rec_begin(&at, want, wire))
 		return XDP_PASS;
-	r = &s->r;
-	__builtin_memset(r, 0, sizeof(*r));
+	r = at.r;
 	r->kind = kind;
 	r->family = family;
 	r->ecn = ecn;
@@ -729,11 +763,9 @@ have_bth:
 	goto emit;
 
 malformed:
-	s = bpf_map_lookup_elem(&xdp_scratch, &zero);
-	if (!s)
+	if (rec_begin(&at, want, wire))
 		return XDP_PASS;
-	r = &s->r;
-	__builtin_memset(r, 0, sizeof(*r));
+	r = at.r;
 malformed_r:
 	r->status = XR_MALFORMED;
 	r->mal_layer = layer;
@@ -741,41 +773,38 @@ malformed_r:
 	bump(XS_MALFORMED);
 
 emit:
-	if (sample_every > 1 && frame % sample_every) {
+	if (!want) {
 		bump(XS_SAMPLED_OUT);
 		return XDP_PASS;
 	}
-	r->magic = XDP_ROCE_MAGIC;
-	r->hdr_size = sizeof(*r);
-	r->frame = frame;
-	r->wire_len = wire;
-	{
-		/* snapc: snap_len clamped, a constant for the verifier */
-		__u32 snapc = snap_len > XDP_ROCE_SNAP_MAX ? XDP_ROCE_SNAP_MAX : snap_len;
-		__u32 cap = snapc < wire ? snapc : wire;
-		__u8 *e;
-
-		if (snapc < REC_SMALL)
-			snapc = REC_SMALL;
-		if (cap <= REC_SMALL) {
-			e = bpf_ringbuf_reserve(&xdp_rb, sizeof(*r) + REC_SMALL, 0);
-			if (!e)
-				goto rb_full;
-			cap = EMIT_COPY(ctx, r, e, cap, REC_SMALL);
-		} else {
-			e = bpf_ringbuf_reserve(&xdp_rb, sizeof(*r) + snapc, 0);
-			if (!e)
-				goto rb_full;
-			cap = EMIT_COPY(ctx, r, e, cap, snapc);
-		}
-		__u64 avail = bpf_ringbuf_query(&xdp_rb, BPF_RB_AVAIL_DATA);
-		__u64 len = sizeof(*r) + (cap <= REC_SMALL ? REC_SMALL : snapc) + 8;
-		bpf_ringbuf_submit(e, avail >= WAKE_BYTES && avail - len < WAKE_BYTES ?
-				      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-		bump(XS_RECORDS);
-		return XDP_PASS;
-rb_full:
+	if (!at.c) {
 		bump(XS_RB_DROPS);
+		return XDP_PASS;
+	}
+	{
+		__u64 cap = BOUND_CAP(at.cap, XDP_ROCE_SNAP_MAX);
+
+		/* a signed test: older verifiers (6.1) learn cap >= 1 from it,
+		 * not from cap != 0, and the helper's size must be >= 1 */
+		if ((__s64)cap > 0 && bpf_xdp_load_bytes(ctx, 0, (__u8 *)r + sizeof(*r), cap))
+			cap = 0;
+		r->magic = XDP_ROCE_MAGIC;
+		r->hdr_size = sizeof(*r);
+		r->cap_len = (__u16)cap;
+		r->frame = frame;
+		r->wire_len = wire;
+		__u64 len = XDP_REC_SPACE(cap);
+		/* publishes the record: a full-barrier atomic, so its bytes are
+		 * visible first on weakly ordered CPUs too */
+		__sync_fetch_and_add(&at.c->head, len);
+		bump(XS_RECORDS);
+		__u64 wake = ((__u64)ring_mask + 1) >> 3;
+		if (at.used < wake && at.used + len >= wake) {
+			__u32 cpu = bpf_get_smp_processor_id();
+
+			bpf_ringbuf_output(&xdp_wake, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
+			bump(XS_WAKEUPS);
+		}
 	}
 	return XDP_PASS;
 }

@@ -20,7 +20,34 @@
 #define XDP_ROCE_UDP_PORT     4791
 #define XDP_ROCE_SNAP_DEFAULT 512          /* frame bytes copied per record */
 #define XDP_ROCE_SNAP_MAX     4352         /* MTU 4096 RoCE frame + headers (4170) */
-#define XDP_ROCE_RB_DEFAULT   (16u << 20)  /* ring buffer bytes */
+
+/* Records go to one ring per CPU (map "xdp_ring", a BPF_F_MMAPABLE array
+ * with one slot per possible CPU, mapped by the reader).  A slot is
+ *
+ *   struct xdp_ring_ctl   head (the program's), tail (the reader's)
+ *   ring bytes            records at position & (ring bytes - 1)
+ *   slack                 the tail of a record that starts near the end
+ *
+ * so a record is always contiguous.  Positions only grow; the program
+ * never lets head - tail exceed the ring bytes.  Each slot has exactly one
+ * writer (XDP runs with migration disabled and does not nest on a CPU),
+ * so there is no lock and one atomic per record (the head update, which
+ * orders the record's bytes before it on every architecture); the
+ * BPF ring buffer this replaces cost a spinlock, a header and a commit
+ * per record.  The reader merges the CPUs' rings by frame number. */
+struct xdp_ring_ctl {
+	__u64 head;          /* written by the program: end of the last record */
+	__u64 pad0[7];
+	__u64 tail;          /* written by the reader: start of the first unread record */
+	__u64 pad1[7];
+};
+#define XDP_RING_CTL          128          /* sizeof(struct xdp_ring_ctl) */
+#define XDP_RING_EXTRA        8192         /* ctl + slack: >= 128 + record header + SNAP_MAX */
+#define XDP_RING_DEFAULT      (2u << 20)   /* ring bytes per CPU */
+#define XDP_RING_MIN          (64u << 10)
+#define XDP_RING_MAX          (2u << 20)   /* a slot must stay <= 4 MB (KMALLOC_MAX_SIZE) */
+/* Bytes a record takes in a ring: header + frame bytes, 8-aligned. */
+#define XDP_REC_SPACE(cap)    ((sizeof(struct xdp_roce_rec) + (cap) + 7) & ~7ull)
 
 /* xdp_roce_rec.status */
 enum xdp_rec_status {
@@ -134,6 +161,7 @@ enum xdp_stat {
 	XS_SAMPLED_OUT,    /* records skipped by sampling */
 	XS_RPCRDMA,        /* SEND First/Only with a whole v1 header */
 	XS_CONN_FULL,      /* per-connection slot taken over from another key */
+	XS_WAKEUPS,        /* reader wakeups sent (a ring's backlog crossed its threshold) */
 	XS_MAX,
 };
 

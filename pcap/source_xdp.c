@@ -1,7 +1,8 @@
 /* xdp:IFACE -- the XDP fast path as a record source (pcap/source_xdp.h).
  *
  * Load bpf/xdp_roce.bpf.c with the snap length and sampling rate in its
- * rodata, attach it (native, else generic), read its ring buffer, and feed
+ * rodata, attach it (native, else generic), read its per-CPU record rings
+ * (pcap/xdp_ring.c: oldest frame first across CPUs), and feed
  * each record's frame bytes to the dissector through pcap/xdp_feed.c.  The
  * record's ktime stamp (CLOCK_MONOTONIC) becomes wall-clock time with an
  * offset taken at open. */
@@ -19,6 +20,7 @@
 
 #include "pcap/source_xdp.h"
 #include "pcap/xdp_feed.h"
+#include "pcap/xdp_ring.h"
 #include "src/log.h"
 #include "xdp_roce.skel.h"
 
@@ -29,7 +31,7 @@ struct xsrc {
 	char ifname[IF_NAMESIZE];
 	unsigned ifindex;
 	struct xdp_roce_bpf *skel;
-	struct ring_buffer *rb;
+	struct xdp_ring *ring;
 	struct xdp_feed *feed;
 	int prog_fd;
 	int link_fd;         /* the XDP bpf_link: closing it detaches */
@@ -94,8 +96,8 @@ static void cap_write(struct xsrc *s, uint64_t ts, const uint8_t *data, uint32_t
 	}
 }
 
-/* Ring-buffer callback: the record is untrusted until xdp_rec_check. */
-static int on_ring(void *ctx, void *data, size_t len)
+/* Ring callback: the record is untrusted until xdp_rec_check. */
+static int on_ring(void *ctx, const void *data, size_t len)
 {
 	struct xsrc *s = ctx;
 	const struct xdp_roce_rec *r;
@@ -135,8 +137,7 @@ static void xsrc_close(struct source *src)
 		return;
 	if (s->link_fd > 0)
 		close(s->link_fd);
-	if (s->rb)
-		ring_buffer__free(s->rb);
+	xdp_ring_free(s->ring);
 	if (s->skel)
 		xdp_roce_bpf__destroy(s->skel);
 	if (s->feed)
@@ -172,7 +173,7 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	struct xsrc *s = calloc(1, sizeof(*s));
 	char *spec = strdup(arg ? arg : ""), *save = NULL, *tok;
 	int force = 0;   /* 0 auto, 1 native, 2 generic */
-	uint32_t rbsize = XDP_ROCE_RB_DEFAULT, sample = o && o->sample ? o->sample : 1;
+	uint32_t rbsize = XDP_RING_DEFAULT, sample = o && o->sample ? o->sample : 1;
 	int ret = -EINVAL;
 
 	*out = NULL;
@@ -212,8 +213,8 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 				goto fail;
 			}
 		} else if (!strncmp(tok, "rb=", 3)) {
-			if (parse_u32(tok + 3, 1u << 16, 1u << 30, &rbsize) < 0 || (rbsize & (rbsize - 1))) {
-				snprintf(err, errlen, "xdp: bad %s (a power of 2, 64k..1G)", tok);
+			if (parse_u32(tok + 3, XDP_RING_MIN, XDP_RING_MAX, &rbsize) < 0 || (rbsize & (rbsize - 1))) {
+				snprintf(err, errlen, "xdp: bad %s (ring bytes per CPU: a power of 2, 64k..2M)", tok);
 				goto fail;
 			}
 		} else if (!strncmp(tok, "capture=", 8) && tok[8]) {
@@ -244,7 +245,10 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	}
 	s->skel->rodata->snap_len = s->snap;
 	s->skel->rodata->sample_every = sample;
-	bpf_map__set_max_entries(s->skel->maps.xdp_rb, rbsize);
+	if ((ret = xdp_ring_configure(s->skel->maps.xdp_ring, rbsize, (uint32_t *)&s->skel->rodata->ring_mask)) < 0) {
+		snprintf(err, errlen, "xdp: sizing the record rings: %s", strerror(-ret));
+		goto fail;
+	}
 	if ((ret = xdp_roce_bpf__load(s->skel)) < 0) {
 		snprintf(err, errlen, "xdp: loading the XDP program: %s%s", strerror(-ret),
 			 ret == -EPERM ? " (needs root or CAP_BPF + CAP_NET_ADMIN)" : "");
@@ -292,10 +296,13 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	struct dissect_opts dopts = { .max_inflight = XSRC_MAX_INFLIGHT };
 	struct dissect_cbs cbs = { .record = on_record, .ctx = s };
 	s->feed = xdp_feed_new(&dopts, &cbs);
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.xdp_rb), on_ring, s, NULL);
-	if (!s->feed || !s->rb) {
+	if (!s->feed) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "xdp: setting up the ring buffer reader: %s", strerror(errno));
+		snprintf(err, errlen, "xdp: out of memory");
+		goto fail;
+	}
+	if ((ret = xdp_ring_new(&s->ring, s->skel->maps.xdp_ring, s->skel->maps.xdp_wake, on_ring, s)) < 0) {
+		snprintf(err, errlen, "xdp: mapping the record rings: %s", strerror(-ret));
 		goto fail;
 	}
 	s->mono_to_real = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
@@ -314,7 +321,7 @@ static int xsrc_fd(struct source *src)
 {
 	struct xsrc *s = (struct xsrc *)src;
 
-	return ring_buffer__epoll_fd(s->rb);
+	return xdp_ring_epoll_fd(s->ring);
 }
 
 static int xsrc_poll(struct source *src, int timeout_ms)
@@ -322,16 +329,11 @@ static int xsrc_poll(struct source *src, int timeout_ms)
 	struct xsrc *s = (struct xsrc *)src;
 
 	s->delivered = 0;
-	/* The program wakes the reader only when a backlog builds up
-	 * (bpf/xdp_roce.bpf.c, WAKE_BYTES): read what is there, wait, then
-	 * read again, so a poll timeout picks up records that came without
-	 * a wakeup. */
-	int n = ring_buffer__consume(s->rb);
-	if (n == 0 && timeout_ms != 0) {
-		n = ring_buffer__poll(s->rb, timeout_ms);
-		if (n >= 0)
-			n = ring_buffer__consume(s->rb);
-	}
+	/* The program rings the doorbell only when a backlog builds up
+	 * (bpf/xdp_roce.bpf.c): xdp_ring_poll reads what is there, waits,
+	 * then reads again, so a poll timeout picks up records that came
+	 * without a wakeup. */
+	int n = xdp_ring_poll(s->ring, timeout_ms);
 	if (n < 0 && n != -EINTR)
 		return n;
 	if (s->cap)
@@ -345,7 +347,8 @@ static void xsrc_stats(const struct source *src, struct source_stats *st)
 
 	*st = s->st;
 	st->drops = stat_sum(s, XS_RB_DROPS);
-	st->errors = stat_sum(s, XS_MALFORMED) + s->bad_records;
+	st->errors = stat_sum(s, XS_MALFORMED) + s->bad_records +
+		     (s->ring ? xdp_ring_stats(s->ring)->resyncs : 0);
 }
 
 int source_is_xdp(const struct source *s)
@@ -375,7 +378,7 @@ int source_xdp_flush(struct source *src)
 	if (!source_is_xdp(src))
 		return -EINVAL;
 	s->delivered = 0;
-	ring_buffer__consume(s->rb);
+	xdp_ring_consume(s->ring);
 	xdp_feed_flush(s->feed);
 	return s->delivered;
 }

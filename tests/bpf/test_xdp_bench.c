@@ -51,7 +51,7 @@ static double mix_ns(struct txdp *x, const struct tcap *c, size_t nframes, uint3
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f[i].data,
 			    .data_size_in = (uint32_t)c->f[i].cap, .repeat = repeat);
 		int err = bpf_prog_test_run_opts(x->prog_fd, &o);
-		ring_buffer__consume(x->rb);
+		txdp_consume(x);
 		trecs_clear(&x->recs);
 		if (check) {
 			uint64_t roce = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED) - roce0;

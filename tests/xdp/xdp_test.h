@@ -23,6 +23,7 @@
 #include "dissect/transport.h"
 #include "pcap/source.h"
 #include "pcap/xdp_feed.h"
+#include "pcap/xdp_ring.h"
 #include "xdp_roce.skel.h"
 
 #ifndef XDP_PASS
@@ -103,7 +104,7 @@ struct trecs {
 	size_t n, max;
 };
 
-static inline int trecs_add(void *ctx, void *data, size_t len)
+static inline int trecs_add(void *ctx, const void *data, size_t len)
 {
 	struct trecs *t = ctx;
 
@@ -131,18 +132,24 @@ static inline void trecs_clear(struct trecs *t)
 	t->n = 0;
 }
 
-/* A loaded program with its ring-buffer reader. */
+/* A loaded program with its record-ring reader. */
 struct txdp {
 	struct xdp_roce_bpf *skel;
-	struct ring_buffer *rb;
+	struct xdp_ring *ring;
 	struct trecs recs;
 	int prog_fd, ncpu;
 	uint32_t snap, sample;
 };
 
-static inline int txdp_rb_cb(void *ctx, void *data, size_t len)
+static inline int txdp_rb_cb(void *ctx, const void *data, size_t len)
 {
 	return trecs_add(ctx, data, len);
+}
+
+/* Collects what the program has written (oldest frame first). */
+static inline int txdp_consume(struct txdp *x)
+{
+	return xdp_ring_consume(x->ring);
 }
 
 static inline int txdp_open(struct txdp *x, uint32_t snap, uint32_t sample)
@@ -155,7 +162,10 @@ static inline int txdp_open(struct txdp *x, uint32_t snap, uint32_t sample)
 		return -errno;
 	x->skel->rodata->snap_len = snap;
 	x->skel->rodata->sample_every = sample;
-	int err = xdp_roce_bpf__load(x->skel);
+	int err = xdp_ring_configure(x->skel->maps.xdp_ring, XDP_RING_DEFAULT,
+				     (uint32_t *)&x->skel->rodata->ring_mask);
+	if (!err)
+		err = xdp_roce_bpf__load(x->skel);
 	if (err) {
 		xdp_roce_bpf__destroy(x->skel);
 		x->skel = NULL;
@@ -163,9 +173,8 @@ static inline int txdp_open(struct txdp *x, uint32_t snap, uint32_t sample)
 	}
 	x->prog_fd = bpf_program__fd(x->skel->progs.xdp_roce);
 	x->ncpu = libbpf_num_possible_cpus();
-	x->rb = ring_buffer__new(bpf_map__fd(x->skel->maps.xdp_rb), txdp_rb_cb, &x->recs, NULL);
-	if (!x->rb) {
-		err = -errno;
+	err = xdp_ring_new(&x->ring, x->skel->maps.xdp_ring, x->skel->maps.xdp_wake, txdp_rb_cb, &x->recs);
+	if (err) {
 		xdp_roce_bpf__destroy(x->skel);
 		x->skel = NULL;
 		return err;
@@ -175,8 +184,7 @@ static inline int txdp_open(struct txdp *x, uint32_t snap, uint32_t sample)
 
 static inline void txdp_close(struct txdp *x)
 {
-	if (x->rb)
-		ring_buffer__free(x->rb);
+	xdp_ring_free(x->ring);
 	if (x->skel)
 		xdp_roce_bpf__destroy(x->skel);
 	trecs_clear(&x->recs);
@@ -200,7 +208,7 @@ static inline void txdp_reset(struct txdp *x)
 		bpf_map_update_elem(cfd, &i, zs, BPF_ANY);
 	free(zs);
 	x->skel->bss->frame_seq = 0;
-	ring_buffer__consume(x->rb);
+	txdp_consume(x);
 	trecs_clear(&x->recs);
 }
 
@@ -272,7 +280,7 @@ static inline int txdp_run(struct txdp *x, const uint8_t *data, size_t len)
 
 	if (err)
 		return err < 0 ? err : -err;
-	ring_buffer__consume(x->rb);
+	txdp_consume(x);
 	return (int)opts.retval;
 }
 
