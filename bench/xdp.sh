@@ -2,11 +2,13 @@
 # XDP fast path benchmark (docs/xdp.md):
 #  1. BPF_PROG_TEST_RUN with repeat over a lab capture's packet mix:
 #     ns/packet (target <= 100 ns) with 512-byte and full-frame records;
-#  2. on a veth pair in private network namespaces: the highest send rate
-#     at which the XDP path (program + ring buffer + per-XID pipeline)
-#     loses nothing vs. the same for a libpcap capture on the same
-#     interface feeding the same pipeline (target >= 10x).
-# Needs root.  About a minute.  Nothing here is pass/fail on time.
+#  2. on a veth pair in private network namespaces, fed by an in-kernel
+#     generator (bpf/xdp_gen.bpf.c, XDP live frames) on CPU 0 with the
+#     receiving side (threaded NAPI + reader) on CPU 1: the highest rate at
+#     which the XDP path (program + record rings + per-XID pipeline) loses
+#     nothing vs. the same for a libpcap capture on the same interface
+#     feeding the same pipeline (target >= 10x).
+# Needs root.  About two minutes.  Nothing here is pass/fail on time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
