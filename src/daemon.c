@@ -122,6 +122,7 @@ static void *src_main(void *arg)
 		t->exp = NULL;
 	}
 	atomic_store(&t->done, true);
+	rec_queue_kick(t->d->q);   /* --exit-at-end notices without waiting */
 	return NULL;
 }
 
@@ -478,8 +479,13 @@ int daemon_run(const struct daemon_cfg *c)
 	uint64_t next_sum = c->summary_interval > 0 ? mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
 	rc = 0;
 	while (!stop_flag) {
-		struct pollfd p[2 + MAX_CONNS];
-		int np = 0, idx[2 + MAX_CONNS];
+		struct pollfd p[3 + MAX_CONNS];
+		int np = 0, idx[3 + MAX_CONNS];
+		int qfd = rec_queue_fd(d->q);
+		if (qfd >= 0) {
+			p[np] = (struct pollfd){ qfd, POLLIN, 0 };
+			idx[np++] = -3;
+		}
 		if (d->ctl_fd >= 0) {
 			p[np] = (struct pollfd){ d->ctl_fd, POLLIN, 0 };
 			idx[np++] = -1;
@@ -496,17 +502,30 @@ int daemon_run(const struct daemon_cfg *c)
 			p[np] = (struct pollfd){ k->fd, k->outlen > k->outpos ? POLLOUT : POLLIN, 0 };
 			idx[np++] = i;
 		}
-		int n = poll(p, (nfds_t)np, 50);
+		/* Records wake us through the queue's eventfd; the timeout is only
+		 * for the summary, idle HTTP connections and the end of input.
+		 * Without an eventfd, poll the queue every 50 ms. */
+		int timeout = qfd >= 0 ? 1000 : 50;
+		if (next_sum) {
+			uint64_t now = mono_ns();
+			int left = now >= next_sum ? 0 : (int)((next_sum - now) / 1000000) + 1;
+			if (left < timeout)
+				timeout = left;
+		}
+		int n = poll(p, (nfds_t)np, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("poll: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
+		rec_queue_ack(d->q);
 		drain(d);
 		update_external(d);
 		for (int i = 0; n > 0 && i < np; i++) {
 			if (!p[i].revents)
 				continue;
+			if (idx[i] == -3)
+				continue;   /* the queue: drained above */
 			if (idx[i] == -1)
 				accept_conn(d, d->ctl_fd, C_CTL);
 			else if (idx[i] == -2)

@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 struct rec_queue {
 	pthread_mutex_t mu;
@@ -14,6 +16,7 @@ struct rec_queue {
 	size_t cap, head, len;
 	uint64_t drops;
 	bool closed;
+	int efd;   /* readable while records wait (-1: none, the consumer polls) */
 };
 
 struct rec_queue *rec_queue_new(size_t cap)
@@ -30,6 +33,7 @@ struct rec_queue *rec_queue_new(size_t cap)
 		return NULL;
 	}
 	q->cap = cap;
+	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->space, NULL);
 	return q;
@@ -41,13 +45,38 @@ void rec_queue_free(struct rec_queue *q)
 		return;
 	pthread_mutex_destroy(&q->mu);
 	pthread_cond_destroy(&q->space);
+	if (q->efd >= 0)
+		close(q->efd);
 	free(q->ring);
 	free(q);
 }
 
+void rec_queue_kick(struct rec_queue *q)
+{
+	uint64_t one = 1;
+
+	if (q->efd >= 0 && write(q->efd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is at its maximum, so it is readable anyway */
+	}
+}
+
+void rec_queue_ack(struct rec_queue *q)
+{
+	uint64_t v;
+
+	if (q->efd >= 0 && read(q->efd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing was signalled */
+	}
+}
+
+int rec_queue_fd(const struct rec_queue *q)
+{
+	return q->efd;
+}
+
 bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless)
 {
-	bool ok = false;
+	bool ok = false, first = false;
 
 	pthread_mutex_lock(&q->mu);
 	while (lossless && q->len == q->cap && !q->closed)
@@ -58,10 +87,14 @@ bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lo
 		q->drops++;
 	} else {
 		memcpy(&q->ring[(q->head + q->len) % q->cap], r, sizeof(*r));
-		q->len++;
+		first = q->len++ == 0;
 		ok = true;
 	}
 	pthread_mutex_unlock(&q->mu);
+	/* Only the record that ends an empty spell wakes the consumer: it
+	 * clears the signal before it drains, and drains until empty. */
+	if (first)
+		rec_queue_kick(q);
 	return ok;
 }
 

@@ -21,6 +21,12 @@ bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lo
 size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max);
 /* Wakes blocked producers for good (shutdown). */
 void rec_queue_close(struct rec_queue *q);
+/* Wakeups for the consumer: rec_queue_fd is readable once a record has
+ * arrived in an empty queue (or after rec_queue_kick); rec_queue_ack clears
+ * it, before the consumer drains.  -1 if eventfd failed: poll instead. */
+int rec_queue_fd(const struct rec_queue *q);
+void rec_queue_ack(struct rec_queue *q);
+void rec_queue_kick(struct rec_queue *q);
 uint64_t rec_queue_drops(struct rec_queue *q);
 size_t rec_queue_len(struct rec_queue *q);
 size_t rec_queue_cap(const struct rec_queue *q);

@@ -1,0 +1,84 @@
+/* The daemon's record queue (src/daemon_queue.c): its eventfd wakes the
+ * main loop exactly when records end an empty spell (or a source kicks
+ * it), a full queue drops (lossy) or waits (lossless), and closing frees a
+ * waiting producer.  Real eventfd and threads; poll(2) with no wait. */
+#include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "src/daemon_queue.h"
+
+static int readable(struct rec_queue *q)
+{
+	struct pollfd p = { rec_queue_fd(q), POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static struct rec_queue *Q;
+
+static void *lossless_push(void *arg)
+{
+	struct nfsrdma_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.xid = 99;
+	return (void *)(long)rec_queue_push(Q, &r, true);
+}
+
+int main(void)
+{
+	struct nfsrdma_record r, out[8];
+	struct rec_queue *q = rec_queue_new(4);
+
+	CHECK(q != NULL, "queue");
+	if (!q)
+		return check_summary("daemon-queue");
+	memset(&r, 0, sizeof(r));
+	CHECK(rec_queue_fd(q) >= 0, "an eventfd");
+	CHECK(!readable(q), "empty queue: no wakeup");
+
+	r.xid = 1;
+	CHECK(rec_queue_push(q, &r, false), "push 1");
+	CHECK(readable(q), "the first record into an empty queue wakes the consumer");
+	rec_queue_ack(q);
+	CHECK(!readable(q), "ack clears the wakeup");
+	r.xid = 2;
+	CHECK(rec_queue_push(q, &r, false), "push 2");
+	CHECK(!readable(q), "a record behind an undrained one does not wake again");
+	size_t n = rec_queue_pop(q, out, 8);
+	CHECK_EQ_U64(n, 2);
+	CHECK(n == 2 && out[0].xid == 1 && out[1].xid == 2, "records in order");
+	r.xid = 3;
+	rec_queue_push(q, &r, false);
+	CHECK(readable(q), "after a drain, the next record wakes again");
+	rec_queue_ack(q);
+	rec_queue_kick(q);
+	CHECK(readable(q), "a kick wakes without a record (a source ended)");
+	rec_queue_ack(q);
+
+	/* full: lossy drops and counts; lossless waits until closed */
+	for (int i = 0; i < 3; i++)
+		CHECK(rec_queue_push(q, &r, false), "fill %d", i);
+	CHECK_EQ_U64(rec_queue_len(q), 4);
+	CHECK(!rec_queue_push(q, &r, false), "lossy push into a full queue is dropped");
+	CHECK_EQ_U64(rec_queue_drops(q), 1);
+	Q = q;
+	pthread_t th;
+	void *ret = (void *)1;
+	CHECK(pthread_create(&th, NULL, lossless_push, NULL) == 0, "producer thread");
+	usleep(20000);
+	CHECK_EQ_U64(rec_queue_len(q), 4);
+	n = rec_queue_pop(q, out, 1);   /* makes room: the waiting producer goes in */
+	pthread_join(th, &ret);
+	CHECK(ret == (void *)1, "the lossless producer got in once there was room");
+	CHECK_EQ_U64(rec_queue_len(q), 4);
+	CHECK(pthread_create(&th, NULL, lossless_push, NULL) == 0, "producer thread 2");
+	usleep(20000);
+	rec_queue_close(q);
+	pthread_join(th, &ret);
+	CHECK(ret == (void *)0, "closing frees a waiting producer, its record refused");
+	rec_queue_free(q);
+	return check_summary("daemon-queue");
+}
