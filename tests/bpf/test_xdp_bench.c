@@ -29,6 +29,7 @@ struct bpf_program;
 #include "pcap/source_xdp.h"
 #include "roce_count.skel.h"
 #include "xdp_gen.skel.h"
+#include "../xdp/veth_ns.h"
 
 static uint64_t mono(void)
 {
@@ -76,79 +77,15 @@ static double mix_ns(struct txdp *x, const struct tcap *c, size_t nframes, uint3
 
 /* ---- 2: veth pair ---- */
 
-static char ns_a[64], ns_b[64], veth_a[IF_NAMESIZE], veth_b[IF_NAMESIZE];
-static int created;
-
-static void cleanup(void)
-{
-	char cmd[256];
-
-	if (!created)
-		return;
-	created = 0;
-	snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed: %s\n", cmd);
-}
-
-static void on_signal(int sig)
-{
-	cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int enter_ns(const char *name)
-{
-	char path[128];
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (self < 0 || fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		if (fd >= 0)
-			close(fd);
-		if (self >= 0)
-			close(self);
-		return -1;
-	}
-	close(fd);
-	return self;
-}
-
-static void leave_ns(int self)
-{
-	if (self >= 0) {
-		if (setns(self, CLONE_NEWNET) < 0)
-			perror("setns");
-		close(self);
-	}
-}
-
+/* The pair, with GRO on veth_a (NAPI runs with no XDP program attached,
+ * so the generator's frames reach libpcap too) and threaded NAPI (its
+ * thread can be pinned to the receiving CPU). */
 static int veth_setup(void)
 {
-	char cmd[2048];
-	int pid = (int)getpid();
-
-	snprintf(ns_a, sizeof(ns_a), "nfsrdma-xdpb-%d-a", pid);
-	snprintf(ns_b, sizeof(ns_b), "nfsrdma-xdpb-%d-b", pid);
-	snprintf(veth_a, sizeof(veth_a), "nba%d", pid % 1000000);
-	snprintf(veth_b, sizeof(veth_b), "nbb%d", pid % 1000000);
-	atexit(cleanup);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	created = 1;
-	snprintf(cmd, sizeof(cmd),
-		 "ip netns add %s && ip netns add %s && "
-		 "ip link add %s netns %s mtu 9000 type veth peer name %s netns %s mtu 9000 && "
-		 "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1 && "
-		 "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1 && "
-		 "ip -n %s link set %s up && ip -n %s link set %s up && "
-		 "ip netns exec %s ethtool -K %s gro on >/dev/null && "
-		 "ip netns exec %s sh -c 'echo 1 > /sys/class/net/%s/threaded'",
-		 ns_a, ns_b, veth_a, ns_a, veth_b, ns_b, ns_a, veth_a, ns_b, veth_b, ns_a, veth_a, ns_b, veth_b,
-		 ns_a, veth_a, ns_a, veth_a);
-	return system(cmd) == 0 ? 0 : -1;
+	if (veth_pair_create("xdpb", 'b') < 0)
+		return -1;
+	return veth_sh("ip netns exec %s ethtool -K %s gro on >/dev/null", ns_a, veth_a) ||
+	       veth_sh("ip netns exec %s sh -c 'echo 1 > /sys/class/net/%s/threaded'", ns_a, veth_a) ? -1 : 0;
 }
 
 /* The generator: frames of the mix sent from the kernel by xdp_gen
@@ -494,7 +431,7 @@ static int bench(const char *path, int testrun_only)
 	       rx >= flat * 0.9 ? " [XDP limited by the generator: ratio is a lower bound]" : "");
 	bpf_link__destroy(gl);
 	xdp_gen_bpf__destroy(g);
-	cleanup();
+	veth_cleanup();
 	tcap_free(&c);
 	return 0;
 }

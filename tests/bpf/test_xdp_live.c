@@ -23,100 +23,11 @@
 
 #include "../xdp/xdp_test.h"
 #include "pcap/source_xdp.h"
-
-static char ns_a[64], ns_b[64], veth_a[IF_NAMESIZE], veth_b[IF_NAMESIZE];
-static int created;
-
-static void cleanup(void)
-{
-	char cmd[256];
-
-	if (!created)
-		return;
-	created = 0;
-	snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup: %s failed\n", cmd);
-}
-
-static void on_signal(int sig)
-{
-	cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
+#include "../xdp/veth_ns.h"
 
 static int setup(void)
 {
-	pid_t pid = getpid();
-
-	snprintf(ns_a, sizeof(ns_a), "nfsrdma-xdp-%d-a", (int)pid);
-	snprintf(ns_b, sizeof(ns_b), "nfsrdma-xdp-%d-b", (int)pid);
-	snprintf(veth_a, sizeof(veth_a), "nxa%d", (int)pid % 1000000);
-	snprintf(veth_b, sizeof(veth_b), "nxb%d", (int)pid % 1000000);
-	atexit(cleanup);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (sh("ip netns add %s", ns_a))
-		return -1;
-	created = 1;
-	if (sh("ip netns add %s", ns_b))
-		return -1;
-	if (sh("ip link add %s netns %s mtu 9000 type veth peer name %s netns %s mtu 9000",
-	       veth_a, ns_a, veth_b, ns_b))
-		return -1;
-	for (int i = 0; i < 2; i++) {
-		const char *ns = i ? ns_b : ns_a, *dev = i ? veth_b : veth_a;
-		if (sh("ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1", ns) ||
-		    sh("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=1", ns, dev) ||
-		    sh("ip -n %s link set %s up", ns, dev))
-			return -1;
-	}
-	return 0;
-}
-
-/* Runs in namespace name: returns the fd to get back, or -1. */
-static int enter_ns(const char *name)
-{
-	char path[128];
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (self < 0 || fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		perror(path);
-		if (fd >= 0)
-			close(fd);
-		if (self >= 0)
-			close(self);
-		return -1;
-	}
-	close(fd);
-	return self;
-}
-
-static void leave_ns(int self)
-{
-	if (self >= 0) {
-		if (setns(self, CLONE_NEWNET) < 0)
-			perror("setns back");
-		close(self);
-	}
+	return veth_pair_create("xdp", 'x');
 }
 
 static uint64_t now_real(void)
@@ -264,7 +175,7 @@ int main(int argc, char **argv)
 		tcap_free(&c);
 	}
 	close(sock);
-	cleanup();
+	veth_cleanup();
 	/* the namespaces are gone */
 	char path[128];
 	snprintf(path, sizeof(path), "/var/run/netns/%s", ns_a);
