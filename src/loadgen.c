@@ -76,35 +76,25 @@ static void lg_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct lg *lg = s->lg;
 	struct lg_result *r = lg->cur;
 
+	bool ok = false;
+	uint32_t count = 0;
+
 	s->busy = false;
 	if (lg->v4) {
 		static struct nfs4_res v4r;
-		bool ok = !rep->err && nfs4_decode_reply(s->op == NFS3P_NULL ? 0 : 1, rep->msg, rep->len,
-							 rep->bulk_moved, &v4r) == 0;
-		nfs41_slot_put(&lg->s, s->sslot, s->sseq, ok && v4r.has_seq && v4r.seq_status == 0,
+		bool dec = !rep->err && nfs4_decode_reply(s->op == NFS3P_NULL ? 0 : 1, rep->msg, rep->len,
+							  rep->bulk_moved, &v4r) == 0;
+		/* the slot goes back whether or not this call is measured */
+		nfs41_slot_put(&lg->s, s->sslot, s->sseq, dec && v4r.has_seq && v4r.seq_status == 0,
 			       rep->err == -EPIPE);
 		s->sslot = -1;
-		if (!s->measured || !r)
-			return;
-		if (rep->err) {
-			if (rep->err == -EPIPE)
-				r->lost++;
-			r->errors++;
-			return;
-		}
-		if (!ok || v4r.rpc_status != 0 || !v4r.has_status || v4r.status != 0) {
-			r->errors++;
-			return;
-		}
-		r->ops++;
-		uint32_t n = s->op == NFS3P_READ ? v4r.read_count : v4r.write_count;
-		if (s->op == NFS3P_READ || s->op == NFS3P_WRITE) {
-			r->bytes += n;
-			if (n < s->size)
-				r->short_io++;
-		}
-		lhist_add(&r->h, rep->t_done_ns - req->t_submit_ns);
-		return;
+		ok = dec && v4r.rpc_status == 0 && v4r.has_status && v4r.status == 0;
+		count = s->op == NFS3P_READ ? v4r.read_count : v4r.write_count;
+	} else if (!rep->err && s->measured && r) {
+		struct rpc_res res;
+		ok = nfs3_decode_reply(s->op, rep->msg, rep->len, rep->bulk_moved, &res, NULL, NULL) >= 0 &&
+		     res.rpc_status == 0 && res.has_status && res.status == 0;
+		count = res.count;
 	}
 	if (!s->measured || !r)
 		return;
@@ -114,16 +104,14 @@ static void lg_done(struct xprt_req *req, const struct xprt_reply *rep)
 		r->errors++;
 		return;
 	}
-	struct rpc_res res;
-	if (nfs3_decode_reply(s->op, rep->msg, rep->len, rep->bulk_moved, &res, NULL, NULL) < 0 ||
-	    res.rpc_status != 0 || !res.has_status || res.status != 0) {
+	if (!ok) {
 		r->errors++;
 		return;
 	}
 	r->ops++;
 	if (s->op == NFS3P_READ || s->op == NFS3P_WRITE) {
-		r->bytes += res.count;
-		if (res.count < s->size)
+		r->bytes += count;
+		if (count < s->size)
 			r->short_io++;
 	}
 	lhist_add(&r->h, rep->t_done_ns - req->t_submit_ns);
