@@ -149,21 +149,12 @@ static void per_packet(struct txdp *x, const struct tcap *c)
 		want_recs += has;
 		/* the records this frame produced */
 		size_t got = x->recs.n - ri;
-		const char *why = NULL;
-		if (got != (size_t)has) {
-			why = "record count";
-		} else if (has) {
-			const struct xdp_roce_rec *g;
-			const uint8_t *bytes;
-			if (xdp_rec_check(x->recs.r[ri].buf, x->recs.r[ri].len, &g, &bytes) < 0)
-				why = "record fails xdp_rec_check";
-			else if ((why = rec_diff(g, &e)) == NULL) {
-				if (memcmp(bytes, t->data, g->cap_len))
-					why = "frame bytes";
-				else if (!g->ts_ns || g->ts_ns < last_ts)
-					why = "ts_ns";
-				last_ts = g->ts_ns;
-			}
+		const struct xdp_roce_rec *g;
+		const char *why = trec_verdict(&x->recs, ri, has, &e, t->data, &g);
+		if (!why && g) {
+			if (!g->ts_ns || g->ts_ns < last_ts)
+				why = "ts_ns";
+			last_ts = g->ts_ns;
 		}
 		if (why) {
 			bad++;

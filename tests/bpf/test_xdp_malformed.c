@@ -41,18 +41,8 @@ static void try_frame(const uint8_t *p, size_t len, const char *what)
 		want_mal++;
 	if (has && e.status == XR_ROCE && e.rr_status >= RR_SHORT)
 		want_rr_bad++;
-	size_t got = X.recs.n - before;
-	const char *why = NULL;
-	if (got != (size_t)has) {
-		why = "record count";
-	} else if (has) {
-		const struct xdp_roce_rec *g;
-		const uint8_t *bytes;
-		if (xdp_rec_check(X.recs.r[before].buf, X.recs.r[before].len, &g, &bytes) < 0)
-			why = "xdp_rec_check";
-		else if (!(why = rec_diff(g, &e)) && memcmp(bytes, p, g->cap_len))
-			why = "frame bytes";
-	}
+	const struct xdp_roce_rec *g;
+	const char *why = trec_verdict(&X.recs, before, has, &e, p, &g);
 	if (why) {
 		if (mismatches++ < 10)
 			fprintf(stderr, "%s / %s (len %zu): %s differs\n", cur_what, what, len, why);

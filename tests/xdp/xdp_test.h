@@ -522,4 +522,29 @@ static inline const char *trecord_key_diff(const struct nfsrdma_record *a, const
 	return NULL;
 }
 
+/* The records one frame produced (from index first on) against the
+ * oracle's: has = 0 or 1 records expected, e the expected record, frame
+ * the frame's bytes.  NULL if they agree, else what differs; *got the
+ * record (when there is exactly one that passes xdp_rec_check). */
+static inline const char *trec_verdict(const struct trecs *t, size_t first, int has,
+				       const struct xdp_roce_rec *e, const uint8_t *frame,
+				       const struct xdp_roce_rec **got)
+{
+	const uint8_t *bytes;
+
+	*got = NULL;
+	if (t->n - first != (size_t)has)
+		return "record count";
+	if (!has)
+		return NULL;
+	if (xdp_rec_check(t->r[first].buf, t->r[first].len, got, &bytes) < 0) {
+		*got = NULL;
+		return "record fails xdp_rec_check";
+	}
+	const char *why = rec_diff(*got, e);
+	if (!why && memcmp(bytes, frame, (*got)->cap_len))
+		why = "frame bytes";
+	return why;
+}
+
 #endif
