@@ -1,7 +1,7 @@
 /* NFSv4.1/4.2 (RFC 8881, RFC 7862) calls for the replay tool and the load
  * generator: COMPOUND encoders, a bounded decoder of COMPOUND replies
- * (hostile input: cursor readers), and the session: EXCHANGE_ID,
- * CREATE_SESSION, SEQUENCE slots.  See rdma_ep_nfs41.h. */
+ * (hostile input: cursor readers; NFSv4.0 results too), and the session:
+ * EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots.  See rdma_ep_nfs41.h. */
 #include "src/rdma_ep_nfs41.h"
 
 #include <errno.h>
@@ -214,6 +214,25 @@ static void skip_fattr(struct cursor *c)
 	cur_xdr_opaque(c, BIG, NULL, "attrlist4");
 }
 
+/* GETATTR results: lease_time is kept when it is the first attribute
+ * (nothing asked before it in word 0: its offset is then known). */
+static void getattr_res(struct cursor *c, struct nfs4_res *r)
+{
+	uint32_t n = cur_be32(c, "bitmap4 length");
+	if (n > 64) {
+		cur_fail(c, CUR_INVALID, "bitmap4 length");
+		return;
+	}
+	uint32_t w0 = n ? cur_be32(c, "bitmap4") : 0;
+	cur_skip(c, n ? (size_t)(n - 1) * 4 : 0, "bitmap4");
+	uint32_t alen;
+	const uint8_t *p = cur_xdr_opaque(c, BIG, &alen, "attrlist4");
+	if (p && (w0 & FATTR4_W0_LEASE_TIME) && !(w0 & (FATTR4_W0_LEASE_TIME - 1)) && alen >= 4) {
+		r->has_lease = true;
+		r->lease_time = xenc_get_u32(p);
+	}
+}
+
 static void get_stateid(struct cursor *c, struct nfs4_stateid *s)
 {
 	s->seqid = cur_be32(c, "stateid seqid");
@@ -304,6 +323,12 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 			if (st == 10094)
 				cur_skip(c, 8, "copy_requirements4");
 			break;
+		case NFS4_OP_SETCLIENTID:
+			if (st == 10017) {  /* NFS4ERR_CLID_INUSE: clientaddr4 */
+				cur_xdr_opaque(c, 1024, NULL, "r_netid");
+				cur_xdr_opaque(c, 1024, NULL, "r_addr");
+			}
+			break;
 		default:
 			break;
 		}
@@ -317,7 +342,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 		break;
 	case NFS4_OP_COMMIT: cur_skip(c, 8, "writeverf"); break;
 	case NFS4_OP_CREATE: cur_skip(c, 20, "change_info4"); skip_bitmap(c); break;
-	case NFS4_OP_GETATTR: skip_fattr(c); break;
+	case NFS4_OP_GETATTR: getattr_res(c, r); break;
 	case NFS4_OP_GETFH: {
 		uint32_t n;
 		const uint8_t *p = cur_xdr_opaque(c, NFS4_FHSIZE_MAX, &n, "nfs_fh4");
@@ -331,13 +356,28 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 	case NFS4_OP_LINK: case NFS4_OP_REMOVE: case NFS4_OP_SETXATTR: case NFS4_OP_REMOVEXATTR:
 		cur_skip(c, 20, "change_info4");
 		break;
-	case NFS4_OP_OPEN:
+	case NFS4_OP_OPEN: {
 		keep_sid(r, c, idx);
 		cur_skip(c, 20, "change_info4");
-		cur_skip(c, 4, "rflags");
+		uint32_t rflags = cur_be32(c, "rflags");
+		if (cur_ok(c) && !r->has_open) {
+			r->has_open = true;
+			r->open_rflags = rflags;
+			r->open_at = idx;
+		}
 		skip_bitmap(c);
 		open_delegation(c);
 		break;
+	}
+	case NFS4_OP_SETCLIENTID: {
+		r->sc_clientid = cur_be64(c, "clientid");
+		const uint8_t *p = cur_bytes(c, 8, "setclientid_confirm");
+		if (p) {
+			memcpy(r->sc_confirm, p, 8);
+			r->has_setclientid = true;
+		}
+		break;
+	}
 	case NFS4_OP_READ: {
 		r->eof = cur_be32(c, "eof") != 0;
 		uint32_t n = cur_be32(c, "data length");

@@ -1,11 +1,14 @@
-/* Re-issuing a captured NFSv4.1/4.2 COMPOUND against another server: the
+/* Re-issuing a captured NFSv4 COMPOUND against another server: the
  * arguments are walked op by op (bounded: the capture is hostile input)
  * and copied, with the trace's identities replaced by the target's:
  * SEQUENCE (session, slot, seqid: the replay's own), PUTFH handles,
  * stateids, client IDs, session IDs, EXCHANGE_ID's owner and verifier,
- * CREATE_SESSION's sequence and flags.  The DDP-eligible argument (WRITE
- * data, CREATE(NF4LNK) link data) is located so the transport can send it
- * in a Read chunk.  See rdma_ep_nfs41.h. */
+ * CREATE_SESSION's sequence and flags; for NFSv4.0 also SETCLIENTID's
+ * client and callback, SETCLIENTID_CONFIRM's verifier, and the open- and
+ * lock-owner seqids of OPEN, OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE, LOCK and
+ * LOCKU.  The DDP-eligible argument (WRITE data, CREATE(NF4LNK) link
+ * data) is located so the transport can send it in a Read chunk.  See
+ * rdma_ep_nfs41.h. */
 #include "src/rdma_ep_nfs41.h"
 
 #include <errno.h>
@@ -45,6 +48,7 @@ struct walk {
 	size_t pos;                      /* args copied to out up to here */
 	struct xenc *out;
 	const struct nfs4_rewrite_ops *ops;
+	const struct nfs40_rewrite_ops *v40;   /* NULL: seqids copied */
 	struct nfs4_call_info *info;
 	uint32_t rpos;                   /* trace Read chunk position (args-relative), 0 none */
 	size_t ddp_out;
@@ -67,6 +71,28 @@ static void fail(struct walk *w, int err)
 	if (!w->err)
 		w->err = err;
 	cur_fail(&w->c, CUR_INVALID, "rewrite");
+}
+
+/* The client's verifier + owner string (EXCHANGE_ID co_ownerid, SETCLIENTID
+ * nfs_client_id4): replaced by the replay's own, so the replay never takes
+ * over the traced client's state on the target. */
+static void own_client_owner(struct walk *w, const char *what)
+{
+	struct cursor *c = &w->c;
+	size_t at = c->off;
+
+	cur_skip(c, 8, "verifier");
+	cur_xdr_opaque(c, 1024, NULL, what);
+	if (cur_ok(c) && w->out) {
+		uint8_t verf[8];
+		const uint8_t *owner;
+		uint32_t olen;
+		w->ops->exchange_id(w->ops->ctx, verf, &owner, &olen);
+		flush_to(w, at);
+		xenc_fixed(w->out, verf, 8);
+		xenc_opaque(w->out, owner, olen);
+		w->pos = c->off;
+	}
 }
 
 static void bitmap(struct walk *w)
@@ -147,6 +173,50 @@ static void lock_owner(struct walk *w)
 {
 	clientid(w);
 	cur_xdr_opaque(&w->c, 1024, NULL, "owner");
+}
+
+/* A trace stateid ahead of the cursor (at off), without consuming it. */
+static void peek_stateid(const struct walk *w, size_t off, struct nfs4_stateid *sid)
+{
+	struct cursor c = w->c;
+	memset(sid, 0, sizeof(*sid));
+	if (off < c.off)
+		return;
+	cur_skip(&c, off - c.off, "peek");
+	sid->seqid = cur_be32(&c, "stateid seqid");
+	const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+	if (p)
+		memcpy(sid->other, p, 12);
+}
+
+/* An owner (clientid + opaque) ahead of the cursor (at off). */
+static void peek_owner(const struct walk *w, size_t off, struct nfs4_seqid_ref *ref)
+{
+	struct cursor c = w->c;
+	if (off < c.off)
+		return;
+	cur_skip(&c, off - c.off, "peek");
+	ref->clientid = cur_be64(&c, "owner clientid");
+	ref->owner = cur_xdr_opaque(&c, 1024, &ref->owner_len, "owner");
+	if (!ref->owner)
+		ref->owner_len = 0;
+}
+
+/* The NFSv4.0 open- or lock-owner seqid read at 'at' (tseq): the replay's
+ * own replaces it.  Needs nothing flushed past 'at' yet. */
+static void owner_seqid(struct walk *w, size_t at, uint32_t tseq, const struct nfs4_seqid_ref *ref)
+{
+	if (!w->out || !w->v40 || !w->v40->map_seqid || !cur_ok(&w->c) || at < w->pos)
+		return;
+	uint32_t m;
+	int ret = w->v40->map_seqid(w->ops->ctx, ref, tseq, &m);
+	if (ret < 0) {
+		fail(w, ret);
+		return;
+	}
+	flush_to(w, at);
+	xenc_u32(w->out, m);
+	w->pos = at + 4;
 }
 
 /* A DDP-eligible opaque (WRITE data, link data): the length word stays
@@ -253,11 +323,17 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 
 	switch (op) {
 	case NFS4_OP_ACCESS: cur_skip(c, 4, "access"); break;
-	case NFS4_OP_CLOSE:
-		cur_skip(c, 4, "seqid");
+	case NFS4_OP_CLOSE: {
+		size_t at = c->off;
+		uint32_t ts = cur_be32(c, "seqid");
+		struct nfs4_stateid sid;
+		peek_stateid(w, c->off, &sid);
+		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
+		owner_seqid(w, at, ts, &ref);
 		stateid(w);
 		in->state_change = true;
 		break;
+	}
 	case NFS4_OP_COMMIT: cur_skip(c, 12, "offset count"); in->mutates = true; break;
 	case NFS4_OP_CREATE: {
 		uint32_t type = cur_be32(c, "createtype4");
@@ -289,13 +365,29 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		cur_skip(c, 4 + 4 + 8 + 8, "locktype reclaim offset length");
 		uint32_t nlo = cur_be32(c, "new_lock_owner");
 		if (nlo == 1) {
-			cur_skip(c, 4, "open_seqid");
+			/* open_seqid (the open-owner's, named by the open stateid),
+			 * then lock_seqid (the new lock-owner's) */
+			size_t at = c->off;
+			uint32_t ts = cur_be32(c, "open_seqid");
+			struct nfs4_stateid sid;
+			peek_stateid(w, c->off, &sid);
+			struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
+			owner_seqid(w, at, ts, &ref);
 			stateid(w);
-			cur_skip(c, 4, "lock_seqid");
+			at = c->off;
+			ts = cur_be32(c, "lock_seqid");
+			struct nfs4_seqid_ref lref = { .idx = idx, .op = op, .lock = true, .names_owner = true };
+			peek_owner(w, c->off, &lref);
+			owner_seqid(w, at, ts, &lref);
 			lock_owner(w);
 		} else if (nlo == 0) {
+			struct nfs4_stateid sid;
+			peek_stateid(w, c->off, &sid);
 			stateid(w);
-			cur_skip(c, 4, "lock_seqid");
+			size_t at = c->off;
+			uint32_t ts = cur_be32(c, "lock_seqid");
+			struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .lock = true, .sid = &sid };
+			owner_seqid(w, at, ts, &ref);
 		} else {
 			fail(w, -EBADMSG);
 		}
@@ -303,15 +395,27 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		break;
 	}
 	case NFS4_OP_LOCKT: cur_skip(c, 4 + 8 + 8, "locktype offset length"); lock_owner(w); break;
-	case NFS4_OP_LOCKU:
-		cur_skip(c, 8, "locktype seqid");
+	case NFS4_OP_LOCKU: {
+		cur_skip(c, 4, "locktype");
+		size_t at = c->off;
+		uint32_t ts = cur_be32(c, "seqid");
+		struct nfs4_stateid sid;
+		peek_stateid(w, c->off, &sid);
+		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .lock = true, .sid = &sid };
+		owner_seqid(w, at, ts, &ref);
 		stateid(w);
 		cur_skip(c, 16, "offset length");
 		in->state_change = true;
 		break;
+	}
 	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: fattr(w); break;
 	case NFS4_OP_OPEN: {
-		cur_skip(c, 12, "seqid share_access share_deny");
+		size_t at = c->off;
+		uint32_t ts = cur_be32(c, "seqid");
+		cur_skip(c, 8, "share_access share_deny");
+		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .names_owner = true };
+		peek_owner(w, c->off, &ref);
+		owner_seqid(w, at, ts, &ref);
 		lock_owner(w);   /* open_owner4: clientid + owner */
 		uint32_t how = cur_be32(c, "opentype4");
 		if (how == 1) {
@@ -342,11 +446,60 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		break;
 	}
 	case NFS4_OP_OPENATTR: cur_skip(c, 4, "createdir"); break;
-	case NFS4_OP_OPEN_DOWNGRADE:
+	case NFS4_OP_OPEN_CONFIRM: case NFS4_OP_OPEN_DOWNGRADE: {
+		struct nfs4_stateid sid;
+		peek_stateid(w, c->off, &sid);
 		stateid(w);
-		cur_skip(c, 12, "seqid share_access share_deny");
+		size_t at = c->off;
+		uint32_t ts = cur_be32(c, "seqid");
+		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
+		owner_seqid(w, at, ts, &ref);
+		if (op == NFS4_OP_OPEN_DOWNGRADE)
+			cur_skip(c, 8, "share_access share_deny");
 		in->state_change = true;
 		break;
+	}
+	case NFS4_OP_SETCLIENTID: {
+		/* nfs_client_id4: the replay's own (as for EXCHANGE_ID) */
+		own_client_owner(w, "nfs_client_id4 id");
+		size_t at;
+		cur_skip(c, 4, "cb_program");
+		/* cb_location: sent empty.  The replay serves no callbacks; a
+		 * server that cannot parse the address grants no delegations
+		 * (knfsd: "will not receive delegations") and makes no
+		 * callback connection. */
+		at = c->off;
+		cur_xdr_opaque(c, 1024, NULL, "r_netid");
+		cur_xdr_opaque(c, 1024, NULL, "r_addr");
+		if (cur_ok(c) && w->out) {
+			flush_to(w, at);
+			xenc_u32(w->out, 0);
+			xenc_u32(w->out, 0);
+			w->pos = c->off;
+		}
+		cur_skip(c, 4, "callback_ident");
+		in->state_change = true;
+		break;
+	}
+	case NFS4_OP_SETCLIENTID_CONFIRM: {
+		clientid(w);
+		size_t at = c->off;
+		cur_skip(c, 8, "setclientid_confirm");
+		if (cur_ok(c) && w->out && w->v40 && w->v40->sc_confirm) {
+			uint8_t verf[8];
+			int ret = w->v40->sc_confirm(w->ops->ctx, verf);
+			if (ret < 0) {
+				fail(w, ret);
+				break;
+			}
+			flush_to(w, at);
+			xenc_fixed(w->out, verf, 8);
+			w->pos = c->off;
+		}
+		in->state_change = true;
+		break;
+	}
+	case NFS4_OP_RENEW: clientid(w); break;
 	case NFS4_OP_PUTFH: {
 		size_t at = c->off;
 		uint32_t n;
@@ -396,19 +549,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		in->state_change = true;
 		break;
 	case NFS4_OP_EXCHANGE_ID: {
-		size_t at = c->off;
-		cur_skip(c, 8, "verifier");
-		cur_xdr_opaque(c, 1024, NULL, "co_ownerid");
-		if (cur_ok(c) && w->out) {
-			uint8_t verf[8];
-			const uint8_t *owner;
-			uint32_t olen;
-			w->ops->exchange_id(w->ops->ctx, verf, &owner, &olen);
-			flush_to(w, at);
-			xenc_fixed(w->out, verf, 8);
-			xenc_opaque(w->out, owner, olen);
-			w->pos = c->off;
-		}
+		own_client_owner(w, "co_ownerid");
 		cur_skip(c, 4, "flags");
 		uint32_t how = cur_be32(c, "state_protect_how4");
 		if (how == 1) {
@@ -571,9 +712,16 @@ int nfs4_call_parse(const uint8_t *args, size_t len, uint32_t rpos, struct nfs4_
 int nfs4_call_rewrite(const uint8_t *args, size_t len, uint32_t rpos,
 		      const struct nfs4_rewrite_ops *ops, struct xenc *out, size_t *ddp_out)
 {
+	return nfs4_call_rewrite_v40(args, len, rpos, ops, NULL, out, ddp_out);
+}
+
+int nfs4_call_rewrite_v40(const uint8_t *args, size_t len, uint32_t rpos,
+			  const struct nfs4_rewrite_ops *ops, const struct nfs40_rewrite_ops *v40,
+			  struct xenc *out, size_t *ddp_out)
+{
 	struct nfs4_call_info info;
 	struct walk w = { .c = cur_make(args, len), .base = args, .info = &info, .rpos = rpos,
-			  .out = out, .ops = ops };
+			  .out = out, .ops = ops, .v40 = v40 };
 	int ret = walk_compound(&w);
 	*ddp_out = w.ddp_out;
 	if (ret == 0 && !xenc_ok(out))

@@ -1,8 +1,10 @@
-/* NFSv4.1/4.2 client pieces for the replay tool and the load generator
- * (src/nfs41_clnt*.c): COMPOUND encoders (RFC 8881), a bounded decoder of
- * COMPOUND replies, the session (EXCHANGE_ID, CREATE_SESSION, SEQUENCE
- * slots), and the rewriter that re-issues a captured COMPOUND with the
- * target's client ID, session, slots, file handles and stateids.
+/* NFSv4 client pieces for the replay tool and the load generator
+ * (src/nfs41_clnt*.c, src/nfs40_clnt.c): COMPOUND encoders (RFC 8881,
+ * RFC 7530), a bounded decoder of COMPOUND replies, the NFSv4.1 session
+ * (EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots), the NFSv4.0 client
+ * (SETCLIENTID, open- and lock-owner seqids), and the rewriter that
+ * re-issues a captured COMPOUND with the target's client ID, session,
+ * slots, seqids, file handles and stateids.
  * Declared here (under rdma_ep*) for file ownership reasons. */
 #ifndef NFSRDMA_RDMA_EP_NFS41_H
 #define NFSRDMA_RDMA_EP_NFS41_H
@@ -49,6 +51,18 @@ enum nfs4_op {
 #define NFS4ERR_BADSESSION 10052
 #define NFS4ERR_SEQ_MISORDERED 10063
 #define NFS4ERR_OP_ILLEGAL 10044
+/* NFSv4.0 (RFC 7530 section 13): the errors after which an open- or
+ * lock-owner's seqid does not advance (section 9.1.7) */
+#define NFS4ERR_RESOURCE 10018
+#define NFS4ERR_MOVED 10019
+#define NFS4ERR_NOFILEHANDLE 10020
+#define NFS4ERR_STALE_CLIENTID 10022
+#define NFS4ERR_STALE_STATEID 10023
+#define NFS4ERR_BAD_STATEID 10025
+#define NFS4ERR_BAD_SEQID 10026
+#define NFS4ERR_BADXDR 10036
+#define NFS4_OPEN_RESULT_CONFIRM 2u   /* OPEN rflags: OPEN_CONFIRM needed (4.0) */
+#define FATTR4_W0_LEASE_TIME (1u << 10)
 
 struct nfs4_stateid {
 	uint32_t seqid;
@@ -136,6 +150,16 @@ struct nfs4_res {
 	uint32_t read_count, write_count;
 	bool eof;
 	uint32_t nentries;        /* READDIR */
+	/* SETCLIENTID (4.0): the client ID and the confirm verifier */
+	bool has_setclientid;
+	uint64_t sc_clientid;
+	uint8_t sc_confirm[8];
+	/* the first OPEN's result flags and op index */
+	bool has_open;
+	uint32_t open_rflags, open_at;
+	/* lease_time, from a GETATTR that asked for no attribute before it */
+	bool has_lease;
+	uint32_t lease_time;
 };
 
 /* Decodes an RPC reply to an NFSv4 COMPOUND (proc 1) or NULL (proc 0).
@@ -162,6 +186,10 @@ struct nfs41_session {
 	uint8_t verifier[8];
 	char owner[128];
 	uint64_t seq_errors;      /* SEQUENCE failures seen */
+	/* NFSv4.0: no session; have_client once SETCLIENTID_CONFIRM succeeded */
+	uint8_t confirm[8];       /* the last SETCLIENTID's confirm verifier */
+	uint32_t lease_s;         /* the server's lease_time (0: not learned) */
+	uint64_t last_renew_ns;   /* last RENEW or SETCLIENTID_CONFIRM */
 };
 
 /* A free slot (busy from now on) and the seqid to send on it; -1: none. */
@@ -244,6 +272,88 @@ int nfs4_call_parse(const uint8_t *args, size_t len, uint32_t rpos, struct nfs4_
  * error, or -EBADMSG. */
 int nfs4_call_rewrite(const uint8_t *args, size_t len, uint32_t rpos, const struct nfs4_rewrite_ops *ops,
 		      struct xenc *out, size_t *ddp_out);
+/* NFSv4.0 extras for the rewrite (ops->ctx is passed to them). */
+/* Which owner a seqid belongs to (RFC 7530 section 9.1.7): named by the
+ * owner itself (OPEN's open_owner4, LOCK's new lock_owner4) or by a trace
+ * stateid of that owner's state (OPEN_CONFIRM, CLOSE, OPEN_DOWNGRADE,
+ * LOCK on an existing lock owner or its open stateid, LOCKU). */
+struct nfs4_seqid_ref {
+	uint32_t idx, op;         /* the op carrying the seqid, its index */
+	bool lock;                /* a lock-owner's seqid (else an open-owner's) */
+	bool names_owner;         /* the op's result stateid is this owner's */
+	const struct nfs4_stateid *sid;   /* trace stateid, or NULL: by owner */
+	uint64_t clientid;        /* trace client ID of the owner (sid NULL) */
+	const uint8_t *owner;
+	uint32_t owner_len;
+};
+struct nfs40_rewrite_ops {
+	/* SETCLIENTID_CONFIRM: the confirm verifier the target returned */
+	int (*sc_confirm)(void *ctx, uint8_t verf[8]);
+	/* the seqid to send instead of the trace's tseqid */
+	int (*map_seqid)(void *ctx, const struct nfs4_seqid_ref *ref, uint32_t tseqid, uint32_t *out);
+};
+/* nfs4_call_rewrite with NFSv4.0 seqids and SETCLIENTID_CONFIRM verifier
+ * replaced through v40 (NULL: copied as they are, as for 4.1).  Every
+ * COMPOUND: SETCLIENTID's verifier and id come from ops->exchange_id, and
+ * its callback netid and address are sent empty (the replay serves no
+ * callbacks). */
+int nfs4_call_rewrite_v40(const uint8_t *args, size_t len, uint32_t rpos,
+			  const struct nfs4_rewrite_ops *ops, const struct nfs40_rewrite_ops *v40,
+			  struct xenc *out, size_t *ddp_out);
+
+/* ---- NFSv4.0 client (nfs40_clnt.c) ---- */
+void nfs4_enc_setclientid(struct xenc *e, const uint8_t verf[8], const void *id, uint32_t id_len,
+			  uint32_t cb_program, uint32_t cb_ident);
+void nfs4_enc_setclientid_confirm(struct xenc *e, uint64_t clientid, const uint8_t confirm[8]);
+void nfs4_enc_renew(struct xenc *e, uint64_t clientid);
+void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid);
+/* Does an open- or lock-owner's seqid advance after an op that ran and
+ * returned status?  (RFC 7530 section 9.1.7: on success and on most
+ * errors, not on the few that say the request was not understood.) */
+bool nfs40_seqid_advances(uint32_t status);
+/* SETCLIENTID (the session's owner and verifier, an empty callback) and
+ * SETCLIENTID_CONFIRM, synchronously, on a session of minor version 0.
+ * Returns 0 or a negative errno (err says why). */
+int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		      char *err, size_t errlen);
+/* RENEW of the session's client ID.  Returns 0, -EPROTO (an NFS error,
+ * *st) or another negative errno. */
+int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st);
+/* PUTFH fh, OPEN_CONFIRM sid seqid, synchronously; res: the reply. */
+int nfs40_open_confirm(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		       const struct nfs_fh *fh, const struct nfs4_stateid *sid, uint32_t seqid,
+		       struct nfs4_res *res);
+
+/* The replay's open- and lock-owners, keyed by the trace's (client ID,
+ * owner bytes), with the next seqid to send; and which owner a trace
+ * stateid's `other` belongs to. */
+struct nfs40_owner {
+	struct nfs40_owner *next;
+	uint64_t h, tclientid;
+	bool lock;
+	bool used;                /* a seqid was sent for it */
+	uint32_t seqid;           /* the next one to send */
+	uint32_t len;
+	uint8_t *bytes;
+};
+struct nfs40_sidowner {
+	struct nfs40_sidowner *next;
+	uint8_t other[12];
+	struct nfs40_owner *o;
+};
+struct nfs40_owners {
+	struct nfs40_owner *b[256];
+	struct nfs40_sidowner *s[256];
+	size_t n;
+};
+/* The owner (created on first sight; NULL when out of memory). */
+struct nfs40_owner *nfs40_owner_get(struct nfs40_owners *t, bool lock, uint64_t tclientid,
+				    const uint8_t *owner, uint32_t len);
+/* The owner of a trace stateid (NULL: not known). */
+struct nfs40_owner *nfs40_owner_of(const struct nfs40_owners *t, const uint8_t other[12]);
+void nfs40_owner_bind(struct nfs40_owners *t, const uint8_t other[12], struct nfs40_owner *o);
+void nfs40_owners_free(struct nfs40_owners *t);
+
 /* A name for a NFSv4 operation number. */
 const char *nfs4_clnt_op_name(uint32_t op);
 

@@ -238,8 +238,8 @@ static bool parse_layout(const struct tcall *tc, struct layout *l)
 
 /* ------------------------------------------------------------- stats -- */
 
-/* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 (undecoded), 27 NFSv4.0,
- * 28 NFSv4 NULL, 32 + op: NFSv4.1+ COMPOUND by its main operation */
+/* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 (undecoded), 27 unused,
+ * 28 NFSv4 NULL, 32 + op: NFSv4 COMPOUND by its main operation */
 #define V4BASE 32
 #define NOPS (V4BASE + NFS4_OP_REMOVEXATTR + 1)
 static unsigned op_index(const struct tcall *tc)
@@ -250,8 +250,6 @@ static unsigned op_index(const struct tcall *tc)
 		return 22 + tc->proc;
 	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->proc == 0)
 		return 28;
-	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known && tc->v4minor == 0)
-		return 27;
 	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
 		return V4BASE + tc->v4op;
 	return 26;
@@ -306,6 +304,17 @@ struct rcall {
 	bool has_tdir;
 	int slot;             /* NFSv4.1 session slot (-1: none) */
 	uint32_t seq;
+	struct v40use *use;   /* NFSv4.0 owner seqids the call carries */
+	unsigned nuse;
+};
+
+/* An NFSv4.0 open- or lock-owner seqid sent in a call (op idx): whether
+ * it advances depends on that op's status in the reply. */
+#define V40_MAXUSE 16
+struct v40use {
+	struct nfs40_owner *o;
+	uint32_t idx, op, seqid;
+	bool names_owner;
 };
 
 struct tinfo {
@@ -346,7 +355,18 @@ struct engine {
 	bool v4_refused;         /* a mutating COMPOUND was refused */
 	int cur_slot;            /* slot taken while a COMPOUND is rewritten */
 	uint32_t cur_seq;
-	uint64_t v4_sessions;    /* sessions the replay opened itself */
+	uint64_t v4_sessions;    /* sessions (4.0: client IDs) the replay opened itself */
+	/* NFSv4.0 */
+	struct nfs40_owners owners;
+	struct v40use cur_use[V40_MAXUSE];
+	unsigned cur_nuse;
+	bool v40_confirm;        /* the target asked for an OPEN_CONFIRM not sent yet */
+	struct nfs40_owner *v40_conf_owner;
+	struct nfs4_stateid v40_conf_sid;   /* the target's open stateid */
+	struct nfs_fh v40_conf_fh;
+	bool v40_conf_have_tr;
+	uint8_t v40_conf_tother[12];        /* the trace's stateid for it */
+	uint64_t v40_confirms_added, v40_confirms_dropped, v40_renews, v40_seqid_errors;
 };
 
 /* Names of trace handles: child -> "name" stored as an entry keyed by the
@@ -545,8 +565,7 @@ static void v4_prepass(struct engine *e, size_t i, struct tcall *tc)
 			if (in.op[k] == NFS4_OP_GETATTR)
 				tc->v4op = NFS4_OP_GETATTR;
 	}
-	if (in.minor >= 1)
-		e->v4 = true;
+	e->v4 = true;
 	if (!tc->res || tc->rpc_status != 0)
 		return;
 	struct nfs4_res r;
@@ -626,6 +645,22 @@ static int v4_ensure_session(struct engine *e)
 	return 0;
 }
 
+/* NFSv4.0: the replay's own client ID (SETCLIENTID + CONFIRM), when the
+ * trace uses one whose SETCLIENTID is not in the capture. */
+static int v40_ensure_client(struct engine *e)
+{
+	char err[256];
+	if (e->v4s.have_client)
+		return 0;
+	int ret = nfs40_client_open(e->x, &e->v4s, &e->cred, err, sizeof(err));
+	if (ret < 0) {
+		log_error("replay: cannot set up an NFSv4.0 client ID on %s: %s", e->o->target, err);
+		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
+	}
+	e->v4_sessions++;
+	return 0;
+}
+
 struct v4lk {
 	const struct nfs_fh *dir;
 	const char *name;
@@ -652,7 +687,8 @@ static int v4_target_lookup(struct engine *e, const struct nfs_fh *dir, const ch
 	struct v4lk a = { dir, name };
 	int ret;
 
-	if ((ret = v4_ensure_session(e)) < 0)
+	/* NFSv4.0 needs no client ID to look up */
+	if (e->v4s.minor && (ret = v4_ensure_session(e)) < 0)
 		return ret;
 	while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
 		if ((ret = xprt_poll(e->x, 100)) < 0)
@@ -820,6 +856,22 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			map_put(&e->sessmap, &key, NULL, &val, true);
 		}
 	}
+	/* NFSv4.0: SETCLIENTID gives the client ID and the confirm verifier;
+	 * the client is ours once SETCLIENTID_CONFIRM succeeds */
+	if (rr->has_setclientid && rr->status == 0) {
+		e->v4s.clientid = rr->sc_clientid;
+		memcpy(e->v4s.confirm, rr->sc_confirm, 8);
+		if (tr && tr->has_setclientid) {
+			struct nfs_fh key = { .len = 8 }, val = { .len = 8 };
+			xenc_put_u32_at(key.data, (uint32_t)(tr->sc_clientid >> 32));
+			xenc_put_u32_at(key.data + 4, (uint32_t)tr->sc_clientid);
+			xenc_put_u32_at(val.data, (uint32_t)(rr->sc_clientid >> 32));
+			xenc_put_u32_at(val.data + 4, (uint32_t)rr->sc_clientid);
+			map_put(&e->cidmap, &key, NULL, &val, true);
+		}
+	}
+	if (rr->has_lease && rr->lease_time)
+		e->v4s.lease_s = rr->lease_time;
 	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
 	for (unsigned k = 0; k < n; k++) {
 		if (rr->opst[k] != 0)
@@ -828,7 +880,95 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			e->v4s.have_session = false;
 		if (rr->op[k] == NFS4_OP_DESTROY_CLIENTID)
 			e->v4s.have_client = false;
+		if (rr->op[k] == NFS4_OP_SETCLIENTID_CONFIRM || rr->op[k] == NFS4_OP_RENEW) {
+			e->v4s.have_client = true;
+			e->v4s.last_renew_ns = xprt_now_ns();
+		}
 	}
+}
+
+/* The sidmap entry of a trace stateid: the target's now has seqid gseq. */
+static void sid_update(struct engine *e, const uint8_t tother[12], const struct nfs4_stateid *g)
+{
+	struct nfs_fh key = { .len = 12 };
+	memcpy(key.data, tother, 12);
+	struct fhent *m = map_get(&e->sidmap, &key, NULL);
+	if (m && memcmp(m->val.data, g->other, 12) == 0)
+		put_be32(m->val.data + 16, g->seqid);
+}
+
+/* NFSv4.0, after a reply: the owners' seqids advance as RFC 7530 9.1.7
+ * says (ops that ran, on success and most errors); the trace's new
+ * stateids are bound to their owners; an OPEN the target wants confirmed
+ * is remembered (confirmed before the next call, unless that call is the
+ * trace's own OPEN_CONFIRM). */
+static void v40_after(struct engine *e, struct rcall *rc, const struct nfs4_res *rr,
+		      const struct nfs4_res *tr)
+{
+	for (unsigned k = 0; k < rc->nuse; k++) {
+		const struct v40use *u = &rc->use[k];
+		bool ran = u->idx < rr->nres && u->idx < NFS4_RES_MAXOPS && rr->op[u->idx] == u->op;
+		if (ran && nfs40_seqid_advances(rr->opst[u->idx]))
+			u->o->seqid = u->seqid + 1;
+		else if (ran)
+			e->v40_seqid_errors++;
+		if (u->op == NFS4_OP_OPEN_CONFIRM && ran)
+			e->v40_confirm = false;   /* the trace's own confirmed it */
+		if (!u->names_owner || !tr)
+			continue;
+		for (unsigned j = 0; j < tr->nsid; j++)
+			if (tr->sid_at[j] == u->idx)
+				nfs40_owner_bind(&e->owners, tr->sid[j].other, u->o);
+		if (u->op == NFS4_OP_OPEN && ran && rr->opst[u->idx] == 0 && rr->has_open &&
+		    rr->open_at == u->idx && (rr->open_rflags & NFS4_OPEN_RESULT_CONFIRM)) {
+			/* the handle: the GETFH after the OPEN */
+			bool fh = false, sid = false;
+			for (unsigned j = 0; j < rr->nfh && !fh; j++)
+				if (rr->fh_at[j] > u->idx) {
+					e->v40_conf_fh = rr->fh[j];
+					fh = true;
+				}
+			for (unsigned j = 0; j < rr->nsid && !sid; j++)
+				if (rr->sid_at[j] == u->idx) {
+					e->v40_conf_sid = rr->sid[j];
+					sid = true;
+				}
+			e->v40_conf_have_tr = false;
+			for (unsigned j = 0; tr && j < tr->nsid; j++)
+				if (tr->sid_at[j] == u->idx) {
+					memcpy(e->v40_conf_tother, tr->sid[j].other, 12);
+					e->v40_conf_have_tr = true;
+				}
+			e->v40_confirm = fh && sid;
+			e->v40_conf_owner = u->o;
+			if (!fh)
+				log_warn("replay: the target asks to confirm an OPEN whose COMPOUND has no GETFH");
+		}
+	}
+}
+
+/* Sends the OPEN_CONFIRM the target asked for and the trace did not have
+ * (its client's open-owner was already confirmed there). */
+static int v40_confirm_now(struct engine *e)
+{
+	struct nfs4_res r;
+	struct nfs40_owner *o = e->v40_conf_owner;
+	e->v40_confirm = false;
+	int ret = nfs40_open_confirm(e->x, &e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
+				     o->seqid, &r);
+	if (ret < 0)
+		return ret == -EPROTO ? 0 : -ENOTCONN;
+	e->v40_confirms_added++;
+	bool ran = r.nres >= 2 && r.op[1] == NFS4_OP_OPEN_CONFIRM;
+	if (ran && nfs40_seqid_advances(r.opst[1]))
+		o->seqid++;
+	if (r.status) {
+		log_warn("replay: OPEN_CONFIRM added for the target: %s", nfs_stat_name(r.status));
+		return 0;
+	}
+	if (r.nsid && e->v40_conf_have_tr)
+		sid_update(e, e->v40_conf_tother, &r.sid[0]);
+	return 0;
 }
 
 /* Same status: the COMPOUND's and every op's, as far as both went. */
@@ -890,8 +1030,11 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		nfs4_decode_body(1, tc->res, tc->res_len, tc->res_moved, &tr);
 		have_tr = true;
 	}
-	if (rr.rpc_status == 0)
+	if (rr.rpc_status == 0) {
 		v4_learn(e, &rr, have_tr ? &tr : NULL);
+		if (rc->nuse)
+			v40_after(e, rc, &rr, have_tr ? &tr : NULL);
+	}
 	os->bytes += rr.read_count + rr.write_count;
 	e->bytes_read += rr.read_count;
 	e->bytes_written += rr.write_count;
@@ -1020,6 +1163,27 @@ static struct rcall *free_rcall(struct engine *e)
 	return NULL;
 }
 
+/* NFSv4.0: a RENEW when half the lease has gone by since the last one
+ * (or the client's confirmation): the replay's client ID would otherwise
+ * lapse during a long wait (--speed below 1, long gaps in the trace). */
+static int v40_keep_lease(struct engine *e)
+{
+	struct nfs41_session *s = &e->v4s;
+	uint32_t lease = s->lease_s ? s->lease_s : 90;   /* knfsd's default */
+	if (s->minor != 0 || !s->have_client ||
+	    xprt_now_ns() - s->last_renew_ns < (uint64_t)lease * 500000000ull)
+		return 0;
+	uint32_t st;
+	int ret = nfs40_renew(e->x, s, &e->cred, &st);
+	e->v40_renews++;
+	if (ret == -EPROTO) {
+		log_warn("replay: RENEW: %s", nfs_stat_name(st));
+		s->last_renew_ns = xprt_now_ns();
+		return 0;
+	}
+	return ret < 0 ? -ENOTCONN : 0;
+}
+
 /* Waits until the call's recorded send time (scaled by --speed). */
 static int pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0)
 {
@@ -1027,6 +1191,8 @@ static int pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uin
 	if (e->o->speed > 0 && tc->t_call > t0_trace) {
 		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / e->o->speed);
 		for (uint64_t now; (now = xprt_now_ns()) < at;) {
+			if ((ret = v40_keep_lease(e)) < 0)
+				return ret;
 			uint64_t ms = (at - now) / 1000000ull;
 			if ((ret = poll_once(e, ms > 100 ? 100 : (int)ms)) < 0)
 				return ret;
@@ -1115,11 +1281,49 @@ static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
 		return 0;
 	}
 	if (!e->v4s.have_client) {
-		int ret = v4_ensure_session(e);
+		int ret = e->v4s.minor ? v4_ensure_session(e) : v40_ensure_client(e);
 		if (ret < 0)
 			return ret;
 	}
 	*out = e->v4s.clientid;
+	return 0;
+}
+
+/* NFSv4.0 rewrite callbacks */
+static int rw_sc_confirm(void *ctx, uint8_t verf[8])
+{
+	memcpy(verf, ((struct engine *)ctx)->v4s.confirm, 8);
+	return 0;
+}
+
+static int rw_map_seqid(void *ctx, const struct nfs4_seqid_ref *ref, uint32_t tseq, uint32_t *out)
+{
+	struct engine *e = ctx;
+	struct nfs40_owner *o;
+	if (ref->sid) {
+		o = nfs40_owner_of(&e->owners, ref->sid->other);
+		if (!o)
+			return e->v4_refused && !e->o->allow_mutations ? -EPERM : -ENOENT;
+	} else {
+		o = nfs40_owner_get(&e->owners, ref->lock, ref->clientid, ref->owner, ref->owner_len);
+		if (!o)
+			return -ENOMEM;
+	}
+	if (!o->used) {
+		/* a new owner: the server takes the seqid it first sees
+		 * (RFC 7530 16.16.5); start where the trace did */
+		o->used = true;
+		o->seqid = tseq;
+	}
+	if (e->cur_nuse >= V40_MAXUSE)
+		return -E2BIG;
+	struct v40use *u = &e->cur_use[e->cur_nuse++];
+	u->o = o;
+	u->idx = ref->idx;
+	u->op = ref->op;
+	u->seqid = o->seqid;
+	u->names_owner = ref->names_owner;
+	*out = o->seqid;
 	return 0;
 }
 
@@ -1219,9 +1423,10 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 	int ret;
 
 	memset(&in, 0, sizeof(in));
-	if (tc->proc == 1 && (!tc->v4known || tc->v4minor == 0 ||
+	if (tc->proc == 1 && (!tc->v4known || tc->v4minor != e->v4s.minor ||
 			      nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)) {
-		/* NFSv4.0 (no sessions) and COMPOUNDs with ops we cannot walk */
+		/* COMPOUNDs with ops we cannot walk, and those of another
+		 * minor version than the trace's first (one client state) */
 		os->unsupported++;
 		return 0;
 	}
@@ -1245,6 +1450,29 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 	}
 	if ((ret = pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
+	if (e->v4s.minor == 0 && tc->proc == 1) {
+		/* an OPEN the target wants confirmed (the OPEN was a barrier:
+		 * its reply is in) */
+		bool has_confirm = false;
+		for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS; k++)
+			has_confirm |= in.op[k] == NFS4_OP_OPEN_CONFIRM;
+		if (e->v40_confirm && !has_confirm && (ret = v40_confirm_now(e)) < 0)
+			return ret;
+		if (has_confirm && !e->v40_confirm) {
+			/* the trace's OPEN_CONFIRM, for an OPEN the target did not
+			 * ask to confirm (or that was not replayed) */
+			if (e->v4_refused && !o->allow_mutations) {
+				os->dep_refused++;
+			} else {
+				os->skipped++;
+				e->v40_confirms_dropped++;
+			}
+			if (o->verbose)
+				fprintf(e->out, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
+					tc->xid, op_label(op_index(tc)));
+			return 0;
+		}
+	}
 	struct rcall *rc;
 	if ((ret = wait_rcall(e, tc, &rc)) < 0)
 		return ret;
@@ -1268,13 +1496,16 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence,
 	};
+	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
 	size_t ddp_out = 0;
 	for (int attempt = 0;; attempt++) {
 		xenc_init(&x, buf, cap);
 		xenc_rpc_call(&x, 0, PROG_NFS_, 4, tc->proc, &cred);
 		e->cur_slot = -1;
-		ret = tc->proc == 0 ? 0 : nfs4_call_rewrite(tc->args, tc->args_len, tc->rpos, &ops, &x, &ddp_out);
+		e->cur_nuse = 0;
+		ret = tc->proc == 0 ? 0 : nfs4_call_rewrite_v40(tc->args, tc->args_len, tc->rpos, &ops,
+							     e->v4s.minor == 0 ? &v40 : NULL, &x, &ddp_out);
 		if (ret == 0 && xenc_ok(&x))
 			break;
 		if (e->cur_slot >= 0)
@@ -1307,6 +1538,15 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 	rc->slot = e->cur_slot;
 	rc->seq = e->cur_seq;
 	e->cur_slot = -1;
+	rc->nuse = 0;
+	if (e->cur_nuse) {
+		struct v40use *u = realloc(rc->use, e->cur_nuse * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		memcpy(u, e->cur_use, e->cur_nuse * sizeof(*u));
+		rc->use = u;
+		rc->nuse = e->cur_nuse;
+	}
 	rc->req.msg = buf;
 	rc->req.len = x.len;
 	if (in.has_ddp) {
@@ -1530,7 +1770,7 @@ static int dry_run(struct engine *e)
 		char path[2][512];
 		struct layout l;
 		bool v3 = (tc->prog == PROG_NFS_ && tc->vers == 3) || tc->prog == PROG_NFSACL_;
-		if (tc->prog == PROG_NFS_ && tc->vers == 4 && (tc->proc == 0 || (tc->v4known && tc->v4minor >= 1))) {
+		if (tc->prog == PROG_NFS_ && tc->vers == 4 && (tc->proc == 0 || tc->v4known)) {
 			struct nfs4_call_info in;
 			memset(&in, 0, sizeof(in));
 			if (tc->proc == 1)
@@ -1556,7 +1796,7 @@ static int dry_run(struct engine *e)
 		}
 		if (!v3) {
 			unsup++;
-			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4.1+ are replayed)\n",
+			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4 are replayed)\n",
 				i + 1, tc->xid, op_label(op_index(tc)));
 			continue;
 		}
@@ -1615,7 +1855,14 @@ static void report(struct engine *e, double secs, int rc)
 			st->calls, st->replies, st->lost, st->reconnects, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
 			st->credits_granted);
-		if (e->v4)
+		if (e->v4 && e->v4s.minor == 0)
+			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
+				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
+				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
+				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu},",
+				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
+				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n);
+		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
 				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu},",
 				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
@@ -1726,14 +1973,18 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		goto out;
 	}
 	rpc_cred_sys(&e->cred, 0, 0);
-	bool need_mount = false;
+	bool need_mount = false, have_minor = false;
 	uint32_t minor = 1;
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];
 		if (tc->vers == 3)
 			need_mount = true;
-		else if (tc->v4known && tc->v4minor >= 1 && minor == 1)
+		else if (tc->v4known && !have_minor && tc->v4minor <= 2) {
+			/* the first COMPOUND's minor version: 0 (client ID and
+			 * owner seqids) or 1, 2 (a session) */
 			minor = tc->v4minor;
+			have_minor = true;
+		}
 	}
 	nfs41_session_init(&e->v4s, minor, "replay");
 	const char *exp = o->export_path ? o->export_path :
@@ -1780,7 +2031,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	if (!e->rc)
 		goto out;
 	log_info("replay: %zu calls, %" PRIu64 " trace retransmits, root %s", e->t.n, e->t.retransmits,
-		 e->t.have_root ? "from the trace's MOUNT" : e->have_troot ? "from its first FSINFO" : "unknown");
+		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
+		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
 
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	size_t i;
@@ -1790,7 +2042,9 @@ int replay_run(const struct replay_opts *o, FILE *out)
 			break;
 	if (ret == 0)
 		ret = wait_all(e);
-	if (ret == 0 && (e->v4s.have_session || e->v4s.have_client)) {
+	/* NFSv4.0 has no DESTROY_CLIENTID: the replay's client ID and what
+	 * the trace left open expire with the lease */
+	if (ret == 0 && e->v4s.minor && (e->v4s.have_session || e->v4s.have_client)) {
 		/* what the trace did not destroy itself (or the replay's own) */
 		nfs41_session_close(e->x, &e->v4s, &e->cred);
 	}
@@ -1822,6 +2076,7 @@ out:
 		for (uint32_t k = 0; k < e->nrc; k++) {
 			free(e->rc[k].buf);
 			free(e->rc[k].data);
+			free(e->rc[k].use);
 		}
 		free(e->rc);
 	}
@@ -1834,6 +2089,7 @@ out:
 	map_free(&e->sidmap);
 	map_free(&e->cidmap);
 	map_free(&e->sessmap);
+	nfs40_owners_free(&e->owners);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);

@@ -115,7 +115,8 @@ check(os.path.exists(svg) and "<polyline" in open(svg).read() and ">262144<" in 
 
 # ---- 2. replays of the catalogue ---------------------------------------
 for name in sorted(f[:-3] for f in os.listdir(out) if f.startswith("replay-") and f.endswith(".rc")):
-    if name in ("replay-readonly", "replay-nfs41-readonly"):
+    if name in ("replay-readonly", "replay-nfs41-readonly", "replay-nfs40-readonly",
+                "replay-nfs40-preloaded"):
         continue
     if name == "replay-midconn":
         # The capture starts after the mount: the handles it uses were
@@ -176,6 +177,54 @@ if j:
           "replay-nfs41-readonly: the session is still set up and torn down")
 else:
     check(False, f"replay-nfs41-readonly: JSON report (rc {rc})")
+# NFSv4.0 (no sessions): the replay's own client ID and open-owner seqids
+rc, j, e = jstep("replay-nfs40")
+if j:
+    ops = {o["op"]: o for o in j["ops"]}
+    v = j.get("nfs4", {})
+    check(v.get("minor") == 0 and v.get("seqid_errors") == 0 and v.get("confirms_added") == 0
+          and v.get("confirms_dropped") == 0 and v.get("owners") == 1 and v.get("stateids_mapped", 0) >= 4,
+          f"replay-nfs40: own client ID, one open-owner, no seqid error, OPEN_CONFIRM as in the trace ({v})")
+    check(all(ops[k]["replayed"] == ops[k]["trace"] == ops[k]["same_status"] for k in
+              ("v4 SETCLIENTID", "v4 SETCLIENTID_CONFIRM", "v4 OPEN", "v4 OPEN_CONFIRM", "v4 CLOSE",
+               "v4 READ", "v4 WRITE")),
+          "replay-nfs40: SETCLIENTID(_CONFIRM), OPEN, OPEN_CONFIRM, CLOSE, READ, WRITE all answered as in the trace")
+else:
+    check(False, f"replay-nfs40: JSON report (rc {rc})")
+# read-only: CREATE, the two OPEN(create)s, both WRITEs, RENAME, REMOVE
+# refused; what needs v4dir, the refused OPENs' stateids or the OPEN_CONFIRM
+# of a refused OPEN is after_refused
+rc, j, e = jstep("replay-nfs40-readonly")
+if j:
+    t = j["totals"]
+    ops = {o["op"]: o for o in j["ops"]}
+    check(rc == 4 and t["refused"] == 7 and t["mismatches"] == 0 and t["errors"] == 0
+          and t["skipped"] == 0 and t["after_refused"] > 0 and ops["v4 OPEN_CONFIRM"]["replayed"] == 0
+          and ops["v4 OPEN_CONFIRM"]["after_refused"] == 1,
+          f"replay-nfs40-readonly: 7 mutations refused, the rest replayed or after_refused (rc {rc}, {t})")
+    check(ops["v4 SETCLIENTID_CONFIRM"]["same_status"] == 2 and ops["v4 GETATTR"]["replayed"] >= 10,
+          "replay-nfs40-readonly: client ID still set up, read-only calls replayed")
+else:
+    check(False, f"replay-nfs40-readonly: JSON report (rc {rc})")
+# read-only on an export that already holds v4dir/data and small: the
+# trace's confirmed OPEN is refused, so the target asks to confirm the later
+# OPEN of data (the trace's was not): the replay adds that OPEN_CONFIRM, and
+# the READ and CLOSE on that open get the trace's status
+rc, j, e = jstep("replay-nfs40-preloaded")
+if j:
+    t = j["totals"]
+    ops = {o["op"]: o for o in j["ops"]}
+    v = j.get("nfs4", {})
+    check(rc == 4 and t["refused"] == 7 and t["mismatches"] == 0 and t["errors"] == 0 and t["skipped"] == 0,
+          f"replay-nfs40-preloaded: 7 mutations refused, no mismatch (rc {rc}, {t})")
+    check(v.get("confirms_added") == 1 and v.get("seqid_errors") == 0,
+          f"replay-nfs40-preloaded: one OPEN_CONFIRM added for the target, no seqid error ({v})")
+    check(ops["v4 READ"]["same_status"] == 2 and ops["v4 OPEN"]["same_status"] == 2
+          and ops["v4 CLOSE"]["same_status"] == 2,
+          "replay-nfs40-preloaded: both read OPENs, their READs and CLOSEs as in the trace "
+          f"({ops['v4 OPEN']['same_status']}, {ops['v4 READ']['same_status']}, {ops['v4 CLOSE']['same_status']})")
+else:
+    check(False, f"replay-nfs40-preloaded: JSON report (rc {rc})")
 snap = os.path.join(out, "export-snapshot.txt")
 listing = open(snap).read() if os.path.exists(snap) else ""
 check("data.bin" in listing and "big.dat" not in listing and "small.dat" not in listing,
@@ -231,7 +280,18 @@ check(n(lambda x: v41(x) and x.get("procedure") == "READDIR" and x["chunks"]["mi
 check(n(lambda x: v41(x) and x.get("procedure") == "CREATE_SESSION" and x.get("status") == "OK") >= 7,
       "capture: every NFSv4.1 replay and load run opened its session")
 check(n(lambda x: x.get("program", "").startswith("NFSv4.") and x.get("status") not in ("OK", "NOENT", "NOTSUPP", "NXIO")) == 0,
-      "capture: no NFSv4.1/4.2 call failed other than as recorded (NOENT, NOTSUPP, NXIO)")
+      "capture: no NFSv4.x call failed other than as recorded (NOENT, NOTSUPP, NXIO)")
+v40 = lambda x: x.get("program") == "NFSv4.0"
+# 3 nfs40 replays: 2 SETCLIENTID + CONFIRM each; OPEN_CONFIRM: the trace's
+# (allow-mutations run) and the one added for the target (preloaded run)
+check(n(lambda x: v40(x) and x.get("procedure") == "SETCLIENTID" and x.get("status") == "OK") == 6
+      and n(lambda x: v40(x) and x.get("procedure") == "SETCLIENTID_CONFIRM" and x.get("status") == "OK") == 6,
+      "capture: NFSv4.0 COMPOUNDs: SETCLIENTID and SETCLIENTID_CONFIRM of the 3 nfs40 replays")
+check(n(lambda x: v40(x) and x.get("procedure") == "OPEN_CONFIRM" and x.get("status") == "OK") == 2,
+      "capture: NFSv4.0 OPEN_CONFIRM: the trace's, and the one the target asked for")
+check(n(lambda x: v40(x) and x.get("procedure") == "READ" and x["chunks"]["mix"] == "write") >= 4
+      and n(lambda x: v40(x) and x.get("procedure") == "WRITE" and x["chunks"]["mix"] == "read") >= 1,
+      "capture: NFSv4.0 READs carry a Write chunk, the 64 KB WRITE a Read chunk")
 check(n(lambda x: x.get("procedure") == "NULL" and x.get("status") == "OK") >= 100,
       "capture: NULL calls answered")
 check(n(lambda x: x.get("credits_asked", 0) > 256 or x.get("credits_asked", 0) < 1) == 0,

@@ -43,6 +43,14 @@ rp_serve_resets() {
         if [[ -e $LAB_SYNC/client.steps-done ]]; then return 0; fi
         if [[ -e $LAB_SYNC/reset.$n ]]; then
             rp_reset_export
+            # rp_reset v4dir: the files the NFSv4 workload (nfs40.pcap)
+            # creates are there already
+            if [[ -e $LAB_SYNC/reset.$n.v4dir ]]; then
+                mkdir -p "$LAB_EXPORT/v4dir"
+                head -c 65536 "$LAB_EXPORT/data.bin" >"$LAB_EXPORT/v4dir/data"
+                echo "small file over NFSv4.0" >"$LAB_EXPORT/v4dir/small"
+                chmod -R a+rwX "$LAB_EXPORT/v4dir"
+            fi
             ls -la "$LAB_EXPORT" >"$LAB_OUT/export-before-reset.$((n + 1)).txt" 2>&1 || true
             lab_signal "reset.$n.done"
             n=$((n + 1))
@@ -64,10 +72,12 @@ rp_serve_resets() {
     done
 }
 
-# Client side: ask the server to reset its export and wait.
+# Client side: ask the server to reset its export and wait.  rp_reset
+# v4dir: with v4dir/data and v4dir/small in it (see rp_serve_resets).
 RP_RESETS=0
 rp_reset() {
     RP_RESETS=$((RP_RESETS + 1))
+    if [[ ${1:-} == v4dir ]]; then lab_signal "reset.$RP_RESETS.v4dir"; fi
     lab_signal "reset.$RP_RESETS"
     lab_wait "reset.$RP_RESETS.done" 60
 }

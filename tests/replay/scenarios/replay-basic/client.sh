@@ -30,6 +30,17 @@ for c in nfs41 nfs42; do
 done
 rp_reset
 rp_run replay-nfs41-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs41.pcap"
+# 2c. NFSv4.0: the replay's own client ID (SETCLIENTID + CONFIRM), its own
+# open-owner seqids, OPEN_CONFIRM where the target asks for it
+rp_reset
+rp_run replay-nfs40 "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/nfs40.pcap"
+rp_reset
+rp_run replay-nfs40-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs40.pcap"
+# the export already holds v4dir/data and small: read-only, the trace's
+# first (confirmed) OPEN is refused, so the target asks the replay to
+# confirm the later OPEN of data, which the trace never confirmed
+rp_reset v4dir
+rp_run replay-nfs40-preloaded "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs40.pcap"
 rp_run v41-null        "$REPLAY" --target "$S" --vers 4.1 --generate null --count 50 --qd 4 --json
 rp_run v41-getattr     "$REPLAY" --target "$S" --vers 4.1 --generate getattr --file data.bin --count 50 --qd 4 --json
 rp_run v41-read        "$REPLAY" --target "$S" --vers 4.1 --generate read --file data.bin --size 128k --file-size 1M --count 8 --qd 2 --json
