@@ -57,9 +57,9 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XS_MAX);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct xdp_stats_val);
 } xdp_stats SEC(".maps");
 
 /* A per-CPU array used as a set-associative table (bpf/xdp_roce.h): the
@@ -100,13 +100,8 @@ struct hdr_cursor {
 	void *pos;
 };
 
-static __always_inline void bump(__u32 slot)
-{
-	__u64 *v = bpf_map_lookup_elem(&xdp_stats, &slot);
-
-	if (v)
-		*v += 1;
-}
+/* st: this CPU's counters, looked up once per frame */
+#define bump(st, slot) ((st)->v[(slot)]++)
 
 /* The opcode table of dissect/ib.c: extended headers of each operation
  * (the low 5 opcode bits), and which operations each service has. */
@@ -343,7 +338,8 @@ static __always_inline int key_eq(const struct xdp_conn_key *a, const union conn
 	       x[3] == b->w[3] && x[4] == b->w[4];
 }
 
-static __always_inline void conn_count(const struct xdp_roce_rec *r, __u32 wire)
+static __always_inline void conn_count(struct xdp_stats_val *st, const struct xdp_roce_rec *r,
+				       __u32 wire, __u64 frame)
 {
 	union conn_key k;
 	struct xdp_conn_slot *sl, *victim = 0;
@@ -377,14 +373,14 @@ static __always_inline void conn_count(const struct xdp_roce_rec *r, __u32 wire)
 		}
 		if (key_eq(&sl->k, &k))
 			goto found;
-		if (sl->v.last_ns < oldest) {
-			oldest = sl->v.last_ns;
+		if (sl->v.last_frame < oldest) {
+			oldest = sl->v.last_frame;
 			victim = sl;
 		}
 	}
 	if (!victim)
 		return;
-	bump(XS_CONN_FULL);
+	bump(st, XS_CONN_FULL);
 	sl = victim;
 	__builtin_memcpy(&sl->k, &k.k, sizeof(k.k));
 	__builtin_memset(&sl->v, 0, sizeof(sl->v));
@@ -392,7 +388,9 @@ found:
 	v = &sl->v;
 	v->pkts++;
 	v->bytes += wire;
-	v->last_ns = r->ts_ns;
+	v->last_frame = frame;
+	if (r->ts_ns)
+		v->last_ns = r->ts_ns;
 	__u8 op = r->opcode & 0x1f;
 	if (r->opcode == 0x81 || (r->opcode >> 5) == 3)
 		return;                        /* CNP, UD (CM MADs) */
@@ -439,11 +437,12 @@ static __always_inline int rec_begin(struct rec_at *a, int want, __u32 wire)
 		__u64 used = head - *(volatile __u64 *)&c->tail;
 
 		/* used > size: a reader wrote a bad tail; stop until it fixes it */
-		if (used <= size && size - used >= XDP_REC_SPACE(a->cap)) {
+		if (used <= size && size - used >= XDP_REC_SPACE(XDP_REC_FULL, a->cap)) {
 			a->c = c;
 			a->used = used;
 			a->r = (struct xdp_roce_rec *)(slot + XDP_RING_CTL + (head & ring_mask));
-			__builtin_memset(a->r, 0, sizeof(*a->r));
+			/* the summary part is zeroed only when a SEND needs it */
+			__builtin_memset(a->r, 0, XDP_REC_BASE);
 			return 0;
 		}
 	}
@@ -451,7 +450,7 @@ static __always_inline int rec_begin(struct rec_at *a, int want, __u32 wire)
 	if (!s)
 		return -1;
 	a->r = &s->r;
-	__builtin_memset(a->r, 0, sizeof(*a->r));
+	__builtin_memset(a->r, 0, XDP_REC_BASE);
 	return 0;
 }
 
@@ -483,8 +482,12 @@ int xdp_roce(struct xdp_md *ctx)
 	const __u8 *src = 0, *dst = 0;
 	__u8 *bth;
 	__u16 proto;
+	__u32 zero = 0;
+	struct xdp_stats_val *st = bpf_map_lookup_elem(&xdp_stats, &zero);
 
-	bump(XS_FRAMES);
+	if (!st)
+		return XDP_PASS;
+	bump(st, XS_FRAMES);
 
 	/* Ethernet */
 	struct ethhdr *eth = nh.pos;
@@ -748,18 +751,34 @@ have_bth:
 	}
 
 	r->status = XR_ROCE;
-	bump(XS_ROCE);
+	bump(st, XS_ROCE);
 	{
 		__u8 op = r->opcode & 0x1f, svc = r->opcode >> 5;
 
 		if ((op == 0x00 || op == 0x04 || op == 0x05 || op == 0x17) && svc != 3 && svc != 4) {
+			__builtin_memset((__u8 *)r + XDP_REC_BASE, 0, XDP_REC_FULL - XDP_REC_BASE);
 			r->rr_status = (__u8)rr_parse(ctx, r, off, off + r->payload_len);
 			if (r->rr_status == RR_OK)
-				bump(XS_RPCRDMA);
+				bump(st, XS_RPCRDMA);
 		}
+		/* A frame past the snap length that does not start a message
+		 * keeps only its headers (bpf/xdp_roce.h). */
+		if (at.cap < wire && op != 0x00 && op != 0x04 && op != 0x05 && op != 0x17 &&
+		    op != 0x06 && op != 0x0a && op != 0x0b && op != 0x0d && op != 0x10 &&
+		    off < at.cap)
+			at.cap = off;
 	}
-	r->ts_ns = bpf_ktime_get_ns();
-	conn_count(r, wire);
+	/* A clock read costs as much as the parse (~30 ns in a VM), so only
+	 * a record gets one, and a middle packet of a message not even then
+	 * unless whole frames are captured: per-XID times come from a
+	 * message's first and last packets (bpf/xdp_roce.h). */
+	{
+		__u8 op = r->opcode & 0x1f;
+
+		if (want && (snap_len >= XDP_ROCE_SNAP_MAX || (op != 0x01 && op != 0x07 && op != 0x0e)))
+			r->ts_ns = bpf_ktime_get_ns();
+	}
+	conn_count(st, r, wire, frame);
 	goto emit;
 
 malformed:
@@ -769,41 +788,43 @@ malformed:
 malformed_r:
 	r->status = XR_MALFORMED;
 	r->mal_layer = layer;
-	r->ts_ns = bpf_ktime_get_ns();
-	bump(XS_MALFORMED);
+	if (want)
+		r->ts_ns = bpf_ktime_get_ns();
+	bump(st, XS_MALFORMED);
 
 emit:
 	if (!want) {
-		bump(XS_SAMPLED_OUT);
+		bump(st, XS_SAMPLED_OUT);
 		return XDP_PASS;
 	}
 	if (!at.c) {
-		bump(XS_RB_DROPS);
+		bump(st, XS_RB_DROPS);
 		return XDP_PASS;
 	}
 	{
 		__u64 cap = BOUND_CAP(at.cap, XDP_ROCE_SNAP_MAX);
+		__u64 hdr = r->rr_status ? XDP_REC_FULL : XDP_REC_BASE;
 
 		/* a signed test: older verifiers (6.1) learn cap >= 1 from it,
 		 * not from cap != 0, and the helper's size must be >= 1 */
-		if ((__s64)cap > 0 && bpf_xdp_load_bytes(ctx, 0, (__u8 *)r + sizeof(*r), cap))
+		if ((__s64)cap > 0 && bpf_xdp_load_bytes(ctx, 0, (__u8 *)r + hdr, cap))
 			cap = 0;
 		r->magic = XDP_ROCE_MAGIC;
-		r->hdr_size = sizeof(*r);
+		r->hdr_size = (__u16)hdr;
 		r->cap_len = (__u16)cap;
 		r->frame = frame;
 		r->wire_len = wire;
-		__u64 len = XDP_REC_SPACE(cap);
+		__u64 len = XDP_REC_SPACE(hdr, cap);
 		/* publishes the record: a full-barrier atomic, so its bytes are
 		 * visible first on weakly ordered CPUs too */
 		__sync_fetch_and_add(&at.c->head, len);
-		bump(XS_RECORDS);
+		bump(st, XS_RECORDS);
 		__u64 wake = ((__u64)ring_mask + 1) >> 3;
 		if (at.used < wake && at.used + len >= wake) {
 			__u32 cpu = bpf_get_smp_processor_id();
 
 			bpf_ringbuf_output(&xdp_wake, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
-			bump(XS_WAKEUPS);
+			bump(st, XS_WAKEUPS);
 		}
 	}
 	return XDP_PASS;

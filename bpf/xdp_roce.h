@@ -1,11 +1,27 @@
 /* The record layout shared by bpf/xdp_roce.bpf.c (the XDP fast path) and
  * its user-space readers (pcap/source_xdp.c, pcap/xdp_feed.c, the tests).
  *
- * One ring-buffer record per RoCE frame (RoCEv2 = UDP 4791, RoCEv1 =
- * Ethertype 0x8915) and per malformed frame:
+ * One record per RoCE frame (RoCEv2 = UDP 4791, RoCEv1 = Ethertype 0x8915)
+ * and per malformed frame:
  *
- *   struct xdp_roce_rec   fixed header: what the XDP program parsed
- *   cap_len bytes         the first cap_len bytes of the frame (snap length)
+ *   hdr_size bytes of struct xdp_roce_rec   what the XDP program parsed
+ *   cap_len bytes                           the first cap_len bytes of the frame
+ *
+ * Records are compact: hdr_size is XDP_REC_BASE (the struct up to the
+ * RPC-over-RDMA summary) unless rr_status != RR_NONE, i.e. only a SEND
+ * First/Only carries the summary.  cap_len is the snap length, except that
+ * a frame longer than the snap length that does not start a message (SEND,
+ * RDMA WRITE Middle/Last, READ Response Middle/Last) keeps only its
+ * headers: behind the first packet's snap bytes there is already a gap,
+ * so those bytes could never be decoded (the dissector reads a message's
+ * bytes only up to its first gap).  A reader zero-fills the missing tail of
+ * the struct (xdp_rec_check).
+ *
+ * ts_ns is 0 on the middle packets of a message (SEND, RDMA WRITE, READ
+ * Response Middle) unless snap_len is XDP_ROCE_SNAP_MAX (whole frames): a
+ * clock read costs as much as the whole parse, and per-XID times come from
+ * a message's first and last packets.  Readers give an untimed record the
+ * time of the record before it.
  *
  * User space never trusts a record: magic, hdr_size and cap_len are checked
  * against the bytes actually received (pcap/xdp_feed.c).  Only fixed-size
@@ -46,8 +62,11 @@ struct xdp_ring_ctl {
 #define XDP_RING_DEFAULT      (2u << 20)   /* ring bytes per CPU */
 #define XDP_RING_MIN          (64u << 10)
 #define XDP_RING_MAX          (2u << 20)   /* a slot must stay <= 4 MB (KMALLOC_MAX_SIZE) */
+/* Header bytes of a record without / with the RPC-over-RDMA summary. */
+#define XDP_REC_BASE          __builtin_offsetof(struct xdp_roce_rec, xid)
+#define XDP_REC_FULL          sizeof(struct xdp_roce_rec)
 /* Bytes a record takes in a ring: header + frame bytes, 8-aligned. */
-#define XDP_REC_SPACE(cap)    ((sizeof(struct xdp_roce_rec) + (cap) + 7) & ~7ull)
+#define XDP_REC_SPACE(hdr, cap) (((hdr) + (cap) + 7) & ~7ull)
 
 /* xdp_roce_rec.status */
 enum xdp_rec_status {
@@ -106,7 +125,7 @@ struct xdp_roce_rec {
 	__u32 magic;        /* XDP_ROCE_MAGIC */
 	__u16 hdr_size;     /* sizeof(struct xdp_roce_rec) */
 	__u16 cap_len;      /* frame bytes following this header */
-	__u64 ts_ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
+	__u64 ts_ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC); 0: untimed (above) */
 	__u64 frame;        /* 1-based number of the frame among all the program saw */
 	__u32 wire_len;     /* frame length (all fragments) */
 	__u8  status;       /* xdp_rec_status */
@@ -140,6 +159,7 @@ struct xdp_roce_rec {
 	__u8  rr_status;    /* xdp_rr_status */
 	__u8  rr_flags;     /* xdp_rr_flags */
 	__u16 rr_hdr_len;   /* RR_OK: bytes of transport header */
+	/* XDP_REC_BASE: a record without the summary ends here */
 	__u32 xid, vers, credits, proc;
 	__u32 rr_err;       /* RDMA_ERROR code */
 	__u16 n_rsegs;      /* Read list entries */
@@ -151,7 +171,8 @@ struct xdp_roce_rec {
 	struct xdp_seg rd1, wr1, rp1; /* first Read / Write / Reply segment */
 };
 
-/* Global counters (per-CPU array "xdp_stats"). */
+/* Global counters: per-CPU array "xdp_stats" of one struct xdp_stats_val
+ * (one map lookup per frame, whatever it counts). */
 enum xdp_stat {
 	XS_FRAMES = 0,     /* every frame */
 	XS_ROCE,           /* well-formed RoCE frames */
@@ -163,6 +184,10 @@ enum xdp_stat {
 	XS_CONN_FULL,      /* per-connection slot taken over from another key */
 	XS_WAKEUPS,        /* reader wakeups sent (a ring's backlog crossed its threshold) */
 	XS_MAX,
+};
+
+struct xdp_stats_val {
+	__u64 v[XS_MAX];
 };
 
 /* Per-connection (per-direction) counters: per-CPU array "xdp_conns" of
@@ -183,7 +208,8 @@ struct xdp_conn_val {
 	__u64 pkts, bytes;          /* frames, frame bytes */
 	__u64 sends, writes, read_reqs, read_resps, acks, naks;
 	__u64 rpcrdma;              /* SEND First/Only with a whole v1 header */
-	__u64 last_ns;
+	__u64 last_ns;              /* time of the last frame that got a record */
+	__u64 last_frame;           /* number of the last frame (the LRU order) */
 };
 
 struct xdp_conn_slot {

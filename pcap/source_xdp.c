@@ -42,6 +42,7 @@ struct xsrc {
 	struct source_stats st;
 	uint64_t bad_records;
 	int64_t mono_to_real;
+	uint64_t last_mono;         /* time of the last timed record */
 	FILE *cap;
 	char *cap_path;
 	uint32_t snap;
@@ -100,7 +101,7 @@ static void cap_write(struct xsrc *s, uint64_t ts, const uint8_t *data, uint32_t
 static int on_ring(void *ctx, const void *data, size_t len)
 {
 	struct xsrc *s = ctx;
-	const struct xdp_roce_rec *r;
+	struct xdp_roce_rec r;
 	const uint8_t *frame;
 
 	if (xdp_rec_check(data, len, &r, &frame) < 0) {
@@ -108,9 +109,12 @@ static int on_ring(void *ctx, const void *data, size_t len)
 		return 0;
 	}
 	s->st.events++;
-	uint64_t ts = r->ts_ns + (uint64_t)s->mono_to_real;
+	/* a middle packet of a message comes untimed (bpf/xdp_roce.h) */
+	if (r.ts_ns)
+		s->last_mono = r.ts_ns;
+	uint64_t ts = s->last_mono + (uint64_t)s->mono_to_real;
 	if (s->cap)
-		cap_write(s, ts, frame, r->cap_len, r->wire_len);
+		cap_write(s, ts, frame, r.cap_len, r.wire_len);
 	xdp_feed_record(s->feed, data, len, ts);
 	return 0;
 }
@@ -118,14 +122,16 @@ static int on_ring(void *ctx, const void *data, size_t len)
 static uint64_t stat_sum(const struct xsrc *s, uint32_t slot)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+	struct xdp_stats_val v[ncpu > 0 ? ncpu : 1];
+	uint32_t zero = 0;
+	uint64_t sum = 0;
 
-	if (!s->skel || ncpu <= 0)
+	if (!s->skel || ncpu <= 0 || slot >= XS_MAX)
 		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.xdp_stats), &slot, v))
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.xdp_stats), &zero, v))
 		return 0;
 	for (int i = 0; i < ncpu; i++)
-		sum += v[i];
+		sum += v[i].v[slot];
 	return sum;
 }
 

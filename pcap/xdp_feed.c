@@ -82,39 +82,42 @@ void xdp_feed_free(struct xdp_feed *f)
 	free(f);
 }
 
-int xdp_rec_check(const void *buf, size_t len, const struct xdp_roce_rec **recp,
-		  const uint8_t **frame)
-{
-	struct xdp_roce_rec h;
+_Static_assert(XDP_REC_BASE % 8 == 0 && XDP_REC_FULL % 8 == 0 && XDP_REC_BASE < XDP_REC_FULL,
+	       "record layout: the base part ends at the RPC-over-RDMA summary");
 
-	if (!buf || len < sizeof(h))
+int xdp_rec_check(const void *buf, size_t len, struct xdp_roce_rec *h, const uint8_t **frame)
+{
+	memset(h, 0, sizeof(*h));
+	if (!buf || len < XDP_REC_BASE)
 		return -EBADMSG;
-	memcpy(&h, buf, sizeof(h));   /* no alignment assumption on buf */
-	if (h.magic != XDP_ROCE_MAGIC || h.hdr_size != sizeof(h))
+	memcpy(h, buf, XDP_REC_BASE);   /* no alignment assumption on buf */
+	if (h->magic != XDP_ROCE_MAGIC)
 		return -EBADMSG;
-	if (h.cap_len > len - sizeof(h) || h.cap_len > XDP_ROCE_SNAP_MAX ||
-	    h.cap_len > h.wire_len)
+	/* the summary is there exactly when the program parsed one */
+	if (h->hdr_size != (h->rr_status != RR_NONE ? XDP_REC_FULL : XDP_REC_BASE) ||
+	    h->hdr_size > len)
 		return -EBADMSG;
-	if (h.status != XR_ROCE && h.status != XR_MALFORMED)
+	memcpy(h, buf, h->hdr_size);
+	if (h->cap_len > len - h->hdr_size || h->cap_len > XDP_ROCE_SNAP_MAX ||
+	    h->cap_len > h->wire_len)
 		return -EBADMSG;
-	if (h.frame == 0)
+	if (h->status != XR_ROCE && h->status != XR_MALFORMED)
 		return -EBADMSG;
-	*recp = buf;
-	*frame = (const uint8_t *)buf + sizeof(h);
+	if (h->frame == 0)
+		return -EBADMSG;
+	*frame = (const uint8_t *)buf + h->hdr_size;
 	return 0;
 }
 
 int xdp_feed_record(struct xdp_feed *f, const void *buf, size_t len, uint64_t ts_ns)
 {
-	const struct xdp_roce_rec *r;
 	const uint8_t *frame;
 	struct xdp_roce_rec h;
 
-	if (xdp_rec_check(buf, len, &r, &frame) < 0) {
+	if (xdp_rec_check(buf, len, &h, &frame) < 0) {
 		f->st.bad_records++;
 		return -EBADMSG;
 	}
-	memcpy(&h, r, sizeof(h));
 	f->st.records++;
 	if (h.status == XR_ROCE)
 		f->st.roce++;

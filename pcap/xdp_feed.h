@@ -30,10 +30,10 @@ struct xdp_feed_stats {
 struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect_cbs *cbs);
 void xdp_feed_free(struct xdp_feed *f);
 
-/* Checks one ring-buffer record (untrusted: len is what was received).
- * Returns 0 with *rec and *frame set, or -EBADMSG. */
-int xdp_rec_check(const void *buf, size_t len, const struct xdp_roce_rec **rec,
-		  const uint8_t **frame);
+/* Checks one record (untrusted: len is what was received) and copies its
+ * header into *rec, zero-filled past hdr_size (bpf/xdp_roce.h).  Returns 0
+ * with *rec and *frame (its cap_len frame bytes, in buf) set, or -EBADMSG. */
+int xdp_rec_check(const void *buf, size_t len, struct xdp_roce_rec *rec, const uint8_t **frame);
 
 /* Checks and feeds one record; ts_ns is the packet time to use (wall
  * clock, ns).  Returns 0 or -EBADMSG (counted, nothing fed). */

@@ -16,7 +16,7 @@
 #include "pcap/xdp_ring.h"
 
 _Static_assert(sizeof(struct xdp_ring_ctl) == XDP_RING_CTL, "ring control block size");
-_Static_assert(XDP_RING_EXTRA >= XDP_RING_CTL + XDP_REC_SPACE(XDP_ROCE_SNAP_MAX),
+_Static_assert(XDP_RING_EXTRA >= XDP_RING_CTL + XDP_REC_SPACE(XDP_REC_FULL, XDP_ROCE_SNAP_MAX),
 	       "slack must hold a whole record");
 
 struct cpu_ring {
@@ -38,7 +38,7 @@ struct xdp_ring {
 	xdp_ring_fn fn;
 	void *ctx;
 	struct xdp_ring_stats st;
-	uint8_t buf[XDP_REC_SPACE(XDP_ROCE_SNAP_MAX)];
+	uint8_t buf[XDP_REC_SPACE(XDP_REC_FULL, XDP_ROCE_SNAP_MAX)];
 };
 
 uint32_t xdp_ring_bytes(uint64_t want)
@@ -153,14 +153,14 @@ static int peek(struct xdp_ring *r, struct cpu_ring *c)
 		return 1;
 	if (c->pos == c->end)
 		return 0;
-	if (c->end - c->pos < sizeof(h) || c->end - c->pos > r->mask + 1) {
+	if (c->end - c->pos < XDP_REC_BASE || c->end - c->pos > r->mask + 1) {
 		resync(r, c);
 		return 0;
 	}
-	memcpy(&h, c->data + (c->pos & r->mask), sizeof(h));
-	size_t len = XDP_REC_SPACE(h.cap_len);
-	if (h.magic != XDP_ROCE_MAGIC || h.hdr_size != sizeof(h) || h.cap_len > XDP_ROCE_SNAP_MAX ||
-	    len > c->end - c->pos) {
+	memcpy(&h, c->data + (c->pos & r->mask), XDP_REC_BASE);
+	size_t len = XDP_REC_SPACE(h.hdr_size, h.cap_len);
+	if (h.magic != XDP_ROCE_MAGIC || (h.hdr_size != XDP_REC_BASE && h.hdr_size != XDP_REC_FULL) ||
+	    h.cap_len > XDP_ROCE_SNAP_MAX || len > c->end - c->pos) {
 		resync(r, c);
 		return 0;
 	}

@@ -41,38 +41,50 @@ static uint64_t mono(void)
 
 /* ---- 1: BPF_PROG_TEST_RUN ---- */
 
-static double mix_ns(struct txdp *x, const struct tcap *c, size_t nframes, uint32_t repeat, int check)
+/* Mean ns/packet over the mix.  Each frame runs `trials` times with
+ * `repeat` repetitions; its cost is the lowest of the trials' means (an
+ * interrupt or a stolen vCPU only ever adds time), weighted once per frame
+ * of the mix. */
+static double mix_ns(struct txdp *x, const struct tcap *c, size_t nframes, uint32_t repeat,
+		     unsigned trials, int check)
 {
-	uint64_t total_ns = 0, runs = 0;
+	double total_ns = 0;
+	size_t runs = 0;
 	unsigned bad = 0;
 
 	txdp_reset(x);
 	for (size_t i = 0; i < c->n && i < nframes; i++) {
-		uint64_t f0 = txdp_stat(x, XS_FRAMES), r0 = txdp_stat(x, XS_RECORDS),
-			 d0 = txdp_stat(x, XS_RB_DROPS), roce0 = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED);
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f[i].data,
-			    .data_size_in = (uint32_t)c->f[i].cap, .repeat = repeat);
-		int err = bpf_prog_test_run_opts(x->prog_fd, &o);
-		txdp_consume(x);
-		trecs_clear(&x->recs);
-		if (check) {
-			uint64_t roce = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED) - roce0;
-			if (err || o.retval != XDP_PASS || txdp_stat(x, XS_FRAMES) - f0 != repeat ||
-			    (roce != 0 && roce != repeat) ||
-			    txdp_stat(x, XS_RECORDS) - r0 + txdp_stat(x, XS_RB_DROPS) - d0 != roce) {
-				if (bad++ < 5)
-					fprintf(stderr, "%s frame %zu: run %d retval %u, repetitions miscounted\n",
-						c->path, i + 1, err, o.retval);
+		uint32_t best = UINT32_MAX;
+		for (unsigned t = 0; t < trials; t++) {
+			uint64_t f0 = txdp_stat(x, XS_FRAMES), r0 = txdp_stat(x, XS_RECORDS),
+				 d0 = txdp_stat(x, XS_RB_DROPS),
+				 roce0 = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED);
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f[i].data,
+				    .data_size_in = (uint32_t)c->f[i].cap, .repeat = repeat);
+			int err = bpf_prog_test_run_opts(x->prog_fd, &o);
+			txdp_consume(x);
+			trecs_clear(&x->recs);
+			if (check) {
+				uint64_t roce = txdp_stat(x, XS_ROCE) + txdp_stat(x, XS_MALFORMED) - roce0;
+				if (err || o.retval != XDP_PASS || txdp_stat(x, XS_FRAMES) - f0 != repeat ||
+				    (roce != 0 && roce != repeat) ||
+				    txdp_stat(x, XS_RECORDS) - r0 + txdp_stat(x, XS_RB_DROPS) - d0 != roce) {
+					if (bad++ < 5)
+						fprintf(stderr, "%s frame %zu: run %d retval %u, repetitions miscounted\n",
+							c->path, i + 1, err, o.retval);
+				}
 			}
+			if (!err && o.duration < best)
+				best = o.duration;
 		}
-		if (!err) {
-			total_ns += (uint64_t)o.duration * repeat;
-			runs += repeat;
+		if (best != UINT32_MAX) {
+			total_ns += best;
+			runs++;
 		}
 	}
 	if (check)
 		CHECK(bad == 0, "%s: %u frames: repetitions not all XDP_PASS and counted once", c->path, bad);
-	return runs ? (double)total_ns / (double)runs : 0;
+	return runs ? total_ns / (double)runs : 0;
 }
 
 /* ---- 2: veth pair ---- */
@@ -346,24 +358,31 @@ static int bench(const char *path, int testrun_only)
 		fprintf(stderr, "bench: cannot load xdp_roce\n");
 		return 1;
 	}
-	double ns512 = mix_ns(&x512, &c, c.n, 300, 0);
-	double nsfull = mix_ns(&xfull, &c, c.n, 100, 0);
-	double ns64 = mix_ns(&x64, &c, c.n, 300, 0);
-	double nsnone = mix_ns(&xnone, &c, c.n, 300, 0);
+	double ns512 = mix_ns(&x512, &c, c.n, 200, 5, 0);
+	double nsfull = mix_ns(&xfull, &c, c.n, 100, 5, 0);
+	double ns64 = mix_ns(&x64, &c, c.n, 200, 5, 0);
+	double nsnone = mix_ns(&xnone, &c, c.n, 200, 5, 0);
 	/* the test-run floor: the trivial first program on the same mix */
 	double nsbase = 0;
 	struct roce_count_bpf *rc = roce_count_bpf__open_and_load();
 	if (rc) {
-		uint64_t tot = 0, runs = 0;
+		double tot = 0;
+		size_t runs = 0;
 		for (size_t i = 0; i < c.n; i++) {
-			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c.f[i].data,
-				    .data_size_in = (uint32_t)c.f[i].cap, .repeat = 300);
-			if (!bpf_prog_test_run_opts(bpf_program__fd(rc->progs.xdp_roce_count), &o)) {
-				tot += (uint64_t)o.duration * 300;
-				runs += 300;
+			uint32_t best = UINT32_MAX;
+			for (int t = 0; t < 5; t++) {   /* as mix_ns: the lowest of 5 */
+				LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c.f[i].data,
+					    .data_size_in = (uint32_t)c.f[i].cap, .repeat = 200);
+				if (!bpf_prog_test_run_opts(bpf_program__fd(rc->progs.xdp_roce_count), &o) &&
+				    o.duration < best)
+					best = o.duration;
+			}
+			if (best != UINT32_MAX) {
+				tot += best;
+				runs++;
 			}
 		}
-		nsbase = runs ? (double)tot / (double)runs : 0;
+		nsbase = runs ? tot / (double)runs : 0;
 		roce_count_bpf__destroy(rc);
 	}
 	txdp_close(&x512);
@@ -461,7 +480,7 @@ int main(int argc, char **argv)
 		if (c.linktype == LINKTYPE_ETHERNET && c.n) {
 			/* repeat > 1 lets the kernel reschedule inside the run:
 			 * a few frames per capture keep the tier quick */
-			mix_ns(&x, &c, 16, 4, 1);
+			mix_ns(&x, &c, 16, 4, 1, 1);
 			ncap++;
 		}
 		tcap_free(&c);

@@ -27,7 +27,11 @@ struct oconn {
 	struct xdp_conn_val v;
 };
 
-static void oconn_count(struct oconn *tab, size_t *n, size_t max, const struct xdp_roce_rec *e)
+/* timed: the frame got a record (not sampled out) and the program read the
+ * clock for it (not a middle packet below whole-frame snap); last_ns then
+ * stands for "set" (1). */
+static void oconn_count(struct oconn *tab, size_t *n, size_t max, const struct xdp_roce_rec *e,
+			int timed)
 {
 	struct xdp_conn_key k;
 	size_t i;
@@ -51,6 +55,9 @@ static void oconn_count(struct oconn *tab, size_t *n, size_t max, const struct x
 	const struct ib_opinfo *op = ib_opinfo(e->opcode);
 	v->pkts++;
 	v->bytes += e->wire_len;
+	v->last_frame = e->frame;
+	if (timed)
+		v->last_ns = 1;
 	if (op->service == IBS_UD || op->kind == IBK_CNP)
 		return;
 	switch (op->kind) {
@@ -93,7 +100,9 @@ static void check_conns(struct txdp *x, const char *path, struct oconn *tab, siz
 			continue;
 		}
 		struct xdp_conn_val sum = got[g].v, want = tab[i].v;
-		CHECK(sum.last_ns != 0, "%s: conn qp 0x%x: last_ns not set", path, got[g].k.dqpn);
+		CHECK((sum.last_ns != 0) == (want.last_ns != 0),
+		      "%s: conn qp 0x%x: last_ns set exactly when one of its frames got a record",
+		      path, got[g].k.dqpn);
 		sum.last_ns = 0;
 		want.last_ns = 0;
 		if (memcmp(&sum, &want, sizeof(sum))) {
@@ -134,13 +143,15 @@ static void per_packet(struct txdp *x, const struct tcap *c)
 		if (has) {
 			if (e.status == XR_ROCE) {
 				want_roce++;
-				oconn_count(tab, &ntab, 4096, &e);
+				uint8_t k = ib_opinfo(e.opcode)->kind;
+				int timed = x->snap >= XDP_ROCE_SNAP_MAX ||
+					    (k != IBK_SEND_MIDDLE && k != IBK_WRITE_MIDDLE && k != IBK_READ_RESP_MIDDLE);
+				oconn_count(tab, &ntab, 4096, &e,
+					    timed && (x->sample <= 1 || (i + 1) % x->sample == 0));
 				want_rr += e.rr_status == RR_OK;
 			} else {
 				want_mal++;
 			}
-			e.magic = XDP_ROCE_MAGIC;
-			e.hdr_size = sizeof(e);
 			if (x->sample > 1 && (i + 1) % x->sample) {
 				sampled++;
 				has = 0;
@@ -149,12 +160,18 @@ static void per_packet(struct txdp *x, const struct tcap *c)
 		want_recs += has;
 		/* the records this frame produced */
 		size_t got = x->recs.n - ri;
+		struct xdp_roce_rec gbuf;
 		const struct xdp_roce_rec *g;
-		const char *why = trec_verdict(&x->recs, ri, has, &e, t->data, &g);
+		const char *why = trec_verdict(&x->recs, ri, has, &e, t->data, &gbuf, &g);
 		if (!why && g) {
-			if (!g->ts_ns || g->ts_ns < last_ts)
+			/* middle packets come untimed below whole-frame snap */
+			uint8_t k = ib_opinfo(e.opcode)->kind;
+			int untimed = e.status == XR_ROCE && x->snap < XDP_ROCE_SNAP_MAX &&
+				      (k == IBK_SEND_MIDDLE || k == IBK_WRITE_MIDDLE || k == IBK_READ_RESP_MIDDLE);
+			if (untimed ? g->ts_ns != 0 : (!g->ts_ns || g->ts_ns < last_ts))
 				why = "ts_ns";
-			last_ts = g->ts_ns;
+			if (g->ts_ns)
+				last_ts = g->ts_ns;
 		}
 		if (why) {
 			bad++;
@@ -195,12 +212,12 @@ static void per_xid(struct txdp *x, const struct tcap *c)
 	if (!f)
 		return;
 	for (size_t i = 0; i < x->recs.n; i++) {
-		const struct xdp_roce_rec *r;
+		struct xdp_roce_rec r;
 		const uint8_t *bytes;
 		if (xdp_rec_check(x->recs.r[i].buf, x->recs.r[i].len, &r, &bytes) < 0 ||
-		    r->frame < 1 || r->frame > c->n)
+		    r.frame < 1 || r.frame > c->n)
 			continue;
-		xdp_feed_record(f, x->recs.r[i].buf, x->recs.r[i].len, c->f[r->frame - 1].ts);
+		xdp_feed_record(f, x->recs.r[i].buf, x->recs.r[i].len, c->f[r.frame - 1].ts);
 	}
 	xdp_feed_flush(f);
 	CHECK_EQ_U64(xdp_feed_stats(f)->bad_records, 0);

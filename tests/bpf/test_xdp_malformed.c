@@ -35,14 +35,13 @@ static void try_frame(const uint8_t *p, size_t len, const char *what)
 	if (act != XDP_PASS)
 		not_pass++;
 	int has = oracle(p, len, X.skel->bss->frame_seq, X.snap, &e);
-	e.magic = XDP_ROCE_MAGIC;
-	e.hdr_size = sizeof(e);
 	if (has && e.status == XR_MALFORMED)
 		want_mal++;
 	if (has && e.status == XR_ROCE && e.rr_status >= RR_SHORT)
 		want_rr_bad++;
+	struct xdp_roce_rec gbuf;
 	const struct xdp_roce_rec *g;
-	const char *why = trec_verdict(&X.recs, before, has, &e, p, &g);
+	const char *why = trec_verdict(&X.recs, before, has, &e, p, &gbuf, &g);
 	if (why) {
 		if (mismatches++ < 10)
 			fprintf(stderr, "%s / %s (len %zu): %s differs\n", cur_what, what, len, why);

@@ -23,12 +23,12 @@ static int collect(void *ctx, const void *rec, size_t len)
 {
 	struct got *g = ctx;
 	struct xdp_roce_rec h;
+	const uint8_t *bytes;
 
-	if (len < sizeof(h) || g->n == 64)
+	if (g->n == 64 || xdp_rec_check(rec, len, &h, &bytes) < 0)
 		return 0;
-	memcpy(&h, rec, sizeof(h));
 	g->frame[g->n] = h.frame;
-	g->byte[g->n] = h.cap_len ? ((const uint8_t *)rec)[sizeof(h) + h.cap_len - 1] : 0;
+	g->byte[g->n] = h.cap_len ? bytes[h.cap_len - 1] : 0;
 	g->n++;
 	return 0;
 }
@@ -45,24 +45,28 @@ static struct xdp_ring_ctl *ctl(struct view *v, int cpu)
 	return (struct xdp_ring_ctl *)(v->map + v->vsize * (size_t)cpu);
 }
 
-/* Writes a record at cpu's head (not published). Returns its space. */
+/* Writes a record at cpu's head (not published). Returns its space.  Odd
+ * frames carry the RPC-over-RDMA summary (the longer header), as SEND
+ * First/Only records do. */
 static uint64_t put(struct view *v, int cpu, uint64_t at, uint64_t frame, uint16_t cap, uint32_t magic)
 {
 	struct xdp_roce_rec h;
 	uint8_t *data = (uint8_t *)ctl(v, cpu) + XDP_RING_CTL;
 	uint64_t pos = at & (v->size - 1);
+	size_t hs = (frame & 1) ? XDP_REC_FULL : XDP_REC_BASE;
 
 	memset(&h, 0, sizeof(h));
 	h.magic = magic;
-	h.hdr_size = sizeof(h);
+	h.hdr_size = (uint16_t)hs;
 	h.cap_len = cap;
 	h.frame = frame;
 	h.wire_len = cap;
 	h.status = XR_ROCE;
-	memcpy(data + pos, &h, sizeof(h));
+	h.rr_status = (frame & 1) ? RR_OK : RR_NONE;
+	memcpy(data + pos, &h, hs);
 	if (cap <= XDP_ROCE_SNAP_MAX)
-		memset(data + pos + sizeof(h), (int)(frame & 0xff), cap);
-	return XDP_REC_SPACE(cap);
+		memset(data + pos + hs, (int)(frame & 0xff), cap);
+	return XDP_REC_SPACE(hs, cap);
 }
 
 static void set_pos(struct view *v, int cpu, uint64_t tail, uint64_t head)

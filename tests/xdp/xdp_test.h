@@ -198,12 +198,12 @@ static inline void txdp_reset(struct txdp *x)
 	int sfd = bpf_map__fd(x->skel->maps.xdp_stats);
 	int cfd = bpf_map__fd(x->skel->maps.xdp_conns);
 	int ncpu = x->ncpu > 0 ? x->ncpu : 1;
-	uint64_t zeros[ncpu];
+	struct xdp_stats_val zeros[ncpu];
 	struct xdp_conn_slot *zs = calloc((size_t)ncpu, sizeof(*zs));
+	uint32_t zero = 0;
 
 	memset(zeros, 0, sizeof(zeros));
-	for (uint32_t i = 0; i < XS_MAX; i++)
-		bpf_map_update_elem(sfd, &i, zeros, BPF_ANY);
+	bpf_map_update_elem(sfd, &zero, zeros, BPF_ANY);
 	for (uint32_t i = 0; zs && i < XDP_CONN_MAX; i++)
 		bpf_map_update_elem(cfd, &i, zs, BPF_ANY);
 	free(zs);
@@ -253,6 +253,8 @@ static inline int txdp_conns(struct txdp *x, struct xdp_conn_slot *out, size_t m
 			d->rpcrdma += sl->v.rpcrdma;
 			if (sl->v.last_ns > d->last_ns)
 				d->last_ns = sl->v.last_ns;
+			if (sl->v.last_frame > d->last_frame)
+				d->last_frame = sl->v.last_frame;
 		}
 	}
 	free(v);
@@ -261,12 +263,14 @@ static inline int txdp_conns(struct txdp *x, struct xdp_conn_slot *out, size_t m
 
 static inline uint64_t txdp_stat(struct txdp *x, uint32_t slot)
 {
-	uint64_t v[x->ncpu > 0 ? x->ncpu : 1], sum = 0;
+	struct xdp_stats_val v[x->ncpu > 0 ? x->ncpu : 1];
+	uint32_t zero = 0;
+	uint64_t sum = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xdp_stats), &slot, v))
+	if (slot >= XS_MAX || bpf_map_lookup_elem(bpf_map__fd(x->skel->maps.xdp_stats), &zero, v))
 		return UINT64_MAX;
 	for (int i = 0; i < x->ncpu; i++)
-		sum += v[i];
+		sum += v[i].v[slot];
 	return sum;
 }
 
@@ -311,6 +315,8 @@ static inline int oracle(const uint8_t *p, size_t len, uint64_t frame, uint32_t 
 	int ret = roce_parse_eth(&c, len, &f);
 	if (ret == 0)
 		return 0;
+	e->magic = XDP_ROCE_MAGIC;
+	e->hdr_size = XDP_REC_BASE;
 	e->frame = frame;
 	e->wire_len = (uint32_t)len;
 	e->cap_len = (uint16_t)(snap < len ? snap : len);
@@ -353,6 +359,13 @@ static inline int oracle(const uint8_t *p, size_t len, uint64_t frame, uint32_t 
 	e->ieth_rkey = pk.ieth_rkey;
 	e->deth_qkey = pk.deth_qkey;
 	e->deth_srcqp = pk.deth_srcqp;
+	/* bpf/xdp_roce.h: past the snap length, a frame that does not start
+	 * a message keeps only its headers */
+	uint8_t k = pk.op->kind;
+	if (e->cap_len < len && k != IBK_SEND_FIRST && k != IBK_SEND_ONLY && k != IBK_WRITE_FIRST &&
+	    k != IBK_WRITE_ONLY && k != IBK_READ_RESP_FIRST && k != IBK_READ_RESP_ONLY &&
+	    pk.payload_off < e->cap_len)
+		e->cap_len = (uint16_t)pk.payload_off;
 
 	if ((pk.op->kind == IBK_SEND_FIRST || pk.op->kind == IBK_SEND_ONLY) &&
 	    pk.op->service != IBS_UD) {
@@ -406,6 +419,7 @@ static inline int oracle(const uint8_t *p, size_t len, uint64_t frame, uint32_t 
 		} else {
 			e->rr_status = RR_BAD;
 		}
+		e->hdr_size = XDP_REC_FULL;   /* with the RPC-over-RDMA summary */
 	}
 	return 1;
 }
@@ -524,11 +538,12 @@ static inline const char *trecord_key_diff(const struct nfsrdma_record *a, const
 
 /* The records one frame produced (from index first on) against the
  * oracle's: has = 0 or 1 records expected, e the expected record, frame
- * the frame's bytes.  NULL if they agree, else what differs; *got the
- * record (when there is exactly one that passes xdp_rec_check). */
+ * the frame's bytes.  NULL if they agree, else what differs; *got points
+ * to the record, copied into *buf (when there is exactly one that passes
+ * xdp_rec_check). */
 static inline const char *trec_verdict(const struct trecs *t, size_t first, int has,
 				       const struct xdp_roce_rec *e, const uint8_t *frame,
-				       const struct xdp_roce_rec **got)
+				       struct xdp_roce_rec *buf, const struct xdp_roce_rec **got)
 {
 	const uint8_t *bytes;
 
@@ -537,10 +552,11 @@ static inline const char *trec_verdict(const struct trecs *t, size_t first, int 
 		return "record count";
 	if (!has)
 		return NULL;
-	if (xdp_rec_check(t->r[first].buf, t->r[first].len, got, &bytes) < 0) {
-		*got = NULL;
+	if (xdp_rec_check(t->r[first].buf, t->r[first].len, buf, &bytes) < 0)
 		return "record fails xdp_rec_check";
-	}
+	*got = buf;
+	if (t->r[first].len != XDP_REC_SPACE(buf->hdr_size, buf->cap_len))
+		return "record length";
 	const char *why = rec_diff(*got, e);
 	if (!why && memcmp(bytes, frame, (*got)->cap_len))
 		why = "frame bytes";
