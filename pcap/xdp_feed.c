@@ -50,6 +50,15 @@ static void on_frame_note(const struct dissect_frame_note *n, void *ctx)
 		f->user.frame_note(n, f->user.ctx);
 }
 
+/* The transport has one context for its events and its diagnostics:
+ * the feed, which passes events on to its dissector. */
+static void on_event(const struct rdma_event *ev, void *ctx)
+{
+	struct xdp_feed *f = ctx;
+
+	dissect_event(ev, f->d);
+}
+
 struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect_cbs *cbs)
 {
 	struct xdp_feed *f = calloc(1, sizeof(*f));
@@ -63,7 +72,7 @@ struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect
 				     .frame_note = on_frame_note, .ctx = f };
 	f->d = dissect_new(o ? o : &def, &mine);
 	if (f->d)
-		f->tp = transport_new(dissect_event, on_diag, f->d);
+		f->tp = transport_new(on_event, on_diag, f);
 	if (!f->d || !f->tp || transport_set_linktype(f->tp, LINKTYPE_ETHERNET) < 0) {
 		xdp_feed_free(f);
 		return NULL;
