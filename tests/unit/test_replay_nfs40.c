@@ -17,6 +17,7 @@
 #include "dissect/rpc.h"
 #include "src/rdma_ep_nfs41.h"
 #include "src/rdma_ep_replay.h"
+#include "nfs4_decode.h"
 
 #define MAXREF 64
 
@@ -111,17 +112,6 @@ static int m_seqid(void *c, const struct nfs4_seqid_ref *ref, uint32_t tseq, uin
 		x->nref++;
 	}
 	return 0;
-}
-
-static void decode(const uint8_t *msg, size_t len, struct nfsrdma_record *r, struct xdr_ddp *ddp, bool *ok)
-{
-	struct rpc_msg rm;
-	struct cursor cur = cur_make(msg, len);
-	memset(r, 0, sizeof(*r));
-	*ok = rpc_decode(&rm, &cur, NULL) == 0;
-	struct pdec d = { .c = cur, .rec = r, .ddp = ddp, .vers = 4, .proc = 1, .layer = "nfs4" };
-	prog_nfs4.decode_call(&d);
-	*ok = *ok && !d.failed && cur_ok(&d.c) && d.c.off == len;
 }
 
 static bool has_bytes(const uint8_t *p, size_t n, const void *needle, size_t k)

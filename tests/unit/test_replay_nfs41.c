@@ -14,6 +14,7 @@
 #include "dissect/rpc.h"
 #include "src/rdma_ep_nfs41.h"
 #include "src/rdma_ep_replay.h"
+#include "nfs4_decode.h"
 
 struct ctx {
 	unsigned seqs, fhs, sids, cids, sess, xids;
@@ -90,17 +91,6 @@ static int m_fail(void *c, const struct nfs_fh *t, struct nfs_fh *out)
 	(void)t;
 	(void)out;
 	return -ENOENT;
-}
-
-static void decode(const uint8_t *msg, size_t len, struct nfsrdma_record *r, struct xdr_ddp *ddp, bool *ok)
-{
-	struct rpc_msg rm;
-	struct cursor cur = cur_make(msg, len);
-	memset(r, 0, sizeof(*r));
-	*ok = rpc_decode(&rm, &cur, NULL) == 0;
-	struct pdec d = { .c = cur, .rec = r, .ddp = ddp, .vers = 4, .proc = 1, .layer = "nfs4" };
-	prog_nfs4.decode_call(&d);
-	*ok = *ok && !d.failed && cur_ok(&d.c) && d.c.off == len;
 }
 
 static void replay_capture(const char *rel, unsigned *ncalls)
