@@ -153,12 +153,20 @@ install: all
 	$(Q)$(if $(BPF_OBJS),install -m 0644 $(BPF_OBJS) $(DESTDIR)$(DATADIR)/bpf/)
 	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
 	$(Q)$(if $(wildcard docs/man/*.8),install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|/usr/local/bin/|$(BINDIR)/|' dist/nfsrdmad.service >$(DESTDIR)$(UNITDIR)/nfsrdmad.service
+	$(Q)test -e $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf || \
+		install -D -m 0644 dist/nfsrdmad.conf $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf
 
 uninstall:
 	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard docs/man/*.1)) \
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard docs/man/*.8))
 	$(Q)rm -rf $(DESTDIR)$(DATADIR)
+	$(Q)rm -f $(DESTDIR)$(UNITDIR)/nfsrdmad.service
+	$(Q)# a configuration the admin changed stays
+	$(Q)! cmp -s dist/nfsrdmad.conf $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf || \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf
 
 clean:
 	$(Q)rm -rf $(O)

@@ -7,9 +7,9 @@ set -euo pipefail
 declare -A GROUP=(
 	[build]="gcc make clang llvm libclang-rt-14-dev pkg-config libpcap-dev libbpf-dev bpftool
 	         libelf-dev zlib1g-dev libibverbs-dev librdmacm-dev libncurses-dev"
-	[test]="tshark prometheus tmux ethtool iproute2"
+	[test]="tshark prometheus tmux ethtool iproute2 systemd"
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
-	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest"
+	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container"
 )
 
 groups=("$@")

@@ -36,7 +36,7 @@ tier_unit() {
 		found=1
 		run_counted "$t"
 	done
-	for t in tests/unit/*.sh tests/daemon/unit.sh; do
+	for t in tests/unit/*.sh tests/daemon/unit.sh tests/systemd/verify.sh; do
 		[ -x "$t" ] && run_counted "$t"
 	done
 	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }
@@ -77,7 +77,7 @@ tier_lab() {
 	run_counted tests/lab/smoke.sh
 	# Suites that boot their own lab scenarios (one at a time: 2 cores).
 	local t
-	for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh; do
+	for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh; do
 		[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
 		run_counted "$t"
 	done

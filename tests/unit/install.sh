@@ -22,6 +22,17 @@ for m in docs/man/*.1; do
 	[ -e "$m" ] || continue
 	ok test -f "$stage/opt/nfsrdma/share/man/man1/${m##*/}"
 done
+# the unit, pointing at the installed daemon, and the default configuration
+ok grep -q "^ExecStart=/opt/nfsrdma/bin/nfsrdmad " "$stage/opt/nfsrdma/lib/systemd/system/nfsrdmad.service"
+ok cmp -s dist/nfsrdmad.conf "$stage/etc/nfsrdma/nfsrdmad.conf"
+# a second install keeps a configuration the admin changed
+echo "# changed" >>"$stage/etc/nfsrdma/nfsrdmad.conf"
+make --no-print-directory -s install ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+ok grep -q "^# changed" "$stage/etc/nfsrdma/nfsrdmad.conf"
+make --no-print-directory -s uninstall ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
+ok test -f "$stage/etc/nfsrdma/nfsrdmad.conf"
+rm -f "$stage/etc/nfsrdma/nfsrdmad.conf"
+make --no-print-directory -s install ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
 make --no-print-directory -s uninstall ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" >/dev/null
 ok test -z "$(find "$stage" -type f)"
 echo "install: $pass passed, $fail failed"
