@@ -9,6 +9,7 @@
  * arrives; a packet that has to leave the queue first is written with what
  * is known then (nothing). */
 #include "src/export_pcapng.h"
+#include "src/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ struct pcapng_export {
 	struct info *info;
 	struct pcapng_export_stats st;
 	int first_err;
+	bool warned;                 /* the first write error was logged */
 };
 
 static uint64_t mono_ns(void)
@@ -173,6 +175,11 @@ static void write_oldest(struct pcapng_export *x)
 			x->st.write_errors++;
 			if (!x->first_err)
 				x->first_err = -EIO;
+			/* once: a daemon that cannot write its exports must say
+			 * so (e.g. an export dir the dropped user cannot write) */
+			if (!x->warned)
+				log_warn("export: %s (further export errors are only counted)", err);
+			x->warned = true;
 		}
 	}
 	if (x->w && p->data) {

@@ -82,4 +82,9 @@ check "daemon export rotated and kept at most 3 files ($nfiles)" bash -c "[ $nfi
 okfiles=0
 for f in "$TMP/exp"/*.pcapng; do capinfos -c "$f" >/dev/null 2>&1 && okfiles=$((okfiles + 1)); done
 check "every rotated file opens in capinfos ($okfiles)" [ "$okfiles" = "$nfiles" ]
+# an export directory that cannot be written: one warning naming the file, not silence
+"$BIN/nfsrdmad" --source "pcap:$CAPS/parallel.pcap" --socket none --metrics none --exit-at-end \
+	--export-dir "$TMP/no/such/dir" --rotate-size 200k >/dev/null 2>"$TMP/d2.err"
+nwarn=$(grep -c "warning: export: $TMP/no/such/dir/.*No such file or directory" "$TMP/d2.err")
+check "unwritable export dir: warned once ($nwarn)" [ "$nwarn" = 1 ]
 finish $NAME
