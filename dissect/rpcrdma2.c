@@ -21,8 +21,12 @@ static void lists(struct rpcrdma2_hdr *h, struct cursor *c, bool reads, bool wri
 			rs.seg.handle = cur_be32(&x, "v2 segment handle");
 			rs.seg.length = cur_be32(&x, "v2 segment length");
 			rs.seg.offset = cur_be64(&x, "v2 segment offset");
-			if (!cur_ok(&x) || ++l->nrsegs_wire > RPCRDMA_LIST_LIMIT)
+			if (!cur_ok(&x))
 				break;
+			if (++l->nrsegs_wire > RPCRDMA_LIST_LIMIT) {
+				cur_fail(&x, CUR_INVALID, "v2 read list too long");
+				break;
+			}
 			if (l->nrsegs < RPCRDMA_MAX_RSEGS)
 				l->rsegs[l->nrsegs++] = rs;
 		}
@@ -31,7 +35,8 @@ static void lists(struct rpcrdma2_hdr *h, struct cursor *c, bool reads, bool wri
 		while (cur_be32(&x, "v2 write list discriminator") == 1 && cur_ok(&x)) {
 			uint32_t k = cur_be32(&x, "v2 write chunk segment count");
 			if (k > RPCRDMA_LIST_LIMIT || (size_t)k * 16 > cur_left(&x)) {
-				cur_fail(&x, CUR_TRUNCATED, "v2 write chunk segments");
+				cur_fail(&x, k > RPCRDMA_LIST_LIMIT ? CUR_INVALID : CUR_TRUNCATED,
+					 "v2 write chunk segments");
 				break;
 			}
 			struct rpcrdma_wchunk wc = { l->nwsegs, 0, k, 0 };
@@ -46,8 +51,10 @@ static void lists(struct rpcrdma2_hdr *h, struct cursor *c, bool reads, bool wri
 					wc.nsegs++;
 				}
 			}
-			if (++l->nwchunks_wire > RPCRDMA_LIST_LIMIT)
+			if (++l->nwchunks_wire > RPCRDMA_LIST_LIMIT) {
+				cur_fail(&x, CUR_INVALID, "v2 write list too long");
 				break;
+			}
 			if (l->nwchunks < RPCRDMA_MAX_WCHUNKS)
 				l->wchunks[l->nwchunks++] = wc;
 		}
@@ -57,7 +64,8 @@ static void lists(struct rpcrdma2_hdr *h, struct cursor *c, bool reads, bool wri
 		if (present == 1) {
 			uint32_t k = cur_be32(&x, "v2 reply chunk segment count");
 			if (k > RPCRDMA_LIST_LIMIT || (size_t)k * 16 > cur_left(&x)) {
-				cur_fail(&x, CUR_TRUNCATED, "v2 reply chunk segments");
+				cur_fail(&x, k > RPCRDMA_LIST_LIMIT ? CUR_INVALID : CUR_TRUNCATED,
+					 "v2 reply chunk segments");
 			} else {
 				l->has_reply = true;
 				l->nrpsegs_wire = k;

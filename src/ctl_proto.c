@@ -157,9 +157,12 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 	}
 	if (!strcmp(f[0], "R")) {
 		int d;
+		/* the field count first: f[1] is unset on a bare "R" line */
+		if (n != 3 + COUNTS_FIELDS + 10 + PH_N + 1)
+			return bad(err, errlen, "row");
 		for (d = 0; d < AGG_NDIM && strcmp(f[1], agg_dim_name[d]); d++)
 			;
-		if (d == AGG_NDIM || n != 3 + COUNTS_FIELDS + 10 + PH_N + 1)
+		if (d == AGG_NDIM)
 			return bad(err, errlen, "row");
 		if (s->nrows[d] == rd->cap[d]) {
 			size_t cap = rd->cap[d] ? rd->cap[d] * 2 : 32;

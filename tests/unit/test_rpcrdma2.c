@@ -171,5 +171,24 @@ int main(void)
 	common(&x, 0, R2_GRANT);
 	x.b[7] = 1;
 	CHECK(dec(&x) != 0, "version 1 is not v2");
+	/* A Write list of RPCRDMA_LIST_LIMIT chunks is read; one more is
+	 * invalid (it used to stop reading without an error). */
+	for (uint32_t n = RPCRDMA_LIST_LIMIT; n <= RPCRDMA_LIST_LIMIT + 1; n++) {
+		common(&x, 9, R2_CALL_INLINE);
+		xb_u32(&x, 0);                       /* inv_handle */
+		xb_u32(&x, 0);                       /* no Read list */
+		for (uint32_t i = 0; i < n; i++) {
+			xb_u32(&x, 1);
+			xb_u32(&x, 0);               /* an empty Write chunk */
+		}
+		xb_u32(&x, 0);
+		xb_u32(&x, 0);                       /* no Reply chunk */
+		xb_u32(&x, 1);
+		int rc = dec(&x);
+		if (n == RPCRDMA_LIST_LIMIT)
+			CHECK(rc == 0 && h.lists.nwchunks_wire == n, "%u Write chunks decode (%d)", n, rc);
+		else
+			CHECK(rc < 0, "%u Write chunks: invalid (%d)", n, rc);
+	}
 	return check_summary("test_rpcrdma2");
 }
