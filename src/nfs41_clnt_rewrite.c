@@ -315,6 +315,31 @@ static void set_main(struct nfs4_call_info *in, uint32_t op)
 	}
 }
 
+/* A seqid4 whose owner is the one a stateid4 next to it names: seqid
+ * first (CLOSE, LOCKU, LOCK's open_seqid) or stateid first (OPEN_CONFIRM,
+ * OPEN_DOWNGRADE, LOCK with an existing lock-owner). */
+static void seqid_by_stateid(struct walk *w, uint32_t op, uint32_t idx, bool lock, bool sid_first,
+			     const char *what)
+{
+	struct cursor *c = &w->c;
+	struct nfs4_stateid sid;
+	size_t at;
+	uint32_t ts;
+
+	if (sid_first) {
+		peek_stateid(w, c->off, &sid);
+		stateid(w);
+	}
+	at = c->off;
+	ts = cur_be32(c, what);
+	if (!sid_first)
+		peek_stateid(w, c->off, &sid);
+	struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .lock = lock, .sid = &sid };
+	owner_seqid(w, at, ts, &ref);
+	if (!sid_first)
+		stateid(w);
+}
+
 /* One op's arguments.  Returns false for an op we cannot walk. */
 static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 {
@@ -324,13 +349,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 	switch (op) {
 	case NFS4_OP_ACCESS: cur_skip(c, 4, "access"); break;
 	case NFS4_OP_CLOSE: {
-		size_t at = c->off;
-		uint32_t ts = cur_be32(c, "seqid");
-		struct nfs4_stateid sid;
-		peek_stateid(w, c->off, &sid);
-		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
-		owner_seqid(w, at, ts, &ref);
-		stateid(w);
+		seqid_by_stateid(w, op, idx, false, false, "seqid");
 		in->state_change = true;
 		break;
 	}
@@ -367,27 +386,15 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		if (nlo == 1) {
 			/* open_seqid (the open-owner's, named by the open stateid),
 			 * then lock_seqid (the new lock-owner's) */
+			seqid_by_stateid(w, op, idx, false, false, "open_seqid");
 			size_t at = c->off;
-			uint32_t ts = cur_be32(c, "open_seqid");
-			struct nfs4_stateid sid;
-			peek_stateid(w, c->off, &sid);
-			struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
-			owner_seqid(w, at, ts, &ref);
-			stateid(w);
-			at = c->off;
-			ts = cur_be32(c, "lock_seqid");
+			uint32_t ts = cur_be32(c, "lock_seqid");
 			struct nfs4_seqid_ref lref = { .idx = idx, .op = op, .lock = true, .names_owner = true };
 			peek_owner(w, c->off, &lref);
 			owner_seqid(w, at, ts, &lref);
 			lock_owner(w);
 		} else if (nlo == 0) {
-			struct nfs4_stateid sid;
-			peek_stateid(w, c->off, &sid);
-			stateid(w);
-			size_t at = c->off;
-			uint32_t ts = cur_be32(c, "lock_seqid");
-			struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .lock = true, .sid = &sid };
-			owner_seqid(w, at, ts, &ref);
+			seqid_by_stateid(w, op, idx, true, true, "lock_seqid");
 		} else {
 			fail(w, -EBADMSG);
 		}
@@ -397,13 +404,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 	case NFS4_OP_LOCKT: cur_skip(c, 4 + 8 + 8, "locktype offset length"); lock_owner(w); break;
 	case NFS4_OP_LOCKU: {
 		cur_skip(c, 4, "locktype");
-		size_t at = c->off;
-		uint32_t ts = cur_be32(c, "seqid");
-		struct nfs4_stateid sid;
-		peek_stateid(w, c->off, &sid);
-		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .lock = true, .sid = &sid };
-		owner_seqid(w, at, ts, &ref);
-		stateid(w);
+		seqid_by_stateid(w, op, idx, true, false, "seqid");
 		cur_skip(c, 16, "offset length");
 		in->state_change = true;
 		break;
@@ -447,13 +448,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 	}
 	case NFS4_OP_OPENATTR: cur_skip(c, 4, "createdir"); break;
 	case NFS4_OP_OPEN_CONFIRM: case NFS4_OP_OPEN_DOWNGRADE: {
-		struct nfs4_stateid sid;
-		peek_stateid(w, c->off, &sid);
-		stateid(w);
-		size_t at = c->off;
-		uint32_t ts = cur_be32(c, "seqid");
-		struct nfs4_seqid_ref ref = { .idx = idx, .op = op, .sid = &sid };
-		owner_seqid(w, at, ts, &ref);
+		seqid_by_stateid(w, op, idx, false, true, "seqid");
 		if (op == NFS4_OP_OPEN_DOWNGRADE)
 			cur_skip(c, 8, "share_access share_deny");
 		in->state_change = true;
