@@ -96,17 +96,21 @@ _Static_assert(XDP_REC_BASE % 8 == 0 && XDP_REC_FULL % 8 == 0 && XDP_REC_BASE < 
 
 int xdp_rec_check(const void *buf, size_t len, struct xdp_roce_rec *h, const uint8_t **frame)
 {
-	memset(h, 0, sizeof(*h));
-	if (!buf || len < XDP_REC_BASE)
+	if (!buf || len < XDP_REC_BASE) {
+		memset(h, 0, sizeof(*h));
 		return -EBADMSG;
-	memcpy(h, buf, XDP_REC_BASE);   /* no alignment assumption on buf */
+	}
+	/* one copy (no alignment assumption on buf); a base-size record's
+	 * summary part is zeroed below */
+	memcpy(h, buf, len < XDP_REC_FULL ? len : XDP_REC_FULL);
 	if (h->magic != XDP_ROCE_MAGIC)
 		return -EBADMSG;
 	/* the summary is there exactly when the program parsed one */
 	if (h->hdr_size != (h->rr_status != RR_NONE ? XDP_REC_FULL : XDP_REC_BASE) ||
 	    h->hdr_size > len)
 		return -EBADMSG;
-	memcpy(h, buf, h->hdr_size);
+	if (h->hdr_size == XDP_REC_BASE)
+		memset((uint8_t *)h + XDP_REC_BASE, 0, XDP_REC_FULL - XDP_REC_BASE);
 	if (h->cap_len > len - h->hdr_size || h->cap_len > XDP_ROCE_SNAP_MAX ||
 	    h->cap_len > h->wire_len)
 		return -EBADMSG;
