@@ -796,6 +796,22 @@ static void note_mismatch(struct engine *e, const struct tcall *tc, uint32_t rpc
 
 static void put_be32(uint8_t *p, uint32_t v) { xenc_put_u32_at(p, v); }
 
+/* A client ID as a key or value of cidmap (8 bytes, big-endian). */
+static struct nfs_fh cid_key(uint64_t id)
+{
+	struct nfs_fh k = { .len = 8 };
+	xenc_put_u32_at(k.data, (uint32_t)(id >> 32));
+	xenc_put_u32_at(k.data + 4, (uint32_t)id);
+	return k;
+}
+
+/* The trace's client ID t is the target's g (EXCHANGE_ID, SETCLIENTID). */
+static void cid_map(struct engine *e, uint64_t t, uint64_t g)
+{
+	struct nfs_fh key = cid_key(t), val = cid_key(g);
+	map_put(&e->cidmap, &key, NULL, &val, true);
+}
+
 /* The replay's reply to a COMPOUND names handles, stateids, the client
  * and the session where the trace's reply named the trace's: map them. */
 static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
@@ -826,12 +842,7 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 		e->v4s.clientid = rr->clientid;
 		e->v4s.cs_seq = rr->eir_seq;
 		if (tr && tr->has_clientid) {
-			struct nfs_fh key = { .len = 8 }, val = { .len = 8 };
-			xenc_put_u32_at(key.data, (uint32_t)(tr->clientid >> 32));
-			xenc_put_u32_at(key.data + 4, (uint32_t)tr->clientid);
-			xenc_put_u32_at(val.data, (uint32_t)(rr->clientid >> 32));
-			xenc_put_u32_at(val.data + 4, (uint32_t)rr->clientid);
-			map_put(&e->cidmap, &key, NULL, &val, true);
+			cid_map(e, tr->clientid, rr->clientid);
 		}
 	}
 	if (rr->has_session && rr->status == 0) {
@@ -862,12 +873,7 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 		e->v4s.clientid = rr->sc_clientid;
 		memcpy(e->v4s.confirm, rr->sc_confirm, 8);
 		if (tr && tr->has_setclientid) {
-			struct nfs_fh key = { .len = 8 }, val = { .len = 8 };
-			xenc_put_u32_at(key.data, (uint32_t)(tr->sc_clientid >> 32));
-			xenc_put_u32_at(key.data + 4, (uint32_t)tr->sc_clientid);
-			xenc_put_u32_at(val.data, (uint32_t)(rr->sc_clientid >> 32));
-			xenc_put_u32_at(val.data + 4, (uint32_t)rr->sc_clientid);
-			map_put(&e->cidmap, &key, NULL, &val, true);
+			cid_map(e, tr->sc_clientid, rr->sc_clientid);
 		}
 	}
 	if (rr->has_lease && rr->lease_time)
@@ -1272,9 +1278,7 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
 {
 	struct engine *e = ctx;
-	struct nfs_fh key = { .len = 8 };
-	xenc_put_u32_at(key.data, (uint32_t)(t >> 32));
-	xenc_put_u32_at(key.data + 4, (uint32_t)t);
+	struct nfs_fh key = cid_key(t);
 	struct fhent *m = map_get(&e->cidmap, &key, NULL);
 	if (m) {
 		*out = (uint64_t)xenc_get_u32(m->val.data) << 32 | xenc_get_u32(m->val.data + 4);
