@@ -302,6 +302,13 @@ static void copy_range4(struct pdec *d, struct rec_op *o)
 	o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
 }
 
+/* A lock's 64-bit length in the record's 32-bit count: lengths of 4 GiB
+ * and more (all ones: to the end of the file) saturate. */
+static uint32_t lock_length(uint64_t len)
+{
+	return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+}
+
 static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4state *s)
 {
 	uint32_t w0 = 0, w1 = 0;
@@ -361,8 +368,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		xdr_u32(d, "locktype");
 		xdr_bool(d, "reclaim");
 		o->offset = xdr_u64(d, "offset");
-		o->count = (uint32_t)xdr_u64(d, "length");
-		o->flags |= REC_OPF_OFFSET;
+		o->count = lock_length(xdr_u64(d, "length"));
+		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		if (xdr_bool(d, "new_lock_owner")) {
 			xdr_u32(d, "open_seqid");
 			o->seqid = stateid4(d);
@@ -378,8 +385,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 	case OP_LOCKT:
 		xdr_u32(d, "locktype");
 		o->offset = xdr_u64(d, "offset");
-		xdr_u64(d, "length");
-		o->flags |= REC_OPF_OFFSET;
+		o->count = lock_length(xdr_u64(d, "length"));
+		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		lock_owner4(d);
 		break;
 	case OP_LOCKU:
@@ -387,8 +394,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		xdr_u32(d, "seqid");
 		o->seqid = stateid4(d);
 		o->offset = xdr_u64(d, "offset");
-		xdr_u64(d, "length");
-		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
+		o->count = lock_length(xdr_u64(d, "length"));
+		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
 		break;
 	case OP_NVERIFY: case OP_VERIFY: fattr4(d); break;
 	case OP_OPEN: {

@@ -398,7 +398,11 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		} else {
 			fail(w, -EBADMSG);
 		}
-		in->state_change = true;
+		/* A lock is the one piece of open state that changes what other
+		 * clients of the target can do (their LOCKs get DENIED): a
+		 * mutation, refused without --allow-mutations.  LOCKT (a test),
+		 * LOCKU and RELEASE_LOCKOWNER (they only give back) are not. */
+		in->mutates = in->state_change = true;
 		break;
 	}
 	case NFS4_OP_LOCKT: cur_skip(c, 4 + 8 + 8, "locktype offset length"); lock_owner(w); break;

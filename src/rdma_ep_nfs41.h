@@ -243,7 +243,7 @@ struct nfs4_call_info {
 	uint32_t op[NFS4_RES_MAXOPS];
 	uint32_t op_off[NFS4_RES_MAXOPS];  /* where each op's arguments start in args */
 	bool known;               /* every op's arguments walked */
-	bool mutates;             /* changes data or the namespace on the server */
+	bool mutates;             /* changes data, the namespace, or takes a lock on the server */
 	bool ns_change;           /* CREATE, REMOVE, RENAME, LINK, OPEN(create) */
 	bool state_change;        /* session/client/open/lock state */
 	bool has_sequence;

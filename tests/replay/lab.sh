@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# tests/replay/lab.sh: the replay tool's lab tier.  One boot of
-# tests/replay/scenarios/replay-basic (the endpoint against knfsd over rxe:
-# every call type and chunk kind, TCP, RDMA_ERROR, replays of the NFSv3
-# catalogue on a fresh export each, read-only refusal, knfsd restarted
-# under load), then tests/replay/check-basic.py on its outputs and capture.
+# tests/replay/lab.sh [basic] [nfs40-locks]: the replay tool's lab tier
+# (default: both, one boot after the other; 2 cores).
+#  basic: tests/replay/scenarios/replay-basic (the endpoint against knfsd
+#   over rxe: every call type and chunk kind, TCP, RDMA_ERROR, replays of
+#   the catalogue on a fresh export each, read-only refusal, knfsd
+#   restarted under load), judged by tests/replay/check-basic.py;
+#  nfs40-locks: tests/replay/scenarios/replay-nfs40-locks (the NFSv4.0
+#   lock capture: lock-owner seqids, DENIED, OPEN_DOWNGRADE,
+#   RELEASE_LOCKOWNER, read-only refusal of LOCK), judged by
+#   tests/replay/check-nfs40-locks.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).
 set -uo pipefail
@@ -13,17 +18,33 @@ bin=$(cd "$O/bin" 2>/dev/null && pwd) || { echo "replay: no $O/bin (build first)
 for b in nfsrdma-replay nfsrdma-dissect; do
     [ -x "$bin/$b" ] || { echo "replay: $bin/$b missing"; echo "replay: 0 passed, 1 failed"; exit 1; }
 done
-out=$(mktemp -d "${TMPDIR:-/tmp}/replay-lab.XXXXXX")
-if ! LAB_ARG_BIN=$bin tests/lab/run-scenario tests/replay/scenarios/replay-basic "$out"; then
-    echo "replay: lab run failed; see $out/*.console"
-    echo "replay: 0 passed, 1 failed"
-    exit 1
-fi
-python3 tests/replay/check-basic.py "$out" "$bin/nfsrdma-dissect" | tee "$out/check.txt"
-line=$(tail -n 1 "$out/check.txt")
-p=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1/p' <<<"$line")
-f=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\2/p' <<<"$line")
-[ -n "$p" ] || { p=0; f=1; }
-if [ "$f" = 0 ] && [ -z "${LAB_KEEP:-}" ]; then rm -rf "$out"; else echo "replay: outputs kept in $out"; fi
-echo "replay: $p passed, $f failed"
-[ "$f" = 0 ]
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks)
+P=0 F=0
+# run_suite SCENARIO CHECK [CHECK ARGS...]: one boot, then its checker.
+run_suite() {
+    local scen=$1 chk=$2 out line p f
+    shift 2
+    out=$(mktemp -d "${TMPDIR:-/tmp}/replay-lab.XXXXXX")
+    if ! LAB_ARG_BIN=$bin tests/lab/run-scenario "tests/replay/scenarios/$scen" "$out"; then
+        echo "replay: $scen: lab run failed; see $out/*.console"
+        F=$((F + 1))
+        return
+    fi
+    python3 "tests/replay/$chk" "$out" "$bin/nfsrdma-dissect" "$@" | tee "$out/check.txt"
+    line=$(tail -n 1 "$out/check.txt")
+    p=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1/p' <<<"$line")
+    f=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\2/p' <<<"$line")
+    [ -n "$p" ] || { p=0; f=1; }
+    if [ "$f" = 0 ] && [ -z "${LAB_KEEP:-}" ]; then rm -rf "$out"; else echo "replay: $scen outputs kept in $out"; fi
+    P=$((P + p)) F=$((F + f))
+}
+for s in "${suites[@]}"; do
+    case $s in
+    basic) run_suite replay-basic check-basic.py ;;
+    nfs40-locks) run_suite replay-nfs40-locks check-nfs40-locks.py tests/captures/nfs40-locks.pcap ;;
+    *) echo "replay: no suite $s (basic, nfs40-locks)"; F=$((F + 1)) ;;
+    esac
+done
+echo "replay: $P passed, $F failed"
+[ "$F" = 0 ]

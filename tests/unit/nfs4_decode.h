@@ -24,4 +24,102 @@ static inline void decode(const uint8_t *msg, size_t len, struct nfsrdma_record 
 	*ok = *ok && !d.failed && cur_ok(&d.c) && d.c.off == len;
 }
 
+/* The lock-state op of a COMPOUND, read here by hand from RFC 7530's XDR
+ * (independently of src/nfs41_clnt_rewrite.c's walker): the COMPOUNDs
+ * the Linux NFSv4.0 client sends for locks are PUTFH + one of LOCK,
+ * LOCKU, LOCKT, OPEN_DOWNGRADE, or RELEASE_LOCKOWNER alone.  Returns
+ * false for any other COMPOUND or a short one. */
+struct lockop {
+	uint32_t op, idx;          /* the op and its index in the COMPOUND */
+	uint32_t locktype;
+	uint64_t offset, length;
+	bool new_owner;            /* LOCK: open_to_lock_owner4 */
+	uint32_t seqid;            /* LOCK: open_seqid (new) or lock_seqid; LOCKU, OPEN_DOWNGRADE: seqid */
+	uint32_t lock_seqid;       /* LOCK with a new lock-owner */
+	uint32_t sid_seqid;        /* the stateid4 the op carries */
+	uint8_t sid_other[12];
+	uint64_t clientid;         /* lock_owner4 (LOCK new, LOCKT, RELEASE_LOCKOWNER) */
+	const uint8_t *owner;
+	uint32_t owner_len;
+	uint32_t share_access, share_deny;   /* OPEN_DOWNGRADE */
+};
+
+static inline void lockop_sid(struct cursor *c, struct lockop *l)
+{
+	l->sid_seqid = cur_be32(c, "stateid seqid");
+	const uint8_t *p = cur_bytes(c, 12, "stateid other");
+	if (p)
+		memcpy(l->sid_other, p, 12);
+}
+
+static inline void lockop_owner(struct cursor *c, struct lockop *l)
+{
+	l->clientid = cur_be64(c, "clientid");
+	l->owner = cur_xdr_opaque(c, 1024, &l->owner_len, "owner");
+}
+
+static inline bool lockop_read(const uint8_t *args, size_t len, struct lockop *l)
+{
+	struct cursor c = cur_make(args, len);
+	memset(l, 0, sizeof(*l));
+	cur_xdr_opaque(&c, 1024, NULL, "tag");
+	uint32_t minor = cur_be32(&c, "minorversion"), n = cur_be32(&c, "count");
+	if (!cur_ok(&c) || minor != 0 || n < 1 || n > 2)
+		return false;
+	uint32_t op = cur_be32(&c, "op");
+	if (n == 2) {
+		if (op != 22)                        /* PUTFH */
+			return false;
+		cur_xdr_opaque(&c, 128, NULL, "fh");
+		op = cur_be32(&c, "op");
+		l->idx = 1;
+	}
+	l->op = op;
+	switch (op) {
+	case 12:                                     /* LOCK */
+		l->locktype = cur_be32(&c, "locktype");
+		cur_skip(&c, 4, "reclaim");
+		l->offset = cur_be64(&c, "offset");
+		l->length = cur_be64(&c, "length");
+		l->new_owner = cur_be32(&c, "new_lock_owner") != 0;
+		if (l->new_owner) {
+			l->seqid = cur_be32(&c, "open_seqid");
+			lockop_sid(&c, l);
+			l->lock_seqid = cur_be32(&c, "lock_seqid");
+			lockop_owner(&c, l);
+		} else {
+			lockop_sid(&c, l);
+			l->seqid = cur_be32(&c, "lock_seqid");
+		}
+		break;
+	case 13:                                     /* LOCKT */
+		l->locktype = cur_be32(&c, "locktype");
+		l->offset = cur_be64(&c, "offset");
+		l->length = cur_be64(&c, "length");
+		lockop_owner(&c, l);
+		break;
+	case 14:                                     /* LOCKU */
+		l->locktype = cur_be32(&c, "locktype");
+		l->seqid = cur_be32(&c, "seqid");
+		lockop_sid(&c, l);
+		l->offset = cur_be64(&c, "offset");
+		l->length = cur_be64(&c, "length");
+		break;
+	case 21:                                     /* OPEN_DOWNGRADE */
+		lockop_sid(&c, l);
+		l->seqid = cur_be32(&c, "seqid");
+		l->share_access = cur_be32(&c, "share_access");
+		l->share_deny = cur_be32(&c, "share_deny");
+		break;
+	case 39:                                     /* RELEASE_LOCKOWNER */
+		if (n != 1)
+			return false;
+		lockop_owner(&c, l);
+		break;
+	default:
+		return false;
+	}
+	return cur_ok(&c) && c.off == len;
+}
+
 #endif

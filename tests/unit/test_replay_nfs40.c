@@ -29,6 +29,10 @@ struct ctx {
 		uint32_t idx, op, tseq, out;
 		bool by_sid, lock, names;
 		uint32_t sid_seqid;
+		uint8_t sid_other[12];
+		const uint8_t *owner;
+		uint32_t owner_len;
+		uint64_t clientid;
 	} ref[MAXREF];
 	unsigned nref;
 };
@@ -107,6 +111,11 @@ static int m_seqid(void *c, const struct nfs4_seqid_ref *ref, uint32_t tseq, uin
 		x->ref[x->nref].out = *out;
 		x->ref[x->nref].by_sid = ref->sid != NULL;
 		x->ref[x->nref].sid_seqid = ref->sid ? ref->sid->seqid : 0;
+		if (ref->sid)
+			memcpy(x->ref[x->nref].sid_other, ref->sid->other, 12);
+		x->ref[x->nref].owner = ref->owner;
+		x->ref[x->nref].owner_len = ref->owner_len;
+		x->ref[x->nref].clientid = ref->clientid;
 		x->ref[x->nref].lock = ref->lock;
 		x->ref[x->nref].names = ref->names_owner;
 		x->nref++;
@@ -304,6 +313,159 @@ static void test_capture(void)
 	trace_free(&t);
 }
 
+/* The lock calls of nfs40-locks.pcap (flock, byte-range LOCK/LOCKU, a
+ * LOCKT and LOCK DENIED from a second open- and lock-owner,
+ * OPEN_DOWNGRADE, RELEASE_LOCKOWNER): each rewritten call and its
+ * original are read by hand (nfs4_decode.h lockop_read, RFC 7530 XDR) and
+ * compared: the seqids replaced by what the map handed out, the map asked
+ * about the owner the original names (by stateid or by owner bytes), the
+ * client ID mapped, stateids mapped, everything else kept. */
+static void test_locks(void)
+{
+	char path[4096], err[256];
+	struct trace t;
+	int ret = trace_load(&t, check_path("tests/captures/nfs40-locks.pcap", path, sizeof(path)), err,
+			     sizeof(err));
+	CHECK(ret == 0, "nfs40-locks.pcap: %s", err);
+	if (ret)
+		return;
+	struct ctx x = { 0 };
+	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs };
+	const struct nfs40_rewrite_ops v40 = { m_confirm, m_seqid };
+	static uint8_t out[1 << 16];
+	unsigned n[40] = { 0 }, lock_new = 0, denied = 0, ok_all = 0, total = 0;
+	uint8_t new_owner[4][64];
+	uint32_t new_owner_len[4] = { 0 };
+	unsigned nnew = 0, released_known = 0;
+	uint8_t last_lock_sid[12];
+	bool have_lock_sid = false;
+	unsigned exist_follows = 0;
+
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tcall *tc = &t.calls[i];
+		struct lockop a, b;
+		if (tc->prog != 100003 || tc->vers != 4 || tc->proc != 1 ||
+		    !lockop_read(tc->args, tc->args_len, &a))
+			continue;
+		total++;
+		n[a.op]++;
+		struct xenc e;
+		xenc_init(&e, out, sizeof(out));
+		xenc_rpc_call(&e, 0x40404040, 100003, 4, 1, NULL);
+		size_t hdr = e.len, ddp_out = 0;
+		unsigned r0 = x.nref, cids0 = x.cids, sids0 = x.sids;
+		ret = nfs4_call_rewrite_v40(tc->args, tc->args_len, 0, &ops, &v40, &e, &ddp_out);
+		bool okb = ret == 0 && lockop_read(out + hdr, e.len - hdr, &b);
+		CHECK(okb, "xid 0x%08x %s: rewritten (%d) and read back", tc->xid, nfs4_clnt_op_name(a.op), ret);
+		if (!okb)
+			continue;
+		struct nfsrdma_record rb;
+		bool dok;
+		struct xdr_ddp dd = { 0 };
+		decode(out, e.len, &rb, &dd, &dok);
+		bool same = dok && b.op == a.op && b.locktype == a.locktype && b.offset == a.offset &&
+			    b.length == a.length && b.new_owner == a.new_owner &&
+			    b.share_access == a.share_access && b.share_deny == a.share_deny &&
+			    b.owner_len == a.owner_len &&
+			    (!a.owner_len || memcmp(a.owner, b.owner, a.owner_len) == 0);
+		CHECK(same, "xid 0x%08x %s: the dissector decodes it; type, range, share, owner bytes kept",
+		      tc->xid, nfs4_clnt_op_name(a.op));
+		bool has_sid = a.op == 12 || a.op == 14 || a.op == 21;
+		bool has_owner = (a.op == 12 && a.new_owner) || a.op == 13 || a.op == 39;
+		uint8_t xo[12];
+		for (int k = 0; k < 12; k++)
+			xo[k] = a.sid_other[k] ^ 0xa5;
+		CHECK(!has_sid || (b.sid_seqid == a.sid_seqid && memcmp(b.sid_other, xo, 12) == 0 &&
+				   x.sids - sids0 == 1),
+		      "xid 0x%08x: its stateid mapped (seqid kept)", tc->xid);
+		CHECK(!has_owner || (b.clientid == 0x0123456789abcdefull && x.last_tcid == a.clientid &&
+				     x.cids - cids0 == 1),
+		      "xid 0x%08x: the lock-owner's client ID mapped", tc->xid);
+		unsigned refs = x.nref - r0;
+		switch (a.op) {
+		case 12:
+			if (a.new_owner) {
+				/* open_seqid: the open-owner named by the open stateid;
+				 * lock_seqid: the new lock-owner named by its bytes */
+				lock_new++;
+				CHECK(refs == 2 && x.ref[r0].by_sid && !x.ref[r0].lock && x.ref[r0].tseq == a.seqid &&
+				      x.ref[r0].sid_seqid == a.sid_seqid &&
+				      memcmp(x.ref[r0].sid_other, a.sid_other, 12) == 0 &&
+				      b.seqid == x.ref[r0].out && !x.ref[r0 + 1].by_sid && x.ref[r0 + 1].lock &&
+				      x.ref[r0 + 1].names && x.ref[r0 + 1].tseq == a.lock_seqid &&
+				      b.lock_seqid == x.ref[r0 + 1].out && x.ref[r0 + 1].clientid == a.clientid &&
+				      x.ref[r0 + 1].owner_len == a.owner_len &&
+				      memcmp(x.ref[r0 + 1].owner, a.owner, a.owner_len) == 0,
+				      "xid 0x%08x LOCK (new lock-owner): open_seqid %u by the open stateid, lock_seqid %u "
+				      "by the owner, both replaced", tc->xid, a.seqid, a.lock_seqid);
+				if (nnew < 4 && a.owner_len <= 64) {
+					memcpy(new_owner[nnew], a.owner, a.owner_len);
+					new_owner_len[nnew++] = a.owner_len;
+				}
+			} else {
+				CHECK(refs == 1 && x.ref[r0].by_sid && x.ref[r0].lock && x.ref[r0].tseq == a.seqid &&
+				      memcmp(x.ref[r0].sid_other, a.sid_other, 12) == 0 && b.seqid == x.ref[r0].out,
+				      "xid 0x%08x LOCK (existing lock-owner): lock_seqid %u by the lock stateid, replaced",
+				      tc->xid, a.seqid);
+				/* the lock stateid is the one the previous LOCK returned */
+				exist_follows += have_lock_sid && memcmp(a.sid_other, last_lock_sid, 12) == 0;
+			}
+			break;
+		case 14:
+			CHECK(refs == 1 && x.ref[r0].by_sid && x.ref[r0].lock && x.ref[r0].tseq == a.seqid &&
+			      memcmp(x.ref[r0].sid_other, a.sid_other, 12) == 0 && b.seqid == x.ref[r0].out,
+			      "xid 0x%08x LOCKU: seqid %u by the lock stateid, replaced", tc->xid, a.seqid);
+			break;
+		case 21:
+			CHECK(refs == 1 && x.ref[r0].by_sid && !x.ref[r0].lock && x.ref[r0].tseq == a.seqid &&
+			      b.seqid == x.ref[r0].out && a.share_access == 1,
+			      "xid 0x%08x OPEN_DOWNGRADE to READ: seqid %u by the open stateid, replaced", tc->xid,
+			      a.seqid);
+			break;
+		case 13: case 39:
+			CHECK(refs == 0, "xid 0x%08x %s: no seqid", tc->xid, nfs4_clnt_op_name(a.op));
+			if (a.op == 39) {
+				/* (the client reuses an owner id once its lock state is
+				 * freed: two LOCKs may name the same bytes) */
+				bool known = false;
+				for (unsigned k = 0; k < nnew; k++)
+					known |= new_owner_len[k] == a.owner_len &&
+						 memcmp(new_owner[k], a.owner, a.owner_len) == 0;
+				released_known += known;
+			}
+			break;
+		}
+		/* the trace's reply, through our decoder */
+		if (tc->res && tc->rpc_status == 0) {
+			struct nfs4_res r;
+			memset(&r, 0, sizeof(r));
+			bool rok = nfs4_decode_body(1, tc->res, tc->res_len, tc->res_moved, &r) == 0 && r.complete;
+			CHECK(rok && r.nres == a.idx + 1 && r.op[a.idx] == a.op,
+			      "xid 0x%08x: reply decoded, one result per op", tc->xid);
+			if (rok && (a.op == 12 || a.op == 13) && r.opst[a.idx] == 10010)
+				denied++;
+			else if (rok && r.opst[a.idx] == 0)
+				ok_all++;
+			if (rok && a.op == 12 && r.opst[a.idx] == 0 && r.nsid == 1) {
+				memcpy(last_lock_sid, r.sid[0].other, 12);
+				have_lock_sid = true;
+			}
+		}
+	}
+	/* tshark on the capture: LOCK 4 (one DENIED), LOCKT 1 (DENIED),
+	 * LOCKU 3, OPEN_DOWNGRADE 1, RELEASE_LOCKOWNER 2 */
+	CHECK(n[12] == 4 && n[13] == 1 && n[14] == 3 && n[21] == 1 && n[39] == 2,
+	      "nfs40-locks.pcap: LOCK %u, LOCKT %u, LOCKU %u, OPEN_DOWNGRADE %u, RELEASE_LOCKOWNER %u", n[12],
+	      n[13], n[14], n[21], n[39]);
+	CHECK(lock_new == 3 && exist_follows == 1,
+	      "3 LOCKs open a lock-owner (flock, the first range, the DENIED one); the 4th names the "
+	      "lock stateid the previous LOCK returned (%u, %u)", lock_new, exist_follows);
+	CHECK(denied == 2 && ok_all == total - 2, "the conflicting LOCK and LOCKT DENIED, the rest OK (%u, %u of %u)",
+	      denied, ok_all, total);
+	CHECK(released_known == 2, "each RELEASE_LOCKOWNER names a lock-owner a LOCK opened (%u)", released_known);
+	trace_free(&t);
+}
+
 static void test_owners(void)
 {
 	struct nfs40_owners t;
@@ -334,11 +496,11 @@ static void test_owners(void)
 
 /* Hostile arguments: every truncation of a real 4.0 COMPOUND fails cleanly,
  * with the rewrite too. */
-static void test_truncated(void)
+static void test_truncated(const char *cap)
 {
 	char path[4096], err[256];
 	struct trace t;
-	if (trace_load(&t, check_path("tests/captures/nfs40.pcap", path, sizeof(path)), err, sizeof(err)))
+	if (trace_load(&t, check_path(cap, path, sizeof(path)), err, sizeof(err)))
 		return;
 	struct ctx x = { 0 };
 	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs };
@@ -358,14 +520,16 @@ static void test_truncated(void)
 			fails += nfs4_call_rewrite_v40(tc->args, cut, 0, &ops, &v40, &e, &d) < 0;
 		}
 	}
-	CHECK(n > 1000 && fails == n, "every truncated 4.0 COMPOUND refused (%u of %u)", fails, n);
+	CHECK(n > 1000 && fails == n, "%s: every truncated 4.0 COMPOUND refused (%u of %u)", cap, fails, n);
 	trace_free(&t);
 }
 
 int main(void)
 {
 	test_capture();
+	test_locks();
 	test_owners();
-	test_truncated();
+	test_truncated("tests/captures/nfs40.pcap");
+	test_truncated("tests/captures/nfs40-locks.pcap");
 	return check_summary("test_replay_nfs40");
 }

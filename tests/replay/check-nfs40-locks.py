@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Judges a run of tests/replay/scenarios/replay-nfs40-locks (OUT dir):
+nfsrdma-replay's reports of tests/captures/nfs40-locks.pcap and the lab's
+capture of those replays, both dissected by nfsrdma-dissect.  What the
+trace holds (how many LOCKs, which were DENIED...) is read from the
+committed capture with the dissector, not from the replay's report.
+Prints one line per check and ends with 'replay-nfs40-locks: N passed,
+N failed'.
+
+Usage: check-nfs40-locks.py OUTDIR DISSECT_BINARY TRACE.pcap
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+out, dissect, trace = sys.argv[1], sys.argv[2], sys.argv[3]
+passed = failed = 0
+LOCK_OPS = ("LOCK", "LOCKU", "LOCKT", "OPEN_DOWNGRADE", "RELEASE_LOCKOWNER")
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {what}")
+    else:
+        failed += 1
+        print(f"FAIL {what}")
+
+
+def jstep(name):
+    def rd(ext):
+        p = os.path.join(out, f"{name}.{ext}")
+        return open(p).read() if os.path.exists(p) else ""
+    rc = rd("rc").strip()
+    try:
+        j = json.loads(rd("out"))
+    except ValueError:
+        j = None
+    return (int(rc) if rc.lstrip("-").isdigit() else None), j, rd("err")
+
+
+def records(pcap):
+    p = subprocess.run([dissect, "--json", pcap], capture_output=True, text=True)
+    recs = []
+    for line in p.stdout.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            pass
+    return [r for r in recs if r.get("program") == "NFSv4.0"]
+
+
+def by_status(recs):
+    """{(procedure, status): count} of NFSv4.0 COMPOUNDs."""
+    return collections.Counter((r.get("procedure"), r.get("status")) for r in recs)
+
+
+# ---- the trace, read by the dissector ------------------------------------
+trecs = records(trace)
+tc = by_status(trecs)
+tproc = collections.Counter(r.get("procedure") for r in trecs)
+check(all(tproc[o] >= 1 for o in LOCK_OPS) and tc[("LOCK", "DENIED")] == 1
+      and tc[("LOCKT", "DENIED")] == 1,
+      f"trace: LOCK, LOCKU, LOCKT, OPEN_DOWNGRADE, RELEASE_LOCKOWNER; one LOCK and one LOCKT DENIED "
+      f"({ {o: tproc[o] for o in LOCK_OPS} })")
+
+# ---- 1. --allow-mutations: every call as in the trace ----------------------
+rc, j, e = jstep("replay-nfs40-locks")
+if j:
+    t = j["totals"]
+    ops = {o["op"]: o for o in j["ops"]}
+    v = j.get("nfs4", {})
+    check(t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0
+          and t["refused"] == 0 and t["after_refused"] == 0,
+          f"replay-nfs40-locks: no mismatch, error, loss or refusal (rc {rc}, {t}, {j['mismatches'][:3]})")
+    # Skipped, and why (docs/replay.md): the trace's client held read
+    # delegations, the replay's (empty callback) gets none: its
+    # DELEGRETURNs and the I/O the trace did under a delegation stateid
+    # have nothing to name on the target.  Nothing else may be skipped.
+    skipped = {k: o["skipped"] for k, o in ops.items() if o["skipped"]}
+    check(rc == (1 if t["skipped"] else 0)
+          and skipped.get("v4 DELEGRETURN") == tproc["DELEGRETURN"] > 0
+          and set(skipped) <= {"v4 DELEGRETURN", "v4 READ", "v4 WRITE"},
+          f"replay-nfs40-locks: skipped only the trace's DELEGRETURNs and I/O under its delegations "
+          f"(rc {rc}, {skipped}, trace DELEGRETURN {tproc['DELEGRETURN']})")
+    check(v.get("minor") == 0 and v.get("seqid_errors") == 0,
+          f"replay-nfs40-locks: NFSv4.0, no owner seqid refused by the target ({v})")
+    for o in LOCK_OPS + ("OPEN", "CLOSE", "OPEN_CONFIRM"):
+        s = ops.get("v4 " + o, {})
+        check(s.get("trace") == tproc[o] and s.get("replayed") == tproc[o]
+              and s.get("same_status") == tproc[o],
+              f"replay-nfs40-locks: {tproc[o]} {o} in the trace, all replayed with its status ({s.get('replayed')} sent, "
+              f"{s.get('same_status')} same)")
+else:
+    check(False, f"replay-nfs40-locks: JSON report (rc {rc}) {e[:300]}")
+
+# ---- 2. read-only: LOCK is a mutation --------------------------------------
+rc, j, e = jstep("replay-nfs40-locks-readonly")
+if j:
+    t = j["totals"]
+    ops = {o["op"]: o for o in j["ops"]}
+    lk = ops.get("v4 LOCK", {})
+    check(rc == 4 and lk.get("refused") == tproc["LOCK"] and lk.get("replayed") == 0,
+          f"replay-nfs40-locks-readonly: exit 4, all {tproc['LOCK']} LOCKs refused ({lk})")
+    check(t["errors"] == 0 and t["lost"] == 0 and j.get("nfs4", {}).get("seqid_errors") == 0,
+          f"replay-nfs40-locks-readonly: no error, no owner seqid refused ({t}, {j.get('nfs4')})")
+    lu = ops.get("v4 LOCKU", {})
+    check(lu.get("replayed") == 0 and lu.get("after_refused") == tproc["LOCKU"],
+          f"replay-nfs40-locks-readonly: every LOCKU names a refused LOCK's stateid: after_refused ({lu})")
+else:
+    check(False, f"replay-nfs40-locks-readonly: JSON report (rc {rc}) {e[:300]}")
+
+# ---- 3. the lab's capture of both replays ---------------------------------
+cap = os.path.join(out, "capture.pcap")
+rrecs = records(cap) if os.path.exists(cap) else []
+rs = by_status(rrecs)
+rproc = collections.Counter(r.get("procedure") for r in rrecs)
+check(len(rrecs) > 40, f"capture: NFSv4.0 COMPOUNDs of the replays dissected ({len(rrecs)})")
+# the read-only run sends no LOCK: the wire holds the mutating run's only
+check(rproc["LOCK"] == tproc["LOCK"] and rs[("LOCK", "DENIED")] == 1 and rs[("LOCKT", "DENIED")] == 1,
+      f"capture: the replay's LOCKs ({rproc['LOCK']}, trace {tproc['LOCK']}); the conflicting LOCK "
+      f"and LOCKT DENIED by the target as in the trace")
+bad = [(r.get("xid"), r.get("procedure"), r.get("status")) for r in rrecs
+       if r.get("status") in ("BAD_SEQID", "BAD_STATEID", "OLD_STATEID", "STALE_CLIENTID", "GRACE")]
+check(not bad, f"capture: no NFSv4.0 reply says BAD_SEQID, BAD/OLD_STATEID, STALE_CLIENTID or GRACE ({bad[:4]})")
+check(rs[("OPEN_DOWNGRADE", "OK")] == tproc["OPEN_DOWNGRADE"]
+      and rs[("LOCKU", "OK")] == tproc["LOCKU"] and rs[("RELEASE_LOCKOWNER", "OK")] >= tproc["RELEASE_LOCKOWNER"],
+      f"capture: OPEN_DOWNGRADE, LOCKU and RELEASE_LOCKOWNER answered OK on the wire "
+      f"({ {o: rproc[o] for o in LOCK_OPS} })")
+
+print(f"replay-nfs40-locks: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,12 @@
+# replay-nfs40-locks client: no kernel mount; nfsrdma-replay replays the
+# lock capture, on a fresh export each time.  tests/replay/check-nfs40-locks.py
+# judges the reports and the capture of the replays.
+# shellcheck shell=bash
+source "$LAB_REPO/tests/replay/lib-guest.sh"
+S=$LAB_SERVER_IP
+CAP=$LAB_REPO/tests/captures/nfs40-locks.pcap
+rp_reset
+rp_run replay-nfs40-locks "$REPLAY" --target "$S" --asap --allow-mutations --json "$CAP"
+rp_reset
+rp_run replay-nfs40-locks-readonly "$REPLAY" --target "$S" --asap --json "$CAP"
+lab_signal client.steps-done
