@@ -4,10 +4,10 @@
 #     ns/packet (target <= 100 ns) with 512-byte and full-frame records;
 #  2. on a veth pair in private network namespaces, fed by an in-kernel
 #     generator (bpf/xdp_gen.bpf.c, XDP live frames) on CPU 0 with the
-#     receiving side (threaded NAPI + reader) on CPU 1: the highest rate at
-#     which the XDP path (program + record rings + per-XID pipeline) loses
-#     nothing vs. the same for a libpcap capture on the same interface
-#     feeding the same pipeline (target >= 10x).
+#     receiving side (threaded NAPI at SCHED_FIFO + reader) on CPU 1: for
+#     the XDP path, the XDP path as a mirror port (xdp:IFACE,mirror) and a
+#     libpcap capture feeding the same per-XID pipeline, the receive CPU's
+#     time per frame and the highest rate with zero loss (target >= 10x).
 # Needs root.  About two minutes.  Nothing here is pass/fail on time.
 set -uo pipefail
 cd "$(dirname "$0")/.."

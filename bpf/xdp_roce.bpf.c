@@ -7,8 +7,11 @@
  * RPC-over-RDMA v1 header and a summary of its chunk lists.  RoCE and
  * malformed frames produce one record each in the ring buffer (the parsed
  * fields + the first snap_len bytes of the frame); every frame updates the
- * counters.  It always returns XDP_PASS: traffic is never dropped or
- * changed.
+ * counters.  It returns XDP_PASS: traffic is never dropped or changed.
+ * The one exception is asked for by name: on a mirror (SPAN) port
+ * (mirror_port), a unicast frame for another host is a copy the stack
+ * would build an skb for only to drop it (PACKET_OTHERHOST), so it is
+ * dropped here, after it is counted and recorded.
  *
  * The checks mirror dissect/roce.c and dissect/ib.c rule for rule, so a
  * frame is RoCE / malformed / other here exactly when it is for the
@@ -28,6 +31,8 @@
 const volatile __u32 snap_len = XDP_ROCE_SNAP_DEFAULT;  /* 0: parsed fields only */
 const volatile __u32 sample_every = 1;                  /* 1 record in N frames */
 const volatile __u16 roce_port = XDP_ROCE_UDP_PORT;
+const volatile __u32 mirror_port = 0;                  /* 1: drop frames for other hosts */
+const volatile __u8 host_mac[6];                       /* the port's own address */
 
 /* Frames seen since load (user space may reset it): gives every record
  * the frame number a capture of the interface would have. */
@@ -465,8 +470,7 @@ static __always_inline int rec_begin(struct rec_at *a, int want, __u32 wire)
 	c_;								\
 })
 
-SEC("xdp.frags")
-int xdp_roce(struct xdp_md *ctx)
+static __always_inline int roce_observe(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -828,6 +832,32 @@ emit:
 		}
 	}
 	return XDP_PASS;
+}
+
+/* Mirror port: XDP_DROP for a unicast frame whose destination is not
+ * this port, exactly the frames eth_type_trans marks PACKET_OTHERHOST;
+ * broadcast, multicast and the host's own traffic pass. */
+static __always_inline int mirror_verdict(struct xdp_md *ctx)
+{
+	const __u8 *d = (const __u8 *)(long)ctx->data;
+	__u32 zero = 0;
+
+	if ((void *)(d + 6) > (void *)(long)ctx->data_end)
+		return XDP_PASS;
+	if ((d[0] & 1) || (d[0] == host_mac[0] && d[1] == host_mac[1] && d[2] == host_mac[2] &&
+			   d[3] == host_mac[3] && d[4] == host_mac[4] && d[5] == host_mac[5]))
+		return XDP_PASS;
+	struct xdp_stats_val *st = bpf_map_lookup_elem(&xdp_stats, &zero);
+	if (st)
+		bump(st, XS_MIRROR_DROPS);
+	return XDP_DROP;
+}
+
+SEC("xdp.frags")
+int xdp_roce(struct xdp_md *ctx)
+{
+	roce_observe(ctx);
+	return mirror_port ? mirror_verdict(ctx) : XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -183,6 +183,7 @@ enum xdp_stat {
 	XS_RPCRDMA,        /* SEND First/Only with a whole v1 header */
 	XS_CONN_FULL,      /* per-connection slot taken over from another key */
 	XS_WAKEUPS,        /* reader wakeups sent (a ring's backlog crossed its threshold) */
+	XS_MIRROR_DROPS,   /* mirror port: frames for another host, dropped after counting */
 	XS_MAX,
 };
 

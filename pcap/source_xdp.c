@@ -12,6 +12,8 @@
 #include <limits.h>
 #include <linux/if_link.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,12 +175,35 @@ static int parse_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/* The port's own MAC address, for the mirror-port verdict. */
+static int port_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		ret = -errno;
+	else if (ifr.ifr_hwaddr.sa_family != 1 /* ARPHRD_ETHER */)
+		ret = -EAFNOSUPPORT;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return ret;
+}
+
 static int xsrc_open(struct source **out, const char *arg, const struct source_opts *o,
 		     source_record_fn cb, void *ctx, char *err, size_t errlen)
 {
 	struct xsrc *s = calloc(1, sizeof(*s));
 	char *spec = strdup(arg ? arg : ""), *save = NULL, *tok;
 	int force = 0;   /* 0 auto, 1 native, 2 generic */
+	int mirror = 0;
+	uint8_t mac[6];
 	uint32_t rbsize = XDP_RING_DEFAULT, sample = o && o->sample ? o->sample : 1;
 	int ret = -EINVAL;
 
@@ -223,10 +248,12 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 				snprintf(err, errlen, "xdp: bad %s (ring bytes per CPU: a power of 2, 64k..2M)", tok);
 				goto fail;
 			}
+		} else if (!strcmp(tok, "mirror")) {
+			mirror = 1;
 		} else if (!strncmp(tok, "capture=", 8) && tok[8]) {
 			s->cap_path = strdup(tok + 8);
 		} else {
-			snprintf(err, errlen, "xdp: unknown option '%s' (native, generic, snap=N, sample=N, rb=BYTES, capture=FILE)", tok);
+			snprintf(err, errlen, "xdp: unknown option '%s' (native, generic, snap=N, sample=N, rb=BYTES, mirror, capture=FILE)", tok);
 			goto fail;
 		}
 	}
@@ -243,6 +270,11 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 		goto fail;
 	}
 
+	if (mirror && (ret = port_mac(s->ifname, mac)) < 0) {
+		snprintf(err, errlen, "xdp: mirror: the Ethernet address of %s: %s", s->ifname, strerror(-ret));
+		goto fail;
+	}
+
 	s->skel = xdp_roce_bpf__open();
 	if (!s->skel) {
 		ret = -errno;
@@ -251,6 +283,10 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	}
 	s->skel->rodata->snap_len = s->snap;
 	s->skel->rodata->sample_every = sample;
+	if (mirror) {
+		s->skel->rodata->mirror_port = 1;
+		memcpy((uint8_t *)s->skel->rodata->host_mac, mac, 6);
+	}
 	if ((ret = xdp_ring_configure(s->skel->maps.xdp_ring, rbsize, (uint32_t *)&s->skel->rodata->ring_mask)) < 0) {
 		snprintf(err, errlen, "xdp: sizing the record rings: %s", strerror(-ret));
 		goto fail;
@@ -298,6 +334,9 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 			 s->ifname, strerror(-native_err));
 	else
 		log_info("xdp: attached to %s in %s mode", s->ifname, s->mode);
+	if (mirror)
+		log_info("xdp: %s is a mirror port: unicast frames not for %02x:%02x:%02x:%02x:%02x:%02x are dropped "
+			 "after they are recorded", s->ifname, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 
 	struct dissect_opts dopts = { .max_inflight = XSRC_MAX_INFLIGHT };
 	struct dissect_cbs cbs = { .record = on_record, .ctx = s };
@@ -391,6 +430,6 @@ int source_xdp_flush(struct source *src)
 
 const struct source_type source_type_xdp = {
 	.prefix = "xdp",
-	.help = "xdp:IFACE[,native|generic][,snap=N][,sample=N][,capture=FILE]  XDP fast path on a RoCE port",
+	.help = "xdp:IFACE[,native|generic][,snap=N][,sample=N][,mirror][,capture=FILE]  XDP fast path on a RoCE port",
 	.open = xsrc_open, .fd = xsrc_fd, .poll = xsrc_poll, .stats = xsrc_stats, .close = xsrc_close,
 };

@@ -14,7 +14,10 @@
 #include <fcntl.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
+#include <arpa/inet.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -51,7 +54,77 @@ static void on_rec(const struct nfsrdma_record *r, void *ctx)
 
 static unsigned compared, live_frames;
 
-static void run_capture(int sock, int ifindex_b, const struct tcap *c)
+/* The Ethernet address of veth_a, from the kernel. */
+static int mac_a(uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int self = enter_ns(ns_a);
+	int fd = self < 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ok = 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", veth_a);
+	if (fd >= 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+		ok = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	leave_ns(self);
+	return ok ? 0 : -1;
+}
+
+/* veth_a's XDP drop counter, from the driver (ethtool -S). */
+static uint64_t veth_a_xdp_drops(void)
+{
+	char cmd[256];
+	unsigned long long n = 0, v;
+
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s ethtool -S %s 2>/dev/null", ns_a, veth_a);
+	FILE *p = popen(cmd, "r");
+	char line[256];
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, " rx_queue_%*u_xdp_drops: %llu", &v) == 1)
+			n += v;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* Traffic for the host still gets there on a mirror port: a UDP datagram
+ * from ns_b to an address of veth_a (ARP broadcast, then unicast to
+ * veth_a's own MAC) arrives. */
+static int host_traffic_passes(void)
+{
+	if (veth_sh("ip -n %s addr add 10.77.0.1/24 dev %s", ns_a, veth_a) ||
+	    veth_sh("ip -n %s addr add 10.77.0.2/24 dev %s", ns_b, veth_b))
+		return 0;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(5599) };
+	inet_pton(AF_INET, "10.77.0.1", &a.sin_addr);
+	int self = enter_ns(ns_a);
+	int rs = self < 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	leave_ns(self);
+	self = enter_ns(ns_b);
+	int ss = self < 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	leave_ns(self);
+	int got = 0;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	if (rs >= 0 && ss >= 0 && bind(rs, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    setsockopt(rs, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0) {
+		for (int i = 0; i < 10 && !got; i++) {
+			char buf[16];
+			sendto(ss, "mirror", 6, 0, (struct sockaddr *)&a, sizeof(a));
+			got = recv(rs, buf, sizeof(buf), 0) == 6 && !memcmp(buf, "mirror", 6);
+		}
+	}
+	if (rs >= 0)
+		close(rs);
+	if (ss >= 0)
+		close(ss);
+	return got;
+}
+
+static void run_capture(int sock, int ifindex_b, const struct tcap *c, int mirror)
 {
 	struct live l = { { 0 } };
 	struct trecords want = { 0 };
@@ -60,7 +133,11 @@ static void run_capture(int sock, int ifindex_b, const struct tcap *c)
 	char err[256] = "";
 	char spec[64];
 
-	snprintf(spec, sizeof(spec), "%s", veth_a);
+	snprintf(spec, sizeof(spec), "%s%s", veth_a, mirror ? ",mirror" : "");
+	uint8_t mac[6] = { 0 };
+	uint64_t xdp_drops0 = veth_a_xdp_drops();
+	if (mirror)
+		CHECK(mac_a(mac) == 0, "the address of %s", veth_a);
 	int self = enter_ns(ns_a);
 	int ret = self < 0 ? -1 : source_type_xdp.open(&src, spec, &o, on_rec, &l, err, sizeof(err));
 	leave_ns(self);
@@ -87,6 +164,8 @@ static void run_capture(int sock, int ifindex_b, const struct tcap *c)
 	for (int spin = 0; source_xdp_frames_seen(src) < sent && spin < 5000; spin++)
 		source_poll(src, 1);
 	uint64_t seen = source_xdp_frames_seen(src);
+	uint64_t mirror_drops = source_xdp_counter(src, XS_MIRROR_DROPS);
+	int passes = mirror ? host_traffic_passes() : 1;
 	while (source_poll(src, 0) > 0)
 		;
 	source_xdp_flush(src);
@@ -99,6 +178,15 @@ static void run_capture(int sock, int ifindex_b, const struct tcap *c)
 	CHECK(seen == c->n, "%s: the program saw %" PRIu64 " of %zu frames", c->path, seen, c->n);
 	CHECK_EQ_U64(st.drops, 0);
 	live_frames += (unsigned)seen;
+	/* Mirror port: every unicast frame of the capture not addressed to
+	 * veth_a is dropped at XDP (the driver counts it too); without the
+	 * option nothing is. */
+	size_t other = 0;
+	for (size_t i = 0; i < c->n; i++)
+		other += c->f[i].cap >= 6 && !(c->f[i].data[0] & 1) && memcmp(c->f[i].data, mac, 6) != 0;
+	CHECK_EQ_U64(mirror_drops, mirror ? other : 0);
+	CHECK_EQ_U64(veth_a_xdp_drops() - xdp_drops0, mirror ? other : 0);
+	CHECK(passes, "%s: with the mirror option, traffic for the host still reaches it", c->path);
 
 	CHECK(trecords_dissect_file(&want, c->path) == 0, "dissect %s", c->path);
 	CHECK(l.got.n == want.n, "%s: %zu per-XID records live, dissector %zu", c->path, l.got.n, want.n);
@@ -127,8 +215,9 @@ static void run_capture(int sock, int ifindex_b, const struct tcap *c)
 	CHECK(bad == 0, "%s: %u live per-XID records differ from the dissector's", c->path, bad);
 	CHECK(badt == 0, "%s: %u live per-XID records have bad timestamps", c->path, badt);
 	compared += (unsigned)l.got.n;
-	printf("%s: %zu frames replayed on %s, %" PRIu64 " seen by XDP, %zu per-XID records live, %zu from the dissector: %s\n",
-	       c->path, sent, veth_b, seen, l.got.n, want.n, bad || badt ? "DIFFER" : "equal");
+	printf("%s%s: %zu frames replayed on %s, %" PRIu64 " seen by XDP (%" PRIu64 " dropped as another host's), "
+	       "%zu per-XID records live, %zu from the dissector: %s\n", c->path, mirror ? " (mirror)" : "", sent, veth_b,
+	       seen, mirror_drops, l.got.n, want.n, bad || badt ? "DIFFER" : "equal");
 	free(l.got.r);
 	free(want.r);
 }
@@ -171,7 +260,9 @@ int main(int argc, char **argv)
 			tcap_free(&c);
 			continue;
 		}
-		run_capture(sock, ifb, &c);
+		run_capture(sock, ifb, &c, 0);
+		if (i == 1)   /* the mirror port, on the first capture */
+			run_capture(sock, ifb, &c, 1);
 		tcap_free(&c);
 	}
 	close(sock);

@@ -33,6 +33,8 @@ for n in eth0 mirror; do
 	grep -q "xdp: attached to .* generic mode" "$out/xdp-$n.log" 2>/dev/null && ok "xdp-$n: attached in generic mode" ||
 		no "xdp-$n: no generic attach in its log: $(head -c 300 "$out/xdp-$n.log" 2>/dev/null)"
 done
+grep -q "xdp: xmir1 is a mirror port" "$out/xdp-mirror.log" 2>/dev/null && ok "xdp-mirror: mirror-port mode on (the copies are dropped after they are recorded)" ||
+	no "xdp-mirror: no mirror-port line in its log"
 [ -s "$out/capture.pcap" ] || { no "no capture.pcap"; end; }
 "$bin/nfsrdma-dissect" --json "$out/capture.pcap" >"$base/dissect.jsonl" 2>"$base/dissect.err" ||
 	no "nfsrdma-dissect failed on the capture"

@@ -3,8 +3,10 @@
 #  - xdp:eth0,generic       the brief's setup: XDP on the client's own port.
 #    XDP sees received frames only (replies, ACKs, RDMA Read requests and
 #    Write data from the server), not the client's transmits.
-#  - xdp:xmir1,generic      a SPAN port: tc mirrors eth0 in both directions
-#    into a veth pair and XDP runs on its far end, so it sees every frame.
+#  - xdp:xmir1,generic,mirror  a SPAN port: tc mirrors eth0 in both
+#    directions into a veth pair and XDP runs on its far end, so it sees
+#    every frame; as a mirror port it drops the copies (none is for xmir1)
+#    after recording them.
 # shellcheck shell=bash
 bin=${LAB_ARG_BIN:-$LAB_REPO/build/bin}
 modprobe -a veth sch_ingress act_mirred cls_matchall 2>/dev/null || true
@@ -14,13 +16,13 @@ ip link set xmir1 up
 tc qdisc add dev eth0 clsact
 tc filter add dev eth0 ingress matchall action mirred egress mirror dev xmir0
 tc filter add dev eth0 egress matchall action mirred egress mirror dev xmir0
-run_xdp() {   # NAME IFACE
-	"$bin/nfsrdmad" --source "xdp:$2,generic" --snaplen 512 --json --metrics none \
+run_xdp() {   # NAME IFACE [,OPTIONS]
+	"$bin/nfsrdmad" --source "xdp:$2,generic${3:-}" --snaplen 512 --json --metrics none \
 		--socket none -v >"$LAB_OUT/xdp-$1.jsonl" 2>"$LAB_OUT/xdp-$1.log" &
 }
 run_xdp eth0 eth0
 p1=$!
-run_xdp mirror xmir1
+run_xdp mirror xmir1 ,mirror
 p2=$!
 for i in $(seq 1 60); do   # attached (or failed) before the first NFS frame
 	n=$(cat "$LAB_OUT"/xdp-*.log 2>/dev/null | grep -ci "xdp.*attach\|generic" || true)
