@@ -317,11 +317,13 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 
 	switch (op) {
 	case OP_ACCESS: xdr_u32(d, "access"); break;
-	case OP_CLOSE:
-		xdr_u32(d, "seqid");
+	case OP_CLOSE: {
+		uint32_t owner_seqid = xdr_u32(d, "seqid");
+		DT(d->tree, "open-owner seqid: %u", owner_seqid);
 		o->seqid = stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		break;
+	}
 	case OP_COMMIT:
 		o->offset = xdr_u64(d, "offset");
 		o->count = xdr_u32(d, "count");
@@ -371,13 +373,15 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->count = lock_length(xdr_u64(d, "length"));
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		if (xdr_bool(d, "new_lock_owner")) {
-			xdr_u32(d, "open_seqid");
+			uint32_t open_seqid = xdr_u32(d, "open_seqid");
 			o->seqid = stateid4(d);
-			xdr_u32(d, "lock_seqid");
+			uint32_t lock_seqid = xdr_u32(d, "lock_seqid");
+			DT(d->tree, "new lock-owner: open-owner seqid: %u lock-owner seqid: %u", open_seqid, lock_seqid);
 			lock_owner4(d);
 		} else {
 			o->seqid = stateid4(d);
-			xdr_u32(d, "lock_seqid");
+			uint32_t lock_seqid = xdr_u32(d, "lock_seqid");
+			DT(d->tree, "lock-owner seqid: %u", lock_seqid);
 		}
 		o->flags |= REC_OPF_SEQID;
 		break;
@@ -389,14 +393,16 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		lock_owner4(d);
 		break;
-	case OP_LOCKU:
+	case OP_LOCKU: {
 		xdr_u32(d, "locktype");
-		xdr_u32(d, "seqid");
+		uint32_t lock_seqid = xdr_u32(d, "seqid");
+		DT(d->tree, "lock-owner seqid: %u", lock_seqid);
 		o->seqid = stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		o->count = lock_length(xdr_u64(d, "length"));
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
 		break;
+	}
 	case OP_NVERIFY: case OP_VERIFY: fattr4(d); break;
 	case OP_OPEN: {
 		o->seqid = xdr_u32(d, "seqid");
@@ -433,16 +439,21 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		break;
 	}
 	case OP_OPENATTR: xdr_bool(d, "createdir"); break;
-	case OP_OPEN_CONFIRM:
+	case OP_OPEN_CONFIRM: {
 		o->seqid = stateid4(d);
-		xdr_u32(d, "seqid");
+		uint32_t owner_seqid = xdr_u32(d, "seqid");
+		DT(d->tree, "open-owner seqid: %u", owner_seqid);
 		o->flags |= REC_OPF_SEQID;
 		break;
-	case OP_OPEN_DOWNGRADE:
+	}
+	case OP_OPEN_DOWNGRADE: {
 		o->seqid = stateid4(d);
-		xdr_skip(d, 12, "seqid share_access share_deny");
+		uint32_t owner_seqid = xdr_u32(d, "seqid");
+		DT(d->tree, "open-owner seqid: %u", owner_seqid);
+		xdr_skip(d, 8, "share_access share_deny");
 		o->flags |= REC_OPF_SEQID;
 		break;
+	}
 	case OP_PUTFH:
 		s->cur_fh = xdr_fh(d, NFS4_FHSIZE, "nfs_fh4");
 		o->fh_hash = s->cur_fh;
