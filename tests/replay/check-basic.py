@@ -11,39 +11,23 @@ import re
 import subprocess
 import sys
 
+import checklib
+
 out, dissect = sys.argv[1], sys.argv[2]
-passed = failed = 0
+check = checklib.Checks("replay-basic")
+
+
+def step(name):
+    return checklib.step(out, name)
+
+
+def jstep(name):
+    return checklib.jstep(out, name)
+
 
 # Replays whose status may legitimately differ from the capture, with why.
 # (Empty: every v3 catalogue replay matched on knfsd over rxe.)
 KNOWN_MISMATCH = {}
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {what}")
-    else:
-        failed += 1
-        print(f"FAIL {what}")
-
-
-def step(name):
-    def rd(ext):
-        p = os.path.join(out, f"{name}.{ext}")
-        return open(p).read() if os.path.exists(p) else None
-    rc = rd("rc")
-    return (int(rc) if rc is not None and rc.strip().lstrip('-').isdigit() else None,
-            rd("out") or "", rd("err") or "")
-
-
-def jstep(name):
-    rc, o, e = step(name)
-    try:
-        return rc, json.loads(o), e
-    except ValueError:
-        return rc, None, e
 
 
 # ---- 1. endpoint, one call type at a time ------------------------------
@@ -297,5 +281,4 @@ check(n(lambda x: x.get("procedure") == "NULL" and x.get("status") == "OK") >= 1
 check(n(lambda x: x.get("credits_asked", 0) > 256 or x.get("credits_asked", 0) < 1) == 0,
       "capture: every call asks for 1..256 credits")
 
-print(f"replay-basic: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()

@@ -15,31 +15,17 @@ import os
 import subprocess
 import sys
 
+import checklib
+
 out, dissect, trace = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
-LOCK_OPS = ("LOCK", "LOCKU", "LOCKT", "OPEN_DOWNGRADE", "RELEASE_LOCKOWNER")
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {what}")
-    else:
-        failed += 1
-        print(f"FAIL {what}")
+check = checklib.Checks("replay-nfs40-locks")
 
 
 def jstep(name):
-    def rd(ext):
-        p = os.path.join(out, f"{name}.{ext}")
-        return open(p).read() if os.path.exists(p) else ""
-    rc = rd("rc").strip()
-    try:
-        j = json.loads(rd("out"))
-    except ValueError:
-        j = None
-    return (int(rc) if rc.lstrip("-").isdigit() else None), j, rd("err")
+    return checklib.jstep(out, name)
+
+
+LOCK_OPS = ("LOCK", "LOCKU", "LOCKT", "OPEN_DOWNGRADE", "RELEASE_LOCKOWNER")
 
 
 def records(pcap):
@@ -131,5 +117,4 @@ check(rs[("OPEN_DOWNGRADE", "OK")] == tproc["OPEN_DOWNGRADE"]
       f"capture: OPEN_DOWNGRADE, LOCKU and RELEASE_LOCKOWNER answered OK on the wire "
       f"({ {o: rproc[o] for o in LOCK_OPS} })")
 
-print(f"replay-nfs40-locks: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()
