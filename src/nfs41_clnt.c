@@ -273,23 +273,31 @@ static void skip_nfsace(struct cursor *c)
 	cur_xdr_opaque(c, 1024, NULL, "who");
 }
 
-static void open_delegation(struct cursor *c)
+/* open_delegation4: a READ or WRITE delegation's stateid is kept (the
+ * replay maps a trace delegation to what the target's same OPEN got). */
+static void open_delegation(struct cursor *c, struct nfs4_res *r, uint32_t idx)
 {
 	uint32_t t = cur_be32(c, "open_delegation_type4");
+	struct nfs4_stateid s;
 	switch (t) {
 	case 0:
 		break;
 	case 1: /* READ */
-		cur_skip(c, 16 + 4, "stateid recall");
-		skip_nfsace(c);
-		break;
 	case 2: /* WRITE */
-		cur_skip(c, 16 + 4, "stateid recall");
-		if (cur_be32(c, "limitby") == 1)
-			cur_skip(c, 8, "filesize");
-		else
-			cur_skip(c, 8, "modified blocks");
+		get_stateid(c, &s);
+		cur_skip(c, 4, "recall");
+		if (t == 2) {
+			if (cur_be32(c, "limitby") == 1)
+				cur_skip(c, 8, "filesize");
+			else
+				cur_skip(c, 8, "modified blocks");
+		}
 		skip_nfsace(c);
+		if (cur_ok(c) && r->ndeleg < NFS4_RES_MAXSID) {
+			r->deleg[r->ndeleg] = s;
+			r->deleg_at[r->ndeleg] = idx;
+			r->deleg_type[r->ndeleg++] = (uint8_t)t;
+		}
 		break;
 	case 3: { /* NONE_EXT */
 		uint32_t why = cur_be32(c, "why_no_delegation4");
@@ -366,7 +374,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 			r->open_at = idx;
 		}
 		skip_bitmap(c);
-		open_delegation(c);
+		open_delegation(c, r, idx);
 		break;
 	}
 	case NFS4_OP_SETCLIENTID: {
@@ -596,6 +604,39 @@ int nfs4_decode_reply(uint32_t proc, const uint8_t *msg, size_t len, bool bulk_m
 		return 0;
 	nfs4_decode_body(proc, msg + off, len - off, bulk_moved, res);
 	return 0;
+}
+
+static bool res_sid_at(const struct nfs4_res *r, uint32_t idx, struct nfs4_stateid *out)
+{
+	for (unsigned j = 0; j < r->nsid; j++)
+		if (r->sid_at[j] == idx) {
+			*out = r->sid[j];
+			return true;
+		}
+	return false;
+}
+
+unsigned nfs4_deleg_pairs(const struct nfs4_res *tr, const struct nfs4_res *rr,
+			  struct nfs4_deleg_pair *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned j = 0; j < tr->ndeleg && n < max; j++) {
+		uint32_t at = tr->deleg_at[j];
+		struct nfs4_deleg_pair p = { .tdeleg = tr->deleg[j] };
+		/* the same OPEN, answered OK by the target */
+		if (at >= rr->nres || at >= NFS4_RES_MAXOPS || rr->op[at] != NFS4_OP_OPEN ||
+		    rr->opst[at] != 0 || !res_sid_at(tr, at, &p.topen))
+			continue;
+		for (unsigned k = 0; k < rr->ndeleg && !p.granted; k++)
+			if (rr->deleg_at[k] == at) {
+				p.granted = true;
+				p.g = rr->deleg[k];
+			}
+		if (!p.granted && !res_sid_at(rr, at, &p.g))
+			continue;
+		out[n++] = p;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ session -- */

@@ -52,6 +52,7 @@ struct walk {
 	struct nfs4_call_info *info;
 	uint32_t rpos;                   /* trace Read chunk position (args-relative), 0 none */
 	size_t ddp_out;
+	bool returning;                  /* the stateid is given back (DELEGRETURN, FREE_STATEID) */
 	int err;
 };
 
@@ -125,7 +126,8 @@ static void stateid(struct walk *w)
 	if (!p || !w->out)
 		return;
 	memcpy(t.other, p, 12);
-	int ret = w->ops->map_stateid(w->ops->ctx, &t, &m);
+	int ret = w->returning && w->ops->map_returned ? w->ops->map_returned(w->ops->ctx, &t, &m)
+						       : w->ops->map_stateid(w->ops->ctx, &t, &m);
 	if (ret < 0) {
 		fail(w, ret);
 		return;
@@ -308,6 +310,10 @@ static void set_main(struct nfs4_call_info *in, uint32_t op)
 	case NFS4_OP_SEQUENCE: case NFS4_OP_PUTFH: case NFS4_OP_PUTROOTFH: case NFS4_OP_PUTPUBFH:
 	case NFS4_OP_GETFH: case NFS4_OP_GETATTR: case NFS4_OP_SAVEFH: case NFS4_OP_RESTOREFH:
 		return;
+	case NFS4_OP_DELEGRETURN: case NFS4_OP_FREE_STATEID:
+		break;
+	default:
+		in->other_work = true;
 	}
 	if (!in->main_op) {
 		in->main_op = nfs4_clnt_op_name(op);
@@ -366,8 +372,22 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		break;
 	}
 	case NFS4_OP_DELEGPURGE: clientid(w); in->state_change = true; break;
-	case NFS4_OP_DELEGRETURN: case NFS4_OP_FREE_STATEID: case NFS4_OP_OFFLOAD_CANCEL:
-	case NFS4_OP_OFFLOAD_STATUS:
+	case NFS4_OP_DELEGRETURN: case NFS4_OP_FREE_STATEID: {
+		/* a delegation given back: the replay's client may never
+		 * have been granted it (it serves no callbacks) */
+		struct nfs4_stateid sid;
+		peek_stateid(w, c->off, &sid);
+		if (in->nreturned < NFS4_DELEGRET_MAX)
+			in->returned[in->nreturned++] = sid;
+		else
+			in->other_work = true;   /* more than we keep: not a plain return */
+		w->returning = true;
+		stateid(w);
+		w->returning = false;
+		in->state_change = true;
+		break;
+	}
+	case NFS4_OP_OFFLOAD_CANCEL: case NFS4_OP_OFFLOAD_STATUS:
 		stateid(w);
 		in->state_change = true;
 		break;
@@ -443,8 +463,10 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		case 0: case 3: component(w); break;
 		case 1: cur_skip(c, 4, "delegate_type"); break;
 		case 2: stateid(w); component(w); break;
-		case 4: case 6: break;
-		case 5: stateid(w); break;
+		/* CLAIM_FH, CLAIM_DELEG_PREV_FH: void; CLAIM_DELEG_CUR_FH:
+		 * the delegation's stateid (RFC 8881 18.16.1) */
+		case 4: case 5: break;
+		case 6: stateid(w); break;
 		default: fail(w, -EBADMSG);
 		}
 		in->state_change = true;

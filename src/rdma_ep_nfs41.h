@@ -154,6 +154,12 @@ struct nfs4_res {
 	bool has_setclientid;
 	uint64_t sc_clientid;
 	uint8_t sc_confirm[8];
+	/* delegations OPEN granted (open_delegation4 READ or WRITE), with
+	 * the index of the OPEN that granted each */
+	unsigned ndeleg;
+	struct nfs4_stateid deleg[NFS4_RES_MAXSID];
+	uint32_t deleg_at[NFS4_RES_MAXSID];
+	uint8_t deleg_type[NFS4_RES_MAXSID];   /* 1 READ, 2 WRITE */
 	/* the first OPEN's result flags and op index */
 	bool has_open;
 	uint32_t open_rflags, open_at;
@@ -170,6 +176,22 @@ int nfs4_decode_reply(uint32_t proc, const uint8_t *msg, size_t len, bool bulk_m
 /* The COMPOUND results only (after the RPC reply header). */
 int nfs4_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_moved,
 		     struct nfs4_res *res);
+
+/* A delegation the trace's OPEN got, and what the same OPEN got on the
+ * target: its delegation (granted), or else its open stateid (the
+ * target answered OPEN_DELEGATE_NONE: the replay serves no callbacks). */
+struct nfs4_deleg_pair {
+	struct nfs4_stateid tdeleg;   /* the trace's delegation stateid */
+	struct nfs4_stateid topen;    /* the trace's open stateid of that OPEN */
+	bool granted;
+	struct nfs4_stateid g;        /* the target's delegation, or its open stateid */
+};
+/* Pairs the delegations of a trace reply (tr) with the target's reply
+ * (rr) to the same COMPOUND, by the index of the OPEN: an OPEN the
+ * target did not answer OK pairs with nothing.  Returns how many pairs
+ * were written to out (at most max). */
+unsigned nfs4_deleg_pairs(const struct nfs4_res *tr, const struct nfs4_res *rr,
+			  struct nfs4_deleg_pair *out, unsigned max);
 
 /* ---- the session (nfs41_clnt.c) ---- */
 struct nfs41_session {
@@ -235,7 +257,13 @@ struct nfs4_rewrite_ops {
 	void (*exchange_id)(void *ctx, uint8_t verf[8], const uint8_t **owner, uint32_t *owner_len);
 	/* CREATE_SESSION: csa_sequence for the target's client id */
 	uint32_t (*cs_sequence)(void *ctx, uint64_t target_clientid);
+	/* The stateid DELEGRETURN or FREE_STATEID gives back (NULL: as
+	 * map_stateid).  -ENODATA: a delegation the target never granted
+	 * (map_stateid may map it to the open stateid it stands for, for
+	 * I/O; giving that back would be wrong). */
+	int (*map_returned)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
 };
+#define NFS4_DELEGRET_MAX 4
 
 /* What a captured COMPOUND does (from its arguments). */
 struct nfs4_call_info {
@@ -259,6 +287,13 @@ struct nfs4_call_info {
 	uint32_t readdir_max;     /* READDIR maxcount */
 	const char *main_op;      /* the first op that is not SEQUENCE/PUT*FH/GETFH/GETATTR */
 	uint32_t main_opnum;
+	/* stateids given back by DELEGRETURN and FREE_STATEID (the first
+	 * NFS4_DELEGRET_MAX), and whether the COMPOUND does anything else
+	 * than give them back in its context (SEQUENCE, PUT*FH, GETFH,
+	 * GETATTR, SAVEFH, RESTOREFH) */
+	unsigned nreturned;
+	struct nfs4_stateid returned[NFS4_DELEGRET_MAX];
+	bool other_work;
 };
 
 /* Walks a captured COMPOUND's arguments (after the RPC header).  rpos: the

@@ -280,6 +280,7 @@ struct opstat {
 	uint64_t trace, replayed, refused, skipped, unsupported, ok, mismatch, errors, lost;
 	uint64_t no_trace_reply, bytes;
 	uint64_t dep_refused;   /* skipped or differing only because a mutation was refused */
+	uint64_t no_deleg;      /* gave back a delegation the target never granted: not sent */
 	uint64_t read_chunks, write_chunks, reply_chunks;
 	struct lhist lat, tlat;
 };
@@ -350,6 +351,9 @@ struct engine {
 	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
 	struct nfs41_session v4s;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
+	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
+				  * the trace's open stateid other (12) of the same OPEN */
+	uint64_t delegs_granted, delegs_absent;
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
@@ -837,6 +841,27 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			put_be32(val.data + 16, rr->sid[k].seqid);
 			map_put(&e->sidmap, &key, NULL, &val, true);
 		}
+	/* The trace's delegations: the target's own (mapped like any
+	 * stateid), or, when the target granted none (the replay serves no
+	 * callbacks), the open stateid of the same OPEN stands for it. */
+	struct nfs4_deleg_pair dp[NFS4_RES_MAXSID];
+	unsigned ndp = tr ? nfs4_deleg_pairs(tr, rr, dp, NFS4_RES_MAXSID) : 0;
+	for (unsigned k = 0; k < ndp; k++) {
+		struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
+		memcpy(key.data, dp[k].tdeleg.other, 12);
+		if (dp[k].granted) {
+			memcpy(val.data, dp[k].g.other, 12);
+			put_be32(val.data + 12, dp[k].tdeleg.seqid);
+			put_be32(val.data + 16, dp[k].g.seqid);
+			map_put(&e->sidmap, &key, NULL, &val, true);
+			e->delegs_granted++;
+		} else {
+			val.len = 12;
+			memcpy(val.data, dp[k].topen.other, 12);
+			map_put(&e->delegmap, &key, NULL, &val, true);
+			e->delegs_absent++;
+		}
+	}
 	if (rr->has_clientid && rr->status == 0) {
 		e->v4s.have_client = true;
 		e->v4s.clientid = rr->clientid;
@@ -1265,6 +1290,18 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 	struct nfs_fh key = { .len = 12 };
 	memcpy(key.data, t->other, 12);
 	struct fhent *m = map_get(&e->sidmap, &key, NULL);
+	if (!m && (m = map_get(&e->delegmap, &key, NULL))) {
+		/* a delegation the target did not grant: the open stateid of
+		 * the same OPEN, at its current seqid on the target (OPEN
+		 * upgrades and OPEN_DOWNGRADE advance it); 0 stays 0 */
+		struct nfs_fh okey = { .len = 12 };
+		memcpy(okey.data, m->val.data, 12);
+		if (!(m = map_get(&e->sidmap, &okey, NULL)))
+			return -ENOENT;
+		memcpy(out->other, m->val.data, 12);
+		out->seqid = t->seqid == 0 ? 0 : xenc_get_u32(m->val.data + 16);
+		return 0;
+	}
 	if (!m)
 		return e->v4_refused && !e->o->allow_mutations ? -EPERM : -ENOENT;
 	memcpy(out->other, m->val.data, 12);
@@ -1273,6 +1310,18 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 	 * distance from the last one seen as in the trace */
 	out->seqid = t->seqid == 0 ? 0 : t->seqid - tseq + gseq;
 	return 0;
+}
+
+/* DELEGRETURN's and FREE_STATEID's stateid: one the target knows, never
+ * the open stateid standing for a delegation it did not grant. */
+static int rw_map_returned(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	struct engine *e = ctx;
+	struct nfs_fh key = { .len = 12 };
+	memcpy(key.data, t->other, 12);
+	if (!map_get(&e->sidmap, &key, NULL) && map_get(&e->delegmap, &key, NULL))
+		return -ENODATA;
+	return rw_map_stateid(ctx, t, out);
 }
 
 static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
@@ -1498,7 +1547,7 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		.ctx = e, .sequence = rw_sequence, .map_fh = rw_map_fh,
 		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
-		.cs_sequence = rw_cs_sequence,
+		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
@@ -1527,6 +1576,17 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		}
 		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
 			return -ENOTCONN;
+		if (ret == -ENODATA && !in.other_work) {
+			/* DELEGRETURN (FREE_STATEID) of a delegation the target
+			 * never granted, with only its context (SEQUENCE, PUTFH,
+			 * GETATTR): nothing to give back, not sent.  A 4.1 slot
+			 * taken for it is left as it was (seqid not used). */
+			os->no_deleg++;
+			if (o->verbose)
+				fprintf(e->out, "  xid 0x%08x %s: not sent (gives back a delegation the "
+					"target never granted)\n", tc->xid, op_label(op_index(tc)));
+			return 0;
+		}
 		if (ret == -EPERM)
 			os->dep_refused++;
 		else
@@ -1536,6 +1596,8 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 			fprintf(e->out, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, op_label(op_index(tc)),
 				ret == -EPERM ? "its state comes from a refused call" :
 				ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
+				ret == -ENODATA ? "gives back a delegation the target never granted, "
+						  "with other work in the COMPOUND" :
 				strerror(-ret));
 		return 0;
 	}
@@ -1827,13 +1889,13 @@ static void report(struct engine *e, double secs, int rc)
 {
 	FILE *f = e->out;
 	const struct xprt_stats *st = &e->x->st;
-	uint64_t tot[10] = { 0 };
+	uint64_t tot[11] = { 0 };
 
 	for (unsigned i = 0; i < NOPS; i++) {
 		const struct opstat *s = &e->op[i];
 		tot[0] += s->trace; tot[1] += s->replayed; tot[2] += s->ok; tot[3] += s->mismatch;
 		tot[4] += s->errors; tot[5] += s->lost; tot[6] += s->refused; tot[7] += s->skipped;
-		tot[8] += s->unsupported; tot[9] += s->dep_refused;
+		tot[8] += s->unsupported; tot[9] += s->dep_refused; tot[10] += s->no_deleg;
 	}
 	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
 	if (e->o->json) {
@@ -1850,8 +1912,9 @@ static void report(struct engine *e, double secs, int rc)
 			PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
 			",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"unsupported\":%" PRIu64
 			",\"not_sent\":%" PRIu64 ",\"resolve_lookups\":%" PRIu64 ",\"trace_retransmits\":%"
-			PRIu64 ",\"after_refused\":%" PRIu64 "},", tot[0], tot[1], tot[2], tot[3], tot[4],
-			tot[5], tot[6], tot[7], tot[8], e->not_sent, e->extra_lookups, e->t.retransmits, tot[9]);
+			PRIu64 ",\"after_refused\":%" PRIu64 ",\"no_delegation\":%" PRIu64 "},", tot[0],
+			tot[1], tot[2], tot[3], tot[4], tot[5], tot[6], tot[7], tot[8], e->not_sent,
+			e->extra_lookups, e->t.retransmits, tot[9], tot[10]);
 		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
 			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"read_chunks\":%" PRIu64
 			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
@@ -1863,14 +1926,17 @@ static void report(struct engine *e, double secs, int rc)
 			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
 				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
 				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
-				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu},",
+				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu,\"delegations_granted\":%" PRIu64
+				",\"delegations_absent\":%" PRIu64 "},",
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
-				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n);
+				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n,
+				e->delegs_granted, e->delegs_absent);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
-				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu},",
+				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
+				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64 "},",
 				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
-				e->tmap.n);
+				e->tmap.n, e->delegs_granted, e->delegs_absent);
 		fprintf(f, "\"ops\":[");
 		bool first = true;
 		for (unsigned i = 0; i < NOPS; i++) {
@@ -1880,12 +1946,14 @@ static void report(struct engine *e, double secs, int rc)
 			fprintf(f, "%s{\"op\":\"%s\",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
 				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
 				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
-				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64 ",\"bytes\":%" PRIu64
+				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64
+				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
 				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
 				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
 				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
 				first ? "" : ",", op_label(i), s->trace, s->replayed, s->ok, s->mismatch,
-				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused, s->bytes,
+				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
+				s->no_deleg, s->bytes,
 				s->read_chunks, s->write_chunks, s->reply_chunks,
 				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
 				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
@@ -1906,17 +1974,19 @@ static void report(struct engine *e, double secs, int rc)
 	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
 		e->o->trace, e->o->target, e->x->ops->name,
 		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
-	fprintf(f, "%-16s %6s %6s %6s %6s %6s %5s %7s %7s %6s | %9s %9s %9s | %9s %9s\n", "op", "trace",
-		"sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "p50us",
+	fprintf(f, "%-16s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
+		"trace", "sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "nodeleg",
+		"p50us",
 		"p99us", "maxus", "trace-p50", "trace-p99");
 	for (unsigned i = 0; i < NOPS; i++) {
 		const struct opstat *s = &e->op[i];
 		if (!s->trace)
 			continue;
 		fprintf(f, "%-16s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5"
-			PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " | %9.1f %9.1f %9.1f | %9.1f %9.1f\n",
+			PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64
+			" | %9.1f %9.1f %9.1f | %9.1f %9.1f\n",
 			op_label(i), s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost,
-			s->refused, s->skipped, s->unsupported, (double)lhist_pct(&s->lat, 50) / 1e3,
+			s->refused, s->skipped, s->unsupported, s->no_deleg, (double)lhist_pct(&s->lat, 50) / 1e3,
 			(double)lhist_pct(&s->lat, 99) / 1e3, (double)s->lat.max / 1e3,
 			(double)lhist_pct(&s->tlat, 50) / 1e3, (double)lhist_pct(&s->tlat, 99) / 1e3);
 	}
@@ -1939,6 +2009,11 @@ static void report(struct engine *e, double secs, int rc)
 				"replay rpc %u status %s\n", m->xid, m->frame, op_label(m->op), m->trpc,
 				nfs_stat_name(m->tstat), m->rpc, nfs_stat_name(m->stat));
 	}
+	if (tot[10])
+		fprintf(f, "note: %" PRIu64 " call(s) give back a delegation the target never granted "
+			"(the replay takes none: it serves no callbacks) and were not sent (nodeleg); "
+			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
+			e->delegs_absent);
 	if (tot[6])
 		fprintf(f, "note: %" PRIu64 " call(s) change state on the server and were not sent; "
 			"%" PRIu64 " more were skipped or answered differently only because of that; "
@@ -2091,6 +2166,7 @@ out:
 	map_free(&e->edges);
 	map_free(&e->refused);
 	map_free(&e->sidmap);
+	map_free(&e->delegmap);
 	map_free(&e->cidmap);
 	map_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);

@@ -62,16 +62,23 @@ if j:
     check(t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0
           and t["refused"] == 0 and t["after_refused"] == 0,
           f"replay-nfs40-locks: no mismatch, error, loss or refusal (rc {rc}, {t}, {j['mismatches'][:3]})")
-    # Skipped, and why (docs/replay.md): the trace's client held read
-    # delegations, the replay's (empty callback) gets none: its
-    # DELEGRETURNs and the I/O the trace did under a delegation stateid
-    # have nothing to name on the target.  Nothing else may be skipped.
-    skipped = {k: o["skipped"] for k, o in ops.items() if o["skipped"]}
-    check(rc == (1 if t["skipped"] else 0)
-          and skipped.get("v4 DELEGRETURN") == tproc["DELEGRETURN"] > 0
-          and set(skipped) <= {"v4 DELEGRETURN", "v4 READ", "v4 WRITE"},
-          f"replay-nfs40-locks: skipped only the trace's DELEGRETURNs and I/O under its delegations "
-          f"(rc {rc}, {skipped}, trace DELEGRETURN {tproc['DELEGRETURN']})")
+    # The trace's client held read delegations; the replay's (empty
+    # callback) gets none (docs/replay.md, "No callbacks").  Its
+    # DELEGRETURNs are not sent, counted as no_delegation (not an error,
+    # exit 0); the I/O it did under a delegation stateid goes with the
+    # open stateid of the OPEN that granted it, and gets the trace's status.
+    nodeleg = {k: o["no_delegation"] for k, o in ops.items() if o.get("no_delegation")}
+    check(rc == 0 and t["skipped"] == 0 and t.get("no_delegation") == tproc["DELEGRETURN"] > 0
+          and nodeleg == {"v4 DELEGRETURN": tproc["DELEGRETURN"]},
+          f"replay-nfs40-locks: exit 0, nothing skipped, the trace's {tproc['DELEGRETURN']} DELEGRETURNs "
+          f"not sent, counted no_delegation (rc {rc}, skipped {t['skipped']}, {nodeleg})")
+    rd = ops.get("v4 READ", {})
+    check(tproc["READ"] > 0 and rd.get("trace") == rd.get("replayed") == rd.get("same_status") == tproc["READ"],
+          f"replay-nfs40-locks: the trace's {tproc['READ']} READ (under a delegation stateid) replayed "
+          f"with its status ({rd.get('replayed')} sent, {rd.get('same_status')} same)")
+    check(v.get("delegations_absent", 0) >= tproc["DELEGRETURN"] and v.get("delegations_granted") == 0,
+          f"replay-nfs40-locks: the target granted no delegation; each trace delegation stood for "
+          f"by its OPEN's open stateid ({v})")
     check(v.get("minor") == 0 and v.get("seqid_errors") == 0,
           f"replay-nfs40-locks: NFSv4.0, no owner seqid refused by the target ({v})")
     for o in LOCK_OPS + ("OPEN", "CLOSE", "OPEN_CONFIRM"):
@@ -82,6 +89,14 @@ if j:
               f"{s.get('same_status')} same)")
 else:
     check(False, f"replay-nfs40-locks: JSON report (rc {rc}) {e[:300]}")
+
+# ---- 1b. the same replay, text report: the category and its reason -------
+rc, o, e = checklib.step(out, "replay-nfs40-locks-text")
+row = next((ln.split() for ln in o.splitlines() if ln.startswith("v4 DELEGRETURN ")), [])
+check(rc == 0 and "nodeleg" in o and "never granted" in o and len(row) > 11
+      and row[3] == "0" and row[11] == str(tproc["DELEGRETURN"]),
+      f"replay-nfs40-locks-text: exit 0, DELEGRETURN row: 0 sent, {tproc['DELEGRETURN']} nodeleg, "
+      f"and the note says why (rc {rc}, row {row[:12]})")
 
 # ---- 2. read-only: LOCK is a mutation --------------------------------------
 rc, j, e = jstep("replay-nfs40-locks-readonly")
@@ -105,15 +120,22 @@ rrecs = records(cap) if os.path.exists(cap) else []
 rs = by_status(rrecs)
 rproc = collections.Counter(r.get("procedure") for r in rrecs)
 check(len(rrecs) > 40, f"capture: NFSv4.0 COMPOUNDs of the replays dissected ({len(rrecs)})")
-# the read-only run sends no LOCK: the wire holds the mutating run's only
-check(rproc["LOCK"] == tproc["LOCK"] and rs[("LOCK", "DENIED")] == 1 and rs[("LOCKT", "DENIED")] == 1,
-      f"capture: the replay's LOCKs ({rproc['LOCK']}, trace {tproc['LOCK']}); the conflicting LOCK "
-      f"and LOCKT DENIED by the target as in the trace")
+# the read-only run sends no LOCK: the wire holds the two runs with
+# --allow-mutations (JSON and text report) only
+MUT = 2
+check(rproc["LOCK"] == MUT * tproc["LOCK"] and rs[("LOCK", "DENIED")] == MUT
+      and rs[("LOCKT", "DENIED")] == MUT,
+      f"capture: the replays' LOCKs ({rproc['LOCK']}, trace {tproc['LOCK']} x {MUT} runs); the conflicting "
+      f"LOCK and LOCKT DENIED by the target as in the trace, in each run")
 bad = [(r.get("xid"), r.get("procedure"), r.get("status")) for r in rrecs
        if r.get("status") in ("BAD_SEQID", "BAD_STATEID", "OLD_STATEID", "STALE_CLIENTID", "GRACE")]
 check(not bad, f"capture: no NFSv4.0 reply says BAD_SEQID, BAD/OLD_STATEID, STALE_CLIENTID or GRACE ({bad[:4]})")
-check(rs[("OPEN_DOWNGRADE", "OK")] == tproc["OPEN_DOWNGRADE"]
-      and rs[("LOCKU", "OK")] == tproc["LOCKU"] and rs[("RELEASE_LOCKOWNER", "OK")] >= tproc["RELEASE_LOCKOWNER"],
+check(rproc["DELEGRETURN"] == 0 and rs[("READ", "OK")] == MUT * tproc["READ"],
+      f"capture: no DELEGRETURN on the wire (trace {tproc['DELEGRETURN']}); the trace's READ under a "
+      f"delegation answered OK in each run ({rs[('READ', 'OK')]})")
+check(rs[("OPEN_DOWNGRADE", "OK")] == MUT * tproc["OPEN_DOWNGRADE"]
+      and rs[("LOCKU", "OK")] == MUT * tproc["LOCKU"]
+      and rs[("RELEASE_LOCKOWNER", "OK")] >= MUT * tproc["RELEASE_LOCKOWNER"],
       f"capture: OPEN_DOWNGRADE, LOCKU and RELEASE_LOCKOWNER answered OK on the wire "
       f"({ {o: rproc[o] for o in LOCK_OPS} })")
 

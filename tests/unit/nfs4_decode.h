@@ -122,4 +122,95 @@ static inline bool lockop_read(const uint8_t *args, size_t len, struct lockop *l
 	return cur_ok(&c) && c.off == len;
 }
 
+/* Delegations, read by hand from RFC 7530 / RFC 8881 XDR (independently
+ * of src/nfs41_clnt.c's reply decoder and the rewrite walker). */
+
+/* The OPEN of a COMPOUND reply (results after the RPC header) whose
+ * earlier results are SEQUENCE (4.1) and PUTFH only, all OK: its index,
+ * open stateid and open_delegation4 (type, and the stateid of a READ or
+ * WRITE delegation).  False for any other reply. */
+struct openres {
+	uint32_t idx;
+	uint32_t open_seqid, d_seqid, dtype;
+	uint8_t open_other[12], d_other[12];
+};
+
+static inline bool openres_read(const uint8_t *res, size_t len, struct openres *o)
+{
+	struct cursor c = cur_make(res, len);
+	memset(o, 0, sizeof(*o));
+	cur_be32(&c, "status");
+	cur_xdr_opaque(&c, 1024, NULL, "tag");
+	uint32_t n = cur_be32(&c, "count");
+	for (uint32_t i = 0; i < n && i < 8 && cur_ok(&c); i++) {
+		uint32_t op = cur_be32(&c, "resop"), st = cur_be32(&c, "status");
+		if (!cur_ok(&c) || st != 0)
+			return false;
+		if (op == 53) {                      /* SEQUENCE4resok */
+			cur_skip(&c, 16 + 4 * 5, "sequence");
+			continue;
+		}
+		if (op == 22)                        /* PUTFH: status only */
+			continue;
+		if (op != 18)
+			return false;
+		o->idx = i;
+		o->open_seqid = cur_be32(&c, "stateid seqid");
+		const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+		if (p)
+			memcpy(o->open_other, p, 12);
+		cur_skip(&c, 20 + 4, "cinfo rflags");
+		uint32_t bn = cur_be32(&c, "attrset");
+		if (bn > 8)
+			return false;
+		cur_skip(&c, 4 * (size_t)bn, "attrset");
+		o->dtype = cur_be32(&c, "open_delegation_type4");
+		if (o->dtype == 1 || o->dtype == 2) {
+			o->d_seqid = cur_be32(&c, "deleg seqid");
+			p = cur_bytes(&c, 12, "deleg other");
+			if (p)
+				memcpy(o->d_other, p, 12);
+		}
+		return cur_ok(&c);
+	}
+	return false;
+}
+
+/* The stateid of op want (one whose arguments start with a stateid4:
+ * READ, WRITE, SETATTR, DELEGRETURN, FREE_STATEID) in a COMPOUND call
+ * whose earlier ops are SEQUENCE, PUTFH and GETATTR only.  *idx: its
+ * index.  False for any other call. */
+static inline bool argsid_read(const uint8_t *args, size_t len, uint32_t want, uint32_t *idx,
+			       uint32_t *seqid, uint8_t other[12])
+{
+	struct cursor c = cur_make(args, len);
+	cur_xdr_opaque(&c, 1024, NULL, "tag");
+	cur_be32(&c, "minorversion");
+	uint32_t n = cur_be32(&c, "count");
+	for (uint32_t i = 0; i < n && i < 8 && cur_ok(&c); i++) {
+		uint32_t op = cur_be32(&c, "op");
+		if (op == 53) {
+			cur_skip(&c, 16 + 4 * 4, "sequence");
+		} else if (op == 22) {
+			cur_xdr_opaque(&c, 128, NULL, "fh");
+		} else if (op == 9) {
+			uint32_t bn = cur_be32(&c, "bitmap");
+			if (bn > 8)
+				return false;
+			cur_skip(&c, 4 * (size_t)bn, "bitmap");
+		} else if (op == want) {
+			*idx = i;
+			*seqid = cur_be32(&c, "stateid seqid");
+			const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+			if (!p)
+				return false;
+			memcpy(other, p, 12);
+			return true;
+		} else {
+			return false;
+		}
+	}
+	return false;
+}
+
 #endif

@@ -8,5 +8,8 @@ CAP=$LAB_REPO/tests/captures/nfs40-locks.pcap
 rp_reset
 rp_run replay-nfs40-locks "$REPLAY" --target "$S" --asap --allow-mutations --json "$CAP"
 rp_reset
+# the text report: delegations the target never granted, and why
+rp_run replay-nfs40-locks-text "$REPLAY" --target "$S" --asap --allow-mutations "$CAP"
+rp_reset
 rp_run replay-nfs40-locks-readonly "$REPLAY" --target "$S" --asap --json "$CAP"
 lab_signal client.steps-done
