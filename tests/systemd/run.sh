@@ -9,11 +9,16 @@
 # the daemon working, restart, kill -9 -> Restart=on-failure, stop.  Also
 # `systemd-analyze verify` of the unit against the installed root.
 #
-# Needs root, debootstrap and systemd-container (systemd-nspawn); the first
-# run downloads ~60 MB of Debian packages (about 40 s), later ones reuse
-# the cached root.  The container gets its own network namespace (only lo)
-# and boots a throwaway overlay of the cached root; every mount lives in a
-# private mount namespace and disappears with it.
+# Then the same unit with the sources a RoCE host runs, on a veth pair into
+# the container: xdp:IFACE, live:IFACE and xdp:IFACE,mirror, the capture
+# replayed into the host's end (inject.py); metrics = the same truth.
+#
+# Needs root, debootstrap, systemd-container (systemd-nspawn), iproute2,
+# ethtool and python3; the first run downloads ~60 MB of Debian packages
+# (about 40 s), later ones reuse the cached root.  The container gets its
+# own network namespace (lo, and one end of a veth pair that nspawn
+# creates and removes) and boots a throwaway overlay of the cached root;
+# every mount lives in a private mount namespace and disappears with it.
 #
 # Prints one ok/FAIL line per check and "systemd: N passed, N failed".
 set -uo pipefail
@@ -46,7 +51,7 @@ trap sd_cleanup EXIT
 CAP=${NFSRDMA_SD_CAPTURE:-smoke}
 PORT=9464
 UNIT=nfsrdmad.service
-for t in systemd-nspawn systemd-analyze nsenter curl; do
+for t in systemd-nspawn systemd-analyze nsenter curl ip ethtool python3; do
 	command -v $t >/dev/null || cannot $NAME "$t missing (apt-get install systemd-container)"
 done
 [ -f "$CAPS/$CAP.pcap" ] || cannot $NAME "no capture $CAPS/$CAP.pcap"
@@ -98,8 +103,24 @@ check "systemd-analyze verify $UNIT: exit 0, no complaints" \
 [ -s "$TMP/verify.out" ] && sed 's/^/    verify: /' "$TMP/verify.out"
 
 # ---- boot ----
+# The container gets a veth pair: $CIF inside (the live sources attach
+# there), $HIF on the host (the capture is replayed into it).  nspawn
+# removes the pair when the container ends.
+# The point is to test the unit's sandbox, not nspawn's, so the container
+# gets what a RoCE host gives PID 1:
+# --capability: nspawn keeps CAP_SYS_ADMIN but drops CAP_BPF and
+#   CAP_PERFMON from the container's bounding set, which would cut the
+#   unit's CapabilityBoundingSet down behind its back;
+# --system-call-filter=bpf: nspawn's seccomp filter (systemd 252) fails
+#   bpf() with EPERM whatever the capabilities.  Without it the xdp:
+#   source fails in any unit, sandboxed or not: "libbpf: Error in
+#   bpf_object__probe_loading():Operation not permitted(1)" and
+#   "nfsrdmad: error: --source xdp:rx0: xdp: loading the XDP program:
+#   Operation not permitted".
+HIF=nfsrd$$ CIF=rx0
 systemd-nspawn -D "$R" --machine="nfsrdma-sd$$" --register=no --keep-unit \
-	--private-network --console=read-only -b >"$TMP/console.log" 2>&1 &
+	--private-network --network-veth-extra="$HIF:$CIF" --capability=CAP_BPF,CAP_PERFMON --system-call-filter=bpf \
+	--console=read-only -b >"$TMP/console.log" 2>&1 &
 NSPAWN=$!
 leader() { # the container's PID 1: nspawn's child running systemd
 	local p
@@ -118,6 +139,15 @@ check "container booted systemd as PID 1 (is-system-running: $state)" \
 	sh -c "[ '$state' = running ] || [ '$state' = degraded ]"
 [ "$state" = running ] || ct systemctl --failed --no-legend | sed 's/^/    failed unit: /'
 check "container PID 1 is systemd" sh -c "[ \"\$(nsenter -t $LEADER -p -m -- cat /proc/1/comm)\" = systemd ]"
+# The veth: MTU 9000 for the capture's 4 KB RoCE frames, IPv6 off on both
+# ends so the kernel puts nothing of its own on the wire, then up.
+# (/proc/sys/net is the netns of the writer: nsenter -n reaches the container's.)
+netup() { # netup NSENTER-PREFIX... IFACE
+	local ifc=${*: -1}
+	"${@:1:$#-1}" sh -c "echo 1 >/proc/sys/net/ipv6/conf/$ifc/disable_ipv6 && ip link set $ifc mtu 9000 up"
+}
+check "veth $HIF (host) - $CIF (container): MTU 9000, up, no IPv6" \
+	bash -c "$(declare -f netup); netup env $HIF && netup nsenter -t $LEADER -n $CIF"
 
 prop() { ct systemctl show -P "$1" "$UNIT"; }
 metrics() { ct curl -sf -o /tmp/metrics.txt "http://127.0.0.1:$PORT/metrics" && ct cat /tmp/metrics.txt >"$TMP/metrics.txt"; }
@@ -147,10 +177,14 @@ for fam in nfsrdma_rpc_requests_total nfsrdma_rpc_duration_seconds nfsrdma_rpc_p
 	check "metric family $fam exported" grep -q "^# TYPE $fam " "$TMP/metrics.txt"
 done
 # per operation, as the kernel client counted them
-while read -r p o n; do
-	g=$(awk -v p="$p" -v o="$o" '$0 ~ "^nfsrdma_rpc_requests_total\\{protocol=\"" p "\",operation=\"" o "\"" { s += $NF } END { print s + 0 }' "$TMP/metrics.txt")
-	check "requests $p $o = $n (truth)" [ "$g" = "$n" ]
-done < <(truth_ops "$CAPS/$CAP.truth/client.trace")
+check_ops() { # check_ops TAG: metrics.txt per operation = the kernel truth
+	local p o n g
+	while read -r p o n; do
+		g=$(awk -v p="$p" -v o="$o" '$0 ~ "^nfsrdma_rpc_requests_total\\{protocol=\"" p "\",operation=\"" o "\"" { s += $NF } END { print s + 0 }' "$TMP/metrics.txt")
+		check "$1requests $p $o = $n (truth)" [ "$g" = "$n" ]
+	done < <(truth_ops "$CAPS/$CAP.truth/client.trace")
+}
+check_ops ""
 
 # ---- hardening does not get in the way ----
 journal() { ct journalctl -q -o cat -u "$UNIT" --no-pager; }
@@ -161,9 +195,9 @@ ct cat "/proc/$pid1/status" >"$TMP/status1.txt"   # MainPID is in the container'
 check "process runs as nobody (Uid 65534)" grep -Eq '^Uid:[[:space:]]+65534[[:space:]]' "$TMP/status1.txt"
 check "NoNewPrivileges in effect (NoNewPrivs: 1)" grep -Eq '^NoNewPrivs:[[:space:]]+1' "$TMP/status1.txt"
 capbnd=$(awk '/^CapBnd/ { print $2 }' "$TMP/status1.txt")
-# bits: CAP_NET_RAW 13, CAP_SYS_MODULE 16, CAP_SYS_ADMIN 21
-check "CapabilityBoundingSet in effect (CapBnd $capbnd: NET_RAW, SYS_ADMIN kept; SYS_MODULE gone)" \
-	[ $(( (0x${capbnd:-0} >> 13 & 1) + (0x${capbnd:-0} >> 21 & 1) )) = 2 -a $(( 0x${capbnd:-0} >> 16 & 1 )) = 0 ]
+# bits: CAP_NET_RAW 13, CAP_SYS_MODULE 16, CAP_SYS_ADMIN 21, CAP_BPF 39
+check "CapabilityBoundingSet in effect (CapBnd $capbnd: NET_RAW, SYS_ADMIN, BPF kept; SYS_MODULE gone)" \
+	[ $(( (0x${capbnd:-0} >> 13 & 1) + (0x${capbnd:-0} >> 21 & 1) + (0x${capbnd:-0} >> 39 & 1) )) = 3 -a $(( 0x${capbnd:-0} >> 16 & 1 )) = 0 ]
 check "ProtectSystem=strict in effect (/usr read-only in the service's namespace)" \
 	sh -c "! nsenter -t $LEADER -a -- nsenter -t $pid1 -m -- touch /usr/nfsrdma-probe 2>/dev/null"
 check "RuntimeDirectory /run/nfsrdma exists" ct test -d /run/nfsrdma
@@ -225,6 +259,98 @@ ct systemctl reset-failed "$UNIT"
 if [ "$nfail" -gt 0 ]; then
 	sed 's/^/    journal: /' "$TMP/journal3.txt" | tail -n 30
 fi
+
+# ---- live sources on the container's interface ----
+# The same unit and config, with the source a storage engineer deploys on
+# a RoCE port: xdp:IFACE (XDP program, mmapped record rings, stats map
+# read after the drop to nobody), live:IFACE (libpcap, AF_PACKET), and
+# xdp:IFACE,mirror (a SPAN port).  The capture is replayed from the host
+# into the other end of the veth (inject.py, raw AF_PACKET); the metrics
+# must give the kernel client's per-operation counts for that capture,
+# as for the file source above.  NMAL malformed RoCE frames follow the
+# capture: with xdp: only the program's stats map (XS_MALFORMED) counts
+# them, so nfsrdma_source_errors_total = NMAL shows the daemon still reads
+# that map after dropping to nobody (a failed read would give 0); with
+# live: the dissector counts them.  The journal must name the XDP attach
+# mode and the drop to nobody (info lines: the packaged config sets
+# verbose = yes).
+NMAL=3
+tx_packets() { cat "/sys/class/net/$HIF/statistics/tx_packets"; }
+# the driver's own count of frames XDP dropped on the container's end
+xdp_drops() { nsenter -t "$LEADER" -n ethtool -S "$CIF" 2>/dev/null | awk '/rx_queue_[0-9]+_xdp_drops:/ { s += $2 } END { print s + 0 }'; }
+# (ip, not /sys: nsenter -n leaves the host's sysfs mounted)
+cif_mac=$(nsenter -t "$LEADER" -n ip -o link show "$CIF" 2>/dev/null | sed -nE 's|.* link/ether ([0-9a-f:]{17}) .*|\1|p')
+# From the capture, independently of the daemon: its frames, and those a
+# mirror port drops (unicast, not for $CIF's address; the malformed
+# frames inject.py adds are unicast to another host too).
+read -r nframes nother < <(python3 - "$CAPS/$CAP.pcap" "$cif_mac" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+mac = bytes.fromhex(sys.argv[2].replace(":", ""))
+o, n, other = 24, 0, 0
+while o + 16 <= len(d):
+    cap = struct.unpack_from("<I", d, o + 8)[0]
+    f = d[o + 16:o + 16 + cap]
+    other += len(f) >= 6 and not f[0] & 1 and f[:6] != mac
+    o += 16 + cap; n += 1
+print(n, other)
+PY
+)
+check "capture $CAP: $nframes frames, $nother unicast to other hosts than $CIF ($cif_mac)" \
+	sh -c "[ '${nframes:-0}' -gt 0 ] && [ -n '$cif_mac' ]"
+metric() { awk -v m="$1" '$1 == m { print $2 + 0; f = 1 } END { if (!f) print "none" }' "$TMP/metrics.txt"; }
+for spec in "xdp:$CIF" "live:$CIF" "xdp:$CIF,mirror"; do
+	tag="[$spec] "
+	sed -i "s|^source = .*|source = $spec|" "$R/etc/nfsrdma/nfsrdmad.conf"
+	ct systemctl restart "$UNIT"
+	check "${tag}systemctl restart: exit 0" test $? -eq 0
+	wait_for 10 sh -c "[ \"\$(nsenter -t $LEADER -a -- systemctl is-active $UNIT)\" = active ]"
+	inv=$(prop InvocationID)
+	jl() { ct journalctl -q -o cat _SYSTEMD_INVOCATION_ID="$inv" --no-pager; }
+	running_as_nobody() { jl >"$TMP/journal-src.txt" && grep -q 'running as nobody (uid 65534)' "$TMP/journal-src.txt"; }
+	check "${tag}active; journal: running as nobody (uid 65534) after setup" wait_for 10 running_as_nobody
+	pid=$(prop MainPID)
+	ct cat "/proc/$pid/status" >"$TMP/status-src.txt" 2>/dev/null
+	check "${tag}MainPID $pid runs as nobody, no effective capabilities" \
+		sh -c "grep -Eq '^Uid:[[:space:]]+65534[[:space:]]' '$TMP/status-src.txt' && grep -Eq '^CapEff:[[:space:]]+0+\$' '$TMP/status-src.txt'"
+	case $spec in
+	xdp:*)
+		mode=$(sed -nE "s/.*xdp: attached to $CIF in ([a-z]+) mode.*/\1/p" "$TMP/journal-src.txt" | head -n1)
+		# veth has a native XDP driver: generic here means the attach was refused
+		check "${tag}journal names the attach mode: ${mode:-none} (veth: native expected)" [ "$mode" = native ]
+		case $spec in *,mirror)
+			check "${tag}journal: $CIF is a mirror port" grep -q "xdp: $CIF is a mirror port" "$TMP/journal-src.txt" ;;
+		esac ;;
+	esac
+	rm -f "$TMP/metrics.txt"
+	check "${tag}metrics endpoint answers before any traffic" wait_for 10 metrics
+	check "${tag}no requests before the replay" [ "$(requests_sum)" = 0 ]
+	tx0=$(tx_packets) xd0=$(xdp_drops)
+	python3 "$HERE/inject.py" "$HIF" "$CAPS/$CAP.pcap" $NMAL >"$TMP/inject.txt" 2>&1
+	rc=$?
+	check "${tag}replayed $CAP.pcap into $HIF: $(tail -n1 "$TMP/inject.txt")" test $rc -eq 0
+	check "${tag}$HIF sent all $nframes + $NMAL frames (tx_packets)" [ "$(( $(tx_packets) - tx0 ))" = "$((nframes + NMAL))" ]
+	check "${tag}sum(nfsrdma_rpc_requests_total) = $want (kernel client's RPCs = dissector's XIDs)" wait_for 15 metrics_done
+	check_ops "$tag"
+	check "${tag}no records dropped (queue, source)" \
+		[ "$(awk '/^nfsrdma_dropped_records_total\{/ { s += $NF } END { print s + 0 }' "$TMP/metrics.txt")" = 0 ]
+	case $spec in *,mirror) wantd=$((nother + NMAL)) ;; *) wantd=0 ;; esac
+	check "${tag}frames dropped at XDP on $CIF (ethtool -S): $(( $(xdp_drops) - xd0 )), want $wantd" \
+		[ "$(( $(xdp_drops) - xd0 ))" = "$wantd" ]
+	# xdp: the program's stats map (XS_MALFORMED), read as nobody;
+	# live: the dissector's count of the same frames
+	errs() { metrics && [ "$(metric nfsrdma_source_errors_total)" = "$NMAL" ]; }
+	wait_for 5 errs
+	check "${tag}source errors = the $NMAL malformed frames: $(metric nfsrdma_source_errors_total)" \
+		[ "$(metric nfsrdma_source_errors_total)" = "$NMAL" ]
+	jl >"$TMP/journal-src.txt"
+	check "${tag}journal: no permission / memlock / attach errors" \
+		sh -c "! grep -Eiq 'error|permission denied|operation not permitted|read-only file system|EPERM|EACCES|memlock|cannot|failed' '$TMP/journal-src.txt'"
+	if [ "$nfail" -gt 0 ]; then sed "s/^/    journal $spec: /" "$TMP/journal-src.txt" | tail -n 15; fi
+done
+ct systemctl stop "$UNIT"
+check "live sources: stop exits 0, unit inactive" [ "$(ct systemctl is-active "$UNIT")" = inactive ]
+cp "$TMP/good.conf" "$R/etc/nfsrdma/nfsrdmad.conf"
 
 # ---- shut the container down ----
 kill "$NSPAWN" 2>/dev/null   # nspawn halts the container on SIGTERM
