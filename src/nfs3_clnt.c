@@ -261,6 +261,11 @@ int nfs3_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_move
 			uint32_t n = cur_be32(&c, "data");
 			if (!bulk_moved && cur_ok(&c))
 				cur_skip(&c, ((size_t)n + 3) & ~(size_t)3, "data");
+			/* count and the data's length are the same number on an
+			 * honest server; the bytes read are at most what the data
+			 * carries (a hostile count must not inflate them) */
+			if (res->count > n)
+				res->count = n;
 		}
 		break;
 	case NFS3P_FSINFO:

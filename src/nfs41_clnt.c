@@ -389,9 +389,12 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 	case NFS4_OP_READ: {
 		r->eof = cur_be32(c, "eof") != 0;
 		uint32_t n = cur_be32(c, "data length");
-		r->read_count += n;
 		if (!bulk_moved)
 			cur_skip(c, ((size_t)n + 3) & ~(size_t)3, "data");
+		/* counted once the data is there (or was moved by DDP): a
+		 * truncated reply claims no bytes it does not carry */
+		if (cur_ok(c))
+			r->read_count += n;
 		break;
 	}
 	case NFS4_OP_READDIR: {
@@ -516,8 +519,8 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 			cur_skip(c, 8, "offset");
 			if (t == 0) {
 				uint32_t dl = 0;
-				cur_xdr_opaque(c, 64 * BIG, &dl, "data");
-				r->read_count += dl;
+				if (cur_xdr_opaque(c, 64 * BIG, &dl, "data"))
+					r->read_count += dl;
 			} else {
 				cur_skip(c, 8, "length");
 			}
@@ -564,12 +567,16 @@ int nfs4_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_move
 	r->has_status = true;
 	if (n > 4096)
 		return -EBADMSG;
-	r->nres = n;
+	/* nres counts the results present, not the count the server claims:
+	 * a truncated reply must not make callers look at results (op, opst)
+	 * that were never decoded */
+	r->nres = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t op = cur_be32(&c, "resop");
 		uint32_t st = cur_be32(&c, "status");
 		if (!cur_ok(&c))
 			return -EBADMSG;
+		r->nres = i + 1;
 		if (i < NFS4_RES_MAXOPS) {
 			r->op[i] = op;
 			r->opst[i] = st;

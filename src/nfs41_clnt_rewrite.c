@@ -233,18 +233,21 @@ static void ddp_opaque(struct walk *w, uint32_t opidx)
 	bool in_chunk = w->rpos && w->rpos == after_len;
 	struct nfs4_call_info *in = w->info;
 	bool first = !in->has_ddp;
+	if (!first && in_chunk) {
+		fail(w, -EBADMSG);      /* a second Read chunk: not supported */
+		return;
+	}
+	/* recorded only once the bytes are there: a truncated opaque must
+	 * not leave an inline DDP claim beyond the args */
+	if (!in_chunk && !cur_skip(&w->c, ((size_t)n + 3) & ~(size_t)3, "ddp data"))
+		return;
 	if (first) {
 		in->has_ddp = true;
 		in->ddp_op = opidx;
 		in->ddp_at = (uint32_t)after_len;
 		in->ddp_len = n;
 		in->ddp_inline = !in_chunk;
-	} else if (in_chunk) {
-		fail(w, -EBADMSG);      /* a second Read chunk: not supported */
-		return;
 	}
-	if (!in_chunk && !cur_skip(&w->c, ((size_t)n + 3) & ~(size_t)3, "ddp data"))
-		return;
 	if (w->out && first) {
 		/* the bytes are the caller's: skip them in the copy */
 		flush_to(w, after_len);

@@ -37,6 +37,12 @@ int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 	       struct nfs_fh *root, char *err, size_t errlen);
 /* Portmapper GETPORT over TCP (port 111).  Returns the port or -errno. */
 int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto);
+/* Their reply decoders, apart from the sockets (hostile input:
+ * tests/fuzz/fuzz_nfs3_clnt.c).  GETPORT: the port, -EPROTO (an RPC
+ * error) or -ENOENT.  MNT: 0 and the root handle, or -errno (err says why). */
+int pmap_decode_getport(const uint8_t *msg, size_t len);
+int mount3_decode_mnt(const uint8_t *msg, size_t len, const char *host, const char *path,
+		      struct nfs_fh *root, char *err, size_t errlen);
 
 /* ---- NFSv3 (nfs3_clnt.c) ---- */
 /* One call's buffer: RPC header + arguments. */
