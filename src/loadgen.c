@@ -89,12 +89,12 @@ static void lg_done(struct xprt_req *req, const struct xprt_reply *rep)
 			       rep->err == -EPIPE);
 		s->sslot = -1;
 		ok = dec && v4r.rpc_status == 0 && v4r.has_status && v4r.status == 0;
-		count = s->op == NFS3P_READ ? v4r.read_count : v4r.write_count;
+		count = s->op == NFS3P_READ ? (uint32_t)xprt_reply_read_bytes(rep, v4r.read_count) : v4r.write_count;
 	} else if (!rep->err && s->measured && r) {
 		struct rpc_res res;
 		ok = nfs3_decode_reply(s->op, rep->msg, rep->len, rep->bulk_moved, &res, NULL, NULL) >= 0 &&
 		     res.rpc_status == 0 && res.has_status && res.status == 0;
-		count = res.count;
+		count = s->op == NFS3P_READ ? (uint32_t)xprt_reply_read_bytes(rep, res.count) : res.count;
 	}
 	if (!s->measured || !r)
 		return;

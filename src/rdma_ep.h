@@ -32,6 +32,14 @@ struct xprt_reply {
 	uint64_t t_done_ns;       /* CLOCK_MONOTONIC */
 };
 
+/* The bytes a READ reply really brought: the decoders bound inline data by
+ * the message, but data moved through a Write chunk only by what the
+ * server claims, so that claim is capped at what the chunk says it wrote. */
+static inline uint64_t xprt_reply_read_bytes(const struct xprt_reply *rep, uint64_t claimed)
+{
+	return rep->bulk_moved && claimed > rep->bulk_len ? rep->bulk_len : claimed;
+}
+
 typedef void (*xprt_done_fn)(struct xprt_req *req, const struct xprt_reply *rep);
 
 struct xprt_req {

@@ -1066,8 +1066,9 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		if (rc->nuse)
 			v40_after(e, rc, &rr, have_tr ? &tr : NULL);
 	}
-	os->bytes += rr.read_count + rr.write_count;
-	e->bytes_read += rr.read_count;
+	uint64_t rd = xprt_reply_read_bytes(rep, rr.read_count);
+	os->bytes += rd + rr.write_count;
+	e->bytes_read += rd;
 	e->bytes_written += rr.write_count;
 	if (!tc->replied || tc->rpc_status == REPLAY_UNDECODED) {
 		os->no_trace_reply++;
@@ -1132,8 +1133,9 @@ static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 		return;
 	}
 	if (tc->proc == NFS3P_READ && tc->prog == PROG_NFS_) {
-		os->bytes += res.count;
-		e->bytes_read += res.count;
+		uint64_t rd = xprt_reply_read_bytes(rep, res.count);
+		os->bytes += rd;
+		e->bytes_read += rd;
 	} else if (tc->proc == NFS3P_WRITE && tc->prog == PROG_NFS_) {
 		os->bytes += res.count;
 		e->bytes_written += res.count;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "src/rdma_ep.h"
 #include "src/rdma_ep_nfs41.h"
 #include "src/rdma_ep_replay.h"
 
@@ -247,6 +248,19 @@ static void test_mount_replies(void)
 	trace_free(&t);
 }
 
+/* READ data moved by RDMA: the bytes counted are at most what the Write
+ * chunk says the server wrote, whatever count the reply claims. */
+static void test_moved_read_bytes(void)
+{
+	struct xprt_reply moved = { .bulk_moved = true, .bulk_len = 4096 };
+	struct xprt_reply inl = { .bulk_moved = false, .bulk_len = 0 };
+
+	CHECK_EQ_U64(xprt_reply_read_bytes(&moved, 1u << 30), 4096);
+	CHECK_EQ_U64(xprt_reply_read_bytes(&moved, 4096), 4096);
+	CHECK_EQ_U64(xprt_reply_read_bytes(&moved, 100), 100);
+	CHECK_EQ_U64(xprt_reply_read_bytes(&inl, 1u << 20), 1u << 20);
+}
+
 int main(void)
 {
 	test_nres_claimed();
@@ -254,5 +268,6 @@ int main(void)
 	test_ddp_claimed();
 	test_nfs3_read_count();
 	test_mount_replies();
+	test_moved_read_bytes();
 	return check_summary("test_clnt_hostile");
 }
