@@ -6,6 +6,7 @@
 #include "dissect/nfs4.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dissect/check.h"
@@ -122,6 +123,29 @@ static uint32_t stateid4(struct pdec *d)
 	return seq;
 }
 
+/* A stateid shown in -V with its "other" in hex, as tshark prints it, so
+ * that a delegation can be followed from the OPEN that granted it to
+ * CB_RECALL, the OPEN that claims it and DELEGRETURN. */
+static uint32_t stateid4_dt(struct pdec *d, const char *label)
+{
+	uint32_t seq = xdr_u32(d, "stateid seqid");
+	const uint8_t *p = cur_bytes(&d->c, 12, "stateid other");
+	if (p && d->tree) {
+		char hex[25];
+		for (int i = 0; i < 12; i++)
+			snprintf(hex + 2 * i, 3, "%02x", p[i]);
+		dt_add(d->tree, "%s: seqid %u other %s", label, seq, hex);
+	}
+	return seq;
+}
+
+static const char *const share_names[4] = { "NONE", "READ", "WRITE", "BOTH" };
+static const char *const claim_names[7] = {
+	"CLAIM_NULL", "CLAIM_PREVIOUS", "CLAIM_DELEGATE_CUR", "CLAIM_DELEGATE_PREV",
+	"CLAIM_FH", "CLAIM_DELEG_CUR_FH", "CLAIM_DELEG_PREV_FH",
+};
+static const char *const deleg_names[4] = { "NONE", "READ", "WRITE", "NONE_EXT" };
+
 static void component(struct pdec *d, char *out, size_t len)
 {
 	char tmp[REC_NAME_MAX];
@@ -226,15 +250,17 @@ static void impl_id(struct pdec *d)
 static void open_delegation4(struct pdec *d)
 {
 	uint32_t t = xdr_u32(d, "open_delegation_type4");
+	if (xdr_ok(d))
+		DT(d->tree, "delegation: %s", t < 4 ? deleg_names[t] : "?");
 	switch (t) {
 	case 0: break;
 	case 1:
-		stateid4(d);
+		stateid4_dt(d, "delegation stateid");
 		xdr_bool(d, "recall");
 		nfsace4(d);
 		break;
 	case 2: {
-		stateid4(d);
+		stateid4_dt(d, "delegation stateid");
 		xdr_bool(d, "recall");
 		uint32_t lim = xdr_u32(d, "limitby");
 		xdr_skip(d, 8, lim == 1 ? "filesize" : "mod_blocks");
@@ -345,7 +371,11 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		break;
 	}
 	case OP_DELEGPURGE: xdr_skip(d, 8, "clientid"); break;
-	case OP_DELEGRETURN: case OP_FREE_STATEID: case OP_OFFLOAD_CANCEL: case OP_OFFLOAD_STATUS:
+	case OP_DELEGRETURN: case OP_FREE_STATEID:
+		o->seqid = stateid4_dt(d, "stateid");
+		o->flags |= REC_OPF_SEQID;
+		break;
+	case OP_OFFLOAD_CANCEL: case OP_OFFLOAD_STATUS:
 		o->seqid = stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		break;
@@ -407,7 +437,10 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 	case OP_OPEN: {
 		o->seqid = xdr_u32(d, "seqid");
 		o->flags |= REC_OPF_SEQID;
-		xdr_skip(d, 8, "share_access share_deny");
+		uint32_t acc = xdr_u32(d, "share_access"), deny = xdr_u32(d, "share_deny");
+		/* 4.1 keeps its WANT_ flags in the high bits of share_access */
+		DT(d->tree, "open-owner seqid: %u share access %s%s deny %s", o->seqid, share_names[acc & 3],
+		   (acc & ~3u) ? " +want flags" : "", share_names[deny & 3]);
 		xdr_skip(d, 8, "open_owner clientid");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "open_owner owner");
 		if (xdr_u32(d, "opentype4") == 1) {
@@ -424,6 +457,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		}
 		uint32_t claim = xdr_u32(d, "open_claim_type4");
 		o->count = claim;  /* by-filehandle claims: the client calls it OPEN_NOATTR */
+		if (xdr_ok(d))
+			DT(d->tree, "claim: %s (%u)", claim < 7 ? claim_names[claim] : "?", claim);
 		switch (claim) {
 		case 0: case 3:
 			component(d, name, sizeof(name));
@@ -431,9 +466,9 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 				xdr_rec_name(d->rec, name);
 			break;
 		case 1: xdr_u32(d, "delegate_type"); break;
-		case 2: stateid4(d); component(d, NULL, 0); break;
+		case 2: stateid4_dt(d, "delegate stateid"); component(d, NULL, 0); break;
 		case 4: case 6: break;
-		case 5: stateid4(d); break;
+		case 5: stateid4_dt(d, "delegate stateid"); break;
 		default: xdr_bad_u32(d, "open_claim_type4");
 		}
 		break;
@@ -741,7 +776,7 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		break;
 	case OP_LINK: case OP_REMOVE: case OP_SETXATTR: case OP_REMOVEXATTR: change_info4(d); break;
 	case OP_OPEN:
-		o->seqid = stateid4(d);
+		o->seqid = stateid4_dt(d, "open stateid");
 		o->flags |= REC_OPF_SEQID;
 		change_info4(d);
 		xdr_u32(d, "rflags");
@@ -998,7 +1033,7 @@ static void nfs4_call(struct pdec *d)
 		dt_push(d->tree);
 		bool known = op_args(d, op, o, &s);
 		if (d->tree && known && (o->flags & (REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID)) &&
-		    op != OP_WRITE)
+		    op != OP_WRITE && op != OP_OPEN)
 			dt_add(d->tree, "offset: %" PRIu64 " count: %u seqid: %u", o->offset, o->count, o->seqid);
 		dt_pop(d->tree);
 		if (!known) {
@@ -1162,12 +1197,15 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		o->flags |= REC_OPF_FH;
 		bitmap4(d, NULL, NULL);
 		break;
-	case CB_RECALL:
-		o->seqid = stateid4(d);
-		xdr_bool(d, "truncate");
+	case CB_RECALL: {
+		o->seqid = stateid4_dt(d, "stateid");
+		bool trunc = xdr_bool(d, "truncate");
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH | REC_OPF_SEQID;
+		if (xdr_ok(d))
+			DT(d->tree, "truncate: %s fh: hash 0x%08" PRIx32, trunc ? "yes" : "no", (uint32_t)o->fh_hash);
 		break;
+	}
 	case CB_LAYOUTRECALL: {
 		xdr_skip(d, 8, "type iomode");
 		xdr_bool(d, "changed");
@@ -1203,8 +1241,10 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		xdr_skip(d, 16, "sessionid");
 		o->seqid = xdr_u32(d, "sequenceid");
 		o->flags |= REC_OPF_SEQID;
-		xdr_skip(d, 8, "slotid highest_slotid");
+		uint32_t slot = xdr_u32(d, "slotid"), hi = xdr_u32(d, "highest_slotid");
 		xdr_bool(d, "cachethis");
+		if (xdr_ok(d))
+			DT(d->tree, "seqid: %u slot: %u highest slot: %u", o->seqid, slot, hi);
 		uint32_t n = array_count(d, 1024, "referring_call_lists count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 			xdr_skip(d, 16, "sessionid");
@@ -1243,15 +1283,20 @@ static void cb_call(struct pdec *d)
 		return;
 	xdr_string(d, NFS4_OPAQUE, tag, sizeof(tag), "cb_compound tag");
 	r->minorvers = xdr_u32(d, "minorversion");
-	xdr_u32(d, "callback_ident");
+	uint32_t ident = xdr_u32(d, "callback_ident");
 	uint32_t n;
 	if (!argarray_count(d, &n))
 		return;
+	DT(d->tree, "CB_COMPOUND: tag \"%s\" minorversion %u callback_ident %u, %u op(s)", tag,
+	   r->minorvers, ident, n);
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "nfs_cb_opnum4");
 		struct rec_op scratch, *o = call_op_slot(r, i, &scratch, (uint16_t)op);
 		DT(d->tree, "op %u: %s", i, nfs4_cb_op_name(op));
-		if (!cb_args(d, op, o)) {
+		dt_push(d->tree);
+		bool known = cb_args(d, op, o);
+		dt_pop(d->tree);
+		if (!known) {
 			xdr_bad_u32(d, "nfs_cb_opnum4 (unknown operation)");
 			break;
 		}
@@ -1271,11 +1316,17 @@ static void cb_reply(struct pdec *d)
 	r->status = xdr_u32(d, "nfsstat4");
 	xdr_skip_opaque(d, NFS4_OPAQUE, "cb_compound tag");
 	uint32_t n = xdr_u32(d, "resarray count");
+	if (!xdr_ok(d))
+		return;
+	DT(d->tree, "CB_COMPOUND status: NFS4_%s (%u), %u result(s)",
+	   r->status ? nfs_stat_name(r->status) : "OK", r->status, n);
 	if (too_many_ops(d, n, "resarray count"))
 		return;
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "resop");
 		uint32_t st = xdr_u32(d, "status");
+		if (xdr_ok(d))
+			DT(d->tree, "op %u: %s -> %s", i, nfs4_cb_op_name(op), st ? nfs_stat_name(st) : "OK");
 		if (i < REC_MAX_OPS) {
 			r->ops[i].op = (uint16_t)op;
 			r->ops[i].status = st;

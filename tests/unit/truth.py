@@ -128,6 +128,23 @@ for pcap in caps:
                 r = recs[x][0]
                 oc["%sv%d %s" % r[:3]] += 1
         ok(tc == oc, "%s: per-procedure counts match (%s)" % (name, dict(tc - oc) or dict(oc - tc) or "equal"))
+    # The backchannel: every delegation recall knfsd sent (its own
+    # nfsd_cb_recall tracepoint) is one CB_RECALL the dissector shows in
+    # the RDMA connection's reverse direction, and one tshark decodes.
+    st = os.path.join(tdir, "server.trace")
+    if os.path.exists(st):
+        with open(st, errors="replace") as f:
+            krecalls = sum(1 for line in f if " nfsd_cb_recall: " in line)
+        if krecalls:
+            mine = sum(1 for rs in recs.values() for r in rs if r[2] == "CB_RECALL")
+            tsr = None
+            if shutil.which("tshark"):
+                r = subprocess.run(["tshark", "-2", "-r", pcap, "-Y", "nfs.cb.operation == 4 && rpc.msgtyp == 0"],
+                                   capture_output=True, text=True)
+                tsr = len([ln for ln in r.stdout.splitlines() if ln.strip()])
+            ok(mine == krecalls and tsr in (None, krecalls),
+               "%s: %d CB_RECALLs knfsd sent (nfsd_cb_recall), %d dissected, tshark %s" %
+               (name, krecalls, mine, tsr))
     if name not in ("nfs3-tcp", "perftest"):
         ts = tshark_msgs(pcap)
         if ts is None:
