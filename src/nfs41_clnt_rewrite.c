@@ -204,6 +204,39 @@ static void peek_owner(const struct walk *w, size_t off, struct nfs4_seqid_ref *
 		ref->owner_len = 0;
 }
 
+/* The delegation stateid of an OPEN claim (claim word at claim_at).  A
+ * delegation the target never granted: the claim becomes 'plain'
+ * (CLAIM_NULL for CLAIM_DELEGATE_CUR, whose component follows;
+ * CLAIM_FH for CLAIM_DELEG_CUR_FH) and the stateid is left out. */
+static void deleg_claim(struct walk *w, size_t claim_at, uint32_t plain)
+{
+	struct nfs4_stateid t, m;
+
+	if (!w->out || !w->ops->map_claimed || !cur_ok(&w->c) || claim_at < w->pos) {
+		stateid(w);
+		return;
+	}
+	peek_stateid(w, w->c.off, &t);
+	cur_skip(&w->c, 16, "delegate_stateid");
+	if (!cur_ok(&w->c))
+		return;
+	int ret = w->ops->map_claimed(w->ops->ctx, &t, &m);
+	if (ret == -ENODATA) {
+		flush_to(w, claim_at);
+		xenc_u32(w->out, plain);
+		w->pos = w->c.off;
+		return;
+	}
+	if (ret < 0) {
+		fail(w, ret);
+		return;
+	}
+	flush_to(w, claim_at + 4);
+	xenc_u32(w->out, m.seqid);
+	xenc_fixed(w->out, m.other, 12);
+	w->pos = w->c.off;
+}
+
 /* The NFSv4.0 open- or lock-owner seqid read at 'at' (tseq): the replay's
  * own replaces it.  Needs nothing flushed past 'at' yet. */
 static void owner_seqid(struct walk *w, size_t at, uint32_t tseq, const struct nfs4_seqid_ref *ref)
@@ -358,6 +391,10 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 	switch (op) {
 	case NFS4_OP_ACCESS: cur_skip(c, 4, "access"); break;
 	case NFS4_OP_CLOSE: {
+		if (in->nclosed < NFS4_DELEGRET_MAX) {
+			peek_stateid(w, c->off + 4, &in->closed[in->nclosed]);
+			in->closed_at[in->nclosed++] = idx;
+		}
 		seqid_by_stateid(w, op, idx, false, false, "seqid");
 		in->state_change = true;
 		break;
@@ -461,15 +498,19 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		} else if (how != 0) {
 			fail(w, -EBADMSG);
 		}
+		size_t claim_at = c->off;
 		uint32_t claim = cur_be32(c, "open_claim_type4");
+		/* RFC 8881 18.16.1: CLAIM_DELEGATE_CUR (2) and
+		 * CLAIM_DELEG_CUR_FH (5) carry the delegation's stateid,
+		 * CLAIM_FH (4) and CLAIM_DELEG_PREV_FH (6) nothing.  A Linux
+		 * 4.1 client's claim 5 on the wire is followed by the stateid
+		 * that the server's CB_RECALL named (nfs41-deleg.pcap). */
 		switch (claim) {
 		case 0: case 3: component(w); break;
 		case 1: cur_skip(c, 4, "delegate_type"); break;
-		case 2: stateid(w); component(w); break;
-		/* CLAIM_FH, CLAIM_DELEG_PREV_FH: void; CLAIM_DELEG_CUR_FH:
-		 * the delegation's stateid (RFC 8881 18.16.1) */
-		case 4: case 5: break;
-		case 6: stateid(w); break;
+		case 2: deleg_claim(w, claim_at, 0); component(w); break;
+		case 4: case 6: break;
+		case 5: deleg_claim(w, claim_at, 4); break;
 		default: fail(w, -EBADMSG);
 		}
 		in->state_change = true;

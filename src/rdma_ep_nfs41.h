@@ -262,6 +262,12 @@ struct nfs4_rewrite_ops {
 	 * (map_stateid may map it to the open stateid it stands for, for
 	 * I/O; giving that back would be wrong). */
 	int (*map_returned)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
+	/* The delegation stateid an OPEN claims (CLAIM_DELEGATE_CUR,
+	 * CLAIM_DELEG_CUR_FH: the trace's client turning opens it made
+	 * locally under a delegation into real ones).  -ENODATA: the target
+	 * never granted it; the claim becomes the plain open it stands for
+	 * (CLAIM_NULL with the same name, CLAIM_FH).  NULL: as map_stateid. */
+	int (*map_claimed)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
 };
 #define NFS4_DELEGRET_MAX 4
 
@@ -294,6 +300,11 @@ struct nfs4_call_info {
 	unsigned nreturned;
 	struct nfs4_stateid returned[NFS4_DELEGRET_MAX];
 	bool other_work;
+	/* open stateids CLOSE names (the first NFS4_DELEGRET_MAX), with
+	 * the index of each CLOSE */
+	unsigned nclosed;
+	struct nfs4_stateid closed[NFS4_DELEGRET_MAX];
+	uint32_t closed_at[NFS4_DELEGRET_MAX];
 };
 
 /* Walks a captured COMPOUND's arguments (after the RPC header).  rpos: the

@@ -354,6 +354,11 @@ struct engine {
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
 	uint64_t delegs_granted, delegs_absent;
+	struct fhmap closedmap;  /* trace open stateid other (12) a CLOSE the target
+				  * answered OK gave back */
+	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
+	uint64_t deleg_anon;     /* I/O under an absent delegation whose open was
+				  * closed: sent with the anonymous stateid */
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
@@ -1035,6 +1040,23 @@ static void count_failed(struct engine *e, const struct tcall *tc, struct opstat
 			rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
 }
 
+/* The open stateids the target's reply says were closed (CLOSE answered
+ * OK): a trace delegation standing for one of them can no longer be. */
+static void v4_note_closes(struct engine *e, const struct tcall *tc, const struct nfs4_res *rr)
+{
+	struct nfs4_call_info in;
+	if (tc->proc != 1 || nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)
+		return;
+	for (unsigned k = 0; k < in.nclosed; k++) {
+		uint32_t at = in.closed_at[k];
+		if (at >= rr->nres || at >= NFS4_RES_MAXOPS || rr->op[at] != NFS4_OP_CLOSE || rr->opst[at])
+			continue;
+		struct nfs_fh key = { .len = 12 };
+		memcpy(key.data, in.closed[k].other, 12);
+		map_put(&e->closedmap, &key, NULL, &key, true);
+	}
+}
+
 static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_reply *rep)
 {
 	struct engine *e = rc->e;
@@ -1063,6 +1085,8 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 	}
 	if (rr.rpc_status == 0) {
 		v4_learn(e, &rr, have_tr ? &tr : NULL);
+		if (e->delegmap.n)
+			v4_note_closes(e, tc, &rr);
 		if (rc->nuse)
 			v40_after(e, rc, &rr, have_tr ? &tr : NULL);
 	}
@@ -1298,6 +1322,17 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 		 * upgrades and OPEN_DOWNGRADE advance it); 0 stays 0 */
 		struct nfs_fh okey = { .len = 12 };
 		memcpy(okey.data, m->val.data, 12);
+		if (map_get(&e->closedmap, &okey, NULL)) {
+			/* ... unless that open is closed: the trace's client
+			 * reopened locally under its delegation and did this
+			 * I/O with no open state of its own on the server.  Its
+			 * counterpart is the anonymous stateid (RFC 8881
+			 * 8.2.3): the target checks access and share
+			 * reservations only. */
+			memset(out, 0, sizeof(*out));
+			e->deleg_anon++;
+			return 0;
+		}
 		if (!(m = map_get(&e->sidmap, &okey, NULL)))
 			return -ENOENT;
 		memcpy(out->other, m->val.data, 12);
@@ -1324,6 +1359,17 @@ static int rw_map_returned(void *ctx, const struct nfs4_stateid *t, struct nfs4_
 	if (!map_get(&e->sidmap, &key, NULL) && map_get(&e->delegmap, &key, NULL))
 		return -ENODATA;
 	return rw_map_stateid(ctx, t, out);
+}
+
+/* The delegation an OPEN claims: one the target never granted makes the
+ * claim the plain open it stands for (nfs41_clnt_rewrite.c). */
+static int rw_map_claimed(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	struct engine *e = ctx;
+	int ret = rw_map_returned(ctx, t, out);
+	if (ret == -ENODATA)
+		e->deleg_claims++;
+	return ret;
 }
 
 static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
@@ -1550,6 +1596,7 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
+		.map_claimed = rw_map_claimed,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
@@ -1929,16 +1976,18 @@ static void report(struct engine *e, double secs, int rc)
 				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
 				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
 				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu,\"delegations_granted\":%" PRIu64
-				",\"delegations_absent\":%" PRIu64 "},",
+				",\"delegations_absent\":%" PRIu64 ",\"delegation_claims_made_plain\":%" PRIu64
+				",\"delegation_io_anonymous\":%" PRIu64 "},",
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
 				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n,
-				e->delegs_granted, e->delegs_absent);
+				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
 				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
-				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64 "},",
+				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
+				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64 "},",
 				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
-				e->tmap.n, e->delegs_granted, e->delegs_absent);
+				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon);
 		fprintf(f, "\"ops\":[");
 		bool first = true;
 		for (unsigned i = 0; i < NOPS; i++) {
@@ -2016,6 +2065,10 @@ static void report(struct engine *e, double secs, int rc)
 			"(the replay takes none: it serves no callbacks) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
+	if (e->deleg_claims || e->deleg_anon)
+		fprintf(f, "note: %" PRIu64 " OPEN(s) claiming such a delegation sent as plain opens "
+			"(CLAIM_NULL / CLAIM_FH); %" PRIu64 " stateid(s) of I/O under one after its "
+			"open was closed sent as the anonymous stateid\n", e->deleg_claims, e->deleg_anon);
 	if (tot[6])
 		fprintf(f, "note: %" PRIu64 " call(s) change state on the server and were not sent; "
 			"%" PRIu64 " more were skipped or answered differently only because of that; "
@@ -2169,6 +2222,7 @@ out:
 	map_free(&e->refused);
 	map_free(&e->sidmap);
 	map_free(&e->delegmap);
+	map_free(&e->closedmap);
 	map_free(&e->cidmap);
 	map_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);

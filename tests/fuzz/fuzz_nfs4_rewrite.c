@@ -6,7 +6,8 @@
  *   byte 1: on its how-manyth call (0..15, low nibble), errno (high nibble % 3)
  *   byte 2-3: rpos, the trace's Read chunk position (big-endian, 0 none)
  *   byte 4: bit 0 v40 ops, bit 1 identity mappings (else other identities),
- *           bit 2 a map_returned callback
+ *           bit 2 a map_returned callback, bit 3 a map_claimed one (its
+ *           -ENODATA makes an OPEN claim plain: no failure)
  *   rest:   the COMPOUND4args
  * Seeds: tests/fuzz/seeds/nfs4_rewrite/ (tests/fuzz/make-clnt-seeds.sh).
  * Invariants: the walk's offsets and counts within the input, the
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FAIL(...) do { fprintf(stderr, "invariant: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
-enum kind { K_FH, K_SID, K_CID, K_SESS, K_RET, K_SEQ, K_CONFIRM, K_SEQUENCE, K_NKINDS };
+enum kind { K_FH, K_SID, K_CID, K_SESS, K_RET, K_SEQ, K_CONFIRM, K_SEQUENCE, K_CLAIM, K_NKINDS };
 
 static const uint8_t our_owner[] = "nfsrdma-replay/fuzz/1/tag";
 #define OUR_OWNER_LEN ((uint32_t)sizeof(our_owner) - 1)
@@ -99,6 +100,21 @@ static int c_map_ret(void *ctx, const struct nfs4_stateid *t, struct nfs4_statei
 {
 	struct fctx *f = ctx;
 	int ret = maybe_fail(f, K_RET);
+	if (ret)
+		return ret;
+	*out = *t;
+	return 0;
+}
+
+/* -ENODATA here is no failure: the OPEN's claim is made plain. */
+static int c_map_claim(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	struct fctx *f = ctx;
+	int ret = maybe_fail(f, K_CLAIM);
+	if (ret == -ENODATA) {
+		f->failed = false;
+		return ret;
+	}
 	if (ret)
 		return ret;
 	*out = *t;
@@ -236,6 +252,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.ctx = &f, .sequence = c_sequence, .map_fh = c_map_fh, .map_stateid = c_map_sid,
 		.map_clientid = c_map_cid, .map_sessionid = c_map_sess, .exchange_id = c_exchange_id,
 		.cs_sequence = c_cs_sequence, .map_returned = (data[4] & 4) ? c_map_ret : NULL,
+		.map_claimed = (data[4] & 8) ? c_map_claim : NULL,
 	};
 	struct nfs40_rewrite_ops o40 = { .sc_confirm = c_sc_confirm, .map_seqid = c_map_seqid };
 	struct xenc out;

@@ -17,5 +17,5 @@ for d in nfs3_clnt nfs4_reply nfs4_rewrite; do
 	find tests/fuzz/seeds/$d -maxdepth 1 -type f ! -name 'crash-*' -delete
 done
 "$bin/clnt_seeds" tests/fuzz/seeds tests/captures/nfs3-*.pcap tests/captures/nfs40*.pcap \
-	tests/captures/nfs41.pcap tests/captures/nfs42.pcap tests/captures/smoke.pcap
+	tests/captures/nfs41*.pcap tests/captures/nfs42.pcap tests/captures/smoke.pcap
 du -sh tests/fuzz/seeds/nfs3_clnt tests/fuzz/seeds/nfs4_reply tests/fuzz/seeds/nfs4_rewrite

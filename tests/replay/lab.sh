@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/replay/lab.sh [basic] [nfs40-locks]: the replay tool's lab tier
-# (default: both, one boot after the other; 2 cores).
+# tests/replay/lab.sh [basic] [nfs40-locks] [nfs41-deleg]: the replay
+# tool's lab tier (default: all, one boot after the other; 2 cores).
 #  basic: tests/replay/scenarios/replay-basic (the endpoint against knfsd
 #   over rxe: every call type and chunk kind, TCP, RDMA_ERROR, replays of
 #   the catalogue on a fresh export each, read-only refusal, knfsd
@@ -8,7 +8,11 @@
 #  nfs40-locks: tests/replay/scenarios/replay-nfs40-locks (the NFSv4.0
 #   lock capture: lock-owner seqids, DENIED, OPEN_DOWNGRADE,
 #   RELEASE_LOCKOWNER, read-only refusal of LOCK), judged by
-#   tests/replay/check-nfs40-locks.py.
+#   tests/replay/check-nfs40-locks.py;
+#  nfs41-deleg: tests/replay/scenarios/replay-nfs41-deleg (the NFSv4.1
+#   delegation capture: its OPEN CLAIM_DELEG_CUR_FH made a plain OPEN, its
+#   READ under a delegation after CLOSE sent with the anonymous stateid,
+#   its DELEGRETURNs not sent), judged by tests/replay/check-nfs41-deleg.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).
 set -uo pipefail
@@ -19,7 +23,7 @@ for b in nfsrdma-replay nfsrdma-dissect; do
     [ -x "$bin/$b" ] || { echo "replay: $bin/$b missing"; echo "replay: 0 passed, 1 failed"; exit 1; }
 done
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks)
+[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks nfs41-deleg)
 P=0 F=0
 # run_suite SCENARIO CHECK [CHECK ARGS...]: one boot, then its checker.
 run_suite() {
@@ -43,7 +47,8 @@ for s in "${suites[@]}"; do
     case $s in
     basic) run_suite replay-basic check-basic.py ;;
     nfs40-locks) run_suite replay-nfs40-locks check-nfs40-locks.py tests/captures/nfs40-locks.pcap ;;
-    *) echo "replay: no suite $s (basic, nfs40-locks)"; F=$((F + 1)) ;;
+    nfs41-deleg) run_suite replay-nfs41-deleg check-nfs41-deleg.py tests/captures/nfs41-deleg.pcap ;;
+    *) echo "replay: no suite $s (basic, nfs40-locks, nfs41-deleg)"; F=$((F + 1)) ;;
     esac
 done
 echo "replay: $P passed, $F failed"

@@ -51,6 +51,14 @@ rp_serve_resets() {
                 echo "small file over NFSv4.0" >"$LAB_EXPORT/v4dir/small"
                 chmod -R a+rwX "$LAB_EXPORT/v4dir"
             fi
+            # rp_reset deleg: the files nfs41-deleg.pcap opens (made on
+            # its server, never created by its client)
+            if [[ -e $LAB_SYNC/reset.$n.deleg ]]; then
+                mkdir -m 755 "$LAB_EXPORT/deleg"
+                head -c 16384 "$LAB_EXPORT/data.bin" >"$LAB_EXPORT/deleg/recalled"
+                tail -c 16384 "$LAB_EXPORT/data.bin" >"$LAB_EXPORT/deleg/kept"
+                chmod 644 "$LAB_EXPORT"/deleg/*
+            fi
             ls -la "$LAB_EXPORT" >"$LAB_OUT/export-before-reset.$((n + 1)).txt" 2>&1 || true
             lab_signal "reset.$n.done"
             n=$((n + 1))
@@ -73,11 +81,12 @@ rp_serve_resets() {
 }
 
 # Client side: ask the server to reset its export and wait.  rp_reset
-# v4dir: with v4dir/data and v4dir/small in it (see rp_serve_resets).
+# v4dir: with v4dir/data and v4dir/small in it; rp_reset deleg: with
+# deleg/recalled and deleg/kept (see rp_serve_resets).
 RP_RESETS=0
 rp_reset() {
     RP_RESETS=$((RP_RESETS + 1))
-    if [[ ${1:-} == v4dir ]]; then lab_signal "reset.$RP_RESETS.v4dir"; fi
+    if [[ ${1:-} == v4dir || ${1:-} == deleg ]]; then lab_signal "reset.$RP_RESETS.$1"; fi
     lab_signal "reset.$RP_RESETS"
     lab_wait "reset.$RP_RESETS.done" 60
 }

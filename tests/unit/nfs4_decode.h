@@ -213,4 +213,50 @@ static inline bool argsid_read(const uint8_t *args, size_t len, uint32_t want, u
 	return false;
 }
 
+/* The OPEN of a COMPOUND call whose earlier ops are SEQUENCE, PUTFH and
+ * GETATTR only (the Linux client's OPEN by handle): its index, claim type
+ * and, for CLAIM_DELEGATE_CUR (2) and CLAIM_DELEG_CUR_FH (5), the
+ * delegation stateid (RFC 8881 18.16.1).  False for any other call. */
+static inline bool openclaim_read(const uint8_t *args, size_t len, uint32_t *idx, uint32_t *claim,
+				  uint32_t *seqid, uint8_t other[12])
+{
+	struct cursor c = cur_make(args, len);
+	cur_xdr_opaque(&c, 1024, NULL, "tag");
+	cur_be32(&c, "minorversion");
+	uint32_t n = cur_be32(&c, "count");
+	for (uint32_t i = 0; i < n && i < 8 && cur_ok(&c); i++) {
+		uint32_t op = cur_be32(&c, "op");
+		if (op == 53) {
+			cur_skip(&c, 16 + 4 * 4, "sequence");
+		} else if (op == 22) {
+			cur_xdr_opaque(&c, 128, NULL, "fh");
+		} else if (op == 9) {
+			uint32_t bn = cur_be32(&c, "bitmap");
+			if (bn > 8)
+				return false;
+			cur_skip(&c, 4 * (size_t)bn, "bitmap");
+		} else if (op == 18) {
+			*idx = i;
+			cur_skip(&c, 4 + 8 + 8, "seqid share_access share_deny clientid");
+			cur_xdr_opaque(&c, 1024, NULL, "owner");
+			if (cur_be32(&c, "opentype4") != 0)
+				return false;          /* OPEN4_CREATE: not needed here */
+			*claim = cur_be32(&c, "open_claim_type4");
+			*seqid = 0;
+			memset(other, 0, 12);
+			if (*claim == 2 || *claim == 5) {
+				*seqid = cur_be32(&c, "stateid seqid");
+				const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+				if (!p)
+					return false;
+				memcpy(other, p, 12);
+			}
+			return cur_ok(&c);
+		} else {
+			return false;
+		}
+	}
+	return false;
+}
+
 #endif

@@ -21,7 +21,7 @@
 struct ctx {
 	unsigned nd;
 	uint8_t d[MAXD][12];
-	unsigned sids, returned_calls;
+	unsigned sids, returned_calls, claimed_calls;
 };
 
 static const uint8_t TOPEN[12] = { 't', 'a', 'r', 'g', 'e', 't', '-', 'o', 'p', 'e', 'n', 1 };
@@ -72,6 +72,18 @@ static int m_returned(void *c, const struct nfs4_stateid *t, struct nfs4_stateid
 {
 	struct ctx *x = c;
 	x->returned_calls++;
+	if (is_deleg(x, t->other))
+		return -ENODATA;
+	*out = *t;
+	return 0;
+}
+
+/* An OPEN's claim of a delegation: one the target never granted makes
+ * the claim plain (-ENODATA). */
+static int m_claimed(void *c, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	struct ctx *x = c;
+	x->claimed_calls++;
 	if (is_deleg(x, t->other))
 		return -ENODATA;
 	*out = *t;
@@ -153,6 +165,7 @@ static size_t target_reply(uint8_t *buf, size_t cap, const struct nfs4_res *tr, 
 struct expect {
 	const char *cap;
 	int delegs, delegreturns, deleg_io;   /* -1: whatever the capture holds */
+	int deleg_claims;                     /* OPEN CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH */
 };
 
 static void test_capture(const struct expect *ex)
@@ -165,7 +178,7 @@ static void test_capture(const struct expect *ex)
 		return;
 	struct ctx x = { 0 };
 	unsigned opens = 0, dec_ok = 0, delegs = 0, pairs_ok = 0;
-	unsigned drets = 0, dret_ok = 0, dret_rw = 0, io = 0, io_ok = 0;
+	unsigned drets = 0, dret_ok = 0, dret_rw = 0, io = 0, io_ok = 0, claims = 0, claims_ok = 0;
 	static uint8_t out[1 << 17], tbuf[4096];
 
 	/* 1. the OPEN replies: hand reader vs the reply decoder; pairing */
@@ -233,9 +246,10 @@ static void test_capture(const struct expect *ex)
 
 	/* 2. the calls that name a delegation stateid */
 	const struct nfs4_rewrite_ops ops = { &x, m_seq, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs,
-					      m_returned };
+					      m_returned, m_claimed };
 	struct nfs4_rewrite_ops plain = ops;
 	plain.map_returned = NULL;
+	plain.map_claimed = NULL;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tcall *tc = &t.calls[i];
 		if (tc->prog != 100003 || tc->vers != 4 || tc->proc != 1)
@@ -263,6 +277,33 @@ static void test_capture(const struct expect *ex)
 			dret_rw += rr == -ENODATA && mapped;
 			continue;
 		}
+		uint32_t claim;
+		if (openclaim_read(tc->args, tc->args_len, &idx, &claim, &seqid, other) &&
+		    (claim == 2 || claim == 5)) {
+			claims++;
+			/* the target never granted it: the claim is made plain
+			 * (CLAIM_FH for 5, CLAIM_NULL for 2) and its stateid
+			 * left out; everything else as before */
+			xenc_init(&e, out, sizeof(out));
+			int rr = nfs4_call_rewrite(tc->args, tc->args_len, tc->rpos, &ops, &e, &ddp);
+			uint32_t oclaim = 99;
+			struct nfs4_call_info in2;
+			bool plain_ok = rr == 0 && e.len + 16 == tc->args_len &&
+					openclaim_read(out, e.len, &oidx, &oclaim, &oseq, oother) &&
+					oidx == idx && oclaim == (claim == 5 ? 4u : 0u) &&
+					nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0 &&
+					nfs4_call_parse(out, e.len, 0, &in2) == 0 && in2.nops == in.nops &&
+					in2.op[idx] == NFS4_OP_OPEN;
+			/* without map_claimed: the stateid is mapped as any
+			 * (here to the open stateid standing for it) */
+			xenc_init(&e, out, sizeof(out));
+			int rp = nfs4_call_rewrite(tc->args, tc->args_len, tc->rpos, &plain, &e, &ddp);
+			bool kept = rp == 0 && e.len == tc->args_len &&
+				    openclaim_read(out, e.len, &oidx, &oclaim, &oseq, oother) && oclaim == claim &&
+				    !memcmp(oother, TOPEN, 12) && oseq == 7;
+			claims_ok += is_deleg(&x, other) && plain_ok && kept;
+			continue;
+		}
 		static const uint32_t iops[] = { NFS4_OP_READ, NFS4_OP_WRITE, NFS4_OP_SETATTR };
 		for (unsigned k = 0; k < 3; k++) {
 			if (!argsid_read(tc->args, tc->args_len, iops[k], &idx, &seqid, other) ||
@@ -287,12 +328,17 @@ static void test_capture(const struct expect *ex)
 	CHECK(ex->deleg_io < 0 || io == (unsigned)ex->deleg_io, "%s: %u READ/WRITE/SETATTR under a "
 	      "delegation stateid (expected %d)", ex->cap, io, ex->deleg_io);
 	CHECK(io_ok == io, "%s: %u/%u of them rewritten with the target's open stateid", ex->cap, io_ok, io);
+	CHECK(ex->deleg_claims < 0 || claims == (unsigned)ex->deleg_claims, "%s: %u OPENs claim a "
+	      "delegation (expected %d)", ex->cap, claims, ex->deleg_claims);
+	CHECK(claims_ok == claims, "%s: %u/%u of them claim one the trace's OPEN got, made plain when "
+	      "the target never granted it, mapped without map_claimed", ex->cap, claims_ok, claims);
 	trace_free(&t);
 }
 
-/* OPEN claims that name a delegation (RFC 8881 18.16.1): the walker must
- * consume CLAIM_DELEG_CUR_FH's stateid and nothing for CLAIM_DELEG_PREV_FH,
- * so the GETFH after the OPEN is read as the next op. */
+/* OPEN claims that name a delegation (RFC 8881 18.16.1: CLAIM_FH 4,
+ * CLAIM_DELEG_CUR_FH 5, CLAIM_DELEG_PREV_FH 6): the walker must consume
+ * CLAIM_DELEG_CUR_FH's stateid and nothing for the others, so the GETFH
+ * after the OPEN is read as the next op. */
 static void test_claims(void)
 {
 	for (uint32_t claim = 4; claim <= 6; claim++) {
@@ -312,7 +358,7 @@ static void test_claims(void)
 		xenc_string(&e, "owner");
 		xenc_u32(&e, 0);             /* OPEN4_NOCREATE */
 		xenc_u32(&e, claim);
-		if (claim == 6) {
+		if (claim == 5) {
 			xenc_u32(&e, 0x12345);   /* not an op number */
 			xenc_fixed(&e, TDELEG, 12);
 		}
@@ -325,12 +371,12 @@ static void test_claims(void)
 		struct ctx x = { .nd = 1 };
 		memcpy(x.d[0], TDELEG, 12);
 		const struct nfs4_rewrite_ops ops = { &x, m_seq, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs,
-						      m_returned };
+						      m_returned, NULL };
 		static uint8_t out[1024];
 		size_t ddp;
 		xenc_init(&e, out, sizeof(out));
 		ret = nfs4_call_rewrite(buf, alen, 0, &ops, &e, &ddp);
-		CHECK(ret == 0 && e.len == alen && x.sids == (claim == 6 ? 1u : 0u),
+		CHECK(ret == 0 && e.len == alen && x.sids == (claim == 5 ? 1u : 0u),
 		      "OPEN claim %u rewritten (ret %d), %u stateid mapped", claim, ret, x.sids);
 	}
 }
@@ -341,12 +387,18 @@ int main(void)
 	 * of the OPEN replies; DELEGRETURN and READ calls):
 	 * nfs40-locks.pcap: 4 OPENs got a READ delegation; 4 DELEGRETURNs
 	 * (frames 169, 195, 287, 335); 1 READ under one (frame 301).
+	 * nfs41-deleg.pcap: 2 READ delegations (stateid others ...02 and
+	 * ...05, tshark nfs.stateid.other); 2 DELEGRETURNs; READs at frames
+	 * 103 (under ...02), 173 and 186 (under ...05, the last after the
+	 * CLOSE of its OPEN); 1 OPEN with claim 5 (frame 128; Wireshark 4.0
+	 * names the claim but does not read its stateid).
 	 * nfs40/nfs41/nfs42.pcap: OPEN_DELEGATE_NONE / NONE_EXT only. */
 	static const struct expect ex[] = {
-		{ "tests/captures/nfs40-locks.pcap", 4, 4, 1 },
-		{ "tests/captures/nfs40.pcap", 0, 0, 0 },
-		{ "tests/captures/nfs41.pcap", 0, 0, 0 },
-		{ "tests/captures/nfs42.pcap", 0, 0, 0 },
+		{ "tests/captures/nfs40-locks.pcap", 4, 4, 1, 0 },
+		{ "tests/captures/nfs40.pcap", 0, 0, 0, 0 },
+		{ "tests/captures/nfs41.pcap", 0, 0, 0, 0 },
+		{ "tests/captures/nfs41-deleg.pcap", 2, 2, 3, 1 },
+		{ "tests/captures/nfs42.pcap", 0, 0, 0, 0 },
 	};
 	for (unsigned i = 0; i < sizeof(ex) / sizeof(ex[0]); i++)
 		test_capture(&ex[i]);
