@@ -466,7 +466,12 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 				xdr_rec_name(d->rec, name);
 			break;
 		case 1: xdr_u32(d, "delegate_type"); break;
-		case 2: stateid4_dt(d, "delegate stateid"); component(d, NULL, 0); break;
+		case 2:
+			stateid4_dt(d, "delegate stateid");
+			component(d, name, sizeof(name));
+			if (!d->rec->name[0])
+				xdr_rec_name(d->rec, name);
+			break;
 		case 4: case 6: break;
 		case 5: stateid4_dt(d, "delegate stateid"); break;
 		default: xdr_bad_u32(d, "open_claim_type4");

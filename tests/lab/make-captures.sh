@@ -17,7 +17,7 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$LAB_DIR/../.." && pwd)
 CAPTURES=$REPO/tests/captures
 CATALOGUE=(smoke nfs3-metadata nfs3-read-write nfs3-readdirplus nfs3-symlink
-    nfs40 nfs40-locks nfs41 nfs41-deleg nfs42 parallel server-restart midconn nfs3-tcp perftest)
+    nfs40 nfs40-locks nfs40-deleg nfs41 nfs41-deleg nfs42 parallel server-restart midconn nfs3-tcp perftest)
 # Files of a run that are debugging aids, not ground truth (guest-dissect.txt:
 # smoke's own check that a project binary runs in a guest, our output of the
 # previously committed smoke.pcap).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/replay/lab.sh [basic] [nfs40-locks] [nfs41-deleg]: the replay
+# tests/replay/lab.sh [basic] [nfs40-locks] [deleg]: the replay
 # tool's lab tier (default: all, one boot after the other; 2 cores).
 #  basic: tests/replay/scenarios/replay-basic (the endpoint against knfsd
 #   over rxe: every call type and chunk kind, TCP, RDMA_ERROR, replays of
@@ -9,10 +9,11 @@
 #   lock capture: lock-owner seqids, DENIED, OPEN_DOWNGRADE,
 #   RELEASE_LOCKOWNER, read-only refusal of LOCK), judged by
 #   tests/replay/check-nfs40-locks.py;
-#  nfs41-deleg: tests/replay/scenarios/replay-nfs41-deleg (the NFSv4.1
-#   delegation capture: its OPEN CLAIM_DELEG_CUR_FH made a plain OPEN, its
-#   READ under a delegation after CLOSE sent with the anonymous stateid,
-#   its DELEGRETURNs not sent), judged by tests/replay/check-nfs41-deleg.py.
+#  deleg: tests/replay/scenarios/replay-deleg (the NFSv4.1 and 4.0
+#   delegation captures: their OPEN CLAIM_DELEG_CUR_FH / CLAIM_DELEGATE_CUR
+#   made plain OPENs, their READ under a delegation after CLOSE sent with
+#   the anonymous stateid, their DELEGRETURNs not sent), judged by
+#   tests/replay/check-deleg.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).
 set -uo pipefail
@@ -23,7 +24,7 @@ for b in nfsrdma-replay nfsrdma-dissect; do
     [ -x "$bin/$b" ] || { echo "replay: $bin/$b missing"; echo "replay: 0 passed, 1 failed"; exit 1; }
 done
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks nfs41-deleg)
+[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks deleg)
 P=0 F=0
 # run_suite SCENARIO CHECK [CHECK ARGS...]: one boot, then its checker.
 run_suite() {
@@ -47,8 +48,8 @@ for s in "${suites[@]}"; do
     case $s in
     basic) run_suite replay-basic check-basic.py ;;
     nfs40-locks) run_suite replay-nfs40-locks check-nfs40-locks.py tests/captures/nfs40-locks.pcap ;;
-    nfs41-deleg) run_suite replay-nfs41-deleg check-nfs41-deleg.py tests/captures/nfs41-deleg.pcap ;;
-    *) echo "replay: no suite $s (basic, nfs40-locks, nfs41-deleg)"; F=$((F + 1)) ;;
+    deleg) run_suite replay-deleg check-deleg.py tests/captures/nfs41-deleg.pcap tests/captures/nfs40-deleg.pcap ;;
+    *) echo "replay: no suite $s (basic, nfs40-locks, deleg)"; F=$((F + 1)) ;;
     esac
 done
 echo "replay: $P passed, $F failed"

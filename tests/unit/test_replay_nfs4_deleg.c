@@ -392,9 +392,12 @@ int main(void)
 	 * 103 (under ...02), 173 and 186 (under ...05, the last after the
 	 * CLOSE of its OPEN); 1 OPEN with claim 5 (frame 128; Wireshark 4.0
 	 * names the claim but does not read its stateid).
+	 * nfs40-deleg.pcap: the same workload over 4.0 (claim 2,
+	 * CLAIM_DELEGATE_CUR, whose stateid tshark does read).
 	 * nfs40/nfs41/nfs42.pcap: OPEN_DELEGATE_NONE / NONE_EXT only. */
 	static const struct expect ex[] = {
 		{ "tests/captures/nfs40-locks.pcap", 4, 4, 1, 0 },
+		{ "tests/captures/nfs40-deleg.pcap", 2, 2, 3, 1 },
 		{ "tests/captures/nfs40.pcap", 0, 0, 0, 0 },
 		{ "tests/captures/nfs41.pcap", 0, 0, 0, 0 },
 		{ "tests/captures/nfs41-deleg.pcap", 2, 2, 3, 1 },

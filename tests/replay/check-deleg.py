@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Judges a run of tests/replay/scenarios/replay-deleg (OUT dir):
+nfsrdma-replay's reports of tests/captures/nfs41-deleg.pcap and
+nfs40-deleg.pcap, and the lab's capture of those replays.  What each
+trace holds (its delegations, the OPEN that claims one, the READs under
+one) is read from the committed capture with the dissector and tshark,
+not from the replay's report.  Prints one line per check and ends with
+'replay-deleg: N passed, N failed'.
+
+Usage: check-deleg.py OUTDIR DISSECT_BINARY NFS41-DELEG.pcap NFS40-DELEG.pcap
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+import checklib
+
+out, dissect = sys.argv[1], sys.argv[2]
+traces = {"nfs41-deleg": (sys.argv[3], 1), "nfs40-deleg": (sys.argv[4], 0)}
+check = checklib.Checks("replay-deleg")
+RUNS = 2   # per trace: the JSON and the text replay
+ZERO = "000000000000000000000000"
+CLAIM_CUR = {1: 5, 0: 2}    # CLAIM_DELEG_CUR_FH, CLAIM_DELEGATE_CUR
+CLAIM_PLAIN = {1: 4, 0: 0}  # CLAIM_FH, CLAIM_NULL
+
+
+def records(pcap):
+    p = subprocess.run([dissect, "--json", pcap], capture_output=True, text=True)
+    recs = []
+    for line in p.stdout.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            pass
+    return recs
+
+
+def tshark(pcap, flt, field="frame.number"):
+    """Values of field in the frames matching flt (two-pass), one per frame."""
+    p = subprocess.run(["tshark", "-2", "-r", pcap, "-Y", flt, "-T", "fields", "-e", field],
+                       capture_output=True, text=True)
+    if p.returncode != 0:   # a bad filter must not read as "nothing matched"
+        check(False, f"tshark -Y '{flt}' on {os.path.basename(pcap)}: {p.stderr.strip()[:200]}")
+    return [ln for ln in p.stdout.splitlines() if ln.strip()]
+
+
+def last(field):
+    return field.split(",")[-1]
+
+
+cap = os.path.join(out, "capture.pcap")
+rrecs = records(cap) if os.path.exists(cap) else []
+check(len(rrecs) > 40, f"capture: the replays' COMPOUNDs dissected ({len(rrecs)})")
+anon_total = 0
+for name, (trace, minor) in traces.items():
+    prog = f"NFSv4.{minor}"
+    mv = f"nfs.minorversion == {minor}"
+    # ---- the trace ---------------------------------------------------------
+    trecs = [r for r in records(trace) if r.get("program") == prog]
+    tproc = collections.Counter(r.get("procedure") for r in trecs)
+    claims = len(tshark(trace, f"nfs.open.claim_type == {CLAIM_CUR[minor]} && rpc.msgtyp == 0"))
+    recalls = len(tshark(trace, "nfs.cb.operation == 4 && rpc.msgtyp == 0"))
+    tdelegs = len(tshark(trace, "nfs.open.delegation_type == 1 && rpc.msgtyp == 1"))
+    dret = set(tshark(trace, "nfs.opcode == 8 && rpc.msgtyp == 0", "nfs.stateid.other"))
+    under = [s for s in tshark(trace, "nfs.opcode == 25 && rpc.msgtyp == 0", "nfs.stateid.other")
+             if last(s) in dret]
+    check(tdelegs == 2 and tproc["DELEGRETURN"] == 2 and claims == 1 and recalls == 1 and len(under) == 3,
+          f"{name} trace: 2 read delegations, 2 DELEGRETURNs, 1 OPEN claiming one (claim "
+          f"{CLAIM_CUR[minor]}), 1 CB_RECALL, 3 READs under a delegation stateid ({tdelegs}, "
+          f"{tproc['DELEGRETURN']}, {claims}, {recalls}, {len(under)})")
+    # ---- the JSON report ---------------------------------------------------
+    rc, j, e = checklib.jstep(out, f"replay-{name}")
+    if j:
+        t = j["totals"]
+        ops = {o["op"]: o for o in j["ops"]}
+        v = j.get("nfs4", {})
+        check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0
+              and t["skipped"] == 0 and t["refused"] == 0,
+              f"replay-{name}: exit 0, no mismatch, error, loss, skip or refusal (rc {rc}, {t}, "
+              f"{j.get('mismatches', [])[:3]})")
+        check(t.get("no_delegation") == tproc["DELEGRETURN"]
+              and ops.get("v4 DELEGRETURN", {}).get("no_delegation") == tproc["DELEGRETURN"],
+              f"replay-{name}: the trace's {tproc['DELEGRETURN']} DELEGRETURNs not sent, no_delegation "
+              f"({t.get('no_delegation')})")
+        check(v.get("minor") == minor and v.get("delegations_absent") == tdelegs
+              and v.get("delegations_granted") == 0,
+              f"replay-{name}: NFSv4.{minor}; the target granted none of the trace's {tdelegs} "
+              f"delegations ({v})")
+        check(v.get("delegation_claims_made_plain") == claims and v.get("delegation_io_anonymous") == 1,
+              f"replay-{name}: the OPEN claiming a delegation sent as a plain OPEN, the READ under one "
+              f"after its OPEN's CLOSE with the anonymous stateid ({v.get('delegation_claims_made_plain')}, "
+              f"{v.get('delegation_io_anonymous')})")
+        # the replay counts by operation: the dissector's OPEN_NOATTR (an
+        # OPEN by handle, as the Linux client names it) is an OPEN
+        want = {"OPEN": tproc["OPEN"] + tproc["OPEN_NOATTR"], "READ": tproc["READ"], "CLOSE": tproc["CLOSE"]}
+        for o, n in want.items():
+            s = ops.get("v4 " + o, {})
+            check(n > 0 and s.get("trace") == s.get("replayed") == s.get("same_status") == n,
+                  f"replay-{name}: {n} {o} in the trace, all replayed with its status "
+                  f"({s.get('replayed')} sent, {s.get('same_status')} same)")
+    else:
+        check(False, f"replay-{name}: JSON report (rc {rc}) {e[:300]}")
+    # ---- the text report: the notes say what was done ----------------------
+    rc, o, e = checklib.step(out, f"replay-{name}-text")
+    check(rc == 0 and "never granted" in o and "plain opens" in o and "anonymous stateid" in o,
+          f"replay-{name}-text: exit 0, notes on the delegations, the plain OPEN and the anonymous "
+          f"stateid (rc {rc})")
+    # ---- the lab's capture of the replays of this trace --------------------
+    r4 = [r for r in rrecs if r.get("program") == prog]
+    rs = collections.Counter((r.get("procedure"), r.get("status")) for r in r4)
+    check(len(tshark(cap, f"nfs.open.claim_type == {CLAIM_CUR[minor]}")) == 0,
+          f"capture: no NFSv4.{minor} OPEN claims a delegation (claim {CLAIM_CUR[minor]})")
+    anon = [s for s in tshark(cap, f"nfs.opcode == 25 && rpc.msgtyp == 0 && {mv}", "nfs.stateid.other")
+            if last(s) == ZERO]
+    check(len(anon) == RUNS and rs[("READ", "OK")] == RUNS * tproc["READ"],
+          f"capture: every NFSv4.{minor} READ answered OK ({rs[('READ', 'OK')]}, trace {tproc['READ']} x "
+          f"{RUNS}), one per run with the anonymous stateid ({len(anon)})")
+    bad = [(r.get("xid"), r.get("procedure"), r.get("status")) for r in r4
+           if r.get("status") in ("BAD_STATEID", "OLD_STATEID", "BAD_SEQID", "GRACE", "SEQ_MISORDERED")]
+    check(not bad, f"capture: no NFSv4.{minor} reply says BAD/OLD_STATEID, BAD_SEQID, GRACE or "
+          f"SEQ_MISORDERED ({bad[:4]})")
+check(len(tshark(cap, "nfs.open.claim_type == 4 && rpc.msgtyp == 0")) == RUNS,
+      "capture: the 4.1 trace's claim went as CLAIM_FH, once per run (no other OPEN by handle)")
+rp = collections.Counter(r.get("procedure") for r in rrecs)
+check(rp["DELEGRETURN"] == 0 and not tshark(cap, "nfs.cb.operation || nfs.cb_procedure"),
+      f"capture: no DELEGRETURN, and no callback of any kind (the 4.1 session has no back channel, "
+      f"the 4.0 client an empty callback address) ({rp['DELEGRETURN']})")
+check.finish()
