@@ -18,4 +18,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench xdp: cannot run: needs root (BPF, network namespaces)"; exit 1
 fi
 [ -x "$bin" ] || { echo "bench xdp: $bin missing (run make O=$O)"; exit 1; }
+# ns/packet over the other lab mixes too: metadata-heavy ones (every
+# frame a SEND Only or its ACK: each parsed, timed and copied) cost more
+# per frame than bulk transfers, whose middle packets are cheap.
+for c in tests/captures/smoke.pcap tests/captures/nfs3-metadata.pcap tests/captures/parallel.pcap \
+	tests/captures/nfs42.pcap; do
+	timeout 30 "$bin" --testrun "$c" | grep 'ns/packet:'
+done
 exec timeout 150 "$bin" --bench "$cap"
