@@ -10,7 +10,6 @@ not from the replay's report.  Prints one line per check and ends with
 Usage: check-deleg.py OUTDIR DISSECT_BINARY NFS41-DELEG.pcap NFS40-DELEG.pcap
 """
 import collections
-import json
 import os
 import subprocess
 import sys
@@ -27,14 +26,7 @@ CLAIM_PLAIN = {1: 4, 0: 0}  # CLAIM_FH, CLAIM_NULL
 
 
 def records(pcap):
-    p = subprocess.run([dissect, "--json", pcap], capture_output=True, text=True)
-    recs = []
-    for line in p.stdout.splitlines():
-        try:
-            recs.append(json.loads(line))
-        except ValueError:
-            pass
-    return recs
+    return checklib.records(dissect, pcap)
 
 
 def tshark(pcap, flt, field="frame.number"):

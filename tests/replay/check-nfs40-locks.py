@@ -10,9 +10,7 @@ N failed'.
 Usage: check-nfs40-locks.py OUTDIR DISSECT_BINARY TRACE.pcap
 """
 import collections
-import json
 import os
-import subprocess
 import sys
 
 import checklib
@@ -29,14 +27,7 @@ LOCK_OPS = ("LOCK", "LOCKU", "LOCKT", "OPEN_DOWNGRADE", "RELEASE_LOCKOWNER")
 
 
 def records(pcap):
-    p = subprocess.run([dissect, "--json", pcap], capture_output=True, text=True)
-    recs = []
-    for line in p.stdout.splitlines():
-        try:
-            recs.append(json.loads(line))
-        except ValueError:
-            pass
-    return [r for r in recs if r.get("program") == "NFSv4.0"]
+    return [r for r in checklib.records(dissect, pcap) if r.get("program") == "NFSv4.0"]
 
 
 def by_status(recs):

@@ -2,6 +2,7 @@
 outputs (NAME.rc, NAME.out, NAME.err) a scenario step leaves in OUT."""
 import json
 import os
+import subprocess
 import sys
 
 
@@ -43,3 +44,16 @@ def jstep(out, name):
         return rc, json.loads(o), e
     except ValueError:
         return rc, None, e
+
+
+def records(dissect, pcap):
+    """nfsrdma-dissect --json's per-XID records of pcap (lines that do not
+    parse are left out)."""
+    p = subprocess.run([dissect, "--json", pcap], capture_output=True, text=True)
+    recs = []
+    for line in p.stdout.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            pass
+    return recs

@@ -176,36 +176,29 @@ static inline bool openres_read(const uint8_t *res, size_t len, struct openres *
 	return false;
 }
 
-/* The stateid of op want (one whose arguments start with a stateid4:
- * READ, WRITE, SETATTR, DELEGRETURN, FREE_STATEID) in a COMPOUND call
- * whose earlier ops are SEQUENCE, PUTFH and GETATTR only.  *idx: its
- * index.  False for any other call. */
-static inline bool argsid_read(const uint8_t *args, size_t len, uint32_t want, uint32_t *idx,
-			       uint32_t *seqid, uint8_t other[12])
+/* Walks a COMPOUND call to op want, past earlier ops that are SEQUENCE,
+ * PUTFH and GETATTR only (as the Linux client sends them); c is left at
+ * want's arguments, *idx its index.  False for any other call. */
+static inline bool ops_to(struct cursor *c, uint32_t want, uint32_t *idx)
 {
-	struct cursor c = cur_make(args, len);
-	cur_xdr_opaque(&c, 1024, NULL, "tag");
-	cur_be32(&c, "minorversion");
-	uint32_t n = cur_be32(&c, "count");
-	for (uint32_t i = 0; i < n && i < 8 && cur_ok(&c); i++) {
-		uint32_t op = cur_be32(&c, "op");
+	cur_xdr_opaque(c, 1024, NULL, "tag");
+	cur_be32(c, "minorversion");
+	uint32_t n = cur_be32(c, "count");
+	for (uint32_t i = 0; i < n && i < 8 && cur_ok(c); i++) {
+		uint32_t op = cur_be32(c, "op");
+		if (op == want) {
+			*idx = i;
+			return cur_ok(c);
+		}
 		if (op == 53) {
-			cur_skip(&c, 16 + 4 * 4, "sequence");
+			cur_skip(c, 16 + 4 * 4, "sequence");
 		} else if (op == 22) {
-			cur_xdr_opaque(&c, 128, NULL, "fh");
+			cur_xdr_opaque(c, 128, NULL, "fh");
 		} else if (op == 9) {
-			uint32_t bn = cur_be32(&c, "bitmap");
+			uint32_t bn = cur_be32(c, "bitmap");
 			if (bn > 8)
 				return false;
-			cur_skip(&c, 4 * (size_t)bn, "bitmap");
-		} else if (op == want) {
-			*idx = i;
-			*seqid = cur_be32(&c, "stateid seqid");
-			const uint8_t *p = cur_bytes(&c, 12, "stateid other");
-			if (!p)
-				return false;
-			memcpy(other, p, 12);
-			return true;
+			cur_skip(c, 4 * (size_t)bn, "bitmap");
 		} else {
 			return false;
 		}
@@ -213,50 +206,46 @@ static inline bool argsid_read(const uint8_t *args, size_t len, uint32_t want, u
 	return false;
 }
 
-/* The OPEN of a COMPOUND call whose earlier ops are SEQUENCE, PUTFH and
- * GETATTR only (the Linux client's OPEN by handle): its index, claim type
- * and, for CLAIM_DELEGATE_CUR (2) and CLAIM_DELEG_CUR_FH (5), the
- * delegation stateid (RFC 8881 18.16.1).  False for any other call. */
+/* The stateid of op want (one whose arguments start with a stateid4:
+ * READ, WRITE, SETATTR, DELEGRETURN, FREE_STATEID) in such a call. */
+static inline bool argsid_read(const uint8_t *args, size_t len, uint32_t want, uint32_t *idx,
+			       uint32_t *seqid, uint8_t other[12])
+{
+	struct cursor c = cur_make(args, len);
+	if (!ops_to(&c, want, idx))
+		return false;
+	*seqid = cur_be32(&c, "stateid seqid");
+	const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+	if (!p)
+		return false;
+	memcpy(other, p, 12);
+	return true;
+}
+
+/* The OPEN of such a call (the Linux client's OPEN by handle): its claim
+ * type and, for CLAIM_DELEGATE_CUR (2) and CLAIM_DELEG_CUR_FH (5), the
+ * delegation stateid (RFC 8881 18.16.1). */
 static inline bool openclaim_read(const uint8_t *args, size_t len, uint32_t *idx, uint32_t *claim,
 				  uint32_t *seqid, uint8_t other[12])
 {
 	struct cursor c = cur_make(args, len);
-	cur_xdr_opaque(&c, 1024, NULL, "tag");
-	cur_be32(&c, "minorversion");
-	uint32_t n = cur_be32(&c, "count");
-	for (uint32_t i = 0; i < n && i < 8 && cur_ok(&c); i++) {
-		uint32_t op = cur_be32(&c, "op");
-		if (op == 53) {
-			cur_skip(&c, 16 + 4 * 4, "sequence");
-		} else if (op == 22) {
-			cur_xdr_opaque(&c, 128, NULL, "fh");
-		} else if (op == 9) {
-			uint32_t bn = cur_be32(&c, "bitmap");
-			if (bn > 8)
-				return false;
-			cur_skip(&c, 4 * (size_t)bn, "bitmap");
-		} else if (op == 18) {
-			*idx = i;
-			cur_skip(&c, 4 + 8 + 8, "seqid share_access share_deny clientid");
-			cur_xdr_opaque(&c, 1024, NULL, "owner");
-			if (cur_be32(&c, "opentype4") != 0)
-				return false;          /* OPEN4_CREATE: not needed here */
-			*claim = cur_be32(&c, "open_claim_type4");
-			*seqid = 0;
-			memset(other, 0, 12);
-			if (*claim == 2 || *claim == 5) {
-				*seqid = cur_be32(&c, "stateid seqid");
-				const uint8_t *p = cur_bytes(&c, 12, "stateid other");
-				if (!p)
-					return false;
-				memcpy(other, p, 12);
-			}
-			return cur_ok(&c);
-		} else {
+	if (!ops_to(&c, 18, idx))
+		return false;
+	cur_skip(&c, 4 + 8 + 8, "seqid share_access share_deny clientid");
+	cur_xdr_opaque(&c, 1024, NULL, "owner");
+	if (cur_be32(&c, "opentype4") != 0)
+		return false;          /* OPEN4_CREATE: not needed here */
+	*claim = cur_be32(&c, "open_claim_type4");
+	*seqid = 0;
+	memset(other, 0, 12);
+	if (*claim == 2 || *claim == 5) {
+		*seqid = cur_be32(&c, "stateid seqid");
+		const uint8_t *p = cur_bytes(&c, 12, "stateid other");
+		if (!p)
 			return false;
-		}
+		memcpy(other, p, 12);
 	}
-	return false;
+	return cur_ok(&c);
 }
 
 #endif
