@@ -19,10 +19,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 [ -x "$bin" ] || { echo "bench xdp: $bin missing (run make O=$O)"; exit 1; }
 # ns/packet over the other lab mixes too: metadata-heavy ones (every
-# frame a SEND Only or its ACK: each parsed, timed and copied) cost more
-# per frame than bulk transfers, whose middle packets are cheap.
-for c in tests/captures/smoke.pcap tests/captures/nfs3-metadata.pcap tests/captures/parallel.pcap \
-	tests/captures/nfs42.pcap; do
+# frame a SEND Only, parsed, timed and copied, or its ACK, copied) cost
+# more per frame than bulk transfers, whose middle packets are cheap.
+for c in tests/captures/smoke.pcap tests/captures/nfs3-metadata.pcap tests/captures/nfs3-readdirplus.pcap \
+	tests/captures/parallel.pcap tests/captures/nfs42.pcap; do
 	timeout 30 "$bin" --testrun "$c" | grep 'ns/packet:'
 done
 exec timeout 150 "$bin" --bench "$cap"

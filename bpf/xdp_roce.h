@@ -18,10 +18,13 @@
  * the struct (xdp_rec_check).
  *
  * ts_ns is 0 on the middle packets of a message (SEND, RDMA WRITE, READ
- * Response Middle) unless snap_len is XDP_ROCE_SNAP_MAX (whole frames): a
- * clock read costs as much as the whole parse, and per-XID times come from
- * a message's first and last packets.  Readers give an untimed record the
- * time of the record before it.
+ * Response Middle) and on ACKNOWLEDGEs (ACK and NAK, opcode 0x11) unless
+ * snap_len is XDP_ROCE_SNAP_MAX (whole frames): a clock read costs as much
+ * as the whole parse, and per-XID times come from a message's first and
+ * last packets.  An ACK's time reaches no per-XID record: only its
+ * connection's first/last time, its RDMA_EV_ACK event (frame notes carry
+ * no time), the 1 s grace after a CM close and xdp_conns.last_ns.  Readers
+ * give an untimed record the time of the record before it.
  *
  * User space never trusts a record: magic, hdr_size and cap_len are checked
  * against the bytes actually received (pcap/xdp_feed.c).  Only fixed-size
@@ -127,7 +130,7 @@ struct xdp_roce_rec {
 	__u16 cap_len;      /* frame bytes following this header */
 	__u64 ts_ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC); 0: untimed (above) */
 	__u64 frame;        /* 1-based number of the frame among all the program saw */
-	__u32 wire_len;     /* frame length (all fragments) */
+	__u32 wire_len;     /* frame length (all fragments; see frame_len() in the program) */
 	__u8  status;       /* xdp_rec_status */
 	__u8  mal_layer;    /* xdp_mal_layer */
 	__u8  kind;         /* xdp_frame_kind */
@@ -209,7 +212,7 @@ struct xdp_conn_val {
 	__u64 pkts, bytes;          /* frames, frame bytes */
 	__u64 sends, writes, read_reqs, read_resps, acks, naks;
 	__u64 rpcrdma;              /* SEND First/Only with a whole v1 header */
-	__u64 last_ns;              /* time of the last frame that got a record */
+	__u64 last_ns;              /* time of the last frame that got a timed record */
 	__u64 last_frame;           /* number of the last frame (the LRU order) */
 };
 

@@ -111,9 +111,17 @@ static int on_ring(void *ctx, const void *data, size_t len)
 		return 0;
 	}
 	s->st.events++;
-	/* a middle packet of a message comes untimed (bpf/xdp_roce.h) */
-	if (r.ts_ns)
+	/* a middle packet of a message, or an ACK, comes untimed
+	 * (bpf/xdp_roce.h): the time of the record before it, or, for the
+	 * first record of a run, the reader's own clock (the program's is
+	 * CLOCK_MONOTONIC too), later by the ring's latency only */
+	if (r.ts_ns) {
 		s->last_mono = r.ts_ns;
+	} else if (!s->last_mono) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s->last_mono = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	}
 	uint64_t ts = s->last_mono + (uint64_t)s->mono_to_real;
 	if (s->cap)
 		cap_write(s, ts, frame, r.cap_len, r.wire_len);

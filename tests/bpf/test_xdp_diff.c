@@ -28,7 +28,7 @@ struct oconn {
 };
 
 /* timed: the frame got a record (not sampled out) and the program read the
- * clock for it (not a middle packet below whole-frame snap); last_ns then
+ * clock for it (not a middle packet or an ACK below whole-frame snap); last_ns then
  * stands for "set" (1). */
 static void oconn_count(struct oconn *tab, size_t *n, size_t max, const struct xdp_roce_rec *e,
 			int timed)
@@ -145,7 +145,8 @@ static void per_packet(struct txdp *x, const struct tcap *c)
 				want_roce++;
 				uint8_t k = ib_opinfo(e.opcode)->kind;
 				int timed = x->snap >= XDP_ROCE_SNAP_MAX ||
-					    (k != IBK_SEND_MIDDLE && k != IBK_WRITE_MIDDLE && k != IBK_READ_RESP_MIDDLE);
+					    (k != IBK_SEND_MIDDLE && k != IBK_WRITE_MIDDLE && k != IBK_READ_RESP_MIDDLE &&
+					     k != IBK_ACK);
 				oconn_count(tab, &ntab, 4096, &e,
 					    timed && (x->sample <= 1 || (i + 1) % x->sample == 0));
 				want_rr += e.rr_status == RR_OK;
@@ -164,10 +165,11 @@ static void per_packet(struct txdp *x, const struct tcap *c)
 		const struct xdp_roce_rec *g;
 		const char *why = trec_verdict(&x->recs, ri, has, &e, t->data, &gbuf, &g);
 		if (!why && g) {
-			/* middle packets come untimed below whole-frame snap */
+			/* middle packets and ACKs come untimed below whole-frame snap */
 			uint8_t k = ib_opinfo(e.opcode)->kind;
 			int untimed = e.status == XR_ROCE && x->snap < XDP_ROCE_SNAP_MAX &&
-				      (k == IBK_SEND_MIDDLE || k == IBK_WRITE_MIDDLE || k == IBK_READ_RESP_MIDDLE);
+				      (k == IBK_SEND_MIDDLE || k == IBK_WRITE_MIDDLE || k == IBK_READ_RESP_MIDDLE ||
+				       k == IBK_ACK);
 			if (untimed ? g->ts_ns != 0 : (!g->ts_ns || g->ts_ns < last_ts))
 				why = "ts_ns";
 			if (g->ts_ns)
