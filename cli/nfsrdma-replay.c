@@ -14,7 +14,7 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG,
 };
 
 static const struct opt opts[] = {
@@ -26,6 +26,7 @@ static const struct opt opts[] = {
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
 	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
+	{ "delegations", 0, NULL, "NFSv4.1+: serve the session's back channel, so the target may grant delegations as it did to the traced client (recalls are answered and given back)", K_DELEG },
 	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE },
 	{ "json", 0, NULL, "print the report as one JSON object", K_JSON },
 	{ "generate", 'g', "OP", "generate load: null, getattr, read, write, mix[:READPCT], readdirplus", K_GENERATE },
@@ -126,6 +127,9 @@ static int handle(int key, const char *arg, void *ctx)
 		return 0;
 	case K_SAMETREE:
 		c->r.same_tree = true;
+		return 0;
+	case K_DELEG:
+		c->r.delegations = true;
 		return 0;
 	case K_JSON:
 		c->r.json = c->g.json = true;

@@ -757,9 +757,10 @@ struct cs_args {
 static unsigned b_create_session(struct xenc *e, void *ctx)
 {
 	struct cs_args *a = ctx;
-	/* no back channel (flags 0): we serve no callbacks, so the server
-	 * grants no delegations */
-	nfs4_enc_create_session(e, a->s->clientid, a->s->cs_seq, 0, 1024 * 1024 + 4096,
+	/* no back channel (flags 0) unless we serve callbacks: without one
+	 * the server grants no delegations */
+	nfs4_enc_create_session(e, a->s->clientid, a->s->cs_seq,
+				a->s->back_channel ? NFS4_CS_CONN_BACK_CHAN : 0, 1024 * 1024 + 4096,
 				1024 * 1024 + 4096, a->slots);
 	return 1;
 }

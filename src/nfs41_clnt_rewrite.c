@@ -649,8 +649,8 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 			flush_to(w, at);
 			xenc_u64(w->out, m);
 			xenc_u32(w->out, w->ops->cs_sequence(w->ops->ctx, m));
-			/* no back channel: the replay serves no callbacks */
-			xenc_u32(w->out, flags & ~2u);
+			/* no back channel unless the replay serves callbacks */
+			xenc_u32(w->out, w->ops->keep_back_channel ? flags : flags & ~NFS4_CS_CONN_BACK_CHAN);
 			w->pos = c->off;
 		}
 		channel_attrs(w);

@@ -35,6 +35,11 @@
 #include "src/xdr_enc.h"
 
 #define EP_HDR_MAX 128       /* our transport headers are at most 16 + 28 + 28 + 28 bytes */
+/* Backchannel replies: one at a time (the server's back channel has the
+ * one slot we ask for in CREATE_SESSION), from their own buffer. */
+#define EP_BC_BUF 1024
+#define EP_BC_WRID UINT64_MAX
+#define EP_BC_CREDITS 1
 #define EP_EXTRA_RECVS 4
 #define EP_MAX_INLINE 256    /* asked of the QP; a NULL call is 68 bytes */
 /* Default completion moderation (see ep_poll).  Measured in the lab:
@@ -75,6 +80,10 @@ struct rdma_ep {
 	uint32_t bulk_size, rchunk_size;
 	uint8_t *send_region, *recv_region, *bulk_region, *rchunk_region;
 	struct ibv_mr *send_mr, *recv_mr;
+	uint8_t *bc_buf;
+	struct ibv_mr *bc_mr;
+	bool bc_busy;            /* a backchannel reply's SEND has not completed */
+	bool bc_warned;
 	struct ep_slot *slots;
 	uint32_t granted, outstanding;
 	struct rpcrdma_hdr hdr;  /* scratch for decoding replies */
@@ -165,11 +174,13 @@ static void free_buffers(struct rdma_ep *ep)
 			ep->slots[i].rchunk_mr = ep->slots[i].bulk_mr = NULL;
 		}
 	}
+	if (ep->bc_mr)
+		ibv_dereg_mr(ep->bc_mr);
 	if (ep->recv_mr)
 		ibv_dereg_mr(ep->recv_mr);
 	if (ep->send_mr)
 		ibv_dereg_mr(ep->send_mr);
-	ep->recv_mr = ep->send_mr = NULL;
+	ep->recv_mr = ep->send_mr = ep->bc_mr = NULL;
 }
 
 /* Tears down everything bound to the current cm_id (QP, CQ, PD, MRs). */
@@ -241,6 +252,9 @@ static int reg_buffers(struct rdma_ep *ep)
 	ep->recv_mr = ibv_reg_mr(ep->pd, ep->recv_region, (size_t)ep->nrecvs * ep->recv_size,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (!ep->recv_mr)
+		return -errno;
+	ep->bc_mr = ibv_reg_mr(ep->pd, ep->bc_buf, EP_BC_BUF, 0);
+	if (!ep->bc_mr)
 		return -errno;
 	for (uint32_t i = 0; i < ep->nslots; i++) {
 		struct ep_slot *s = &ep->slots[i];
@@ -398,6 +412,7 @@ static int connect_once(struct rdma_ep *ep)
 	ep->x.st.inline_recv = ep->inline_recv;
 	ep->granted = 1;
 	ep->outstanding = 0;
+	ep->bc_busy = false;
 	ep->sq_posted = ep->sq_done = 0;
 	ep->since_signal = 0;
 	ep->batch_head = ep->batch_tail = NULL;
@@ -696,6 +711,50 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 
 /* One received message: returns 1 if a call completed, 0 if not, negative
  * when the connection must be dropped. */
+/* A call from the server (RFC 8167: an RDMA_MSG whose RPC message is a
+ * CALL): answered through x.bc_call, the reply SENT inline with the same
+ * XID.  It does not touch the forward credits: those are the server's
+ * grant for our calls. */
+static void bc_call(struct rdma_ep *ep, uint32_t xid, const uint8_t *msg, size_t len)
+{
+	ep->x.st.bc_calls++;
+	if (!ep->x.bc_call || ep->bc_busy) {
+		ep->x.st.bc_dropped++;
+		if (!ep->bc_warned)
+			log_warn("rdma: xid 0x%08x: a call from the server (backchannel) %s", xid,
+				 ep->bc_busy ? "while the last reply is still being sent: dropped"
+					     : "that nothing here serves: dropped");
+		ep->bc_warned = true;
+		return;
+	}
+	size_t n = ep->x.bc_call(ep->x.bc_ctx, msg, len, ep->bc_buf + 28, EP_BC_BUF - 28);
+	if (!n)
+		return;
+	struct xenc e;
+	xenc_init(&e, ep->bc_buf, 28);
+	xenc_u32(&e, xid);
+	xenc_u32(&e, 1);
+	xenc_u32(&e, EP_BC_CREDITS);
+	xenc_u32(&e, RDMA_MSG);
+	xenc_u32(&e, 0);
+	xenc_u32(&e, 0);
+	xenc_u32(&e, 0);
+	struct ibv_sge sge = { .addr = (uintptr_t)ep->bc_buf, .length = (uint32_t)(28 + n),
+			       .lkey = ep->bc_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = EP_BC_WRID, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad = NULL;
+	if (sge.length <= ep->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	int ret = ibv_post_send(ep->id->qp, &wr, &bad);
+	if (ret) {
+		ep->x.st.bc_dropped++;
+		log_warn("rdma: backchannel reply xid 0x%08x: post_send: %s", xid, strerror(ret));
+		return;
+	}
+	ep->bc_busy = true;
+	ep->x.st.bc_replies++;
+}
+
 static int handle_recv(struct rdma_ep *ep, uint32_t idx, uint32_t byte_len)
 {
 	const uint8_t *buf = ep->recv_region + (size_t)idx * ep->recv_size;
@@ -708,6 +767,11 @@ static int handle_recv(struct rdma_ep *ep, uint32_t idx, uint32_t byte_len)
 	if (rpcrdma_peek_vers(buf, byte_len) != 1 || rpcrdma_decode(h, &c) < 0) {
 		ep->x.st.bad_replies++;
 		log_warn("rdma: undecodable reply header (%u bytes)", byte_len);
+		goto repost;
+	}
+	if (h->proc == RDMA_MSG && byte_len >= h->hdr_len + 8 &&
+	    xenc_get_u32(buf + h->hdr_len + 4) == 0 /* msg_type CALL */) {
+		bc_call(ep, h->xid, buf + h->hdr_len, byte_len - h->hdr_len);
 		goto repost;
 	}
 	struct ep_slot *s = NULL;
@@ -784,7 +848,9 @@ static int drain_cq(struct rdma_ep *ep)
 					 ibv_wc_status_str(wc[i].status));
 				return total + fail_all(ep, why);
 			}
-			if (wc[i].opcode == IBV_WC_SEND) {
+			if (wc[i].opcode == IBV_WC_SEND && wc[i].wr_id == EP_BC_WRID) {
+				ep->bc_busy = false;
+			} else if (wc[i].opcode == IBV_WC_SEND) {
 				/* every WR up to this signaled one is done */
 				if (wc[i].wr_id > ep->sq_done && wc[i].wr_id <= ep->sq_posted)
 					ep->sq_done = wc[i].wr_id;
@@ -912,6 +978,7 @@ static void ep_destroy(struct xprt *x)
 	free(ep->slots);
 	free(ep->rsge);
 	free(ep->rwr);
+	free(ep->bc_buf);
 	free(ep->rchunk_region);
 	free(ep->bulk_region);
 	free(ep->recv_region);
@@ -984,10 +1051,11 @@ int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
 	ep->recv_region = page_alloc((size_t)ep->nrecvs * ep->recv_size, 0);
 	ep->bulk_region = page_alloc((size_t)ep->nslots * ep->bulk_size, o->fill);
 	ep->rchunk_region = page_alloc((size_t)ep->nslots * ep->rchunk_size, 0);
+	ep->bc_buf = page_alloc(EP_BC_BUF, 0);
 	ep->slots = calloc(ep->nslots, sizeof(*ep->slots));
 	ep->rwr = calloc(ep->nrecvs, sizeof(*ep->rwr));
 	ep->rsge = calloc(ep->nrecvs, sizeof(*ep->rsge));
-	if (!ep->send_region || !ep->recv_region || !ep->bulk_region || !ep->rchunk_region ||
+	if (!ep->send_region || !ep->recv_region || !ep->bulk_region || !ep->rchunk_region || !ep->bc_buf ||
 	    !ep->slots || !ep->rwr || !ep->rsge)
 		goto fail;
 	for (uint32_t i = 0; i < ep->nslots; i++) {

@@ -82,6 +82,8 @@ struct xprt_stats {
 	uint64_t sleeps;          /* poll() on the completion channel */
 	uint64_t cq_events;       /* completion events read (each re-arms the CQ) */
 	uint64_t naps;            /* moderation sleeps instead of arming the CQ */
+	/* calls the server made on the connection (backchannel) */
+	uint64_t bc_calls, bc_replies, bc_dropped;
 	uint32_t credits_asked, credits_granted, max_inflight;
 	uint32_t inline_send, inline_recv;  /* negotiated thresholds */
 	bool     peer_cm_params;             /* the server sent RFC 8797 data */
@@ -103,11 +105,21 @@ struct xprt_ops {
 	void (*destroy)(struct xprt *x);
 };
 
+/* A call the server makes on the connection: the NFSv4.1 backchannel
+ * (RFC 8167 over RDMA, RFC 8881 2.10.3.1 over TCP).  msg: the RPC call.
+ * Writes the whole RPC reply into out (at most cap bytes) and returns its
+ * length; 0: no reply.  Runs inside poll() and must not use the transport
+ * (it may queue work for after poll returns). */
+typedef size_t (*xprt_bc_fn)(void *ctx, const uint8_t *msg, size_t len, uint8_t *out, size_t cap);
+
 struct xprt {
 	const struct xprt_ops *ops;
 	struct xprt_stats st;
 	uint32_t next_xid;
 	uint32_t max_bulk;        /* largest DDP payload either way */
+	/* NULL: a call from the server is dropped (counted, logged once) */
+	xprt_bc_fn bc_call;
+	void *bc_ctx;
 };
 
 struct xprt_opts {

@@ -129,6 +129,7 @@ struct replay_opts {
 	bool busy_poll;
 	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
 	bool dry_run;             /* print what would be sent; no network */
+	bool delegations;         /* NFSv4.1+: serve the back channel, take delegations */
 };
 /* Returns the exit status: 0 all replayed calls answered with the
  * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup

@@ -107,6 +107,9 @@ void nfs4_enc_reclaim_complete(struct xenc *e, bool one_fs);
 void nfs4_enc_destroy_session(struct xenc *e, const uint8_t sid[16]);
 void nfs4_enc_destroy_clientid(struct xenc *e, uint64_t clientid);
 
+/* CREATE_SESSION csa_flags: the connection also carries the back channel */
+#define NFS4_CS_CONN_BACK_CHAN 0x2u
+
 /* Attribute bits (word 0 / word 1) */
 #define FATTR4_W0_TYPE (1u << 1)
 #define FATTR4_W0_CHANGE (1u << 3)
@@ -197,6 +200,7 @@ unsigned nfs4_deleg_pairs(const struct nfs4_res *tr, const struct nfs4_res *rr,
 struct nfs41_session {
 	uint32_t minor;
 	bool have_client, have_session;
+	bool back_channel;        /* our CREATE_SESSION asks for one (we serve callbacks) */
 	uint64_t clientid;
 	uint32_t cs_seq;          /* csa_sequence for the next CREATE_SESSION */
 	uint8_t sessionid[16];
@@ -241,6 +245,31 @@ int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
 int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		      const char *path, struct nfs_fh *out, uint32_t *st);
 
+/* ---- the back channel: serving the server's callbacks (nfs41_cb.c) ---- */
+/* A client that asks for a back channel must answer what comes on it
+ * (RFC 8881 20): CB_NULL, and CB_COMPOUND with CB_SEQUENCE first.  This
+ * service answers CB_SEQUENCE (echoing the server's slot and sequence),
+ * CB_RECALL (OK; the recall goes to the owner's callback, which must give
+ * the delegation back with DELEGRETURN) and CB_RECALL_ANY (OK; nothing is
+ * kept beyond what the owner returns on recalls); any other operation
+ * gets NFS4ERR_NOTSUPP, as RFC 8881 allows for the ones a client without
+ * layouts, directory delegations or notifications never asked for. */
+struct nfs41_cb_recall {
+	struct nfs4_stateid sid;
+	struct nfs_fh fh;
+	bool truncate;
+};
+typedef void (*nfs41_recall_fn)(void *ctx, const struct nfs41_cb_recall *r);
+struct nfs41_cb {
+	nfs41_recall_fn recall;   /* may be NULL */
+	void *ctx;
+	uint64_t calls, nulls, compounds, recalls, recall_any, unsupported, bad;
+};
+/* An xprt_bc_fn (src/rdma_ep.h): bc_ctx is a struct nfs41_cb.  A call it
+ * cannot decode gets GARBAGE_ARGS; one for another RPC version or
+ * procedure PROG_MISMATCH / PROC_UNAVAIL. */
+size_t nfs41_cb_serve(void *cb, const uint8_t *msg, size_t len, uint8_t *out, size_t cap);
+
 /* ---- replay: re-issuing a captured COMPOUND (nfs41_clnt_rewrite.c) ---- */
 /* What the replay engine supplies while a captured COMPOUND is rewritten.
  * Each map function returns 0, or a negative errno that stops the call
@@ -268,6 +297,9 @@ struct nfs4_rewrite_ops {
 	 * never granted it; the claim becomes the plain open it stands for
 	 * (CLAIM_NULL with the same name, CLAIM_FH).  NULL: as map_stateid. */
 	int (*map_claimed)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
+	/* CREATE_SESSION keeps the trace's back-channel flag (the replay
+	 * serves callbacks); else it is cleared */
+	bool keep_back_channel;
 };
 #define NFS4_DELEGRET_MAX 4
 

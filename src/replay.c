@@ -359,6 +359,17 @@ struct engine {
 	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
 	uint64_t deleg_anon;     /* I/O under an absent delegation whose open was
 				  * closed: sent with the anonymous stateid */
+	/* --delegations (4.1+): the back channel, and what the target granted
+	 * and then recalled */
+	struct nfs41_cb cb;
+	struct fhmap grantmap;   /* target delegation other (12) -> the trace's
+				  * delegation other + its OPEN's open stateid other (24) */
+	struct fhmap recalledmap; /* trace delegation other (12) whose target
+				   * counterpart was recalled and given back */
+	struct nfs41_cb_recall recalls[8];
+	unsigned nrecalls;
+	bool returning;
+	uint64_t deleg_returned, deleg_return_failed, recalls_dropped;
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
@@ -859,6 +870,12 @@ static void v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			put_be32(val.data + 12, dp[k].tdeleg.seqid);
 			put_be32(val.data + 16, dp[k].g.seqid);
 			map_put(&e->sidmap, &key, NULL, &val, true);
+			/* for a recall: which trace delegation this one is */
+			struct nfs_fh gkey = { .len = 12 }, gval = { .len = 24 };
+			memcpy(gkey.data, dp[k].g.other, 12);
+			memcpy(gval.data, dp[k].tdeleg.other, 12);
+			memcpy(gval.data + 12, dp[k].topen.other, 12);
+			map_put(&e->grantmap, &gkey, NULL, &gval, true);
 			e->delegs_granted++;
 		} else {
 			val.len = 12;
@@ -1196,10 +1213,77 @@ static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 			same ? "" : "  MISMATCH");
 }
 
+/* A CB_RECALL came in (called inside the transport's poll: it only
+ * queues; v4_return_recalled sends the DELEGRETURN). */
+static void v4_recalled(void *ctx, const struct nfs41_cb_recall *r)
+{
+	struct engine *e = ctx;
+	if (e->nrecalls >= sizeof(e->recalls) / sizeof(e->recalls[0])) {
+		e->recalls_dropped++;
+		log_warn("replay: more recalls at once than queued; one is not given back");
+		return;
+	}
+	e->recalls[e->nrecalls++] = *r;
+}
+
+static unsigned b_delegreturn(struct xenc *x, void *ctx)
+{
+	const struct nfs41_cb_recall *r = ctx;
+	nfs4_enc_putfh(x, &r->fh);
+	xenc_u32(x, NFS4_OP_DELEGRETURN);
+	xenc_u32(x, r->sid.seqid);
+	xenc_fixed(x, r->sid.other, 12);
+	return 2;
+}
+
+/* Gives back what the target recalled (DELEGRETURN: a call of the
+ * replay's own, not in the trace), and from then on lets the trace's
+ * delegation stand for what one the target never granted does. */
+static int v4_return_recalled(struct engine *e)
+{
+	int ret = 0;
+	if (e->returning)
+		return 0;
+	e->returning = true;
+	while (e->nrecalls && ret == 0) {
+		struct nfs41_cb_recall r = e->recalls[0];
+		memmove(e->recalls, e->recalls + 1, --e->nrecalls * sizeof(r));
+		struct nfs4_res res;
+		memset(&res, 0, sizeof(res));
+		while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
+			if ((ret = xprt_poll(e->x, 100)) < 0)
+				break;
+		if (ret < 0) {
+			e->deleg_return_failed++;
+			log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-ret));
+			ret = ret == -EPROTO ? 0 : -ENOTCONN;
+		} else if (res.status) {
+			e->deleg_return_failed++;
+			log_warn("replay: DELEGRETURN of a recalled delegation: %s", nfs_stat_name(res.status));
+		} else {
+			e->deleg_returned++;
+		}
+		struct nfs_fh gkey = { .len = 12 };
+		memcpy(gkey.data, r.sid.other, 12);
+		struct fhent *g = map_get(&e->grantmap, &gkey, NULL);
+		if (g) {
+			struct nfs_fh tk = { .len = 12 }, tv = { .len = 12 };
+			memcpy(tk.data, g->val.data, 12);
+			memcpy(tv.data, g->val.data + 12, 12);
+			map_put(&e->recalledmap, &tk, NULL, &tk, true);
+			map_put(&e->delegmap, &tk, NULL, &tv, true);
+		}
+	}
+	e->returning = false;
+	return ret;
+}
+
 static int poll_once(struct engine *e, int ms)
 {
 	int n = xprt_poll(e->x, ms);
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	return e->nrecalls ? v4_return_recalled(e) : 0;
 }
 
 static int wait_all(struct engine *e)
@@ -1315,7 +1399,9 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 	}
 	struct nfs_fh key = { .len = 12 };
 	memcpy(key.data, t->other, 12);
-	struct fhent *m = map_get(&e->sidmap, &key, NULL);
+	/* a delegation the target recalled stands for what an absent one
+	 * does (below) */
+	struct fhent *m = map_get(&e->recalledmap, &key, NULL) ? NULL : map_get(&e->sidmap, &key, NULL);
 	if (!m && (m = map_get(&e->delegmap, &key, NULL))) {
 		/* a delegation the target did not grant: the open stateid of
 		 * the same OPEN, at its current seqid on the target (OPEN
@@ -1356,7 +1442,8 @@ static int rw_map_returned(void *ctx, const struct nfs4_stateid *t, struct nfs4_
 	struct engine *e = ctx;
 	struct nfs_fh key = { .len = 12 };
 	memcpy(key.data, t->other, 12);
-	if (!map_get(&e->sidmap, &key, NULL) && map_get(&e->delegmap, &key, NULL))
+	if ((map_get(&e->recalledmap, &key, NULL) || !map_get(&e->sidmap, &key, NULL)) &&
+	    map_get(&e->delegmap, &key, NULL))
 		return -ENODATA;
 	return rw_map_stateid(ctx, t, out);
 }
@@ -1596,7 +1683,7 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
-		.map_claimed = rw_map_claimed,
+		.map_claimed = rw_map_claimed, .keep_back_channel = e->v4s.back_channel,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
@@ -1985,9 +2072,13 @@ static void report(struct engine *e, double secs, int rc)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
 				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
 				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
-				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64 "},",
+				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64
+				",\"back_channel\":%s,\"callbacks\":%" PRIu64 ",\"delegations_recalled\":%" PRIu64
+				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64 "},",
 				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
-				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon);
+				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
+				e->v4s.back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
+				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped);
 		fprintf(f, "\"ops\":[");
 		bool first = true;
 		for (unsigned i = 0; i < NOPS; i++) {
@@ -2062,9 +2153,15 @@ static void report(struct engine *e, double secs, int rc)
 	}
 	if (tot[10])
 		fprintf(f, "note: %" PRIu64 " call(s) give back a delegation the target never granted "
-			"(the replay takes none: it serves no callbacks) and were not sent (nodeleg); "
+			"(or recalled and got back) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
+	if (e->v4s.back_channel)
+		fprintf(f, "note: back channel served (--delegations): the target granted %" PRIu64
+			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
+			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
+			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
+			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
 	if (e->deleg_claims || e->deleg_anon)
 		fprintf(f, "note: %" PRIu64 " OPEN(s) claiming such a delegation sent as plain opens "
 			"(CLAIM_NULL / CLAIM_FH); %" PRIu64 " stateid(s) of I/O under one after its "
@@ -2164,6 +2261,17 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	e->rc = calloc(e->nrc, sizeof(*e->rc));
 	if (!e->rc)
 		goto out;
+	if (o->delegations && e->v4s.minor >= 1) {
+		/* serve the back channel: the target may then grant
+		 * delegations, and must be able to recall them */
+		e->cb = (struct nfs41_cb){ .recall = v4_recalled, .ctx = e };
+		e->x->bc_call = nfs41_cb_serve;
+		e->x->bc_ctx = &e->cb;
+		e->v4s.back_channel = true;
+	} else if (o->delegations) {
+		log_warn("replay: --delegations: NFSv4.0 callbacks (a connection from the server) "
+			 "are not served; the target grants no delegations");
+	}
 	log_info("replay: %zu calls, %" PRIu64 " trace retransmits, root %s", e->t.n, e->t.retransmits,
 		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
 		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
@@ -2223,6 +2331,8 @@ out:
 	map_free(&e->sidmap);
 	map_free(&e->delegmap);
 	map_free(&e->closedmap);
+	map_free(&e->grantmap);
+	map_free(&e->recalledmap);
 	map_free(&e->cidmap);
 	map_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);

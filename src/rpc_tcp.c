@@ -39,6 +39,7 @@ struct tcp_xprt {
 	size_t mark_got;
 	uint32_t frag_left;
 	bool frag_last, in_frag;
+	bool bc_warned;
 };
 
 static int tcp_connect(struct tcp_xprt *t)
@@ -215,6 +216,36 @@ static int tcp_submit(struct xprt *x, struct xprt_req *r)
 	return 0;
 }
 
+/* A call from the server on our connection (RFC 8881 2.10.3.1): answered
+ * through x.bc_call, in a record of its own. */
+static void bc_call(struct tcp_xprt *t, uint32_t xid)
+{
+	static uint8_t out[4096];
+
+	t->x.st.bc_calls++;
+	if (!t->x.bc_call) {
+		t->x.st.bc_dropped++;
+		if (!t->bc_warned)
+			log_warn("tcp: xid 0x%08x: a call from the server (backchannel) that nothing "
+				 "here serves: dropped", xid);
+		t->bc_warned = true;
+		return;
+	}
+	size_t n = t->x.bc_call(t->x.bc_ctx, t->rbuf, t->rlen, out, sizeof(out));
+	if (!n)
+		return;
+	uint8_t mark[4];
+	xenc_put_u32_at(mark, 0x80000000u | (uint32_t)n);
+	struct iovec iov[2] = { { mark, 4 }, { out, n } };
+	int ret = write_all(t->fd, iov, 2);
+	if (ret < 0) {
+		t->x.st.bc_dropped++;
+		log_warn("tcp: backchannel reply xid 0x%08x: %s", xid, strerror(-ret));
+		return;
+	}
+	t->x.st.bc_replies++;
+}
+
 static int deliver(struct tcp_xprt *t)
 {
 	if (t->rlen < 8) {
@@ -222,6 +253,10 @@ static int deliver(struct tcp_xprt *t)
 		return 0;
 	}
 	uint32_t xid = xenc_get_u32(t->rbuf);
+	if (xenc_get_u32(t->rbuf + 4) == 0) {   /* msg_type CALL: the backchannel */
+		bc_call(t, xid);
+		return 0;
+	}
 	for (uint32_t i = 0; i < t->nslots; i++) {
 		struct tcp_slot *s = &t->slots[i];
 		if (!s->req || s->xid != xid)

@@ -8,6 +8,8 @@
  *   nfs4_reply/   whole NFSv4 COMPOUND replies, by main op and status
  *   nfs4_rewrite/ NFSv4 COMPOUND call args (after the RPC header) with
  *                 their Read chunk position
+ *   nfs41_cb/     the servers' callbacks (whole RPC calls: CB_NULL,
+ *                 CB_COMPOUND) on the RDMA backchannel, for fuzz_nfs41_cb
  * One seed per (program, procedure or op list, status) and capture, so
  * the set stays small.  Built and run by tests/fuzz/make-clnt-seeds.sh.
  *   clnt_seeds OUTDIR CAPTURE... */
@@ -117,6 +119,12 @@ static void on_rpc(struct ctx *x, const uint8_t *msg, size_t len, bool moved, ui
 	char key[48];
 	if (rpc_decode(&m, &c, NULL) < 0)
 		return;
+	if (m.mtype == RPC_CALL && m.prog == 0x40000000u) {
+		/* a server's callback (NFSv4.1 back channel): whole RPC call */
+		snprintf(key, sizeof(key), "cb-%u-%zu", m.proc, len);
+		put(x, "nfs41_cb", key, NULL, 0, msg, len);
+		return;
+	}
 	if (m.mtype == RPC_CALL) {
 		uint32_t h = 0;
 		if (m.prog == PROG_NFS_ && m.vers == 4 && m.proc == 1)

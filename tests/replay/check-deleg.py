@@ -106,17 +106,62 @@ for name, (trace, minor) in traces.items():
           f"capture: no NFSv4.{minor} OPEN claims a delegation (claim {CLAIM_CUR[minor]})")
     anon = [s for s in tshark(cap, f"nfs.opcode == 25 && rpc.msgtyp == 0 && {mv}", "nfs.stateid.other")
             if last(s) == ZERO]
-    check(len(anon) == RUNS and rs[("READ", "OK")] == RUNS * tproc["READ"],
+    runs = RUNS + (minor == 1)   # + the --delegations run (below)
+    check(len(anon) == RUNS and rs[("READ", "OK")] == runs * tproc["READ"],
           f"capture: every NFSv4.{minor} READ answered OK ({rs[('READ', 'OK')]}, trace {tproc['READ']} x "
-          f"{RUNS}), one per run with the anonymous stateid ({len(anon)})")
+          f"{runs}), one per run without delegations with the anonymous stateid ({len(anon)})")
     bad = [(r.get("xid"), r.get("procedure"), r.get("status")) for r in r4
            if r.get("status") in ("BAD_STATEID", "OLD_STATEID", "BAD_SEQID", "GRACE", "SEQ_MISORDERED")]
     check(not bad, f"capture: no NFSv4.{minor} reply says BAD/OLD_STATEID, BAD_SEQID, GRACE or "
           f"SEQ_MISORDERED ({bad[:4]})")
-check(len(tshark(cap, "nfs.open.claim_type == 4 && rpc.msgtyp == 0")) == RUNS,
-      "capture: the 4.1 trace's claim went as CLAIM_FH, once per run (no other OPEN by handle)")
-rp = collections.Counter(r.get("procedure") for r in rrecs)
-check(rp["DELEGRETURN"] == 0 and not tshark(cap, "nfs.cb.operation || nfs.cb_procedure"),
-      f"capture: no DELEGRETURN, and no callback of any kind (the 4.1 session has no back channel, "
-      f"the 4.0 client an empty callback address) ({rp['DELEGRETURN']})")
+# ---- --delegations: the 4.1 trace again, the replay serving its back
+# channel, over RDMA and over TCP; the server recalls the delegation on
+# deleg/recalled as soon as the replay's client holds it (a local write),
+# as the traced server did
+trace41 = traces["nfs41-deleg"][0]
+t41 = collections.Counter(r.get("procedure") for r in records(trace41) if r.get("program") == "NFSv4.1")
+for tr in ("rdma", "tcp"):
+    name = f"replay-nfs41-deleg-cb-{tr}"
+    rc, j, e = checklib.jstep(out, name)
+    if j:
+        t, v = j["totals"], j.get("nfs4", {})
+        check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0 and t["skipped"] == 0,
+              f"{name} (--delegations): exit 0, every call's status as in the trace (rc {rc}, {t}, "
+              f"{j.get('mismatches', [])[:3]})")
+        check(v.get("back_channel") is True and v.get("delegations_granted", 0) >= 2
+              and v.get("delegations_absent") == 0,
+              f"{name}: back channel served; the target granted the trace's 2 delegations to the replay too ({v})")
+        check(v.get("callbacks") == 1 and v.get("delegations_recalled") == 1 and v.get("delegations_returned") == 1
+              and v.get("delegation_returns_failed") == 0,
+              f"{name}: one CB_COMPOUND answered, one recall, its delegation given back "
+              f"({v.get('callbacks')}, {v.get('delegations_recalled')}, {v.get('delegations_returned')})")
+        check(t.get("no_delegation") == 1 and v.get("delegation_claims_made_plain") == 1
+              and v.get("delegation_io_anonymous") == 0,
+              f"{name}: after the recall, the trace's OPEN claiming that delegation went plain and its "
+              f"DELEGRETURN was not sent; the other delegation's DELEGRETURN and its READ after CLOSE went with "
+              f"the target's delegation ({t.get('no_delegation')}, {v.get('delegation_claims_made_plain')}, "
+              f"{v.get('delegation_io_anonymous')})")
+    else:
+        check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
+    wf = os.path.join(out, f"recall-write.{tr}.txt")
+    w = open(wf).read().split() if os.path.exists(wf) else []
+    check(w[:1] == ["ok"] and int(w[1]) <= 5,
+          f"server ({tr} run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
+
+check(len(tshark(cap, "nfs.open.claim_type == 4 && rpc.msgtyp == 0 && infiniband")) == RUNS + 1,
+      "capture: the 4.1 trace's claim went as CLAIM_FH over RDMA, once per run (no other OPEN by handle)")
+rp = collections.Counter((r.get("program"), r.get("procedure"), r.get("status")) for r in rrecs)
+cb = [r for r in rrecs if r.get("program") == "NFSv4-CB"]
+check(len(cb) == 1 and cb[0].get("procedure") == "CB_RECALL" and cb[0].get("status") == "OK"
+      and len(tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && infiniband")) == 1
+      and len(tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && tcp")) == 1,
+      f"capture: one callback over RDMA in all the runs, the CB_RECALL of the --delegations run, answered OK "
+      f"on the connection's backchannel (dissector and tshark); one over TCP, answered (tshark) "
+      f"({[(r.get('procedure'), r.get('status')) for r in cb]})")
+check(rp[("NFSv4.1", "DELEGRETURN", "OK")] == 2 and sum(n for k, n in rp.items() if k[1] == "DELEGRETURN") == 2
+      and len(tshark(cap, "nfs.opcode == 8 && rpc.msgtyp == 1 && tcp")) == 2,
+      f"capture: over RDMA two DELEGRETURNs, both from the --delegations run (the recalled one, the replay's "
+      f"own; the trace's other one), both OK; the same two over TCP ({t41['DELEGRETURN']} in the trace)")
+check(not tshark(cap, "nfs.cb_procedure == 0"),
+      "capture: no CB_NULL (the 4.0 replays' client gives an empty callback address)")
 check.finish()

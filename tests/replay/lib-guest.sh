@@ -67,6 +67,24 @@ rp_serve_resets() {
             ls -la "$LAB_EXPORT" >"$LAB_OUT/export-snapshot.txt" 2>&1 || true
             lab_signal snapshot.done
         fi
+        # recall.go.TAG: once a client holds a delegation on
+        # deleg/recalled (/proc/fs/nfsd/clients/*/states), write to the
+        # file here: knfsd recalls it, and the write waits until it is
+        # given back; then recall.done.TAG
+        local go tag
+        for go in "$LAB_SYNC"/recall.go.*; do
+            tag=${go##*/recall.go.}
+            [[ -e $go && ! -e $LAB_SYNC/recall.done.$tag ]] || continue
+            grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states || continue
+            lab_log "replay: a delegation on deleg/recalled is held ($tag): writing to it"
+            local t0=$SECONDS
+            if timeout 60 bash -c "echo 'written on the server' >> '$LAB_EXPORT/deleg/recalled'"; then
+                echo "ok $((SECONDS - t0))" >"$LAB_OUT/recall-write.$tag.txt"
+            else
+                echo "failed $((SECONDS - t0))" >"$LAB_OUT/recall-write.$tag.txt"
+            fi
+            lab_signal "recall.done.$tag"
+        done
         if [[ -e $LAB_SYNC/restart.go && ! -e $LAB_SYNC/restart.done ]]; then
             sleep 2
             lab_log "replay: stopping knfsd under load"

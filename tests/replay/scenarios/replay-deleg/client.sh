@@ -1,6 +1,9 @@
 # replay-deleg client: no kernel mount; nfsrdma-replay replays the two
 # delegation captures on a fresh export each time (deleg/recalled and
-# deleg/kept made on the server, as in the captures).
+# deleg/kept made on the server, as in the captures); then the 4.1 one
+# with --delegations at half speed, over RDMA and over TCP, while the
+# server recalls the delegation on deleg/recalled as soon as the replay's
+# client holds it.
 # tests/replay/check-deleg.py judges the reports and the capture.
 # shellcheck shell=bash
 source "$LAB_REPO/tests/replay/lib-guest.sh"
@@ -11,5 +14,12 @@ for v in 41 40; do
     rp_run replay-nfs$v-deleg "$REPLAY" --target "$S" --asap --json "$CAP"
     rp_reset deleg
     rp_run replay-nfs$v-deleg-text "$REPLAY" --target "$S" --asap "$CAP"
+done
+for t in rdma tcp; do
+    rp_reset deleg
+    lab_signal "recall.go.$t"
+    rp_run "replay-nfs41-deleg-cb-$t" "$REPLAY" --target "$S" --transport "$t" --speed 0.5 \
+        --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
+    lab_wait "recall.done.$t" 30 || echo "no recall.done.$t from the server" >&2
 done
 lab_signal client.steps-done
