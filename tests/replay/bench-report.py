@@ -225,6 +225,7 @@ if labels:
     print(f"  {'run':<10} {'ops/s':>7} | {'server busy usr/sys/sirq':>26} {'us/op':>6} | "
           f"{'client busy usr/sys/sirq':>26} {'us/op':>6} | {'qemu srv(vcpu)':>14} {'qemu cli(vcpu)':>14} "
           f"{'host':>5} | {'frames/op (SEND,ACK)':>20}")
+fps = {}   # RoCE frames per second on the link, per run
 for l in labels:
     rate = rates.get(l)
     row = f"  {l:<10} {rate if rate else 0:>7.0f} |"
@@ -243,6 +244,7 @@ for l in labels:
         fr = frames(h["wall"])
         if fr and rate and fr[0]:
             secs = h["wall"][1] - h["wall"][0]
+            fps[l] = fr[0] / secs
             row += f" {fr[0] / secs / rate:5.2f} ({fr[1] / secs / rate:4.2f},{fr[2] / secs / rate:4.2f})"
         else:
             row += "   n/a"
@@ -251,6 +253,13 @@ for l in labels:
     if h and h.get("others"):
         row += f"  [{h['others']} other qemu running]"
     print(row)
+if fps.get("null") and fps.get("bw"):
+    # A NULL call is two messages (call, reply), each SENT and ACKed: ~4
+    # frames, where an ib_send_bw message is ~2.  On a link whose cost is
+    # per frame, the NULL rate cannot pass about half the message rate;
+    # this says how hard each run drove the link itself.
+    print(f"extra: link load: NULL QD64 {fps['null']:.0f} RoCE frames/s vs ib_send_bw (-n 40000) "
+          f"{fps['bw']:.0f} frames/s: ratio {fps['null'] / fps['bw']:.2f}")
 for role in ("server", "client"):
     t = rd(f"{role}-perf-null-prof.txt")
     if t:
