@@ -26,7 +26,7 @@ static const struct opt opts[] = {
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
 	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
-	{ "delegations", 0, NULL, "NFSv4.1+: serve the session's back channel, so the target may grant delegations as it did to the traced client (recalls are answered and given back)", K_DELEG },
+	{ "delegations", 0, NULL, "NFSv4: serve the target's callbacks (4.1+: the session's back channel; 4.0: a callback server), so it may grant delegations as it did to the traced client; recalls are answered and given back", K_DELEG },
 	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE },
 	{ "json", 0, NULL, "print the report as one JSON object", K_JSON },
 	{ "generate", 'g', "OP", "generate load: null, getattr, read, write, mix[:READPCT], readdirplus", K_GENERATE },

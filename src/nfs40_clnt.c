@@ -15,17 +15,17 @@
 /* ------------------------------------------------------------ encoders -- */
 
 void nfs4_enc_setclientid(struct xenc *e, const uint8_t verf[8], const void *id, uint32_t id_len,
-			  uint32_t cb_program, uint32_t cb_ident)
+			  uint32_t cb_program, const char *netid, const char *addr, uint32_t cb_ident)
 {
 	xenc_u32(e, NFS4_OP_SETCLIENTID);
 	xenc_fixed(e, verf, 8);
 	xenc_opaque(e, id, id_len);
 	xenc_u32(e, cb_program);
-	/* cb_location: empty netid and address.  The replay serves no
-	 * callbacks; the server then grants no delegations and opens no
-	 * callback connection (knfsd: "will not receive delegations"). */
-	xenc_u32(e, 0);
-	xenc_u32(e, 0);
+	/* cb_location: empty netid and address unless we serve callbacks;
+	 * the server then grants no delegations and opens no callback
+	 * connection (knfsd: "will not receive delegations"). */
+	xenc_string(e, netid ? netid : "");
+	xenc_string(e, addr ? addr : "");
 	xenc_u32(e, cb_ident);
 }
 
@@ -67,7 +67,8 @@ bool nfs40_seqid_advances(uint32_t status)
 static unsigned b_setclientid(struct xenc *e, void *ctx)
 {
 	struct nfs41_session *s = ctx;
-	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), 0x40000000u, 1);
+	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), 0x40000000u, s->cb_netid,
+			     s->cb_addr, 1);
 	return 1;
 }
 

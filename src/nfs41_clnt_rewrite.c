@@ -529,17 +529,18 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		own_client_owner(w, "nfs_client_id4 id");
 		size_t at;
 		cur_skip(c, 4, "cb_program");
-		/* cb_location: sent empty.  The replay serves no callbacks; a
-		 * server that cannot parse the address grants no delegations
-		 * (knfsd: "will not receive delegations") and makes no
-		 * callback connection. */
+		/* cb_location: the replay's own callback server, or empty
+		 * when it serves none; a server that cannot parse the address
+		 * grants no delegations (knfsd: "will not receive
+		 * delegations") and makes no callback connection. */
 		at = c->off;
 		cur_xdr_opaque(c, 1024, NULL, "r_netid");
 		cur_xdr_opaque(c, 1024, NULL, "r_addr");
 		if (cur_ok(c) && w->out) {
+			const struct nfs4_cb_location *cb = w->ops->cb;
 			flush_to(w, at);
-			xenc_u32(w->out, 0);
-			xenc_u32(w->out, 0);
+			xenc_string(w->out, cb && cb->netid ? cb->netid : "");
+			xenc_string(w->out, cb && cb->addr ? cb->addr : "");
 			w->pos = c->off;
 		}
 		cur_skip(c, 4, "callback_ident");
@@ -650,7 +651,8 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 			xenc_u64(w->out, m);
 			xenc_u32(w->out, w->ops->cs_sequence(w->ops->ctx, m));
 			/* no back channel unless the replay serves callbacks */
-			xenc_u32(w->out, w->ops->keep_back_channel ? flags : flags & ~NFS4_CS_CONN_BACK_CHAN);
+			bool keep = w->ops->cb && w->ops->cb->back_channel;
+			xenc_u32(w->out, keep ? flags : flags & ~NFS4_CS_CONN_BACK_CHAN);
 			w->pos = c->off;
 		}
 		channel_attrs(w);

@@ -201,6 +201,7 @@ struct nfs41_session {
 	uint32_t minor;
 	bool have_client, have_session;
 	bool back_channel;        /* our CREATE_SESSION asks for one (we serve callbacks) */
+	char cb_netid[8], cb_addr[64];  /* 4.0: our SETCLIENTID's callback ("": none) */
 	uint64_t clientid;
 	uint32_t cs_seq;          /* csa_sequence for the next CREATE_SESSION */
 	uint8_t sessionid[16];
@@ -246,6 +247,12 @@ int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_
 		      const char *path, struct nfs_fh *out, uint32_t *st);
 
 /* ---- the back channel: serving the server's callbacks (nfs41_cb.c) ---- */
+/* Where callbacks are served: 4.1+ on the session's connection, 4.0 at
+ * a callback address (netid "tcp"/"tcp6", universal address). */
+struct nfs4_cb_location {
+	bool back_channel;
+	const char *netid, *addr;
+};
 /* A client that asks for a back channel must answer what comes on it
  * (RFC 8881 20): CB_NULL, and CB_COMPOUND with CB_SEQUENCE first.  This
  * service answers CB_SEQUENCE (echoing the server's slot and sequence),
@@ -269,6 +276,23 @@ struct nfs41_cb {
  * cannot decode gets GARBAGE_ARGS; one for another RPC version or
  * procedure PROG_MISMATCH / PROC_UNAVAIL. */
 size_t nfs41_cb_serve(void *cb, const uint8_t *msg, size_t len, uint8_t *out, size_t cap);
+
+/* ---- NFSv4.0 callbacks: a TCP server of our own (nfs40_cb_server.c) ----
+ * NFSv4.0 has no back channel: the server connects to the address the
+ * client gave in SETCLIENTID.  This listens on the local address that
+ * routes to the target (only the target's connections are served), in a
+ * thread of its own, with nfs41_cb_serve; recalls queue up for the
+ * caller's thread. */
+struct nfs40_cbsrv;
+/* Listens; netid/addr: the callback location for SETCLIENTID ("tcp" or
+ * "tcp6", the universal address).  Returns 0 or a negative errno. */
+int nfs40_cbsrv_start(struct nfs40_cbsrv **out, const char *target, char *netid, size_t netid_len,
+		      char *addr, size_t addr_len);
+/* Moves up to max queued recalls into out; returns how many. */
+unsigned nfs40_cbsrv_take(struct nfs40_cbsrv *s, struct nfs41_cb_recall *out, unsigned max);
+/* Calls served, recalls among them, connections refused (not the target). */
+void nfs40_cbsrv_counts(struct nfs40_cbsrv *s, uint64_t *calls, uint64_t *recalls, uint64_t *refused);
+void nfs40_cbsrv_stop(struct nfs40_cbsrv *s);
 
 /* ---- replay: re-issuing a captured COMPOUND (nfs41_clnt_rewrite.c) ---- */
 /* What the replay engine supplies while a captured COMPOUND is rewritten.
@@ -297,9 +321,11 @@ struct nfs4_rewrite_ops {
 	 * never granted it; the claim becomes the plain open it stands for
 	 * (CLAIM_NULL with the same name, CLAIM_FH).  NULL: as map_stateid. */
 	int (*map_claimed)(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out);
-	/* CREATE_SESSION keeps the trace's back-channel flag (the replay
-	 * serves callbacks); else it is cleared */
-	bool keep_back_channel;
+	/* Where the replay serves callbacks (NULL: nowhere): 4.1+
+	 * CREATE_SESSION keeps the trace's back-channel flag, else it is
+	 * cleared; 4.0 SETCLIENTID gets this callback address, else an
+	 * empty one. */
+	const struct nfs4_cb_location *cb;
 };
 #define NFS4_DELEGRET_MAX 4
 
@@ -380,8 +406,9 @@ int nfs4_call_rewrite_v40(const uint8_t *args, size_t len, uint32_t rpos,
 			  struct xenc *out, size_t *ddp_out);
 
 /* ---- NFSv4.0 client (nfs40_clnt.c) ---- */
+/* netid, addr: the callback address (NULL or "": none) */
 void nfs4_enc_setclientid(struct xenc *e, const uint8_t verf[8], const void *id, uint32_t id_len,
-			  uint32_t cb_program, uint32_t cb_ident);
+			  uint32_t cb_program, const char *netid, const char *addr, uint32_t cb_ident);
 void nfs4_enc_setclientid_confirm(struct xenc *e, uint64_t clientid, const uint8_t confirm[8]);
 void nfs4_enc_renew(struct xenc *e, uint64_t clientid);
 void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid);

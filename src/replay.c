@@ -362,6 +362,8 @@ struct engine {
 	/* --delegations (4.1+): the back channel, and what the target granted
 	 * and then recalled */
 	struct nfs41_cb cb;
+	struct nfs4_cb_location cbloc;
+	struct nfs40_cbsrv *cbsrv;  /* 4.0: our callback server */
 	struct fhmap grantmap;   /* target delegation other (12) -> the trace's
 				  * delegation other + its OPEN's open stateid other (24) */
 	struct fhmap recalledmap; /* trace delegation other (12) whose target
@@ -369,7 +371,7 @@ struct engine {
 	struct nfs41_cb_recall recalls[8];
 	unsigned nrecalls;
 	bool returning;
-	uint64_t deleg_returned, deleg_return_failed, recalls_dropped;
+	uint64_t deleg_returned, deleg_return_failed, recalls_dropped, cb_refused;
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
@@ -1283,6 +1285,10 @@ static int poll_once(struct engine *e, int ms)
 	int n = xprt_poll(e->x, ms);
 	if (n < 0)
 		return n;
+	if (e->cbsrv && !e->returning) {
+		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
+		e->nrecalls += nfs40_cbsrv_take(e->cbsrv, e->recalls + e->nrecalls, room);
+	}
 	return e->nrecalls ? v4_return_recalled(e) : 0;
 }
 
@@ -1683,7 +1689,7 @@ static int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t
 		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
-		.map_claimed = rw_map_claimed, .keep_back_channel = e->v4s.back_channel,
+		.map_claimed = rw_map_claimed, .cb = e->cbloc.back_channel || e->cbloc.netid ? &e->cbloc : NULL,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
@@ -2027,6 +2033,9 @@ static void report(struct engine *e, double secs, int rc)
 	const struct xprt_stats *st = &e->x->st;
 	uint64_t tot[11] = { 0 };
 
+	if (e->cbsrv)   /* 4.0: the callback server's thread counted them */
+		nfs40_cbsrv_counts(e->cbsrv, &e->cb.calls, &e->cb.recalls, &e->cb_refused);
+
 	for (unsigned i = 0; i < NOPS; i++) {
 		const struct opstat *s = &e->op[i];
 		tot[0] += s->trace; tot[1] += s->replayed; tot[2] += s->ok; tot[3] += s->mismatch;
@@ -2064,10 +2073,14 @@ static void report(struct engine *e, double secs, int rc)
 				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
 				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu,\"delegations_granted\":%" PRIu64
 				",\"delegations_absent\":%" PRIu64 ",\"delegation_claims_made_plain\":%" PRIu64
-				",\"delegation_io_anonymous\":%" PRIu64 "},",
+				",\"delegation_io_anonymous\":%" PRIu64 ",\"callback_server\":%s,\"callbacks\":%" PRIu64
+				",\"delegations_recalled\":%" PRIu64 ",\"delegations_returned\":%" PRIu64
+				",\"delegation_returns_failed\":%" PRIu64 ",\"callback_connections_refused\":%" PRIu64 "},",
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
 				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n,
-				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon);
+				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
+				e->cbsrv ? "true" : "false", e->cb.calls, e->cb.recalls, e->deleg_returned,
+				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
 				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
@@ -2156,8 +2169,8 @@ static void report(struct engine *e, double secs, int rc)
 			"(or recalled and got back) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
-	if (e->v4s.back_channel)
-		fprintf(f, "note: back channel served (--delegations): the target granted %" PRIu64
+	if (e->v4s.back_channel || e->cbsrv)
+		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
 			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
 			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
@@ -2261,16 +2274,24 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	e->rc = calloc(e->nrc, sizeof(*e->rc));
 	if (!e->rc)
 		goto out;
-	if (o->delegations && e->v4s.minor >= 1) {
+	if (o->delegations && e->v4 && e->v4s.minor >= 1) {
 		/* serve the back channel: the target may then grant
 		 * delegations, and must be able to recall them */
 		e->cb = (struct nfs41_cb){ .recall = v4_recalled, .ctx = e };
 		e->x->bc_call = nfs41_cb_serve;
 		e->x->bc_ctx = &e->cb;
 		e->v4s.back_channel = true;
-	} else if (o->delegations) {
-		log_warn("replay: --delegations: NFSv4.0 callbacks (a connection from the server) "
-			 "are not served; the target grants no delegations");
+		e->cbloc.back_channel = true;
+	} else if (o->delegations && e->v4) {
+		/* NFSv4.0: the server calls back on a connection of its own,
+		 * to the address SETCLIENTID gives */
+		if ((ret = nfs40_cbsrv_start(&e->cbsrv, o->target, e->v4s.cb_netid, sizeof(e->v4s.cb_netid),
+					     e->v4s.cb_addr, sizeof(e->v4s.cb_addr))) < 0) {
+			log_error("replay: --delegations: cannot serve NFSv4.0 callbacks: %s", strerror(-ret));
+			goto out;
+		}
+		e->cbloc.netid = e->v4s.cb_netid;
+		e->cbloc.addr = e->v4s.cb_addr;
 	}
 	log_info("replay: %zu calls, %" PRIu64 " trace retransmits, root %s", e->t.n, e->t.retransmits,
 		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
@@ -2322,6 +2343,7 @@ out:
 		}
 		free(e->rc);
 	}
+	nfs40_cbsrv_stop(e->cbsrv);
 	xprt_destroy(e->x);
 	map_free(&e->tmap);
 	map_free(&e->tparent);

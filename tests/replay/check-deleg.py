@@ -106,7 +106,7 @@ for name, (trace, minor) in traces.items():
           f"capture: no NFSv4.{minor} OPEN claims a delegation (claim {CLAIM_CUR[minor]})")
     anon = [s for s in tshark(cap, f"nfs.opcode == 25 && rpc.msgtyp == 0 && {mv}", "nfs.stateid.other")
             if last(s) == ZERO]
-    runs = RUNS + (minor == 1)   # + the --delegations run (below)
+    runs = RUNS + 1   # + the --delegations run over RDMA (below)
     check(len(anon) == RUNS and rs[("READ", "OK")] == runs * tproc["READ"],
           f"capture: every NFSv4.{minor} READ answered OK ({rs[('READ', 'OK')]}, trace {tproc['READ']} x "
           f"{runs}), one per run without delegations with the anonymous stateid ({len(anon)})")
@@ -148,20 +148,54 @@ for tr in ("rdma", "tcp"):
     check(w[:1] == ["ok"] and int(w[1]) <= 5,
           f"server ({tr} run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
 
+# ---- --delegations over NFSv4.0: the replay's own callback server ------
+name = "replay-nfs40-deleg-cb"
+rc, j, e = checklib.jstep(out, name)
+if j:
+    t, v = j["totals"], j.get("nfs4", {})
+    check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0 and t["skipped"] == 0,
+          f"{name} (--delegations): exit 0, every call's status as in the trace (rc {rc}, {t}, "
+          f"{j.get('mismatches', [])[:3]})")
+    check(v.get("callback_server") is True and v.get("delegations_granted", 0) >= 2
+          and v.get("delegations_absent") == 0 and v.get("callback_connections_refused") == 0,
+          f"{name}: callback server up; the target granted the trace's 2 delegations to the replay too ({v})")
+    check(v.get("callbacks", 0) >= 2 and v.get("delegations_recalled") == 1 and v.get("delegations_returned") == 1
+          and v.get("delegation_returns_failed") == 0,
+          f"{name}: the target's CB_NULL and one CB_RECALL answered, the delegation given back "
+          f"({v.get('callbacks')}, {v.get('delegations_recalled')}, {v.get('delegations_returned')})")
+    check(t.get("no_delegation") == 1 and v.get("delegation_claims_made_plain") == 1,
+          f"{name}: after the recall, the trace's CLAIM_DELEGATE_CUR went plain and its DELEGRETURN was not sent "
+          f"({t.get('no_delegation')}, {v.get('delegation_claims_made_plain')})")
+else:
+    check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
+wf = os.path.join(out, "recall-write.v40.txt")
+w = open(wf).read().split() if os.path.exists(wf) else []
+check(w[:1] == ["ok"] and int(w[1]) <= 5,
+      f"server (4.0 run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
+# (replies carry no minor version: the 4.0 one goes to the server's own
+# callback connection, the 4.1 one over TCP to the NFS port's connection)
+cb40 = tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && tcp && tcp.dstport != 2049")
+check(len(cb40) == 1, f"capture: the 4.0 CB_RECALL answered on the callback connection the server opened "
+      f"to the replay (tshark: {len(cb40)} replies)")
+
 check(len(tshark(cap, "nfs.open.claim_type == 4 && rpc.msgtyp == 0 && infiniband")) == RUNS + 1,
       "capture: the 4.1 trace's claim went as CLAIM_FH over RDMA, once per run (no other OPEN by handle)")
 rp = collections.Counter((r.get("program"), r.get("procedure"), r.get("status")) for r in rrecs)
 cb = [r for r in rrecs if r.get("program") == "NFSv4-CB"]
 check(len(cb) == 1 and cb[0].get("procedure") == "CB_RECALL" and cb[0].get("status") == "OK"
       and len(tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && infiniband")) == 1
-      and len(tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && tcp")) == 1,
+      and len(tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && tcp.dstport == 2049")) == 1,
       f"capture: one callback over RDMA in all the runs, the CB_RECALL of the --delegations run, answered OK "
       f"on the connection's backchannel (dissector and tshark); one over TCP, answered (tshark) "
       f"({[(r.get('procedure'), r.get('status')) for r in cb]})")
-check(rp[("NFSv4.1", "DELEGRETURN", "OK")] == 2 and sum(n for k, n in rp.items() if k[1] == "DELEGRETURN") == 2
+check(rp[("NFSv4.1", "DELEGRETURN", "OK")] == 2 and rp[("NFSv4.0", "DELEGRETURN", "OK")] == 2
+      and sum(n for k, n in rp.items() if k[1] == "DELEGRETURN") == 4
       and len(tshark(cap, "nfs.opcode == 8 && rpc.msgtyp == 1 && tcp")) == 2,
-      f"capture: over RDMA two DELEGRETURNs, both from the --delegations run (the recalled one, the replay's "
-      f"own; the trace's other one), both OK; the same two over TCP ({t41['DELEGRETURN']} in the trace)")
-check(not tshark(cap, "nfs.cb_procedure == 0"),
-      "capture: no CB_NULL (the 4.0 replays' client gives an empty callback address)")
+      f"capture: over RDMA, two DELEGRETURNs in each --delegations run (the recalled one, the replay's own; "
+      f"the trace's other one), all OK, none from the runs without; the same two over TCP "
+      f"({t41['DELEGRETURN']} in each trace)")
+check(len(tshark(cap, "nfs.cb_procedure == 0 && rpc.msgtyp == 0")) == len(tshark(cap, "nfs.cb_procedure == 0 && "
+                                                                                 "rpc.msgtyp == 1 && tcp")) >= 1,
+      "capture: CB_NULL only to the 4.0 callback server, and answered (the 4.0 replays without --delegations "
+      "give an empty callback address)")
 check.finish()

@@ -1,7 +1,8 @@
 # replay-deleg client: no kernel mount; nfsrdma-replay replays the two
 # delegation captures on a fresh export each time (deleg/recalled and
 # deleg/kept made on the server, as in the captures); then the 4.1 one
-# with --delegations at half speed, over RDMA and over TCP, while the
+# with --delegations at half speed, over RDMA and over TCP, and the 4.0
+# one with its callback server, while the
 # server recalls the delegation on deleg/recalled as soon as the replay's
 # client holds it.
 # tests/replay/check-deleg.py judges the reports and the capture.
@@ -22,4 +23,10 @@ for t in rdma tcp; do
         --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
     lab_wait "recall.done.$t" 30 || echo "no recall.done.$t from the server" >&2
 done
+# NFSv4.0: the replay's own callback server (the server connects to it)
+rp_reset deleg
+lab_signal recall.go.v40
+rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.5 --delegations --json \
+    "$LAB_REPO/tests/captures/nfs40-deleg.pcap"
+lab_wait recall.done.v40 30 || echo "no recall.done.v40 from the server" >&2
 lab_signal client.steps-done
