@@ -7,7 +7,8 @@
  *   byte 2-3: rpos, the trace's Read chunk position (big-endian, 0 none)
  *   byte 4: bit 0 v40 ops, bit 1 identity mappings (else other identities),
  *           bit 2 a map_returned callback, bit 3 a map_claimed one (its
- *           -ENODATA makes an OPEN claim plain: no failure)
+ *           -ENODATA makes an OPEN claim plain: no failure), bit 4 a
+ *           callback location (the replay serving callbacks)
  *   rest:   the COMPOUND4args
  * Seeds: tests/fuzz/seeds/nfs4_rewrite/ (tests/fuzz/make-clnt-seeds.sh).
  * Invariants: the walk's offsets and counts within the input, the
@@ -254,6 +255,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.cs_sequence = c_cs_sequence, .map_returned = (data[4] & 4) ? c_map_ret : NULL,
 		.map_claimed = (data[4] & 8) ? c_map_claim : NULL,
 	};
+	/* a callback location: 4.1 keeps the back-channel flag, 4.0's
+	 * SETCLIENTID gets this address (20 bytes more than an empty one) */
+	static const struct nfs4_cb_location loc = { true, "tcp", "10.9.0.2.157.7" };
+	if (data[4] & 16) {
+		ops.cb = &loc;
+		unsigned k, n = in.nops < NFS4_RES_MAXOPS ? in.nops : NFS4_RES_MAXOPS;
+		for (k = 0; k < n; k++)
+			if (in.op[k] == NFS4_OP_SETCLIENTID)
+				f.added += 20;
+		if (in.nops > NFS4_RES_MAXOPS)
+			f.added += 20 * (len / 4);
+	}
 	struct nfs40_rewrite_ops o40 = { .sc_confirm = c_sc_confirm, .map_seqid = c_map_seqid };
 	struct xenc out;
 	size_t ddp_out = 0;
