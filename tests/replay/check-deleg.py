@@ -120,21 +120,23 @@ for name, (trace, minor) in traces.items():
 # as the traced server did
 trace41 = traces["nfs41-deleg"][0]
 t41 = collections.Counter(r.get("procedure") for r in records(trace41) if r.get("program") == "NFSv4.1")
-for tr in ("rdma", "tcp"):
-    name = f"replay-nfs41-deleg-cb-{tr}"
+
+
+def cb_run(name, tag, served, min_callbacks, what_served):
+    """One --delegations replay: its report and the server's recall."""
     rc, j, e = checklib.jstep(out, name)
     if j:
         t, v = j["totals"], j.get("nfs4", {})
         check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0 and t["skipped"] == 0,
               f"{name} (--delegations): exit 0, every call's status as in the trace (rc {rc}, {t}, "
               f"{j.get('mismatches', [])[:3]})")
-        check(v.get("back_channel") is True and v.get("delegations_granted", 0) >= 2
-              and v.get("delegations_absent") == 0,
-              f"{name}: back channel served; the target granted the trace's 2 delegations to the replay too ({v})")
-        check(v.get("callbacks") == 1 and v.get("delegations_recalled") == 1 and v.get("delegations_returned") == 1
-              and v.get("delegation_returns_failed") == 0,
-              f"{name}: one CB_COMPOUND answered, one recall, its delegation given back "
-              f"({v.get('callbacks')}, {v.get('delegations_recalled')}, {v.get('delegations_returned')})")
+        check(v.get(served) is True and v.get("delegations_granted", 0) >= 2 and v.get("delegations_absent") == 0
+              and v.get("callback_connections_refused", 0) == 0,
+              f"{name}: {what_served}; the target granted the trace's 2 delegations to the replay too ({v})")
+        check(v.get("callbacks", 0) >= min_callbacks and v.get("delegations_recalled") == 1
+              and v.get("delegations_returned") == 1 and v.get("delegation_returns_failed") == 0,
+              f"{name}: the callbacks answered ({v.get('callbacks')}, at least {min_callbacks}), one recall, its "
+              f"delegation given back ({v.get('delegations_recalled')}, {v.get('delegations_returned')})")
         check(t.get("no_delegation") == 1 and v.get("delegation_claims_made_plain") == 1
               and v.get("delegation_io_anonymous") == 0,
               f"{name}: after the recall, the trace's OPEN claiming that delegation went plain and its "
@@ -143,35 +145,16 @@ for tr in ("rdma", "tcp"):
               f"{v.get('delegation_io_anonymous')})")
     else:
         check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
-    wf = os.path.join(out, f"recall-write.{tr}.txt")
+    wf = os.path.join(out, f"recall-write.{tag}.txt")
     w = open(wf).read().split() if os.path.exists(wf) else []
     check(w[:1] == ["ok"] and int(w[1]) <= 5,
-          f"server ({tr} run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
+          f"server ({tag} run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
 
-# ---- --delegations over NFSv4.0: the replay's own callback server ------
-name = "replay-nfs40-deleg-cb"
-rc, j, e = checklib.jstep(out, name)
-if j:
-    t, v = j["totals"], j.get("nfs4", {})
-    check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0 and t["skipped"] == 0,
-          f"{name} (--delegations): exit 0, every call's status as in the trace (rc {rc}, {t}, "
-          f"{j.get('mismatches', [])[:3]})")
-    check(v.get("callback_server") is True and v.get("delegations_granted", 0) >= 2
-          and v.get("delegations_absent") == 0 and v.get("callback_connections_refused") == 0,
-          f"{name}: callback server up; the target granted the trace's 2 delegations to the replay too ({v})")
-    check(v.get("callbacks", 0) >= 2 and v.get("delegations_recalled") == 1 and v.get("delegations_returned") == 1
-          and v.get("delegation_returns_failed") == 0,
-          f"{name}: the target's CB_NULL and one CB_RECALL answered, the delegation given back "
-          f"({v.get('callbacks')}, {v.get('delegations_recalled')}, {v.get('delegations_returned')})")
-    check(t.get("no_delegation") == 1 and v.get("delegation_claims_made_plain") == 1,
-          f"{name}: after the recall, the trace's CLAIM_DELEGATE_CUR went plain and its DELEGRETURN was not sent "
-          f"({t.get('no_delegation')}, {v.get('delegation_claims_made_plain')})")
-else:
-    check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
-wf = os.path.join(out, "recall-write.v40.txt")
-w = open(wf).read().split() if os.path.exists(wf) else []
-check(w[:1] == ["ok"] and int(w[1]) <= 5,
-      f"server (4.0 run): its write to deleg/recalled (which waits for the recall) finished in seconds ({w})")
+
+for tr in ("rdma", "tcp"):
+    cb_run(f"replay-nfs41-deleg-cb-{tr}", tr, "back_channel", 1, "back channel served")
+# NFSv4.0: the replay's own callback server; knfsd probes it with CB_NULL
+cb_run("replay-nfs40-deleg-cb", "v40", "callback_server", 2, "callback server up")
 # (replies carry no minor version: the 4.0 one goes to the server's own
 # callback connection, the 4.1 one over TCP to the NFS port's connection)
 cb40 = tshark(cap, "nfs.cb.operation == 4 && rpc.msgtyp == 1 && tcp && tcp.dstport != 2049")
