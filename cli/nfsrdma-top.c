@@ -105,12 +105,17 @@ static int handle(int key, const char *arg, void *ctx)
 
 /* ---- batch ---- */
 
+static volatile sig_atomic_t quit_flag;
+static void on_signal(int sig) { quit_flag = 1; }
+
 static int run_batch(struct cli *c, struct top_feed *f)
 {
 	char err[512];
 	uint64_t ok = 0, i;
 
-	for (i = 0; !c->iterations || i < c->iterations; i++) {
+	/* SIGINT/SIGTERM only set quit_flag (the screen must be restored
+	 * in the ncurses view): batch mode stops at the next snapshot */
+	for (i = 0; !quit_flag && (!c->iterations || i < c->iterations); i++) {
 		top_feed_run(f, top_mono_ns() + (uint64_t)(c->delay * 1e9));
 		struct agg_snap s;
 		if (top_feed_snapshot(f, &s, err, sizeof(err)) < 0) {
@@ -128,9 +133,6 @@ static int run_batch(struct cli *c, struct top_feed *f)
 }
 
 /* ---- ncurses ---- */
-
-static volatile sig_atomic_t quit_flag;
-static void on_signal(int sig) { quit_flag = 1; }
 
 enum { CP_HDR = 1, CP_SEL, CP_PH0 };   /* CP_PH0..CP_PH0+4: phases */
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # nfsrdma-top against lab captures:
-#  - batch mode (-b) agrees with nfsrdma-dissect -q -z proc per operation
+#  - batch mode (-b) agrees with nfsrdma-dissect -q -z proc per operation,
+#    and stops on SIGINT / SIGTERM
 #    (calls, replies, errors, no-reply, bytes, chunk mix: two independent
 #    implementations, the dissector's summary and the aggregation engine);
 #  - driven in a real tmux (80x24): the screen shows the expected ops and
@@ -90,6 +91,26 @@ tmux resize-window -t "$TS" -x 80 -y 24
 check "resize back to 80x24" wait_for 5 bash -c "tmux capture-pane -p -t $TS | awk 'length(\$0) > 80 { w = 1 } END { exit w }'"
 tmux send-keys -t "$TS" q
 check "key q quits" wait_for 5 bash -c "! tmux has-session -t $TS 2>/dev/null"
+
+# batch mode forever (-n 0, the default) stops on SIGINT and SIGTERM,
+# after the snapshots it printed
+for sig in INT TERM; do
+	"$TOP" -b -d 0.2 -r "$CAPS/nfs3-read-write.pcap" >"$TMP/batch-$sig.txt" 2>&1 &
+	bpid=$!
+	sleep 1.5
+	kill -s "$sig" "$bpid"
+	for _ in $(seq 50); do kill -0 "$bpid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$bpid" 2>/dev/null; then
+		kill -9 "$bpid"
+		wait "$bpid" 2>/dev/null
+		brc=hung
+	else
+		wait "$bpid"
+		brc=$?
+	fi
+	check "batch mode stops on SIG$sig within 5 s, exit 0, after its snapshots (exit $brc)" \
+		bash -c "[ '$brc' = 0 ] && grep -q 'NFSv3 WRITE' '$TMP/batch-$sig.txt'"
+done
 
 # standalone on a capture
 tmux new-session -d -s "$TS-2" -x 80 -y 24 "TERM=xterm-256color $TOP -r $CAPS/nfs3-read-write.pcap -d 0.3"
