@@ -14,7 +14,7 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT,
 };
 
 static const struct opt opts[] = {
@@ -42,6 +42,7 @@ static const struct opt opts[] = {
 	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG },
 	{ "busy-poll", 0, NULL, "spin on the completion queue instead of sleeping", K_BUSY },
 	{ "moderate-us", 0, "US", "with half the credits in flight, nap US microseconds before reaping completions (0: off; default 1000)", K_MODERATE },
+	{ "disconnect-after", 0, "XID", "fault injection: drop the connection once the reply to the trace's call XID is in, and go on over a new one (4.1+: bound to the session with BIND_CONN_TO_SESSION)", K_DISCONNECT },
 	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT },
 	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN },
 	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE },
@@ -215,6 +216,12 @@ static int handle(int key, const char *arg, void *ctx)
 		if (opt_u64("reconnect-timeout", arg, 1, 3600000, &v) < 0)
 			return -EINVAL;
 		c->r.reconnect_ms = (unsigned)v;
+		return 0;
+	case K_DISCONNECT:
+		if (opt_u64("disconnect-after", arg, 0, UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		c->r.disconnect = true;
+		c->r.disconnect_xid = (uint32_t)v;
 		return 0;
 	case K_DRYRUN:
 		c->r.dry_run = true;

@@ -116,6 +116,44 @@ static void fattr4(struct pdec *d)
 	xdr_skip_opaque(d, BIG, "fattr4 attrlist");
 }
 
+static const char *cdfc4_name(uint32_t dir)
+{
+	switch (dir) {
+	case 1: return "FORE";
+	case 2: return "BACK";
+	case 3: return "FORE_OR_BOTH";
+	case 7: return "BACK_OR_BOTH";
+	default: return "?";
+	}
+}
+
+/* SEQUENCE's sr_status_flags: what the server asks of the client (the
+ * callback path is down, state was revoked, ...): shown when any is set. */
+static void seq4_status_flags(struct pdec *d, uint32_t f)
+{
+	static const char *const names[] = { "CB_PATH_DOWN", "CB_GSS_CONTEXTS_EXPIRING",
+		"CB_GSS_CONTEXTS_EXPIRED", "EXPIRED_ALL_STATE_REVOKED", "EXPIRED_SOME_STATE_REVOKED",
+		"ADMIN_STATE_REVOKED", "RECALLABLE_STATE_REVOKED", "LEASE_MOVED",
+		"RESTART_RECLAIM_NEEDED", "CB_PATH_DOWN_SESSION", "BACKCHANNEL_FAULT",
+		"DEVID_CHANGED", "DEVID_DELETED" };
+	if (!f || !d->tree)
+		return;
+	char buf[320];
+	size_t n = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < 32; i++) {
+		if (!(f & (1u << i)))
+			continue;
+		int w = i < sizeof(names) / sizeof(names[0])
+				? snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "|" : "", names[i])
+				: snprintf(buf + n, sizeof(buf) - n, "%s0x%x", n ? "|" : "", 1u << i);
+		if (w < 0 || (size_t)w >= sizeof(buf) - n)
+			break;
+		n += (size_t)w;
+	}
+	DT(d->tree, "status_flags: 0x%x %s", f, buf);
+}
+
 static uint32_t stateid4(struct pdec *d)
 {
 	uint32_t seq = xdr_u32(d, "stateid seqid");
@@ -551,7 +589,13 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 	}
 	case OP_RELEASE_LOCKOWNER: lock_owner4(d); break;
 	case OP_BACKCHANNEL_CTL: xdr_u32(d, "cb_program"); sec_parms(d); break;
-	case OP_BIND_CONN_TO_SESSION: xdr_skip(d, 16 + 4 + 4, "bind_conn_to_session"); break;
+	case OP_BIND_CONN_TO_SESSION: {
+		xdr_skip(d, 16, "bctsa_sessid");
+		uint32_t dir = xdr_u32(d, "bctsa_dir");
+		bool rdma = xdr_bool(d, "bctsa_use_conn_in_rdma_mode");
+		DT(d->tree, "dir: %s rdma_mode: %s", cdfc4_name(dir), rdma ? "true" : "false");
+		break;
+	}
 	case OP_EXCHANGE_ID: {
 		xdr_skip(d, 8, "verifier");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "co_ownerid");
@@ -858,7 +902,14 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		channel_attrs4(d);
 		channel_attrs4(d);
 		break;
-	case OP_BIND_CONN_TO_SESSION: xdr_skip(d, 24, "bind_conn_to_session"); break;
+	case OP_BIND_CONN_TO_SESSION: {
+		xdr_skip(d, 16, "bctsr_sessid");
+		uint32_t dir = xdr_u32(d, "bctsr_dir");
+		bool rdma = xdr_bool(d, "bctsr_use_conn_in_rdma_mode");
+		DT(d->tree, "bound: %s rdma_mode: %s", dir == 1 ? "FORE" : dir == 2 ? "BACK" : dir == 3 ? "BOTH" : "?",
+		   rdma ? "true" : "false");
+		break;
+	}
 	case OP_GET_DIR_DELEGATION: {
 		uint32_t s = xdr_u32(d, "gddrnf4_status");
 		if (s == 0) {
@@ -916,7 +967,8 @@ static bool op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 	case OP_SEQUENCE:
 		xdr_skip(d, 16, "sessionid");
 		o->seqid = xdr_u32(d, "sequenceid");
-		xdr_skip(d, 16, "slotid highest target status_flags");
+		xdr_skip(d, 12, "slotid highest target");
+		seq4_status_flags(d, xdr_u32(d, "sr_status_flags"));
 		break;
 	case OP_SET_SSV: xdr_skip_opaque(d, NFS4_OPAQUE, "digest"); break;
 	case OP_TEST_STATEID: xdr_skip_array(d, 4, NFS4_MAXOPS, "status codes"); break;

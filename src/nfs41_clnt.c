@@ -196,6 +196,15 @@ void nfs4_enc_destroy_clientid(struct xenc *e, uint64_t clientid)
 	xenc_u64(e, clientid);
 }
 
+void nfs4_enc_bind_conn_to_session(struct xenc *e, const uint8_t sid[16], uint32_t dir,
+				   bool rdma_mode)
+{
+	xenc_u32(e, NFS4_OP_BIND_CONN_TO_SESSION);
+	xenc_fixed(e, sid, 16);
+	xenc_u32(e, dir);
+	xenc_bool(e, rdma_mode);
+}
+
 /* ------------------------------------------------------ reply decoding -- */
 
 static void skip_bitmap(struct cursor *c)
@@ -490,7 +499,15 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 		r->has_session = cur_ok(c);
 		break;
 	}
-	case NFS4_OP_BIND_CONN_TO_SESSION: cur_skip(c, 24, "bind_conn_to_session"); break;
+	case NFS4_OP_BIND_CONN_TO_SESSION: {
+		const uint8_t *p = cur_bytes(c, 16, "bctsr_sessid");
+		if (p)
+			memcpy(r->sessionid, p, 16);
+		r->bcts_dir = cur_be32(c, "bctsr_dir");
+		r->bcts_rdma_mode = cur_be32(c, "bctsr_use_conn_in_rdma_mode") != 0;
+		r->has_bcts = cur_ok(c);
+		break;
+	}
 	case NFS4_OP_SEQUENCE:
 		cur_skip(c, 16, "sessionid");
 		r->seq_seqid = cur_be32(c, "sequenceid");
@@ -698,8 +715,9 @@ struct sync_build {
 	void *ctx;
 };
 
-int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
-		    nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res)
+static int call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		     nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res,
+		     bool sequence)
 {
 	struct nfs_msg m;
 	struct xenc e;
@@ -712,7 +730,7 @@ int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
 	xenc_init(&e, m.buf, sizeof(m.buf));
 	size_t at = nfs4_compound_begin(&e, c, s->minor);
 	unsigned n = 0;
-	if (s->have_session) {
+	if (sequence && s->have_session) {
 		slot = nfs41_slot_get(s, &seq);
 		if (slot < 0)
 			return -EAGAIN;
@@ -738,6 +756,40 @@ int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
 		return -EPROTO;
 	}
 	nfs41_slot_put(s, slot, seq, res->has_seq && res->seq_status == 0, false);
+	return 0;
+}
+
+int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res)
+{
+	return call_sync(x, s, c, build, ctx, reply_max, res, true);
+}
+
+static unsigned b_bind_conn(struct xenc *e, void *ctx)
+{
+	const struct nfs41_session *s = ctx;
+	/* both channels only where CREATE_SESSION asked for a back channel:
+	 * the server must not send callbacks a client cannot answer */
+	nfs4_enc_bind_conn_to_session(e, s->sessionid,
+				      s->back_channel ? NFS4_CDFC4_BACK_OR_BOTH : NFS4_CDFC4_FORE, false);
+	return 1;
+}
+
+int nfs41_bind_conn(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    uint32_t *dir)
+{
+	struct nfs4_res r;
+	memset(&r, 0, sizeof(r));
+	if (!s->have_session)
+		return -ENOTCONN;
+	int ret = call_sync(x, s, c, b_bind_conn, s, 512, &r, false);
+	if (ret < 0)
+		return ret;
+	if (r.status)
+		return (int)r.status;
+	if (!r.has_bcts || memcmp(r.sessionid, s->sessionid, 16) != 0)
+		return -EPROTO;
+	*dir = r.bcts_dir;
 	return 0;
 }
 
@@ -838,10 +890,9 @@ void nfs41_session_close(struct xprt *x, struct nfs41_session *s, const struct r
 {
 	struct nfs4_res r;
 	if (s->have_session) {
-		bool had = s->have_session;
-		s->have_session = false;  /* DESTROY_SESSION goes without SEQUENCE */
-		if (had)
-			nfs41_call_sync(x, s, c, b_destroy_session, s, 512, &r);
+		/* DESTROY_SESSION goes without SEQUENCE */
+		call_sync(x, s, c, b_destroy_session, s, 512, &r, false);
+		s->have_session = false;
 	}
 	if (s->have_client) {
 		nfs41_call_sync(x, s, c, b_destroy_clientid, s, 512, &r);

@@ -986,9 +986,16 @@ static void ep_destroy(struct xprt *x)
 	free(ep);
 }
 
+static void ep_drop(struct xprt *x, const char *why)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
+	if (!ep->broken)
+		fail_all(ep, why);  /* teardown() disconnects: the server sees a DREQ */
+}
+
 static const struct xprt_ops rdma_ops = {
 	.name = "rdma", .submit = ep_submit, .poll = ep_poll, .can_send = ep_can_send,
-	.inflight = ep_inflight, .destroy = ep_destroy,
+	.inflight = ep_inflight, .destroy = ep_destroy, .drop = ep_drop,
 };
 
 static void *page_alloc(size_t n, uint8_t fill)

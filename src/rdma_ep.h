@@ -103,6 +103,10 @@ struct xprt_ops {
 	unsigned (*inflight)(const struct xprt *x);
 	/* The bulk buffer of the next slot (for ddp == NULL calls) size. */
 	void (*destroy)(struct xprt *x);
+	/* Closes the connection as if it had been lost (what is in flight
+	 * completes with -EPIPE); the next submit or poll reconnects.  Fault
+	 * injection: how a server recovers a session on a new connection. */
+	void (*drop)(struct xprt *x, const char *why);
 };
 
 /* A call the server makes on the connection: the NFSv4.1 backchannel
@@ -148,6 +152,7 @@ static inline int xprt_poll(struct xprt *x, int ms) { return x->ops->poll(x, ms)
 static inline unsigned xprt_can_send(const struct xprt *x) { return x->ops->can_send(x); }
 static inline unsigned xprt_inflight(const struct xprt *x) { return x->ops->inflight(x); }
 static inline void xprt_destroy(struct xprt *x) { if (x) x->ops->destroy(x); }
+static inline void xprt_drop(struct xprt *x, const char *why) { x->ops->drop(x, why); }
 
 /* Synchronous call: submits, polls until done (or timeout_ms).  The reply
  * message is copied into rbuf (rcap bytes); *rlen its length.  Returns 0,

@@ -130,6 +130,10 @@ struct replay_opts {
 	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
 	bool dry_run;             /* print what would be sent; no network */
 	bool delegations;         /* NFSv4.1+: serve the back channel, take delegations */
+	/* Fault injection: once the reply to the trace call with this XID is
+	 * in, drop the connection and go on over a new one. */
+	bool disconnect;
+	uint32_t disconnect_xid;
 };
 /* Returns the exit status: 0 all replayed calls answered with the
  * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup

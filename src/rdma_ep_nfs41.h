@@ -106,9 +106,24 @@ void nfs4_enc_create_session(struct xenc *e, uint64_t clientid, uint32_t seq, ui
 void nfs4_enc_reclaim_complete(struct xenc *e, bool one_fs);
 void nfs4_enc_destroy_session(struct xenc *e, const uint8_t sid[16]);
 void nfs4_enc_destroy_clientid(struct xenc *e, uint64_t clientid);
+void nfs4_enc_bind_conn_to_session(struct xenc *e, const uint8_t sid[16], uint32_t dir,
+				   bool rdma_mode);
 
 /* CREATE_SESSION csa_flags: the connection also carries the back channel */
 #define NFS4_CS_CONN_BACK_CHAN 0x2u
+/* BIND_CONN_TO_SESSION bctsa_dir (channel_dir_from_client4) and
+ * bctsr_dir (channel_dir_from_server4), RFC 8881 18.34 */
+#define NFS4_CDFC4_FORE 1u
+#define NFS4_CDFC4_BACK 2u
+#define NFS4_CDFC4_FORE_OR_BOTH 3u
+#define NFS4_CDFC4_BACK_OR_BOTH 7u
+#define NFS4_CDFS4_FORE 1u
+#define NFS4_CDFS4_BACK 2u
+#define NFS4_CDFS4_BOTH 3u
+/* SEQUENCE sr_status_flags saying the back channel does not work */
+#define NFS4_SEQ4_STATUS_CB_PATH_DOWN 0x1u
+#define NFS4_SEQ4_STATUS_CB_PATH_DOWN_SESSION 0x200u
+#define NFS4_SEQ4_STATUS_BACKCHANNEL_FAULT 0x400u
 
 /* Attribute bits (word 0 / word 1) */
 #define FATTR4_W0_TYPE (1u << 1)
@@ -149,6 +164,9 @@ struct nfs4_res {
 	/* SEQUENCE */
 	bool has_seq;
 	uint32_t seq_status, seq_seqid, seq_slot, seq_highest, seq_target_highest, seq_flags;
+	bool has_bcts;            /* BIND_CONN_TO_SESSION result */
+	uint32_t bcts_dir;        /* NFS4_CDFS4_* */
+	bool bcts_rdma_mode;
 	/* READ / WRITE */
 	uint32_t read_count, write_count;
 	bool eof;
@@ -241,6 +259,13 @@ void nfs41_session_close(struct xprt *x, struct nfs41_session *s, const struct r
 typedef unsigned (*nfs41_build_fn)(struct xenc *e, void *ctx);
 int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		    nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res);
+/* BIND_CONN_TO_SESSION, alone in its COMPOUND as RFC 8881 18.34 wants:
+ * binds the connection x now runs on to the session, both channels when
+ * the session has a back channel (the fore channel only otherwise).
+ * Returns 0 (*dir: NFS4_CDFS4_* the server bound), a positive NFS4
+ * status the server refused with, or a negative errno. */
+int nfs41_bind_conn(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    uint32_t *dir);
 /* PUTROOTFH, then LOOKUP of each component of path; out: the handle.
  * Returns 0, -ENOENT (*st: the failing status) or another errno. */
 int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,

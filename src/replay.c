@@ -372,6 +372,15 @@ struct engine {
 	unsigned nrecalls;
 	bool returning;
 	uint64_t deleg_returned, deleg_return_failed, recalls_dropped, cb_refused;
+	/* The connection: --disconnect-after, and (4.1+ with a back channel)
+	 * binding a new one to the session */
+	bool drop_pending;
+	uint64_t drops;
+	uint64_t bound_reconnects;  /* the transport's reconnects when last bound */
+	bool bind_wanted;
+	uint64_t last_bind_ns;
+	uint64_t conn_bound, conn_bind_failed, cb_path_down;
+	uint32_t bind_dir;          /* what the target bound last (NFS4_CDFS4_*) */
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
@@ -1097,6 +1106,13 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		return;
 	}
 	nfs41_slot_put(&e->v4s, rc->slot, rc->seq, rr.has_seq && rr.seq_status == 0, false);
+	if (e->v4s.back_channel && rr.has_seq && rr.seq_status == 0 &&
+	    (rr.seq_flags & (NFS4_SEQ4_STATUS_CB_PATH_DOWN | NFS4_SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+			     NFS4_SEQ4_STATUS_BACKCHANNEL_FAULT))) {
+		/* the target cannot call back: it would recall in vain */
+		e->cb_path_down++;
+		e->bind_wanted = true;
+	}
 	if (tc->res && tc->rpc_status == 0 && tc->proc == 1) {
 		memset(&tr, 0, sizeof(tr));
 		nfs4_decode_body(1, tc->res, tc->res_len, tc->res_moved, &tr);
@@ -1144,6 +1160,8 @@ static void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	rc->busy = false;
 	free(rc->data);
 	rc->data = NULL;
+	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid)
+		e->drop_pending = true;  /* not here: the transport is inside its poll */
 	if (tc->prog == PROG_NFS_ && tc->vers == 4) {
 		v4_done(rc, req, rep);
 		return;
@@ -1280,11 +1298,57 @@ static int v4_return_recalled(struct engine *e)
 	return ret;
 }
 
+/* A new connection carries the fore channel once a SEQUENCE comes on it
+ * (SP4_NONE, RFC 8881 2.10.5.1), but callbacks only once it is bound to
+ * the back channel: until then the target has no way to recall.  After a
+ * reconnect, and when SEQUENCE says the callback path is down (at most
+ * once a second: the target may take a while to bring it up). */
+static void v4_bind_conn(struct engine *e)
+{
+	uint64_t now = xprt_now_ns();
+	if (e->x->st.reconnects != e->bound_reconnects) {
+		e->bound_reconnects = e->x->st.reconnects;
+		e->bind_wanted = true;
+		e->last_bind_ns = 0;
+	}
+	if (!e->bind_wanted || (e->last_bind_ns && now - e->last_bind_ns < 1000000000ull))
+		return;
+	e->bind_wanted = false;
+	e->last_bind_ns = now;
+	uint32_t dir = 0;
+	int ret = nfs41_bind_conn(e->x, &e->v4s, &e->cred, &dir);
+	if (ret == 0) {
+		e->conn_bound++;
+		e->bind_dir = dir;
+		log_info("nfs4.%u: connection bound to the session (%s)", e->v4s.minor,
+			 dir == NFS4_CDFS4_BOTH ? "fore and back channels" :
+			 dir == NFS4_CDFS4_BACK ? "back channel" : "fore channel only");
+		if (dir != NFS4_CDFS4_BOTH && dir != NFS4_CDFS4_BACK)
+			log_warn("replay: the target did not bind the new connection to the back "
+				 "channel: it cannot recall delegations");
+	} else {
+		e->conn_bind_failed++;
+		if (ret > 0)
+			log_warn("replay: BIND_CONN_TO_SESSION: %s", nfs_stat_name((uint32_t)ret));
+		else
+			log_warn("replay: BIND_CONN_TO_SESSION: %s", strerror(-ret));
+	}
+}
+
 static int poll_once(struct engine *e, int ms)
 {
 	int n = xprt_poll(e->x, ms);
 	if (n < 0)
 		return n;
+	if (e->drop_pending) {
+		e->drop_pending = false;
+		e->drops++;
+		log_warn("replay: dropping the connection after xid 0x%08x (--disconnect-after)",
+			 e->o->disconnect_xid);
+		xprt_drop(e->x, "dropped on request");
+	}
+	if (e->v4s.back_channel && e->v4s.have_session && !e->returning)
+		v4_bind_conn(e);
 	if (e->cbsrv && !e->returning) {
 		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
 		e->nrecalls += nfs40_cbsrv_take(e->cbsrv, e->recalls + e->nrecalls, room);
@@ -2061,10 +2125,11 @@ static void report(struct engine *e, double secs, int rc)
 			tot[1], tot[2], tot[3], tot[4], tot[5], tot[6], tot[7], tot[8], e->not_sent,
 			e->extra_lookups, e->t.retransmits, tot[9], tot[10]);
 		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
-			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"read_chunks\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
+			",\"read_chunks\":%" PRIu64
 			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
 			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u},",
-			st->calls, st->replies, st->lost, st->reconnects, st->read_chunks, st->write_chunks,
+			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
 			st->credits_granted);
 		if (e->v4 && e->v4s.minor == 0)
@@ -2087,11 +2152,16 @@ static void report(struct engine *e, double secs, int rc)
 				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
 				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64
 				",\"back_channel\":%s,\"callbacks\":%" PRIu64 ",\"delegations_recalled\":%" PRIu64
-				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64 "},",
+				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64
+				",\"cb_path_down_replies\":%" PRIu64 ",\"connections_bound\":%" PRIu64
+				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
 				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
 				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
 				e->v4s.back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
-				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped);
+				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
+				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
+				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
+				e->bind_dir == NFS4_CDFS4_BACK ? "back" : e->bind_dir == NFS4_CDFS4_FORE ? "fore" : "other");
 		fprintf(f, "\"ops\":[");
 		bool first = true;
 		for (unsigned i = 0; i < NOPS; i++) {
@@ -2175,6 +2245,11 @@ static void report(struct engine *e, double secs, int rc)
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
 			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
 			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
+	if (e->conn_bound || e->conn_bind_failed || e->cb_path_down)
+		fprintf(f, "note: %" PRIu64 " new connection(s) bound to the session's back channel "
+			"(BIND_CONN_TO_SESSION), %" PRIu64 " refused; %" PRIu64 " SEQUENCE repl%s said "
+			"the callback path was down\n", e->conn_bound, e->conn_bind_failed, e->cb_path_down,
+			e->cb_path_down == 1 ? "y" : "ies");
 	if (e->deleg_claims || e->deleg_anon)
 		fprintf(f, "note: %" PRIu64 " OPEN(s) claiming such a delegation sent as plain opens "
 			"(CLAIM_NULL / CLAIM_FH); %" PRIu64 " stateid(s) of I/O under one after its "

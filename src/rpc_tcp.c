@@ -348,9 +348,16 @@ static void tcp_destroy(struct xprt *x)
 	free(t);
 }
 
+static void tcp_drop(struct xprt *x, const char *why)
+{
+	struct tcp_xprt *t = (struct tcp_xprt *)x;
+	if (!t->broken)
+		tcp_fail_all(t, why);
+}
+
 static const struct xprt_ops tcp_ops = {
 	.name = "tcp", .submit = tcp_submit, .poll = tcp_poll, .can_send = tcp_can_send,
-	.inflight = tcp_inflight, .destroy = tcp_destroy,
+	.inflight = tcp_inflight, .destroy = tcp_destroy, .drop = tcp_drop,
 };
 
 int xprt_tcp_open(struct xprt **out, const struct xprt_opts *o)

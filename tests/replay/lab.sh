@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/replay/lab.sh [basic] [nfs40-locks] [deleg]: the replay
+# tests/replay/lab.sh [basic] [nfs40-locks] [deleg] [rebind]: the replay
 # tool's lab tier (default: all, one boot after the other; 2 cores).
 #  basic: tests/replay/scenarios/replay-basic (the endpoint against knfsd
 #   over rxe: every call type and chunk kind, TCP, RDMA_ERROR, replays of
@@ -13,7 +13,12 @@
 #   delegation captures: their OPEN CLAIM_DELEG_CUR_FH / CLAIM_DELEGATE_CUR
 #   made plain OPENs, their READ under a delegation after CLOSE sent with
 #   the anonymous stateid, their DELEGRETURNs not sent), judged by
-#   tests/replay/check-deleg.py.
+#   tests/replay/check-deleg.py;
+#  rebind: tests/replay/scenarios/replay-rebind (the 4.1 delegation
+#   capture with --delegations --disconnect-after: the new connection
+#   bound to the back channel with BIND_CONN_TO_SESSION, the server's
+#   recall reaching the replay on it, RDMA and TCP), judged by
+#   tests/replay/check-rebind.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).
 set -uo pipefail
@@ -24,7 +29,7 @@ for b in nfsrdma-replay nfsrdma-dissect; do
     [ -x "$bin/$b" ] || { echo "replay: $bin/$b missing"; echo "replay: 0 passed, 1 failed"; exit 1; }
 done
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks deleg)
+[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks deleg rebind)
 P=0 F=0
 # run_suite SCENARIO CHECK [CHECK ARGS...]: one boot, then its checker.
 run_suite() {
@@ -49,7 +54,8 @@ for s in "${suites[@]}"; do
     basic) run_suite replay-basic check-basic.py ;;
     nfs40-locks) run_suite replay-nfs40-locks check-nfs40-locks.py tests/captures/nfs40-locks.pcap ;;
     deleg) run_suite replay-deleg check-deleg.py tests/captures/nfs41-deleg.pcap tests/captures/nfs40-deleg.pcap ;;
-    *) echo "replay: no suite $s (basic, nfs40-locks, deleg)"; F=$((F + 1)) ;;
+    rebind) run_suite replay-rebind check-rebind.py ;;
+    *) echo "replay: no suite $s (basic, nfs40-locks, deleg, rebind)"; F=$((F + 1)) ;;
     esac
 done
 echo "replay: $P passed, $F failed"

@@ -75,6 +75,23 @@ rp_serve_resets() {
         for go in "$LAB_SYNC"/recall.go.*; do
             tag=${go##*/recall.go.}
             [[ -e $go && ! -e $LAB_SYNC/recall.done.$tag ]] || continue
+            # rebind-*: the replay drops its connection once it holds the
+            # delegation (--disconnect-after); write only once it is back
+            # on a second connection, and a moment later (time for its
+            # BIND_CONN_TO_SESSION): the recall must reach it over that one
+            if [[ $tag == rebind-* ]]; then
+                local first=$LAB_OUT/rebind-conns.$tag.first now
+                now=$(rp_conn_ids)
+                if [[ ! -s $first ]]; then
+                    [[ -n $now ]] && echo "$now" >"$first"
+                    continue
+                fi
+                grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states || continue
+                grep -qvxFf "$first" <<<"$now" || continue
+                echo "$now" >"$LAB_OUT/rebind-conns.$tag.second"
+                lab_log "replay: the client is back on a new connection ($tag)"
+                sleep 1
+            fi
             grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states || continue
             lab_log "replay: a delegation on deleg/recalled is held ($tag): writing to it"
             local t0=$SECONDS
@@ -96,6 +113,13 @@ rp_serve_resets() {
         fi
         sleep 0.2
     done
+}
+
+# Server side: the connections knfsd has from clients, one per line: its
+# RDMA QPs in RTS (by QP number) and its TCP peers on port 2049.
+rp_conn_ids() {
+    rdma res show qp 2>/dev/null | sed -n 's/.* lqpn \([0-9]*\) .*type RC state RTS.*/qp\1/p'
+    ss -Htn state established '( sport = :2049 )' 2>/dev/null | awk '{print "tcp" $4}'
 }
 
 # Client side: ask the server to reset its export and wait.  rp_reset
