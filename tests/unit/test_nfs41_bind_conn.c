@@ -6,7 +6,8 @@
  * the loopback with a server thread that records what came: one op alone
  * in its COMPOUND (no SEQUENCE), the session ID, BACK_OR_BOTH; then the
  * connection dropped on request (xprt_drop) and bound again over the new
- * one the transport opened. */
+ * one the transport opened; the dissector's -V lines for the bind and
+ * for SEQUENCE's status flags. */
 #include "check.h"
 
 #include <arpa/inet.h>
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dissect/dtree.h"
 #include "dissect/extract.h"
 #include "dissect/programs.h"
 #include "dissect/record.h"
@@ -237,9 +239,62 @@ static void test_loopback(void)
 	CHECK(nfs41_bind_conn(NULL, &none, NULL, &dir) == -ENOTCONN, "no session: nothing to bind");
 }
 
+/* The dissector's -V lines: the bind's directions, and SEQUENCE's status
+ * flags by name (0x201: CB_PATH_DOWN and CB_PATH_DOWN_SESSION, 0x80000:
+ * a bit RFC 8881 does not name). */
+static void test_decode_tree(void)
+{
+	uint8_t buf[256];
+	struct xenc e;
+	struct dtree t;
+	struct nfsrdma_record rec;
+
+	dt_init(&t, 4096);
+	xenc_init(&e, buf, sizeof(buf));
+	xenc_u32(&e, 0); xenc_u32(&e, 0); xenc_u32(&e, 1);   /* COMPOUND4args: tag, minor, 1 op */
+	nfs4_enc_bind_conn_to_session(&e, SID, NFS4_CDFC4_BACK_OR_BOTH, false);
+	memset(&rec, 0, sizeof(rec));
+	struct pdec d = { .c = cur_make(buf, e.len), .rec = &rec, .vers = 4, .proc = 1, .layer = "nfs4",
+			  .tree = &t };
+	prog_nfs4.decode_call(&d);
+	CHECK(!d.failed && t.buf && strstr(t.buf, "dir: BACK_OR_BOTH rdma_mode: false"),
+	      "call: -V names the direction asked (%s)", t.buf ? t.buf : "");
+
+	dt_reset(&t);
+	size_t n = bcts_reply(buf, sizeof(buf), 0, 0, NFS4_CDFS4_BOTH);
+	memset(&rec, 0, sizeof(rec));
+	struct pdec r = { .c = cur_make(buf, n), .rec = &rec, .vers = 4, .proc = 1, .reply = true,
+			  .layer = "nfs4", .tree = &t };
+	prog_nfs4.decode_reply(&r);
+	CHECK(!r.failed && t.buf && strstr(t.buf, "bound: BOTH rdma_mode: false"),
+	      "reply: -V names the direction bound (%s)", t.buf ? t.buf : "");
+
+	/* SEQUENCE4resok: sessionid, sequenceid, slotid, highest, target, flags */
+	dt_reset(&t);
+	xenc_init(&e, buf, sizeof(buf));
+	xenc_u32(&e, 0); xenc_u32(&e, 0); xenc_u32(&e, 1);
+	xenc_u32(&e, NFS4_OP_SEQUENCE); xenc_u32(&e, 0);
+	xenc_fixed(&e, SID, 16);
+	xenc_u32(&e, 9); xenc_u32(&e, 0); xenc_u32(&e, 29); xenc_u32(&e, 29);
+	xenc_u32(&e, 0x80201);
+	memset(&rec, 0, sizeof(rec));
+	struct pdec q = { .c = cur_make(buf, e.len), .rec = &rec, .vers = 4, .proc = 1, .reply = true,
+			  .layer = "nfs4", .tree = &t };
+	prog_nfs4.decode_reply(&q);
+	CHECK(!q.failed && q.c.off == e.len && t.buf &&
+	      strstr(t.buf, "status_flags: 0x80201 CB_PATH_DOWN|CB_PATH_DOWN_SESSION|0x80000"),
+	      "SEQUENCE: -V names the status flags (%s)", t.buf ? t.buf : "");
+	struct nfs4_res res;
+	memset(&res, 0, sizeof(res));
+	CHECK(nfs4_decode_body(1, buf, e.len, false, &res) == 0 && res.has_seq && res.seq_flags == 0x80201,
+	      "our decoder keeps the flags the replay acts on");
+	dt_free(&t);
+}
+
 int main(void)
 {
 	test_encoding();
+	test_decode_tree();
 	test_reply_decode();
 	test_loopback();
 	return check_summary("test_nfs41_bind_conn");
