@@ -2278,6 +2278,16 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
 		goto out;
 	}
+	if (o->disconnect) {
+		size_t k = 0;
+		while (k < e->t.n && e->t.calls[k].xid != o->disconnect_xid)
+			k++;
+		if (k == e->t.n) {
+			/* a typo would otherwise run the whole replay without the fault */
+			log_error("--disconnect-after: the trace has no call with xid 0x%08x", o->disconnect_xid);
+			goto out;
+		}
+	}
 	e->ti = calloc(e->t.n, sizeof(*e->ti));
 	if (!e->ti)
 		goto out;

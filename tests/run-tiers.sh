@@ -64,7 +64,9 @@ tier_golden() {
 	fi
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
 	local t
-	for t in tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/export/tshark.sh; do
+	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
+	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh \
+		tests/export/tshark.sh; do
 		run_counted "$t"
 	done
 }

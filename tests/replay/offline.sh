@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# nfsrdma-replay without a target (golden tier: needs tshark, no lab):
+#  - --dry-run of every lab capture lists the calls it would replay: the
+#    XIDs of the NFS-family calls tshark decodes over RDMA, each once
+#    (retransmits replayed once); where tshark cannot decode a call's RPC
+#    header (a capture that starts mid-connection) the extra XIDs must
+#    still be RPC-over-RDMA messages tshark saw; a capture with no such
+#    call is refused with exit 3;
+#  - bad arguments: exit 3 and one line on stderr naming what is wrong,
+#    nothing sent (no --target given, or a target no one listens on);
+#  - --help lists the options from the option table.
+# Ends with 'replay-offline: N passed, N failed'.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+O=${O:-build}
+R=$O/bin/nfsrdma-replay
+P=0 F=0
+ok() { echo "ok   $*"; P=$((P + 1)); }
+bad() { echo "FAIL $*"; F=$((F + 1)); }
+[ -x "$R" ] || { echo "replay-offline: $R missing (make first)"; echo "replay-offline: 0 passed, 1 failed"; exit 1; }
+command -v tshark >/dev/null || { echo "replay-offline: tshark missing"; echo "replay-offline: 0 passed, 1 failed"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for cap in tests/captures/*.pcap; do
+    n=${cap##*/}
+    "$R" --dry-run "$cap" >"$tmp/dry" 2>"$tmp/err"
+    rc=$?
+    sed -n 's/^ *[0-9]* xid \(0x[0-9a-f]*\) .*/\1/p' "$tmp/dry" | sort -u >"$tmp/dry.x"
+    # calls the client made (callback programs are the server's calls)
+    tshark -r "$cap" -Y "infiniband && rpc.msgtyp == 0 && rpc.program < 0x40000000" \
+        -T fields -e rpc.xid 2>/dev/null | sort -u >"$tmp/ts.x"
+    tshark -r "$cap" -Y "rpcordma" -T fields -e rpcordma.xid 2>/dev/null | tr ',' '\n' | sort -u >"$tmp/rdma.x"
+    if [ ! -s "$tmp/ts.x" ]; then
+        if [ "$rc" = 3 ] && grep -q "$cap: no NFS calls" "$tmp/err"; then
+            ok "$n: no RPC call over RDMA (tshark): refused, exit 3"
+        else
+            bad "$n: no RPC call over RDMA (tshark), yet exit $rc: $(head -c 200 "$tmp/err")"
+        fi
+        continue
+    fi
+    missing=$(comm -13 "$tmp/dry.x" "$tmp/ts.x" | head -3 | tr '\n' ' ')
+    extra=$(comm -23 "$tmp/dry.x" "$tmp/ts.x")
+    unknown=$(comm -23 <(printf '%s\n' "$extra" | sed '/^$/d') "$tmp/rdma.x" | head -3 | tr '\n' ' ')
+    if [ "$rc" = 0 ] && [ -z "$missing" ] && [ -z "$unknown" ]; then
+        ok "$n: --dry-run lists the $(wc -l <"$tmp/ts.x") calls tshark decodes$([ -n "$extra" ] && echo ", and $(wc -l <<<"$extra") it sees only as RPC-over-RDMA messages")"
+    else
+        bad "$n: --dry-run exit $rc; calls tshark has that it lacks: $missing; XIDs not on the wire: $unknown"
+    fi
+done
+
+# expect_err NAME REGEX ARGS...: exit 3 and one stderr line matching REGEX
+expect_err() {
+    local name=$1 re=$2
+    shift 2
+    timeout 20 "$R" "$@" >"$tmp/o" 2>"$tmp/e"
+    local rc=$? lines
+    lines=$(wc -l <"$tmp/e")
+    if [ "$rc" = 3 ] && [ "$lines" = 1 ] && grep -Eq -- "$re" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+        ok "$name: exit 3, '$(cat "$tmp/e")'"
+    else
+        bad "$name: exit $rc, $lines stderr line(s): $(head -c 300 "$tmp/e")"
+    fi
+}
+c41=tests/captures/nfs41-deleg.pcap
+# 192.0.2.1 (TEST-NET-1): the checks fail before anything is sent there
+expect_err "no target" "--target HOST is required" "$c41"
+expect_err "missing capture" "/nonexistent/x.pcap: No such file" --target 192.0.2.1 /nonexistent/x.pcap
+expect_err "not a capture" "README.md: not a pcap" --target 192.0.2.1 README.md
+expect_err "negative speed" "--speed: -1 is out of range" --target 192.0.2.1 --speed -1 "$c41"
+expect_err "zero in flight" "--max-inflight: 0 is out of range" --target 192.0.2.1 --max-inflight 0 "$c41"
+expect_err "disconnect XID not a number" "--disconnect-after: 'zz' is not a number" \
+    --target 192.0.2.1 --disconnect-after zz "$c41"
+expect_err "disconnect XID not in the trace" "no call with xid 0x00001234" \
+    --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
+expect_err "two captures" "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
+
+"$R" --help >"$tmp/h" 2>&1
+rc=$?
+opts=$(sed -n 's/^ *\(-., \)\{0,1\}\(--[a-z-]*\).*/\2/p' "$tmp/h" | sort -u | wc -l)
+if [ "$rc" = 0 ] && grep -q -- "--disconnect-after XID" "$tmp/h" && grep -q -- "--delegations" "$tmp/h" && [ "$opts" -ge 25 ]; then
+    ok "--help: exit 0, $opts options, --disconnect-after and --delegations among them"
+else
+    bad "--help: exit $rc, $opts options"
+fi
+# every option the help shows is in the man page
+missing=""
+while read -r o; do
+    grep -qF -- "${o//-/\\-}" docs/man/nfsrdma-replay.1 || missing="$missing $o"
+done < <(sed -n 's/^ *\(-., \)\{0,1\}\(--[a-z-]*\).*/\2/p' "$tmp/h")
+if [ -z "$missing" ]; then
+    ok "man page: every option of --help is documented"
+else
+    bad "man page lacks:$missing"
+fi
+
+echo "replay-offline: $P passed, $F failed"
+[ "$F" = 0 ]
