@@ -6,7 +6,7 @@
 #    header (a capture that starts mid-connection) the extra XIDs must
 #    still be RPC-over-RDMA messages tshark saw; a capture with no such
 #    call is refused with exit 3;
-#  - bad arguments: exit 3 and one line on stderr naming what is wrong,
+#  - bad arguments (replay and --generate): exit 3 and one line on stderr naming what is wrong,
 #    nothing sent (no --target given, or a target no one listens on);
 #  - --help lists the options from the option table.
 # Ends with 'replay-offline: N passed, N failed'.
@@ -74,6 +74,13 @@ expect_err "disconnect XID not a number" "--disconnect-after: 'zz' is not a numb
 expect_err "disconnect XID not in the trace" "no call with xid 0x00001234" \
     --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
 expect_err "two captures" "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
+# load generation
+expect_err "unknown workload" 'not "bogus"' --generate bogus --target 192.0.2.1
+expect_err "zero transfer size" "--size: 1 \.\. 1M" --generate read --target 192.0.2.1 --size 0
+expect_err "bad sweep size" "'zz' is not a size" --generate read --target 192.0.2.1 --sweep 4k,zz
+expect_err "unknown NFS version" 'not "5"' --generate read --target 192.0.2.1 --vers 5
+expect_err "unknown transport" 'not "udp"' --generate null --target 192.0.2.1 --transport udp
+expect_err "load with a capture" "takes no trace file" --generate null --target 192.0.2.1 "$c41"
 
 "$R" --help >"$tmp/h" 2>&1
 rc=$?
