@@ -6,7 +6,8 @@
  * the loopback with a server thread that records what came: one op alone
  * in its COMPOUND (no SEQUENCE), the session ID, BACK_OR_BOTH; then the
  * connection dropped on request (xprt_drop) and bound again over the new
- * one the transport opened; the dissector's -V lines for the bind and
+ * one the transport opened, and a third time against a server that lost
+ * the session (BADSESSION); the dissector's -V lines for the bind and
  * for SEQUENCE's status flags. */
 #include "check.h"
 
@@ -111,9 +112,10 @@ static void test_reply_decode(void)
 struct srv {
 	int lfd;
 	unsigned conns;               /* connections to accept */
-	uint8_t call[2][1024];
-	size_t call_len[2];
+	uint8_t call[3][1024];
+	size_t call_len[3];
 	uint32_t reply_dir;
+	uint32_t status[3];           /* the NFS4 status of each connection's reply */
 };
 
 static ssize_t read_full(int fd, uint8_t *p, size_t n)
@@ -147,7 +149,7 @@ static void *serve(void *arg)
 				uint32_t xid = (uint32_t)s->call[i][0] << 24 | (uint32_t)s->call[i][1] << 16 |
 					       (uint32_t)s->call[i][2] << 8 | s->call[i][3];
 				uint8_t out[260];
-				size_t n = bcts_reply(out + 4, sizeof(out) - 4, xid, 0, s->reply_dir);
+				size_t n = bcts_reply(out + 4, sizeof(out) - 4, xid, s->status[i], s->reply_dir);
 				uint32_t m = 0x80000000u | (uint32_t)n;
 				out[0] = (uint8_t)(m >> 24); out[1] = (uint8_t)(m >> 16);
 				out[2] = (uint8_t)(m >> 8); out[3] = (uint8_t)m;
@@ -192,7 +194,8 @@ static void check_call(const struct srv *s, unsigned i)
 
 static void test_loopback(void)
 {
-	struct srv s = { .conns = 2, .reply_dir = NFS4_CDFS4_BOTH };
+	/* the third reply as from a server restarted since: the session is gone */
+	struct srv s = { .conns = 3, .reply_dir = NFS4_CDFS4_BOTH, .status = { 0, 0, 10052 } };
 	s.lfd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
@@ -226,12 +229,17 @@ static void test_loopback(void)
 		ret = nfs41_bind_conn(x, &ses, &c, &dir);
 		CHECK(ret == 0 && dir == NFS4_CDFS4_BOTH, "bound again over the new connection (ret %d)", ret);
 		CHECK_EQ_U64(x->st.reconnects, 1);
+
+		xprt_drop(x, "test");
+		ret = nfs41_bind_conn(x, &ses, &c, &dir);
+		CHECK(ret == 10052, "a server that lost the session: BADSESSION comes back as a status (%d)", ret);
 		xprt_destroy(x);
 	}
 	pthread_join(th, NULL);
 	close(s.lfd);
 	check_call(&s, 0);
 	check_call(&s, 1);
+	check_call(&s, 2);
 
 	struct nfs41_session none;
 	nfs41_session_init(&none, 1, "none");
