@@ -1305,13 +1305,15 @@ static int v4_return_recalled(struct engine *e)
  * once a second: the target may take a while to bring it up). */
 static void v4_bind_conn(struct engine *e)
 {
-	uint64_t now = xprt_now_ns();
 	if (e->x->st.reconnects != e->bound_reconnects) {
 		e->bound_reconnects = e->x->st.reconnects;
 		e->bind_wanted = true;
 		e->last_bind_ns = 0;
 	}
-	if (!e->bind_wanted || (e->last_bind_ns && now - e->last_bind_ns < 1000000000ull))
+	if (!e->bind_wanted)
+		return;  /* every poll comes here: no clock read unless a bind is due */
+	uint64_t now = xprt_now_ns();
+	if (e->last_bind_ns && now - e->last_bind_ns < 1000000000ull)
 		return;
 	e->bind_wanted = false;
 	e->last_bind_ns = now;
