@@ -599,6 +599,16 @@ uint64_t probe_hist_quantile(const struct probe_hist_row *r, double q)
 	return UINT64_MAX;
 }
 
+void probe_detach(struct probe *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < NTPS; i++) {
+		bpf_link__destroy(p->links[i]);
+		p->links[i] = NULL;
+	}
+}
+
 void probe_close(struct probe *p)
 {
 	if (!p)

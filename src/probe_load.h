@@ -65,6 +65,10 @@ int probe_hist_read(struct probe *p, struct probe_hist_row **rows);
 /* Approximate quantile (0..1) of a row from its buckets (upper bound). */
 uint64_t probe_hist_quantile(const struct probe_hist_row *r, double q);
 
+/* Stops new events (the ring buffers and counters stay readable), so a
+ * final drain and counter read agree: without it an RPC finishing between
+ * the two is counted but never delivered. */
+void probe_detach(struct probe *p);
 void probe_close(struct probe *p);
 
 /* The probe behind a "kernel" record source (src/source_kernel.c), for

@@ -186,8 +186,10 @@ int main(int argc, char **argv)
 			summary(p);
 		}
 	}
-	/* drain what is left */
-	while (source_poll(src, 0) > 0)
+	/* Detach first, then drain until the ring stays empty for a while: a
+	 * program already running when its link went away may still submit. */
+	probe_detach(p);
+	while (source_poll(src, 100) > 0)
 		;
 	summary(p);
 	if (rawf)
