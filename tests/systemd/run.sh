@@ -134,12 +134,13 @@ LEADER=$(leader) || { sed 's/^/    console: /' "$TMP/console.log" | tail -n 20; 
 # ct CMD...: run a command inside the container (all its namespaces)
 ct() { nsenter -t "$LEADER" -a -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 # systemctl answers nothing until PID 1's private socket exists (seen
-# once in CI: an empty state right after systemd started): ask again
+# once in CI: an empty state right after systemd started): ask
+# again; one deadline for all tries, so a hung systemctl cannot stall CI
 state=""
-for _ in $(seq 60); do
-	state=$(ct timeout 60 systemctl is-system-running --wait 2>/dev/null)
-	[ -n "$state" ] && break
-	sleep 1
+deadline=$((SECONDS + 90))
+while [ -z "$state" ] && [ "$SECONDS" -lt "$deadline" ]; do
+	state=$(ct timeout $((deadline - SECONDS)) systemctl is-system-running --wait 2>/dev/null)
+	[ -n "$state" ] || sleep 1
 done
 t_boot=$(date +%s.%N)
 check "container booted systemd as PID 1 (is-system-running: $state)" \
