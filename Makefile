@@ -9,7 +9,7 @@ include common.mk
 
 .DEFAULT_GOAL := all
 
-LIB_SRCS  := $(sort $(wildcard dissect/*.c pcap/*.c src/*.c))
+LIB_SRCS  := $(sort $(wildcard dissect/*.c pcap/*.c src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/obj/%.o)
 LIB       := $(O)/libnfsrdma.a
 

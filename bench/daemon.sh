@@ -26,8 +26,8 @@ cat >"$TMP/agg_bench.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "src/agg.h"
-#include "src/source.h"
+#include "src/stats/agg.h"
+#include "pcap/source.h"
 static struct nfsrdma_record *recs; static size_t n, cap;
 static void keep(const struct nfsrdma_record *r, void *ctx)
 {

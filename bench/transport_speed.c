@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "dissect/transport.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 #include "tests/unit/test_transport_frames.h"
 
 static volatile uint64_t sink;

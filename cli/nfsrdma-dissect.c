@@ -8,13 +8,13 @@
 
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
-#include "src/export_fields.h"
-#include "src/export_pcapng.h"
-#include "src/log.h"
-#include "src/opt.h"
-#include "src/out.h"
-#include "src/plot_svg.h"
-#include "src/recfmt.h"
+#include "src/out/export_fields.h"
+#include "src/out/export_pcapng.h"
+#include "src/base/log.h"
+#include "src/base/opt.h"
+#include "src/out/out.h"
+#include "src/out/plot_svg.h"
+#include "src/out/recfmt.h"
 
 enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT };
 

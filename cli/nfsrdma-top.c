@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/log.h"
-#include "src/opt.h"
-#include "src/top_feed.h"
-#include "src/top_view.h"
+#include "src/base/log.h"
+#include "src/base/opt.h"
+#include "src/top/top_feed.h"
+#include "src/top/top_view.h"
 
 #define MAX_SPECS 16
 

@@ -1,16 +1,16 @@
 /* nfsrdmad: NFS over RDMA observation daemon.  Sources in, live view
  * (nfsrdma-top), Prometheus metrics, JSON Lines and pcapng exports out.
  * This file maps options and the config file onto struct daemon_cfg;
- * src/daemon.c does the work. */
+ * src/daemon/daemon.c does the work. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/daemon.h"
-#include "src/daemon_conf.h"
-#include "src/log.h"
-#include "src/opt.h"
+#include "src/daemon/daemon.h"
+#include "src/daemon/daemon_conf.h"
+#include "src/base/log.h"
+#include "src/base/opt.h"
 
 enum {
 	K_SOURCE = 256, K_SPEED, K_JSON, K_SUMMARY, K_METRICS, K_SOCKET, K_SOCKMODE, K_SOCKGROUP,

@@ -1,21 +1,80 @@
-/* Capture sources: a pcap/pcapng file (or "-" for stdin) through libpcap. */
-#ifndef NFSRDMA_PCAP_SOURCE_H
-#define NFSRDMA_PCAP_SOURCE_H
+/* Record sources: everything that produces per-XID records (struct
+ * nfsrdma_record, dissect/record.h) behind one interface, so nfsrdmad,
+ * nfsrdma-top and the exports consume any of them.
+ *
+ *   spec               source                         implemented in
+ *   pcap:FILE | FILE   capture file (recorded speed   pcap/source_pcap.c
+ *                      with --speed, or flat out)
+ *   live:IFACE         libpcap live capture           pcap/source_pcap.c
+ *   kernel[:client|server]  BPF probes on sunrpc/rpcrdma  src/probe/source_kernel.c
+ *   xdp:IFACE          XDP fast path on a RoCE port   pcap/source_xdp.c
+ *
+ * Each implementation provides one `const struct source_type` and is
+ * listed in the table in pcap/source.c; that table is the only place that
+ * names them. */
+#ifndef NFSRDMA_SOURCE_H
+#define NFSRDMA_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-struct pcap_source;
+#include "dissect/record.h"
 
-/* Returns 0 or a negative errno; on failure errbuf holds one line naming
- * the file and the reason. */
-int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen);
-int pcap_source_linktype(const struct pcap_source *s);
-const char *pcap_source_path(const struct pcap_source *s);
-/* 1: a packet (valid until the next call); 0: end of capture; negative
- * errno: read error (message in errbuf, e.g. a truncated record). */
-int pcap_source_next(struct pcap_source *s, uint64_t *ts_ns, const uint8_t **data,
-		     size_t *caplen, size_t *wirelen, char *errbuf, size_t errlen);
-void pcap_source_close(struct pcap_source *s);
+struct source;
+
+typedef void (*source_record_fn)(const struct nfsrdma_record *r, void *ctx);
+
+struct source_opts {
+	double   speed;        /* capture files: 0 = as fast as possible, 1 = recorded, 2 = twice */
+	bool     follow;       /* keep running when a finite source ends (daemon) */
+	uint32_t snaplen;      /* xdp/live: bytes of each packet kept */
+	uint32_t sample;       /* xdp: 1 in N packets (1 = all) */
+	uint64_t min_latency_ns; /* kernel: filter in the kernel */
+	const char *filter_addr; /* kernel: only this client address */
+	uint32_t filter_prog;  /* kernel: only this RPC program (0 = any) */
+};
+
+/* Counters every source reports, so drops are never silent. */
+struct source_stats {
+	uint64_t records;      /* delivered to the callback */
+	uint64_t events;       /* raw events / packets consumed */
+	uint64_t drops;        /* lost before user space (ring buffer full, pcap drops) */
+	uint64_t errors;       /* bad input reported and skipped */
+};
+
+struct source_type {
+	const char *prefix;    /* "pcap", "live", "kernel", "xdp" */
+	const char *help;      /* one line for --help */
+	/* Opens the source; arg is the part after "prefix:" (may be "").
+	 * Returns 0 or a negative errno with a one-line reason in err. */
+	int  (*open)(struct source **out, const char *arg, const struct source_opts *o,
+		     source_record_fn cb, void *ctx, char *err, size_t errlen);
+	/* A file descriptor to poll for readiness, or -1 (call poll on a timer). */
+	int  (*fd)(struct source *s);
+	/* Delivers what is ready, waiting up to timeout_ms.  Returns the number
+	 * of records delivered (>= 0), -ENODATA at the end of a finite source,
+	 * or another negative errno. */
+	int  (*poll)(struct source *s, int timeout_ms);
+	void (*stats)(const struct source *s, struct source_stats *st);
+	void (*close)(struct source *s);
+};
+
+/* Every source starts with this header so the generic calls below work. */
+struct source {
+	const struct source_type *type;
+};
+
+/* Parses spec ("kernel", "xdp:eth0", "pcap:f.pcap", or a bare file name)
+ * and opens it.  Returns 0 or a negative errno with the reason in err. */
+int source_open(struct source **out, const char *spec, const struct source_opts *o,
+		source_record_fn cb, void *ctx, char *err, size_t errlen);
+static inline int source_fd(struct source *s) { return s->type->fd ? s->type->fd(s) : -1; }
+static inline int source_poll(struct source *s, int timeout_ms) { return s->type->poll(s, timeout_ms); }
+static inline void source_get_stats(const struct source *s, struct source_stats *st) { s->type->stats(s, st); }
+static inline void source_close(struct source *s) { if (s) s->type->close(s); }
+/* One line per known source type, for --help. */
+void source_help(FILE *out);
 
 #endif

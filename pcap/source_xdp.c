@@ -23,7 +23,7 @@
 #include "pcap/source_xdp.h"
 #include "pcap/xdp_feed.h"
 #include "pcap/xdp_ring.h"
-#include "src/log.h"
+#include "src/base/log.h"
 #include "xdp_roce.skel.h"
 
 #define XSRC_MAX_INFLIGHT 65536

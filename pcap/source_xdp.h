@@ -1,4 +1,4 @@
-/* The xdp:IFACE record source (src/source.h): bpf/xdp_roce.bpf.c attached
+/* The xdp:IFACE record source (pcap/source.h): bpf/xdp_roce.bpf.c attached
  * to a network interface, its ring buffer read and turned into per-XID
  * records through the dissector (pcap/xdp_feed.h).
  *
@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "src/source.h"
+#include "pcap/source.h"
 
 extern const struct source_type source_type_xdp;
 

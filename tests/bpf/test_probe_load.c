@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "src/log.h"
-#include "src/probe_format.h"
-#include "src/probe_load.h"
-#include "src/probe_record.h"
+#include "src/base/log.h"
+#include "src/probe/probe_format.h"
+#include "src/probe/probe_load.h"
+#include "src/probe/probe_record.h"
 
 /* Independent oracle: every "field:TYPE NAME;\toffset:N;\tsize:N;" line. */
 static void check_file(const char *root, const char *sys, const char *ev)

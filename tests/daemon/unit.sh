@@ -11,9 +11,9 @@ cat >"$TMP/t.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "src/agg.h"
-#include "src/ctl_proto.h"
-#include "src/hist.h"
+#include "src/stats/agg.h"
+#include "src/stats/ctl_proto.h"
+#include "src/stats/hist.h"
 static int pass, fail;
 #define CHECK(c, ...) do { if (c) pass++; else { fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
 static int cmp(const void *a, const void *b) { uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b; return x < y ? -1 : x > y; }

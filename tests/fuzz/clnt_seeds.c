@@ -23,9 +23,9 @@
 #include "dissect/rpc.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
-#include "pcap/source.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/rdma_ep_replay.h"
+#include "pcap/capfile.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/rdma_ep_replay.h"
 
 #define MAXPEND 4096
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the nfsrdmad control protocol as nfsrdma-top reads
- * it (src/ctl_proto.c; src/top_feed.c does the socket part).  Whatever
+ * it (src/stats/ctl_proto.c; src/top/top_feed.c does the socket part).  Whatever
  * answers on the daemon socket is hostile input to the viewer.
  *
  * Input: the byte stream the daemon sends, cut at '\n' as top_feed's
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/ctl_proto.h"
+#include "src/stats/ctl_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the nfsrdmad configuration file reader
- * (src/daemon_conf.c) with the daemon's own option table and handler: a
+ * (src/daemon/daemon_conf.c) with the daemon's own option table and handler: a
  * config file may come from anywhere the admin points -c at.
  *
  * Input: the file's bytes.  They are written to a memfd and read through

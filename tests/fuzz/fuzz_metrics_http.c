@@ -1,4 +1,4 @@
-/* libFuzzer harness for nfsrdmad's HTTP request handling (src/metrics_http.c):
+/* libFuzzer harness for nfsrdmad's HTTP request handling (src/daemon/metrics_http.c):
  * anything that can reach the metrics port sends hostile bytes.
  *
  * Input: the bytes a client sends, as the daemon's conn_input collects
@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/agg.h"
-#include "src/metrics_http.h"
-#include "src/source.h"
+#include "src/stats/agg.h"
+#include "src/daemon/metrics_http.h"
+#include "pcap/source.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

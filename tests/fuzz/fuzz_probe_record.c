@@ -1,7 +1,7 @@
 /* libFuzzer harness for the user-space side of the kernel probes: the
  * probe_events read from the BPF ring buffers of bpf/rpc_client.bpf.c and
  * bpf/rpc_server.bpf.c (layout in bpf/probe.h), turned into records and
- * JSON by src/probe_record.c; the tracefs format files src/probe_format.c
+ * JSON by src/probe/probe_record.c; the tracefs format files src/probe/probe_format.c
  * parses to find where each tracepoint field lives; and the per-op
  * histogram rows of the summary.  The ring buffer and maps are memory
  * other programs with the map fd can write, and a format file can come
@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/out.h"
-#include "src/probe_format.h"
-#include "src/probe_load.h"
-#include "src/probe_record.h"
+#include "src/out/out.h"
+#include "src/probe/probe_format.h"
+#include "src/probe/probe_load.h"
+#include "src/probe/probe_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -119,7 +119,7 @@ static void event(const uint8_t *data, size_t size)
 	free(e);
 }
 
-/* Every name the loader looks up (src/probe_load.c's table). */
+/* Every name the loader looks up (src/probe/probe_load.c's table). */
 static const char *const field_names[] = {
 	"task_id", "client_id", "pos", "length", "xid", "hdrlen", "headlen", "pagelen", "taillen",
 	"rtype", "wtype", "credits", "addr", "version", "progname", "procname", "backlog", "rtt",

@@ -1,6 +1,6 @@
 /* probe_dump: the lab's driver for the kernel probes.  Attaches them
  * through the "kernel" record source, writes every record as JSON Lines
- * (src/out_json.c) on stdout and, with --raw, every raw probe event (all
+ * (src/out/out_json.c) on stdout and, with --raw, every raw probe event (all
  * timestamps and the kernel's own backlog/RTT/execute) to a file; at the
  * end, and every --summary-every seconds, one summary line from the
  * kernel-side histograms and counters.  Built by tests/probe/lab.sh with
@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/log.h"
-#include "src/opt.h"
-#include "src/out.h"
-#include "src/probe_load.h"
-#include "src/probe_record.h"
-#include "src/source.h"
+#include "src/base/log.h"
+#include "src/base/opt.h"
+#include "src/out/out.h"
+#include "src/probe/probe_load.h"
+#include "src/probe/probe_record.h"
+#include "pcap/source.h"
 
 enum { K_TRACEFS = 300, K_SIDE = 256, K_RAW, K_DURATION, K_EVERY, K_MINLAT, K_PROG, K_ADDR, K_SKIP, K_READY, K_RB };
 

@@ -25,7 +25,7 @@ static inline void decode(const uint8_t *msg, size_t len, struct nfsrdma_record 
 }
 
 /* The lock-state op of a COMPOUND, read here by hand from RFC 7530's XDR
- * (independently of src/nfs41_clnt_rewrite.c's walker): the COMPOUNDs
+ * (independently of src/clnt/nfs41_clnt_rewrite.c's walker): the COMPOUNDs
  * the Linux NFSv4.0 client sends for locks are PUTFH + one of LOCK,
  * LOCKU, LOCKT, OPEN_DOWNGRADE, or RELEASE_LOCKOWNER alone.  Returns
  * false for any other COMPOUND or a short one. */
@@ -123,7 +123,7 @@ static inline bool lockop_read(const uint8_t *args, size_t len, struct lockop *l
 }
 
 /* Delegations, read by hand from RFC 7530 / RFC 8881 XDR (independently
- * of src/nfs41_clnt.c's reply decoder and the rewrite walker). */
+ * of src/clnt/nfs41_clnt.c's reply decoder and the rewrite walker). */
 
 /* The OPEN of a COMPOUND reply (results after the RPC header) whose
  * earlier results are SEQUENCE (4.1) and PUTFH only, all OK: its index,

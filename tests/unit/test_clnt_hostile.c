@@ -2,7 +2,7 @@
  * the cases tests/fuzz/fuzz_nfs4_reply.c and fuzz_nfs4_rewrite.c found
  * (counts and lengths a truncated message claimed but did not carry),
  * each next to its well-formed twin, and the MOUNT / portmapper reply
- * decoders factored out of src/mount_clnt.c on replies of a lab capture
+ * decoders factored out of src/clnt/mount_clnt.c on replies of a lab capture
  * (port from tshark, root handle from the trace reader's own MOUNT scan). */
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "src/rdma_ep.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/rdma_ep_replay.h"
+#include "src/xprt/xprt.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/rdma_ep_replay.h"
 
 
 static uint8_t buf[4096];

@@ -1,4 +1,4 @@
-/* The daemon's record queue (src/daemon_queue.c): its eventfd wakes the
+/* The daemon's record queue (src/daemon/daemon_queue.c): its eventfd wakes the
  * main loop exactly when records end an empty spell (or a source kicks
  * it), a full queue drops (lossy) or waits (lossless), and closing frees a
  * waiting producer.  Real eventfd and threads; poll(2) with no wait. */
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "src/daemon_queue.h"
+#include "src/daemon/daemon_queue.h"
 
 static int readable(struct rec_queue *q)
 {

@@ -7,7 +7,7 @@
 #include "check.h"
 #include "dissect/ib_cm.h"
 #include "dissect/roce.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 #include "test_transport_frames.h"
 
 static int parse_mad(const uint8_t *mad, size_t n, struct cm_msg *m)

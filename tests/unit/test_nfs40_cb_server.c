@@ -1,4 +1,4 @@
-/* The replay's NFSv4.0 callback server (src/nfs40_cb_server.c) on the
+/* The replay's NFSv4.0 callback server (src/clnt/nfs40_cb_server.c) on the
  * loopback: its callback address, a CB_COMPOUND with CB_RECALL sent in two
  * record-marking fragments and answered, the recall queued for the
  * caller with the call's stateid and handle, CB_NULL, a connection from
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "dissect/extract.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/xdr_enc.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/xprt/xdr_enc.h"
 
 static const uint8_t OTHER[12] = { 0x5a, 0x97, 2, 0x6b, 0x87, 0x8d, 0xec, 0x32, 3, 0, 0, 0 };
 static const uint8_t FH[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };

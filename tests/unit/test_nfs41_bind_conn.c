@@ -1,4 +1,4 @@
-/* BIND_CONN_TO_SESSION (src/nfs41_clnt.c), what the replay sends on a new
+/* BIND_CONN_TO_SESSION (src/clnt/nfs41_clnt.c), what the replay sends on a new
  * connection so that the target can call back on it: the argument bytes
  * against RFC 8881 18.34's layout written out here, the dissector reading
  * the call, our decoder reading replies built by hand (OK with both
@@ -27,9 +27,9 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/rdma_ep.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/xdr_enc.h"
+#include "src/xprt/xprt.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/xprt/xdr_enc.h"
 
 static const uint8_t SID[16] = { 0xa1, 0xa2, 0xa3, 0xa4, 0xb1, 0xb2, 0xb3, 0xb4,
 				 0xc1, 0xc2, 0xc3, 0xc4, 0xd1, 0xd2, 0xd3, 0xd4 };

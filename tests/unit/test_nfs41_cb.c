@@ -1,4 +1,4 @@
-/* The replay client's NFSv4.1 callback service (src/nfs41_cb.c) on the
+/* The replay client's NFSv4.1 callback service (src/clnt/nfs41_cb.c) on the
  * callbacks knfsd sent in the lab (tests/fuzz/seeds/nfs41_cb/, extracted
  * from nfs41-deleg.pcap and nfs40-deleg.pcap by tests/fuzz/clnt_seeds.c)
  * and on hand-encoded ones: replies read back by hand, the recall handed
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "dissect/extract.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/xdr_enc.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/xprt/xdr_enc.h"
 
 static struct nfs41_cb_recall got;
 static unsigned ngot;

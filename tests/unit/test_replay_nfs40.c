@@ -1,5 +1,5 @@
-/* Replay of NFSv4.0 (src/nfs41_clnt_rewrite.c with the 4.0 extras,
- * src/nfs40_clnt.c): every COMPOUND of the catalogue's nfs40.pcap (a Linux
+/* Replay of NFSv4.0 (src/clnt/nfs41_clnt_rewrite.c with the 4.0 extras,
+ * src/clnt/nfs40_clnt.c): every COMPOUND of the catalogue's nfs40.pcap (a Linux
  * 6.1 NFSv4.0 mount over RDMA) is walked, rewritten with other identities
  * (handles, stateids, client ID, SETCLIENTID's client and callback,
  * SETCLIENTID_CONFIRM's verifier, open-owner seqids) and read back with
@@ -15,8 +15,8 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/rdma_ep_replay.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/rdma_ep_replay.h"
 #include "nfs4_decode.h"
 
 #define MAXREF 64

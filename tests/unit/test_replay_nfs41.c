@@ -1,4 +1,4 @@
-/* Replay of NFSv4.1/4.2 captures (src/nfs41_clnt_rewrite.c): every
+/* Replay of NFSv4.1/4.2 captures (src/clnt/nfs41_clnt_rewrite.c): every
  * COMPOUND of the catalogue's nfs41/nfs42 captures is walked, rewritten
  * with other identities (handles, stateids, client and session IDs, our
  * SEQUENCE) and read back with the dissector's NFSv4 decoder: same ops,
@@ -12,8 +12,8 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/rdma_ep_replay.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/rdma_ep_replay.h"
 #include "nfs4_decode.h"
 
 struct ctx {

@@ -1,5 +1,5 @@
-/* Replay of NFSv4 traces whose client held delegations (src/nfs41_clnt.c's
- * reply decoder and nfs4_deleg_pairs, src/nfs41_clnt_rewrite.c's walker):
+/* Replay of NFSv4 traces whose client held delegations (src/clnt/nfs41_clnt.c's
+ * reply decoder and nfs4_deleg_pairs, src/clnt/nfs41_clnt_rewrite.c's walker):
  * on the catalogue's real captures, every OPEN reply's delegation, every
  * DELEGRETURN and every READ/WRITE/SETATTR under a delegation stateid is
  * read by hand from the XDR (tests/unit/nfs4_decode.h) and compared with
@@ -11,8 +11,8 @@
 #include <errno.h>
 
 #include "dissect/extract.h"
-#include "src/rdma_ep_nfs41.h"
-#include "src/rdma_ep_replay.h"
+#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/rdma_ep_replay.h"
 #include "nfs4_decode.h"
 
 #define MAXD 64

@@ -1,4 +1,4 @@
-/* Reading captures for replay (src/replay_trace.c) on the lab catalogue:
+/* Reading captures for replay (src/replay/replay_trace.c) on the lab catalogue:
  * the calls, their arguments, the MOUNT that gave the root handle, the
  * Read chunk data pulled by the server and the Reply chunk contents
  * (READDIRPLUS entries).  Expected values come from what each lab scenario
@@ -7,7 +7,7 @@
 
 #include <errno.h>
 
-#include "src/rdma_ep_replay.h"
+#include "src/replay/rdma_ep_replay.h"
 
 static int load(struct trace *t, const char *name)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 #include "test_transport_frames.h"
 
 static struct th h;

@@ -1,11 +1,11 @@
-/* pcap/source.c: pcap (usec and nsec), pcapng, stdin, and the one-line
+/* pcap/capfile.c: pcap (usec and nsec), pcapng, stdin, and the one-line
  * errors for missing, empty, foreign and truncated files. */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 
 static char dir[] = "/tmp/nfsrdma-src-XXXXXX";
 

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "dissect/dissect.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 #include "pcap/xdp_feed.h"
 
 #define CAPTURE "tests/captures/nfs3-symlink.pcap"

@@ -1,4 +1,4 @@
-/* XDR encoding of calls (src/xdr_enc.c, src/nfs3_clnt.c): what we encode
+/* XDR encoding of calls (src/xprt/xdr_enc.c, src/clnt/nfs3_clnt.c): what we encode
  * is read back with the dissector's independent decoders (dissect/rpc.c,
  * dissect/nfs3.c); RFC 8797 private data against the RFC's layout; the
  * latency histogram against exact distributions. */
@@ -9,9 +9,9 @@
 #include "dissect/extract.h"
 #include "dissect/programs.h"
 #include "dissect/rpc.h"
-#include "src/rdma_ep.h"
-#include "src/rdma_ep_clnt.h"
-#include "src/xdr_enc.h"
+#include "src/xprt/xprt.h"
+#include "src/clnt/rdma_ep_clnt.h"
+#include "src/xprt/xdr_enc.h"
 
 static void test_primitives(void)
 {

@@ -21,7 +21,7 @@
 #include "dissect/roce.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
-#include "pcap/source.h"
+#include "pcap/capfile.h"
 #include "pcap/xdp_feed.h"
 #include "pcap/xdp_ring.h"
 #include "xdp_roce.skel.h"

@@ -1,0 +1,21 @@
+/* Capture sources: a pcap/pcapng file (or "-" for stdin) through libpcap. */
+#ifndef NFSRDMA_PCAP_SOURCE_H
+#define NFSRDMA_PCAP_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pcap_source;
+
+/* Returns 0 or a negative errno; on failure errbuf holds one line naming
+ * the file and the reason. */
+int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen);
+int pcap_source_linktype(const struct pcap_source *s);
+const char *pcap_source_path(const struct pcap_source *s);
+/* 1: a packet (valid until the next call); 0: end of capture; negative
+ * errno: read error (message in errbuf, e.g. a truncated record). */
+int pcap_source_next(struct pcap_source *s, uint64_t *ts_ns, const uint8_t **data,
+		     size_t *caplen, size_t *wirelen, char *errbuf, size_t errlen);
+void pcap_source_close(struct pcap_source *s);
+
+#endif

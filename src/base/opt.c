@@ -1,0 +1,175 @@
+#include "src/base/opt.h"
+#include "src/base/log.h"
+#include "src/base/version.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_KEY_HELP = 0x10000, OPT_KEY_VERSION };
+
+static size_t opt_count(const struct opt *opts)
+{
+	size_t n = 0;
+
+	while (opts && opts[n].name)
+		n++;
+	return n;
+}
+
+void opt_usage(const struct opt_spec *spec, FILE *out)
+{
+	size_t n = opt_count(spec->opts);
+
+	fprintf(out, "Usage: %s %s\n", spec->prog, spec->synopsis);
+	if (spec->summary)
+		fprintf(out, "%s\n", spec->summary);
+	fprintf(out, "\nOptions:\n");
+	for (size_t i = 0; i <= n + 1; i++) {
+		const struct opt *o = i < n ? &spec->opts[i] : NULL;
+		static const struct opt builtin[] = {
+			{ "help", 'h', NULL, "show this help and exit", 0 },
+			{ "version", 0, NULL, "show the version and exit", 0 },
+		};
+		if (!o)
+			o = &builtin[i - n];
+		char left[64];
+		int len = snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
+				   o->shortc ? "-" : "  ", o->shortc ? o->shortc : ' ',
+				   o->shortc ? ", " : "  ", o->name,
+				   o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-28s%s%s\n", left, len >= 28 ? "\n                              " : "",
+			o->help);
+	}
+}
+
+int opt_parse(const struct opt_spec *spec, int argc, char **argv)
+{
+	size_t n = opt_count(spec->opts);
+	struct option *lopts = calloc(n + 3, sizeof(*lopts));
+	char *sopts = calloc(2 * n + 4, 1);
+	int ret = -ENOMEM;
+
+	if (!lopts || !sopts)
+		goto out;
+	size_t s = 0;
+	sopts[s++] = ':'; /* report missing arguments distinctly */
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = &spec->opts[i];
+		lopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					    NULL, o->shortc ? o->shortc : o->key };
+		if (o->shortc) {
+			sopts[s++] = (char)o->shortc;
+			if (o->arg)
+				sopts[s++] = ':';
+		}
+	}
+	sopts[s++] = 'h';
+	lopts[n] = (struct option){ "help", no_argument, NULL, OPT_KEY_HELP };
+	lopts[n + 1] = (struct option){ "version", no_argument, NULL, OPT_KEY_VERSION };
+
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		int c = getopt_long(argc, argv, sopts, lopts, NULL);
+		if (c == -1)
+			break;
+		if (c == 'h' || c == OPT_KEY_HELP) {
+			opt_usage(spec, stdout);
+			exit(0);
+		}
+		if (c == OPT_KEY_VERSION) {
+			printf("%s %s\n", spec->prog, NFSRDMA_VERSION);
+			exit(0);
+		}
+		if (c == '?' || c == ':') {
+			const char *what = argv[optind - 1] ? argv[optind - 1] : "?";
+			if (c == ':')
+				log_error("option %s needs an argument (see --help)", what);
+			else
+				log_error("unknown option %s (see --help)", what);
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = spec->handle(c, optarg, spec->ctx);
+		if (ret < 0)
+			goto out;
+	}
+	ret = optind;
+out:
+	free(lopts);
+	free(sopts);
+	return ret;
+}
+
+int opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	if (!arg || !*arg || *arg == '-') {
+		log_error("--%s: '%s' is not a non-negative number", name, arg ? arg : "");
+		return -EINVAL;
+	}
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || *end) {
+		log_error("--%s: '%s' is not a number", name, arg);
+		return -EINVAL;
+	}
+	if (v < min || v > max) {
+		log_error("--%s: %llu is out of range [%llu, %llu]", name, v,
+			  (unsigned long long)min, (unsigned long long)max);
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}
+
+int opt_size(const char *name, const char *arg, uint64_t *out)
+{
+	char *end;
+
+	if (!arg || !*arg || *arg == '-') {
+		log_error("--%s: '%s' is not a size", name, arg ? arg : "");
+		return -EINVAL;
+	}
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (errno || *end || end == arg || (shift && v > (~0ULL >> shift))) {
+		log_error("--%s: '%s' is not a size (N, Nk, NM or NG)", name, arg);
+		return -EINVAL;
+	}
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int opt_double(const char *name, const char *arg, double min, double max, double *out)
+{
+	char *end;
+
+	if (!arg || !*arg) {
+		log_error("--%s: empty value", name);
+		return -EINVAL;
+	}
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || *end || isnan(v)) {
+		log_error("--%s: '%s' is not a number", name, arg);
+		return -EINVAL;
+	}
+	if (v < min || v > max) {
+		log_error("--%s: %g is out of range [%g, %g]", name, v, min, max);
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}

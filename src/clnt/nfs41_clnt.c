@@ -1,0 +1,955 @@
+/* NFSv4.1/4.2 (RFC 8881, RFC 7862) calls for the replay tool and the load
+ * generator: COMPOUND encoders, a bounded decoder of COMPOUND replies
+ * (hostile input: cursor readers; NFSv4.0 results too), and the session:
+ * EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots.  See rdma_ep_nfs41.h. */
+#include "src/clnt/rdma_ep_nfs41.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dissect/extract.h"
+#include "src/base/log.h"
+
+#define BIG (1u << 20)
+
+/* ------------------------------------------------------------ encoders -- */
+
+size_t nfs4_compound_begin(struct xenc *e, const struct rpc_cred *c, uint32_t minor)
+{
+	xenc_rpc_call(e, 0, PROG_NFS_, 4, 1, c);
+	xenc_u32(e, 0);          /* tag: empty */
+	xenc_u32(e, minor);
+	size_t at = e->len;
+	xenc_u32(e, 0);          /* argarray count, patched */
+	return at;
+}
+
+void nfs4_compound_end(struct xenc *e, size_t count_off, uint32_t nops)
+{
+	if (xenc_ok(e) && count_off + 4 <= e->len)
+		xenc_put_u32_at(e->buf + count_off, nops);
+}
+
+void nfs4_enc_sequence(struct xenc *e, const uint8_t sid[16], uint32_t seq, uint32_t slot,
+		       uint32_t highest, bool cachethis)
+{
+	xenc_u32(e, NFS4_OP_SEQUENCE);
+	xenc_fixed(e, sid, 16);
+	xenc_u32(e, seq);
+	xenc_u32(e, slot);
+	xenc_u32(e, highest);
+	xenc_bool(e, cachethis);
+}
+
+void nfs4_enc_putrootfh(struct xenc *e) { xenc_u32(e, NFS4_OP_PUTROOTFH); }
+void nfs4_enc_getfh(struct xenc *e) { xenc_u32(e, NFS4_OP_GETFH); }
+
+void nfs4_enc_putfh(struct xenc *e, const struct nfs_fh *fh)
+{
+	xenc_u32(e, NFS4_OP_PUTFH);
+	xenc_fh(e, fh);
+}
+
+void nfs4_enc_lookup(struct xenc *e, const char *name)
+{
+	xenc_u32(e, NFS4_OP_LOOKUP);
+	xenc_string(e, name);
+}
+
+static void bitmap2(struct xenc *e, uint32_t w0, uint32_t w1)
+{
+	xenc_u32(e, w1 ? 2 : 1);
+	xenc_u32(e, w0);
+	if (w1)
+		xenc_u32(e, w1);
+}
+
+void nfs4_enc_getattr(struct xenc *e, uint32_t w0, uint32_t w1)
+{
+	xenc_u32(e, NFS4_OP_GETATTR);
+	bitmap2(e, w0, w1);
+}
+
+void nfs4_enc_access(struct xenc *e, uint32_t mask)
+{
+	xenc_u32(e, NFS4_OP_ACCESS);
+	xenc_u32(e, mask);
+}
+
+static void stateid(struct xenc *e, const struct nfs4_stateid *s)
+{
+	xenc_u32(e, s->seqid);
+	xenc_fixed(e, s->other, 12);
+}
+
+void nfs4_enc_open(struct xenc *e, uint32_t share_access, uint64_t clientid, const void *owner,
+		   uint32_t owner_len, bool create, uint32_t mode, const char *name)
+{
+	xenc_u32(e, NFS4_OP_OPEN);
+	xenc_u32(e, 0);                  /* seqid: ignored in 4.1 */
+	xenc_u32(e, share_access);
+	xenc_u32(e, 0);                  /* OPEN4_SHARE_DENY_NONE */
+	xenc_u64(e, clientid);
+	xenc_opaque(e, owner, owner_len);
+	xenc_u32(e, create ? 1 : 0);     /* OPEN4_CREATE / OPEN4_NOCREATE */
+	if (create) {
+		xenc_u32(e, 0);          /* UNCHECKED4 */
+		bitmap2(e, 0, FATTR4_W1_MODE);
+		xenc_u32(e, 4);          /* attrlist: mode4 */
+		xenc_u32(e, mode);
+	}
+	xenc_u32(e, 0);                  /* CLAIM_NULL */
+	xenc_string(e, name);
+}
+
+void nfs4_enc_close(struct xenc *e, const struct nfs4_stateid *sid)
+{
+	xenc_u32(e, NFS4_OP_CLOSE);
+	xenc_u32(e, 0);                  /* seqid: ignored in 4.1 */
+	stateid(e, sid);
+}
+
+void nfs4_enc_read(struct xenc *e, const struct nfs4_stateid *sid, uint64_t off, uint32_t count)
+{
+	xenc_u32(e, NFS4_OP_READ);
+	stateid(e, sid);
+	xenc_u64(e, off);
+	xenc_u32(e, count);
+}
+
+void nfs4_enc_write(struct xenc *e, const struct nfs4_stateid *sid, uint64_t off, uint32_t stable,
+		    uint32_t count)
+{
+	xenc_u32(e, NFS4_OP_WRITE);
+	stateid(e, sid);
+	xenc_u64(e, off);
+	xenc_u32(e, stable);
+	xenc_u32(e, count);              /* data<>: length here, bytes DDP-eligible */
+}
+
+void nfs4_enc_readdir(struct xenc *e, uint64_t cookie, const uint8_t verf[8], uint32_t dircount,
+		      uint32_t maxcount, uint32_t w0, uint32_t w1)
+{
+	static const uint8_t zero[8];
+	xenc_u32(e, NFS4_OP_READDIR);
+	xenc_u64(e, cookie);
+	xenc_fixed(e, verf ? verf : zero, 8);
+	xenc_u32(e, dircount);
+	xenc_u32(e, maxcount);
+	bitmap2(e, w0, w1);
+}
+
+void nfs4_enc_exchange_id(struct xenc *e, const uint8_t verf[8], const void *owner,
+			  uint32_t owner_len, uint32_t flags)
+{
+	xenc_u32(e, NFS4_OP_EXCHANGE_ID);
+	xenc_fixed(e, verf, 8);
+	xenc_opaque(e, owner, owner_len);
+	xenc_u32(e, flags);
+	xenc_u32(e, 0);                  /* SP4_NONE */
+	xenc_u32(e, 0);                  /* no nfs_impl_id4 */
+}
+
+static void channel_attrs(struct xenc *e, uint32_t maxreq, uint32_t maxresp, uint32_t cached,
+			  uint32_t ops, uint32_t reqs)
+{
+	xenc_u32(e, 0);                  /* headerpadsize */
+	xenc_u32(e, maxreq);
+	xenc_u32(e, maxresp);
+	xenc_u32(e, cached);
+	xenc_u32(e, ops);
+	xenc_u32(e, reqs);
+	xenc_u32(e, 0);                  /* no rdma_ird */
+}
+
+void nfs4_enc_create_session(struct xenc *e, uint64_t clientid, uint32_t seq, uint32_t flags,
+			     uint32_t maxreq, uint32_t maxresp, uint32_t slots)
+{
+	xenc_u32(e, NFS4_OP_CREATE_SESSION);
+	xenc_u64(e, clientid);
+	xenc_u32(e, seq);
+	xenc_u32(e, flags);
+	channel_attrs(e, maxreq, maxresp, 4096, 16, slots);
+	channel_attrs(e, 4096, 4096, 0, 2, 1);
+	xenc_u32(e, 0x40000000u);        /* cb_program */
+	xenc_u32(e, 1);                  /* one callback_sec_parms4 */
+	xenc_u32(e, 0);                  /* AUTH_NONE */
+}
+
+void nfs4_enc_reclaim_complete(struct xenc *e, bool one_fs)
+{
+	xenc_u32(e, NFS4_OP_RECLAIM_COMPLETE);
+	xenc_bool(e, one_fs);
+}
+
+void nfs4_enc_destroy_session(struct xenc *e, const uint8_t sid[16])
+{
+	xenc_u32(e, NFS4_OP_DESTROY_SESSION);
+	xenc_fixed(e, sid, 16);
+}
+
+void nfs4_enc_destroy_clientid(struct xenc *e, uint64_t clientid)
+{
+	xenc_u32(e, NFS4_OP_DESTROY_CLIENTID);
+	xenc_u64(e, clientid);
+}
+
+void nfs4_enc_bind_conn_to_session(struct xenc *e, const uint8_t sid[16], uint32_t dir,
+				   bool rdma_mode)
+{
+	xenc_u32(e, NFS4_OP_BIND_CONN_TO_SESSION);
+	xenc_fixed(e, sid, 16);
+	xenc_u32(e, dir);
+	xenc_bool(e, rdma_mode);
+}
+
+/* ------------------------------------------------------ reply decoding -- */
+
+static void skip_bitmap(struct cursor *c)
+{
+	uint32_t n = cur_be32(c, "bitmap4 length");
+	if (n > 64) {
+		cur_fail(c, CUR_INVALID, "bitmap4 length");
+		return;
+	}
+	cur_skip(c, (size_t)n * 4, "bitmap4");
+}
+
+static void skip_fattr(struct cursor *c)
+{
+	skip_bitmap(c);
+	cur_xdr_opaque(c, BIG, NULL, "attrlist4");
+}
+
+/* GETATTR results: lease_time is kept when it is the first attribute
+ * (nothing asked before it in word 0: its offset is then known). */
+static void getattr_res(struct cursor *c, struct nfs4_res *r)
+{
+	uint32_t n = cur_be32(c, "bitmap4 length");
+	if (n > 64) {
+		cur_fail(c, CUR_INVALID, "bitmap4 length");
+		return;
+	}
+	uint32_t w0 = n ? cur_be32(c, "bitmap4") : 0;
+	cur_skip(c, n ? (size_t)(n - 1) * 4 : 0, "bitmap4");
+	uint32_t alen;
+	const uint8_t *p = cur_xdr_opaque(c, BIG, &alen, "attrlist4");
+	if (p && (w0 & FATTR4_W0_LEASE_TIME) && !(w0 & (FATTR4_W0_LEASE_TIME - 1)) && alen >= 4) {
+		r->has_lease = true;
+		r->lease_time = xenc_get_u32(p);
+	}
+}
+
+static void get_stateid(struct cursor *c, struct nfs4_stateid *s)
+{
+	s->seqid = cur_be32(c, "stateid seqid");
+	const uint8_t *p = cur_bytes(c, 12, "stateid other");
+	if (p)
+		memcpy(s->other, p, 12);
+}
+
+static void keep_sid(struct nfs4_res *r, struct cursor *c, uint32_t at)
+{
+	struct nfs4_stateid s;
+	get_stateid(c, &s);
+	if (cur_ok(c) && r->nsid < NFS4_RES_MAXSID) {
+		r->sid[r->nsid] = s;
+		r->sid_at[r->nsid++] = at;
+	}
+}
+
+static void skip_array(struct cursor *c, size_t elem, uint32_t max, const char *what)
+{
+	uint32_t n = cur_be32(c, what);
+	if (n > max) {
+		cur_fail(c, CUR_INVALID, what);
+		return;
+	}
+	cur_skip(c, (size_t)n * elem, what);
+}
+
+static void state_protect_ops(struct cursor *c)
+{
+	skip_bitmap(c);
+	skip_bitmap(c);
+}
+
+static void skip_nfsace(struct cursor *c)
+{
+	cur_skip(c, 12, "nfsace4");
+	cur_xdr_opaque(c, 1024, NULL, "who");
+}
+
+/* open_delegation4: a READ or WRITE delegation's stateid is kept (the
+ * replay maps a trace delegation to what the target's same OPEN got). */
+static void open_delegation(struct cursor *c, struct nfs4_res *r, uint32_t idx)
+{
+	uint32_t t = cur_be32(c, "open_delegation_type4");
+	struct nfs4_stateid s;
+	switch (t) {
+	case 0:
+		break;
+	case 1: /* READ */
+	case 2: /* WRITE */
+		get_stateid(c, &s);
+		cur_skip(c, 4, "recall");
+		if (t == 2) {
+			if (cur_be32(c, "limitby") == 1)
+				cur_skip(c, 8, "filesize");
+			else
+				cur_skip(c, 8, "modified blocks");
+		}
+		skip_nfsace(c);
+		if (cur_ok(c) && r->ndeleg < NFS4_RES_MAXSID) {
+			r->deleg[r->ndeleg] = s;
+			r->deleg_at[r->ndeleg] = idx;
+			r->deleg_type[r->ndeleg++] = (uint8_t)t;
+		}
+		break;
+	case 3: { /* NONE_EXT */
+		uint32_t why = cur_be32(c, "why_no_delegation4");
+		if (why == 2 || why == 3)
+			cur_skip(c, 4, "server_will_push/signal");
+		break;
+	}
+	default:
+		cur_fail(c, CUR_INVALID, "open_delegation_type4");
+	}
+}
+
+/* Results of one op (status already read and OK unless noted).  Returns
+ * false for an op whose results we do not know (the walk stops). */
+static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, bool bulk_moved,
+		      struct nfs4_res *r)
+{
+	if (op == NFS4_OP_SETATTR) {
+		skip_bitmap(c);      /* attrsset, whatever the status */
+		return true;
+	}
+	if (st != 0) {
+		switch (op) {
+		case NFS4_OP_LOCK: case NFS4_OP_LOCKT:
+			if (st == 10010) {  /* NFS4ERR_DENIED */
+				cur_skip(c, 8 + 8 + 4 + 8, "lock4denied");
+				cur_xdr_opaque(c, 1024, NULL, "lock owner");
+			}
+			break;
+		case NFS4_OP_COPY:
+			if (st == 10094)
+				cur_skip(c, 8, "copy_requirements4");
+			break;
+		case NFS4_OP_SETCLIENTID:
+			if (st == 10017) {  /* NFS4ERR_CLID_INUSE: clientaddr4 */
+				cur_xdr_opaque(c, 1024, NULL, "r_netid");
+				cur_xdr_opaque(c, 1024, NULL, "r_addr");
+			}
+			break;
+		default:
+			break;
+		}
+		return true;
+	}
+	switch (op) {
+	case NFS4_OP_ACCESS: cur_skip(c, 8, "access"); break;
+	case NFS4_OP_CLOSE: case NFS4_OP_LOCKU: case NFS4_OP_OPEN_DOWNGRADE: case NFS4_OP_LOCK:
+	case NFS4_OP_OPEN_CONFIRM:
+		keep_sid(r, c, idx);
+		break;
+	case NFS4_OP_COMMIT: cur_skip(c, 8, "writeverf"); break;
+	case NFS4_OP_CREATE: cur_skip(c, 20, "change_info4"); skip_bitmap(c); break;
+	case NFS4_OP_GETATTR: getattr_res(c, r); break;
+	case NFS4_OP_GETFH: {
+		uint32_t n;
+		const uint8_t *p = cur_xdr_opaque(c, NFS4_FHSIZE_MAX, &n, "nfs_fh4");
+		if (p && r->nfh < NFS4_RES_MAXFH) {
+			r->fh[r->nfh].len = n;
+			memcpy(r->fh[r->nfh].data, p, n);
+			r->fh_at[r->nfh++] = idx;
+		}
+		break;
+	}
+	case NFS4_OP_LINK: case NFS4_OP_REMOVE: case NFS4_OP_SETXATTR: case NFS4_OP_REMOVEXATTR:
+		cur_skip(c, 20, "change_info4");
+		break;
+	case NFS4_OP_OPEN: {
+		keep_sid(r, c, idx);
+		cur_skip(c, 20, "change_info4");
+		uint32_t rflags = cur_be32(c, "rflags");
+		if (cur_ok(c) && !r->has_open) {
+			r->has_open = true;
+			r->open_rflags = rflags;
+			r->open_at = idx;
+		}
+		skip_bitmap(c);
+		open_delegation(c, r, idx);
+		break;
+	}
+	case NFS4_OP_SETCLIENTID: {
+		r->sc_clientid = cur_be64(c, "clientid");
+		const uint8_t *p = cur_bytes(c, 8, "setclientid_confirm");
+		if (p) {
+			memcpy(r->sc_confirm, p, 8);
+			r->has_setclientid = true;
+		}
+		break;
+	}
+	case NFS4_OP_READ: {
+		r->eof = cur_be32(c, "eof") != 0;
+		uint32_t n = cur_be32(c, "data length");
+		if (!bulk_moved)
+			cur_skip(c, ((size_t)n + 3) & ~(size_t)3, "data");
+		/* counted once the data is there (or was moved by DDP): a
+		 * truncated reply claims no bytes it does not carry */
+		if (cur_ok(c))
+			r->read_count += n;
+		break;
+	}
+	case NFS4_OP_READDIR: {
+		cur_skip(c, 8, "cookieverf");
+		for (uint32_t guard = 0; cur_ok(c) && guard < BIG; guard++) {
+			uint32_t more = cur_be32(c, "entry4");
+			if (more != 1)
+				break;
+			cur_skip(c, 8, "cookie");
+			cur_xdr_opaque(c, 1024, NULL, "name");
+			skip_fattr(c);
+			if (cur_ok(c))
+				r->nentries++;
+		}
+		cur_skip(c, 4, "eof");
+		break;
+	}
+	case NFS4_OP_READLINK:
+		if (!bulk_moved)
+			cur_xdr_opaque(c, 4096, NULL, "linktext");
+		else
+			cur_skip(c, 4, "linktext length");
+		break;
+	case NFS4_OP_RENAME: cur_skip(c, 40, "change_info4 x2"); break;
+	case NFS4_OP_SECINFO: case NFS4_OP_SECINFO_NO_NAME: {
+		uint32_t n = cur_be32(c, "secinfo4 count");
+		if (n > 64) {
+			cur_fail(c, CUR_INVALID, "secinfo4 count");
+			break;
+		}
+		for (uint32_t i = 0; i < n && cur_ok(c); i++)
+			if (cur_be32(c, "flavor") == 6) {
+				cur_xdr_opaque(c, 1024, NULL, "oid");
+				cur_skip(c, 8, "qop service");
+			}
+		break;
+	}
+	case NFS4_OP_WRITE:
+		r->write_count += cur_be32(c, "count");
+		cur_skip(c, 12, "committed verifier");
+		break;
+	case NFS4_OP_EXCHANGE_ID: {
+		r->clientid = cur_be64(c, "clientid");
+		r->eir_seq = cur_be32(c, "sequenceid");
+		r->eir_flags = cur_be32(c, "flags");
+		uint32_t how = cur_be32(c, "state_protect_how4");
+		if (how == 1) {
+			state_protect_ops(c);
+		} else if (how == 2) {
+			state_protect_ops(c);
+			cur_skip(c, 16, "ssv_prot_info4");
+			uint32_t n = cur_be32(c, "spi_handles");
+			if (n > 64)
+				cur_fail(c, CUR_INVALID, "spi_handles");
+			for (uint32_t i = 0; i < n && cur_ok(c); i++)
+				cur_xdr_opaque(c, 1024, NULL, "handle");
+		} else if (how != 0) {
+			cur_fail(c, CUR_INVALID, "state_protect_how4");
+		}
+		cur_skip(c, 8, "so_minor_id");
+		cur_xdr_opaque(c, 1024, NULL, "so_major_id");
+		cur_xdr_opaque(c, 1024, NULL, "server_scope");
+		uint32_t n = cur_be32(c, "impl_id count");
+		if (n > 1)
+			cur_fail(c, CUR_INVALID, "impl_id count");
+		for (uint32_t i = 0; i < n && cur_ok(c); i++) {
+			cur_xdr_opaque(c, 1024, NULL, "domain");
+			cur_xdr_opaque(c, 1024, NULL, "name");
+			cur_skip(c, 12, "date");
+		}
+		r->has_clientid = cur_ok(c);
+		break;
+	}
+	case NFS4_OP_CREATE_SESSION: {
+		const uint8_t *p = cur_bytes(c, 16, "sessionid");
+		if (p)
+			memcpy(r->sessionid, p, 16);
+		r->cs_seq = cur_be32(c, "sequence");
+		r->cs_flags = cur_be32(c, "flags");
+		for (int ch = 0; ch < 2 && cur_ok(c); ch++) {
+			cur_skip(c, 4, "headerpadsize");
+			uint32_t maxreq = cur_be32(c, "maxrequestsize");
+			uint32_t maxresp = cur_be32(c, "maxresponsesize");
+			cur_skip(c, 8, "maxresponsesize_cached maxoperations");
+			uint32_t reqs = cur_be32(c, "maxrequests");
+			skip_array(c, 4, 1, "rdma_ird");
+			if (ch == 0) {
+				r->fore_maxreq = maxreq;
+				r->fore_maxresp = maxresp;
+				r->fore_maxreqs = reqs;
+			}
+		}
+		r->has_session = cur_ok(c);
+		break;
+	}
+	case NFS4_OP_BIND_CONN_TO_SESSION: {
+		const uint8_t *p = cur_bytes(c, 16, "bctsr_sessid");
+		if (p)
+			memcpy(r->sessionid, p, 16);
+		r->bcts_dir = cur_be32(c, "bctsr_dir");
+		r->bcts_rdma_mode = cur_be32(c, "bctsr_use_conn_in_rdma_mode") != 0;
+		r->has_bcts = cur_ok(c);
+		break;
+	}
+	case NFS4_OP_SEQUENCE:
+		cur_skip(c, 16, "sessionid");
+		r->seq_seqid = cur_be32(c, "sequenceid");
+		r->seq_slot = cur_be32(c, "slotid");
+		r->seq_highest = cur_be32(c, "highest_slotid");
+		r->seq_target_highest = cur_be32(c, "target_highest_slotid");
+		r->seq_flags = cur_be32(c, "status_flags");
+		break;
+	case NFS4_OP_TEST_STATEID: skip_array(c, 4, 4096, "status codes"); break;
+	case NFS4_OP_SEEK: cur_skip(c, 4 + 8, "eof offset"); break;
+	case NFS4_OP_COPY:
+		/* write_response4: callback id<1>, count, committed, verifier */
+		skip_array(c, 16, 1, "wr_callback_id");
+		cur_skip(c, 8 + 4 + 8, "count committed verifier");
+		cur_skip(c, 8, "copy_requirements4");
+		break;
+	case NFS4_OP_READ_PLUS: {
+		r->eof = cur_be32(c, "eof") != 0;
+		uint32_t n = cur_be32(c, "contents");
+		if (n > BIG) {
+			cur_fail(c, CUR_INVALID, "contents");
+			break;
+		}
+		for (uint32_t i = 0; i < n && cur_ok(c); i++) {
+			uint32_t t = cur_be32(c, "data_content4");
+			cur_skip(c, 8, "offset");
+			if (t == 0) {
+				uint32_t dl = 0;
+				if (cur_xdr_opaque(c, 64 * BIG, &dl, "data"))
+					r->read_count += dl;
+			} else {
+				cur_skip(c, 8, "length");
+			}
+		}
+		break;
+	}
+	case NFS4_OP_LAYOUTRETURN:
+		if (cur_be32(c, "lrs_present") == 1)
+			cur_skip(c, 16, "stateid");
+		break;
+	case NFS4_OP_GETXATTR: cur_xdr_opaque(c, BIG, NULL, "xattrvalue4"); break;
+	case NFS4_OP_OFFLOAD_STATUS: cur_skip(c, 8, "count"); skip_array(c, 4, 1, "complete"); break;
+	case NFS4_OP_DELEGPURGE: case NFS4_OP_DELEGRETURN: case NFS4_OP_LOOKUP: case NFS4_OP_LOOKUPP:
+	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: case NFS4_OP_OPENATTR: case NFS4_OP_PUTFH:
+	case NFS4_OP_PUTPUBFH: case NFS4_OP_PUTROOTFH: case NFS4_OP_RENEW: case NFS4_OP_RESTOREFH:
+	case NFS4_OP_SAVEFH: case NFS4_OP_SETCLIENTID_CONFIRM: case NFS4_OP_RELEASE_LOCKOWNER:
+	case NFS4_OP_BACKCHANNEL_CTL: case NFS4_OP_DESTROY_SESSION: case NFS4_OP_FREE_STATEID:
+	case NFS4_OP_DESTROY_CLIENTID: case NFS4_OP_RECLAIM_COMPLETE: case NFS4_OP_ALLOCATE:
+	case NFS4_OP_DEALLOCATE: case NFS4_OP_OFFLOAD_CANCEL: case NFS4_OP_CLONE:
+	case NFS4_OP_LAYOUTERROR: case NFS4_OP_LAYOUTSTATS: case NFS4_OP_LOCKT:
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+int nfs4_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_moved,
+		     struct nfs4_res *r)
+{
+	struct cursor c = cur_make(p, len);
+
+	if (proc == 0) {
+		r->has_status = true;
+		r->status = 0;
+		r->complete = true;
+		return 0;
+	}
+	r->status = cur_be32(&c, "nfsstat4");
+	cur_xdr_opaque(&c, 1024, NULL, "tag");
+	uint32_t n = cur_be32(&c, "resarray count");
+	if (!cur_ok(&c))
+		return -EBADMSG;
+	r->has_status = true;
+	if (n > 4096)
+		return -EBADMSG;
+	/* nres counts the results present, not the count the server claims:
+	 * a truncated reply must not make callers look at results (op, opst)
+	 * that were never decoded */
+	r->nres = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t op = cur_be32(&c, "resop");
+		uint32_t st = cur_be32(&c, "status");
+		if (!cur_ok(&c))
+			return -EBADMSG;
+		r->nres = i + 1;
+		if (i < NFS4_RES_MAXOPS) {
+			r->op[i] = op;
+			r->opst[i] = st;
+		}
+		if (op == NFS4_OP_SEQUENCE) {
+			r->has_seq = true;
+			r->seq_status = st;
+		}
+		if (op == NFS4_OP_ILLEGAL)
+			break;
+		if (!op_result(&c, op, st, i, bulk_moved, r) || !cur_ok(&c))
+			return -EBADMSG;
+	}
+	r->complete = true;
+	return 0;
+}
+
+int nfs4_decode_reply(uint32_t proc, const uint8_t *msg, size_t len, bool bulk_moved,
+		      struct nfs4_res *res)
+{
+	struct rpc_res h;
+	size_t off;
+
+	memset(res, 0, sizeof(*res));
+	if (rpc_decode_reply_hdr(msg, len, &h, &off) < 0) {
+		res->rpc_status = 0xffff;
+		return -EBADMSG;
+	}
+	res->ok = true;
+	res->rpc_status = h.rpc_status;
+	if (h.rpc_status != 0)
+		return 0;
+	nfs4_decode_body(proc, msg + off, len - off, bulk_moved, res);
+	return 0;
+}
+
+static bool res_sid_at(const struct nfs4_res *r, uint32_t idx, struct nfs4_stateid *out)
+{
+	for (unsigned j = 0; j < r->nsid; j++)
+		if (r->sid_at[j] == idx) {
+			*out = r->sid[j];
+			return true;
+		}
+	return false;
+}
+
+unsigned nfs4_deleg_pairs(const struct nfs4_res *tr, const struct nfs4_res *rr,
+			  struct nfs4_deleg_pair *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned j = 0; j < tr->ndeleg && n < max; j++) {
+		uint32_t at = tr->deleg_at[j];
+		struct nfs4_deleg_pair p = { .tdeleg = tr->deleg[j] };
+		/* the same OPEN, answered OK by the target */
+		if (at >= rr->nres || at >= NFS4_RES_MAXOPS || rr->op[at] != NFS4_OP_OPEN ||
+		    rr->opst[at] != 0 || !res_sid_at(tr, at, &p.topen))
+			continue;
+		for (unsigned k = 0; k < rr->ndeleg && !p.granted; k++)
+			if (rr->deleg_at[k] == at) {
+				p.granted = true;
+				p.g = rr->deleg[k];
+			}
+		if (!p.granted && !res_sid_at(rr, at, &p.g))
+			continue;
+		out[n++] = p;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------ session -- */
+
+int nfs41_slot_get(struct nfs41_session *s, uint32_t *seq)
+{
+	for (uint32_t i = 0; i < s->nslots && i < NFS41_MAX_SLOTS; i++) {
+		if (s->slot_busy[i] || s->slot_dead[i])
+			continue;
+		s->slot_busy[i] = true;
+		*seq = s->slot_seq[i] + 1;
+		return (int)i;
+	}
+	return -1;
+}
+
+void nfs41_slot_put(struct nfs41_session *s, int slot, uint32_t seq, bool seq_ok, bool lost)
+{
+	if (slot < 0 || slot >= NFS41_MAX_SLOTS)
+		return;
+	s->slot_busy[slot] = false;
+	if (lost)
+		s->slot_dead[slot] = true;
+	else if (seq_ok)
+		s->slot_seq[slot] = seq;
+	else
+		s->seq_errors++;
+}
+
+uint32_t nfs41_highest(const struct nfs41_session *s)
+{
+	return s->nslots ? s->nslots - 1 : 0;
+}
+
+void nfs41_session_init(struct nfs41_session *s, uint32_t minor, const char *tag)
+{
+	char host[64] = "";
+	memset(s, 0, sizeof(*s));
+	s->minor = minor;
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		snprintf(host, sizeof(host), "localhost");
+	uint64_t now = xprt_now_ns();
+	snprintf(s->owner, sizeof(s->owner), "nfsrdma-replay/%s/%d/%s/%llx", host, (int)getpid(),
+		 tag ? tag : "", (unsigned long long)now);
+	for (int i = 0; i < 8; i++)
+		s->verifier[i] = (uint8_t)(now >> (8 * i));
+}
+
+struct sync_build {
+	struct nfs41_session *s;
+	nfs41_build_fn build;
+	void *ctx;
+};
+
+static int call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		     nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res,
+		     bool sequence)
+{
+	struct nfs_msg m;
+	struct xenc e;
+	static uint8_t rbuf[80 * 1024];
+	size_t rlen = 0;
+	uint32_t seq = 0;
+	int slot = -1;
+
+	memset(&m.req, 0, sizeof(m.req));
+	xenc_init(&e, m.buf, sizeof(m.buf));
+	size_t at = nfs4_compound_begin(&e, c, s->minor);
+	unsigned n = 0;
+	if (sequence && s->have_session) {
+		slot = nfs41_slot_get(s, &seq);
+		if (slot < 0)
+			return -EAGAIN;
+		nfs4_enc_sequence(&e, s->sessionid, seq, (uint32_t)slot, nfs41_highest(s), false);
+		n++;
+	}
+	n += build(&e, ctx);
+	nfs4_compound_end(&e, at, n);
+	if (!xenc_ok(&e)) {
+		nfs41_slot_put(s, slot, seq, false, false);
+		return -EMSGSIZE;
+	}
+	m.req.msg = m.buf;
+	m.req.len = e.len;
+	m.req.reply_max = reply_max ? reply_max : 1024;
+	int ret = xprt_call_sync(x, &m.req, rbuf, sizeof(rbuf), &rlen, 15000);
+	if (ret < 0) {
+		nfs41_slot_put(s, slot, seq, false, ret == -EPIPE || ret == -ETIMEDOUT);
+		return ret;
+	}
+	if (nfs4_decode_reply(1, rbuf, rlen, false, res) < 0 || res->rpc_status) {
+		nfs41_slot_put(s, slot, seq, false, false);
+		return -EPROTO;
+	}
+	nfs41_slot_put(s, slot, seq, res->has_seq && res->seq_status == 0, false);
+	return 0;
+}
+
+int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    nfs41_build_fn build, void *ctx, uint32_t reply_max, struct nfs4_res *res)
+{
+	return call_sync(x, s, c, build, ctx, reply_max, res, true);
+}
+
+static unsigned b_bind_conn(struct xenc *e, void *ctx)
+{
+	const struct nfs41_session *s = ctx;
+	/* both channels only where CREATE_SESSION asked for a back channel:
+	 * the server must not send callbacks a client cannot answer */
+	nfs4_enc_bind_conn_to_session(e, s->sessionid,
+				      s->back_channel ? NFS4_CDFC4_BACK_OR_BOTH : NFS4_CDFC4_FORE, false);
+	return 1;
+}
+
+int nfs41_bind_conn(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		    uint32_t *dir)
+{
+	struct nfs4_res r;
+	memset(&r, 0, sizeof(r));
+	if (!s->have_session)
+		return -ENOTCONN;
+	int ret = call_sync(x, s, c, b_bind_conn, s, 512, &r, false);
+	if (ret < 0)
+		return ret;
+	if (r.status)
+		return (int)r.status;
+	if (!r.has_bcts || memcmp(r.sessionid, s->sessionid, 16) != 0)
+		return -EPROTO;
+	*dir = r.bcts_dir;
+	return 0;
+}
+
+static unsigned b_exchange_id(struct xenc *e, void *ctx)
+{
+	struct nfs41_session *s = ctx;
+	/* EXCHGID4_FLAG_USE_NON_PNFS (0x10000) */
+	nfs4_enc_exchange_id(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), 0x10000);
+	return 1;
+}
+
+struct cs_args {
+	struct nfs41_session *s;
+	uint32_t slots;
+};
+
+static unsigned b_create_session(struct xenc *e, void *ctx)
+{
+	struct cs_args *a = ctx;
+	/* no back channel (flags 0) unless we serve callbacks: without one
+	 * the server grants no delegations */
+	nfs4_enc_create_session(e, a->s->clientid, a->s->cs_seq,
+				a->s->back_channel ? NFS4_CS_CONN_BACK_CHAN : 0, 1024 * 1024 + 4096,
+				1024 * 1024 + 4096, a->slots);
+	return 1;
+}
+
+static unsigned b_reclaim_complete(struct xenc *e, void *ctx)
+{
+	(void)ctx;
+	nfs4_enc_reclaim_complete(e, false);
+	return 1;
+}
+
+static unsigned b_destroy_session(struct xenc *e, void *ctx)
+{
+	nfs4_enc_destroy_session(e, ((struct nfs41_session *)ctx)->sessionid);
+	return 1;
+}
+
+static unsigned b_destroy_clientid(struct xenc *e, void *ctx)
+{
+	nfs4_enc_destroy_clientid(e, ((struct nfs41_session *)ctx)->clientid);
+	return 1;
+}
+
+int nfs41_session_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		       uint32_t slots, char *err, size_t errlen)
+{
+	struct nfs4_res r;
+	int ret;
+
+	s->have_session = false;
+	if ((ret = nfs41_call_sync(x, s, c, b_exchange_id, s, 1024, &r)) < 0 || r.status ||
+	    !r.has_clientid) {
+		snprintf(err, errlen, "EXCHANGE_ID: %s", ret < 0 ? strerror(-ret) : "refused");
+		if (ret == 0)
+			snprintf(err, errlen, "EXCHANGE_ID: NFS4 status %u", r.status);
+		return ret < 0 ? ret : -EPROTO;
+	}
+	s->have_client = true;
+	s->clientid = r.clientid;
+	s->cs_seq = r.eir_seq;
+	if (slots > NFS41_MAX_SLOTS)
+		slots = NFS41_MAX_SLOTS;
+	struct cs_args ca = { s, slots ? slots : 1 };
+	if ((ret = nfs41_call_sync(x, s, c, b_create_session, &ca, 1024, &r)) < 0 || r.status ||
+	    !r.has_session) {
+		snprintf(err, errlen, "CREATE_SESSION: %s", ret < 0 ? strerror(-ret) : "refused");
+		if (ret == 0)
+			snprintf(err, errlen, "CREATE_SESSION: NFS4 status %u", r.status);
+		return ret < 0 ? ret : -EPROTO;
+	}
+	s->cs_seq++;
+	memcpy(s->sessionid, r.sessionid, 16);
+	s->nslots = r.fore_maxreqs < ca.slots ? r.fore_maxreqs : ca.slots;
+	if (!s->nslots)
+		s->nslots = 1;
+	s->maxreq = r.fore_maxreq;
+	s->maxresp = r.fore_maxresp;
+	memset(s->slot_seq, 0, sizeof(s->slot_seq));
+	memset(s->slot_busy, 0, sizeof(s->slot_busy));
+	memset(s->slot_dead, 0, sizeof(s->slot_dead));
+	s->have_session = true;
+	if ((ret = nfs41_call_sync(x, s, c, b_reclaim_complete, NULL, 512, &r)) < 0) {
+		snprintf(err, errlen, "RECLAIM_COMPLETE: %s", strerror(-ret));
+		return ret;
+	}
+	/* NFS4ERR_COMPLETE_ALREADY is fine; anything else is logged only */
+	if (r.status && r.status != 10054)
+		log_warn("nfs4.1: RECLAIM_COMPLETE: status %u", r.status);
+	log_info("nfs4.%u: client 0x%016llx, session with %u slot(s) (asked %u), maxreq %u maxresp %u",
+		 s->minor, (unsigned long long)s->clientid, s->nslots, ca.slots, s->maxreq, s->maxresp);
+	return 0;
+}
+
+void nfs41_session_close(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c)
+{
+	struct nfs4_res r;
+	if (s->have_session) {
+		/* DESTROY_SESSION goes without SEQUENCE */
+		call_sync(x, s, c, b_destroy_session, s, 512, &r, false);
+		s->have_session = false;
+	}
+	if (s->have_client) {
+		nfs41_call_sync(x, s, c, b_destroy_clientid, s, 512, &r);
+		s->have_client = false;
+	}
+}
+
+struct lk_args {
+	const struct nfs_fh *dir;  /* NULL: PUTROOTFH */
+	const char *name;          /* NULL: just GETFH */
+};
+
+static unsigned b_lookup(struct xenc *e, void *ctx)
+{
+	struct lk_args *a = ctx;
+	unsigned n = 2;
+	if (a->dir)
+		nfs4_enc_putfh(e, a->dir);
+	else
+		nfs4_enc_putrootfh(e);
+	if (a->name) {
+		nfs4_enc_lookup(e, a->name);
+		n++;
+	}
+	nfs4_enc_getfh(e);
+	return n;
+}
+
+int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
+		      const char *path, struct nfs_fh *out, uint32_t *st)
+{
+	struct nfs4_res r;
+	struct lk_args a = { NULL, NULL };
+	struct nfs_fh cur;
+	char buf[1024], *save = NULL;
+	int ret;
+
+	*st = 0;
+	if ((ret = nfs41_call_sync(x, s, c, b_lookup, &a, 1024, &r)) < 0)
+		return ret;
+	if (r.status || !r.nfh) {
+		*st = r.status;
+		return -ENOENT;
+	}
+	cur = r.fh[0];
+	snprintf(buf, sizeof(buf), "%s", path ? path : "");
+	for (char *comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		a.dir = &cur;
+		a.name = comp;
+		if ((ret = nfs41_call_sync(x, s, c, b_lookup, &a, 1024, &r)) < 0)
+			return ret;
+		if (r.status || !r.nfh) {
+			*st = r.status;
+			return -ENOENT;
+		}
+		cur = r.fh[0];
+	}
+	*out = cur;
+	return 0;
+}

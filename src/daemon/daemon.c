@@ -1,0 +1,588 @@
+/* nfsrdmad main loop (see daemon.h).  Threads: one per source, each
+ * polling its source and pushing records into the bounded queue (and its
+ * pcapng export, which lives on that thread); the main thread does
+ * everything else with poll(2), so the aggregation engine needs no lock. */
+#include "src/daemon/daemon.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/stats/ctl_proto.h"
+#include "src/daemon/daemon_queue.h"
+#include "src/out/export_pcapng.h"
+#include "src/base/log.h"
+#include "src/daemon/metrics_http.h"
+#include "src/out/out.h"
+#include "pcap/source_pcap.h"
+
+#define MAX_CONNS   32
+#define HTTP_IDLE_NS (10ull * 1000000000ull)
+#define OUT_MAX     (64u << 20)   /* a client that does not read is cut off */
+#define DRAIN_BATCH 256
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { stop_flag = 1; }
+
+struct src_thread {
+	struct daemon *d;
+	unsigned idx;
+	const char *spec;
+	struct source *s;
+	struct pcapng_export *exp;
+	pthread_t th;
+	bool started, lossless;
+	atomic_bool done;
+	pthread_mutex_t mu;          /* guards st */
+	struct source_stats st;
+	int last_err;
+};
+
+enum conn_kind { C_CTL = 1, C_HTTP };
+
+struct conn {
+	int fd;
+	enum conn_kind kind;
+	char in[HTTP_REQ_MAX];
+	size_t inlen;
+	char *out;
+	size_t outlen, outpos;
+	bool close_after;
+	uint64_t t_open;
+};
+
+struct daemon {
+	const struct daemon_cfg *c;
+	struct rec_queue *q;
+	struct agg *agg;
+	struct src_thread src[DAEMON_MAX_SOURCES];
+	unsigned nsrc;
+	bool record_clock;           /* all sources are files read flat out */
+	int ctl_fd, http_fd;
+	struct conn conns[MAX_CONNS];
+	uint64_t refused;
+	struct nfsrdma_record batch[DRAIN_BATCH];
+};
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- source threads ---- */
+
+static void on_record(const struct nfsrdma_record *r, void *ctx)
+{
+	struct src_thread *t = ctx;
+
+	rec_queue_push(t->d->q, r, t->lossless);
+}
+
+static void *src_main(void *arg)
+{
+	struct src_thread *t = arg;
+
+	while (!stop_flag) {
+		int rc = source_poll(t->s, 200);
+		pthread_mutex_lock(&t->mu);
+		source_get_stats(t->s, &t->st);
+		pthread_mutex_unlock(&t->mu);
+		if (rc == -ENODATA)
+			break;
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN) {
+			t->last_err = rc;
+			log_error("source %s: %s", t->spec, strerror(-rc));
+			break;
+		}
+	}
+	if (t->exp) {
+		pcapng_export_close(t->exp);
+		t->exp = NULL;
+	}
+	atomic_store(&t->done, true);
+	rec_queue_kick(t->d->q);   /* --exit-at-end notices without waiting */
+	return NULL;
+}
+
+/* ---- privileges ---- */
+
+static int drop_privileges(const char *user, int ctl_fd, const char *sock, const char *group)
+{
+	struct passwd *pw = getpwnam(user);
+	gid_t sgid;
+
+	if (!pw) {
+		log_error("--user %s: no such user", user);
+		return -ENOENT;
+	}
+	sgid = pw->pw_gid;
+	if (group) {
+		struct group *gr = getgrnam(group);
+		if (!gr) {
+			log_error("--socket-group %s: no such group", group);
+			return -ENOENT;
+		}
+		sgid = gr->gr_gid;
+	}
+	if (ctl_fd >= 0 && sock && chown(sock, pw->pw_uid, sgid) < 0)
+		log_warn("%s: chown: %s", sock, strerror(errno));
+	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+		log_error("dropping privileges to %s: %s", user, strerror(errno));
+		return -EPERM;
+	}
+	if (setuid(0) == 0 && pw->pw_uid != 0) {
+		log_error("dropping privileges to %s: could regain root", user);
+		return -EPERM;
+	}
+	log_info("running as %s (uid %u)", user, (unsigned)pw->pw_uid);
+	return 0;
+}
+
+/* ---- connections ---- */
+
+static void conn_close(struct conn *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k->out);
+	memset(k, 0, sizeof(*k));
+	k->fd = -1;
+}
+
+static int conn_append(struct conn *k, const char *data, size_t len)
+{
+	if (k->outlen - k->outpos + len > OUT_MAX)
+		return -ENOBUFS;
+	if (k->outpos) {
+		memmove(k->out, k->out + k->outpos, k->outlen - k->outpos);
+		k->outlen -= k->outpos;
+		k->outpos = 0;
+	}
+	char *o = realloc(k->out, k->outlen + len + 1);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o + k->outlen, data, len);
+	k->out = o;
+	k->outlen += len;
+	return 0;
+}
+
+static void accept_conn(struct daemon *d, int lfd, enum conn_kind kind)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *k = &d->conns[i];
+		if (k->fd >= 0)
+			continue;
+		k->fd = fd;
+		k->kind = kind;
+		k->t_open = mono_ns();
+		if (kind == C_CTL) {
+			char g[64];
+			int n = snprintf(g, sizeof(g), "%s %d\n", CTL_GREETING, CTL_PROTO_VERSION);
+			conn_append(k, g, (size_t)n);
+		}
+		return;
+	}
+	d->refused++;
+	close(fd);
+}
+
+static void ctl_command(struct daemon *d, struct conn *k, const char *line)
+{
+	if (!strcmp(line, "SNAPSHOT")) {
+		struct agg_snap s;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+		if (agg_snapshot(d->agg, d->record_clock ? 0 : wall_ns(), &s) < 0 ||
+		    !(f = open_memstream(&buf, &len))) {
+			conn_append(k, "ERR out of memory\n", 18);
+			return;
+		}
+		ctl_write_snap(f, &s);
+		agg_snap_free(&s);
+		if (fclose(f) == 0 && conn_append(k, buf, len) < 0)
+			k->close_after = true;
+		free(buf);
+	} else if (!strcmp(line, "PING")) {
+		conn_append(k, "PONG\n", 5);
+	} else if (!strcmp(line, "QUIT")) {
+		k->close_after = true;
+	} else {
+		conn_append(k, "ERR unknown command\n", 20);
+	}
+}
+
+static void conn_input(struct daemon *d, struct conn *k)
+{
+	ssize_t n = read(k->fd, k->in + k->inlen, sizeof(k->in) - 1 - k->inlen);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		conn_close(k);
+		return;
+	}
+	if (n < 0)
+		return;
+	k->inlen += (size_t)n;
+	k->in[k->inlen] = 0;
+	if (k->kind == C_HTTP) {
+		if (http_request_complete(k->in, k->inlen)) {
+			char *resp = NULL;
+			size_t rlen = 0;
+			if (http_respond(k->in, k->inlen, d->agg, &resp, &rlen) == 0)
+				conn_append(k, resp, rlen);
+			free(resp);
+			k->close_after = true;
+			k->inlen = 0;
+		} else if (k->inlen >= sizeof(k->in) - 1) {
+			static const char too[] = "HTTP/1.0 431 Request Header Fields Too Large\r\n"
+						  "Content-Length: 0\r\nConnection: close\r\n\r\n";
+			conn_append(k, too, sizeof(too) - 1);
+			k->close_after = true;
+			k->inlen = 0;
+		}
+		return;
+	}
+	char *start = k->in, *nl;
+	while ((nl = memchr(start, '\n', k->inlen - (size_t)(start - k->in)))) {
+		*nl = 0;
+		if (nl > start && nl[-1] == '\r')
+			nl[-1] = 0;
+		ctl_command(d, k, start);
+		start = nl + 1;
+	}
+	size_t rest = k->inlen - (size_t)(start - k->in);
+	memmove(k->in, start, rest);
+	k->inlen = rest;
+	if (k->inlen >= CTL_LINE_MAX) {
+		conn_append(k, "ERR line too long\n", 18);
+		k->close_after = true;
+		k->inlen = 0;
+	}
+}
+
+static void conn_output(struct conn *k)
+{
+	while (k->outpos < k->outlen) {
+		ssize_t n = send(k->fd, k->out + k->outpos, k->outlen - k->outpos, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			conn_close(k);
+			return;
+		}
+		k->outpos += (size_t)n;
+	}
+	k->outpos = k->outlen = 0;
+	if (k->close_after)
+		conn_close(k);
+}
+
+/* ---- output ---- */
+
+static void print_summary(struct daemon *d, uint64_t now)
+{
+	struct agg_snap s;
+
+	if (agg_snapshot(d->agg, now, &s) < 0)
+		return;
+	uint64_t drops = s.t.drops_queue + s.t.drops_source;
+	if (d->c->json) {
+		printf("{\"summary\":{\"t\":%" PRIu64 ",\"window_s\":%.3f,\"records\":%" PRIu64
+		       ",\"rate\":%.3f,\"errors\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"ops\":[",
+		       s.now_ns, s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
+		for (size_t i = 0; i < s.nrows[AGG_OP]; i++) {
+			const struct agg_row *r = &s.rows[AGG_OP][i];
+			printf("%s{\"op\":\"", i ? "," : "");
+			for (const char *p = r->key; *p; p++)
+				if ((unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
+					putchar(*p);
+			printf("\",\"records\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"rate\":%.3f,\"p50_us\":%.1f"
+			       ",\"p90_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}",
+			       r->tot.records, r->tot.errors, r->rate, r->p50 / 1e3, r->p90 / 1e3,
+			       r->p99 / 1e3, r->p999 / 1e3, r->max / 1e3);
+		}
+		printf("]}}\n");
+	} else {
+		printf("summary: records %" PRIu64 " rate %.1f/s errors %" PRIu64 " drops %" PRIu64 "\n",
+		       s.t.tot.records, s.rate, s.t.tot.errors, drops);
+		for (size_t i = 0; i < s.nrows[AGG_OP]; i++) {
+			const struct agg_row *r = &s.rows[AGG_OP][i];
+			printf("  %-28s %8" PRIu64 " %9.1f/s p50 %9.1fus p99 %9.1fus max %9.1fus\n", r->key,
+			       r->tot.records, r->rate, r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3);
+		}
+	}
+	fflush(stdout);
+	agg_snap_free(&s);
+}
+
+static void update_external(struct daemon *d)
+{
+	uint64_t drops = 0, events = 0, errors = 0, records = 0;
+
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		struct src_thread *t = &d->src[i];
+		pthread_mutex_lock(&t->mu);
+		drops += t->st.drops;
+		events += t->st.events;
+		errors += t->st.errors;
+		records += t->st.records;
+		pthread_mutex_unlock(&t->mu);
+	}
+	agg_set_external(d->agg, rec_queue_drops(d->q), drops, events, errors, records);
+}
+
+static size_t drain(struct daemon *d)
+{
+	size_t n, total = 0;
+
+	while ((n = rec_queue_pop(d->q, d->batch, DRAIN_BATCH)) > 0) {
+		uint64_t now = wall_ns();
+		for (size_t i = 0; i < n; i++) {
+			const struct nfsrdma_record *r = &d->batch[i];
+			uint64_t t = now;
+			if (d->record_clock)
+				t = r->t_reply_last ? r->t_reply_last : r->t_call_last ? r->t_call_last : 0;
+			agg_add(d->agg, r, t);
+			if (d->c->json)
+				out_json(stdout, r);
+		}
+		total += n;
+		if (total >= 65536)
+			break;   /* let the sockets breathe */
+	}
+	if (total && d->c->json)
+		fflush(stdout);
+	return total;
+}
+
+/* ---- run ---- */
+
+static int open_sources(struct daemon *d)
+{
+	const struct daemon_cfg *c = d->c;
+	bool all_flat = true;
+
+	for (unsigned i = 0; i < c->nsources; i++) {
+		struct src_thread *t = &d->src[d->nsrc];
+		char err[512];
+		t->d = d;
+		t->idx = i;
+		t->spec = c->sources[i];
+		pthread_mutex_init(&t->mu, NULL);
+		int rc = source_open(&t->s, t->spec, &c->sopts, on_record, t, err, sizeof(err));
+		if (rc < 0) {
+			log_error("--source %s: %s", t->spec, err);
+			return rc;
+		}
+		d->nsrc++;
+		t->lossless = source_pcap_flat_out(t->s);
+		all_flat = all_flat && t->lossless;
+		if (c->export_dir && source_is_pcap(t->s)) {
+			char prefix[32];
+			snprintf(prefix, sizeof(prefix), "nfsrdma-src%u", i);
+			struct pcapng_export_opts eo = { .dir = c->export_dir, .prefix = prefix,
+							 .rotate_ns = c->rotate_ns, .rotate_bytes = c->rotate_bytes,
+							 .keep = c->export_keep };
+			/* files are created after the privilege drop: the export
+			 * directory must be writable by --user */
+			t->exp = NULL;
+			if (pcapng_export_new(&t->exp, t->s, &eo, err, sizeof(err)) < 0)
+				log_warn("--export-dir: %s", err);
+		} else if (c->export_dir) {
+			log_warn("--export-dir: source %s has no packets to export", t->spec);
+		}
+	}
+	d->record_clock = all_flat && d->nsrc > 0;
+	return 0;
+}
+
+int daemon_run(const struct daemon_cfg *c)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	char err[512];
+	int rc = 1;
+
+	if (!d) {
+		log_error("out of memory");
+		return 1;
+	}
+	d->c = c;
+	d->ctl_fd = d->http_fd = -1;
+	for (int i = 0; i < MAX_CONNS; i++)
+		d->conns[i].fd = -1;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	stop_flag = 0;
+
+	d->q = rec_queue_new(c->queue ? c->queue : 8192);
+	d->agg = agg_new(&c->agg);
+	if (!d->q || !d->agg) {
+		log_error("out of memory");
+		goto out;
+	}
+	if (open_sources(d) < 0)
+		goto out;
+	if (c->metrics && strcmp(c->metrics, "none")) {
+		if ((d->http_fd = daemon_listen_tcp(c->metrics, err, sizeof(err))) < 0) {
+			log_error("--metrics %s", err);
+			goto out;
+		}
+		log_info("metrics on http://%s/metrics", c->metrics);
+	}
+	if (c->socket_path && strcmp(c->socket_path, "none")) {
+		if ((d->ctl_fd = daemon_listen_unix(c->socket_path, c->socket_mode ? c->socket_mode : 0660,
+						    err, sizeof(err))) < 0) {
+			log_error("--socket %s", err);
+			goto out;
+		}
+	}
+	if (c->user && drop_privileges(c->user, d->ctl_fd, c->socket_path, c->socket_group) < 0)
+		goto out;
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		if (pthread_create(&d->src[i].th, NULL, src_main, &d->src[i]) != 0) {
+			log_error("source %s: cannot start its thread", d->src[i].spec);
+			stop_flag = 1;
+			goto out;
+		}
+		d->src[i].started = true;
+	}
+
+	uint64_t next_sum = c->summary_interval > 0 ? mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
+	rc = 0;
+	while (!stop_flag) {
+		struct pollfd p[3 + MAX_CONNS];
+		int np = 0, idx[3 + MAX_CONNS];
+		int qfd = rec_queue_fd(d->q);
+		if (qfd >= 0) {
+			p[np] = (struct pollfd){ qfd, POLLIN, 0 };
+			idx[np++] = -3;
+		}
+		if (d->ctl_fd >= 0) {
+			p[np] = (struct pollfd){ d->ctl_fd, POLLIN, 0 };
+			idx[np++] = -1;
+		}
+		if (d->http_fd >= 0) {
+			p[np] = (struct pollfd){ d->http_fd, POLLIN, 0 };
+			idx[np++] = -2;
+		}
+		for (int i = 0; i < MAX_CONNS; i++) {
+			struct conn *k = &d->conns[i];
+			if (k->fd < 0)
+				continue;
+			/* no new input while output is pending: backpressure */
+			p[np] = (struct pollfd){ k->fd, k->outlen > k->outpos ? POLLOUT : POLLIN, 0 };
+			idx[np++] = i;
+		}
+		/* Records wake us through the queue's eventfd; the timeout is only
+		 * for the summary, idle HTTP connections and the end of input.
+		 * Without an eventfd, poll the queue every 50 ms. */
+		int timeout = qfd >= 0 ? 1000 : 50;
+		if (next_sum) {
+			uint64_t now = mono_ns();
+			int left = now >= next_sum ? 0 : (int)((next_sum - now) / 1000000) + 1;
+			if (left < timeout)
+				timeout = left;
+		}
+		int n = poll(p, (nfds_t)np, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_error("poll: %s", strerror(errno));
+			rc = 1;
+			break;
+		}
+		rec_queue_ack(d->q);
+		drain(d);
+		update_external(d);
+		for (int i = 0; n > 0 && i < np; i++) {
+			if (!p[i].revents)
+				continue;
+			if (idx[i] == -3)
+				continue;   /* the queue: drained above */
+			if (idx[i] == -1)
+				accept_conn(d, d->ctl_fd, C_CTL);
+			else if (idx[i] == -2)
+				accept_conn(d, d->http_fd, C_HTTP);
+			else if (p[i].revents & POLLOUT)
+				conn_output(&d->conns[idx[i]]);
+			else
+				conn_input(d, &d->conns[idx[i]]);
+		}
+		uint64_t mnow = mono_ns();
+		for (int i = 0; i < MAX_CONNS; i++) {
+			struct conn *k = &d->conns[i];
+			if (k->fd >= 0 && k->outlen > k->outpos)
+				conn_output(k);
+			if (k->fd >= 0 && k->kind == C_HTTP && mnow - k->t_open > HTTP_IDLE_NS)
+				conn_close(k);
+		}
+		if (next_sum && mnow >= next_sum) {
+			print_summary(d, d->record_clock ? 0 : wall_ns());
+			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
+		}
+		if (c->exit_at_end) {
+			bool all = true;
+			for (unsigned i = 0; i < d->nsrc; i++)
+				all = all && atomic_load(&d->src[i].done);
+			if (all && !rec_queue_len(d->q)) {
+				drain(d);
+				update_external(d);
+				break;
+			}
+		}
+	}
+	if (c->summary_interval > 0 || c->exit_at_end)
+		print_summary(d, d->record_clock ? 0 : wall_ns());
+out:
+	stop_flag = 1;
+	if (d->q)
+		rec_queue_close(d->q);
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		if (d->src[i].started)
+			pthread_join(d->src[i].th, NULL);
+		else if (d->src[i].exp)
+			pcapng_export_close(d->src[i].exp);
+		source_close(d->src[i].s);
+		pthread_mutex_destroy(&d->src[i].mu);
+	}
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (d->conns[i].fd >= 0)
+			conn_close(&d->conns[i]);
+	if (d->ctl_fd >= 0) {
+		close(d->ctl_fd);
+		unlink(c->socket_path);   /* may fail after the privilege drop; harmless */
+	}
+	if (d->http_fd >= 0)
+		close(d->http_fd);
+	agg_free(d->agg);
+	rec_queue_free(d->q);
+	free(d);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/* nfsrdmad's core: sources on their own threads feed a bounded queue; the
+ * main thread aggregates, serves the control socket (nfsrdma-top) and the
+ * Prometheus endpoint, prints JSON Lines / summaries, and rotates pcapng
+ * exports.  cli/nfsrdmad.c fills the config from options and the config
+ * file. */
+#ifndef NFSRDMA_DAEMON_H
+#define NFSRDMA_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/stats/agg.h"
+#include "pcap/source.h"
+
+#define DAEMON_MAX_SOURCES 16
+
+struct daemon_cfg {
+	const char *sources[DAEMON_MAX_SOURCES];
+	unsigned nsources;
+	struct source_opts sopts;
+	bool json;                   /* JSON Lines of records + summaries on stdout */
+	double summary_interval;     /* seconds; 0: none */
+	const char *metrics;         /* "127.0.0.1:9464"; NULL or "none": off */
+	const char *socket_path;     /* NULL or "none": off */
+	unsigned socket_mode;        /* default 0660 */
+	const char *socket_group;    /* group owning the socket (NULL: the user's) */
+	const char *export_dir;      /* rotating pcapng exports (capture sources) */
+	uint64_t rotate_ns, rotate_bytes;
+	unsigned export_keep;
+	const char *user;            /* drop to this user once sources are attached; NULL: stay */
+	size_t queue;                /* records between sources and aggregation */
+	bool exit_at_end;            /* exit once every source has ended */
+	struct agg_config agg;
+};
+
+/* Runs until SIGINT/SIGTERM (or the end, with exit_at_end).  Returns the
+ * process exit status. */
+int daemon_run(const struct daemon_cfg *c);
+
+/* "127.0.0.1:9464", "[::1]:9464", ":9464" (loopback).  Returns a bound,
+ * listening TCP socket or a negative errno with the reason in err. */
+int daemon_listen_tcp(const char *spec, char *err, size_t errlen);
+/* UNIX stream socket at path (a stale socket there is replaced; any other
+ * file is not), mode applied.  Returns the fd or a negative errno. */
+int daemon_listen_unix(const char *path, unsigned mode, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,106 @@
+/* Config file reader (see daemon_conf.h).  Values are strdup'ed and kept
+ * for the life of the process, as option arguments are. */
+#include "src/daemon/daemon_conf.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "src/base/log.h"
+
+#define LINE_MAX_CONF 1024
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+int conf_load(const char *path, const struct opt_spec *spec)
+{
+	FILE *f = fopen(path, "r");
+	char line[LINE_MAX_CONF + 2];
+	int bad = 0;
+	unsigned lineno = 0;
+
+	if (!f) {
+		int e = errno;
+		log_error("%s: %s", path, strerror(e));
+		return -e;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			int c;
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			log_error("%s:%u: line longer than %d bytes", path, lineno, LINE_MAX_CONF);
+			bad++;
+			continue;
+		}
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *s = trim(line);
+		if (!*s)
+			continue;
+		char *eq = strchr(s, '=');
+		char *name = s, *val = NULL;
+		if (eq) {
+			*eq = 0;
+			val = trim(eq + 1);
+		} else {
+			/* "name value" or a bare flag name */
+			char *sp = s + strcspn(s, " \t");
+			if (*sp) {
+				*sp = 0;
+				val = trim(sp + 1);
+			}
+		}
+		name = trim(name);
+		const struct opt *o = spec->opts;
+		while (o->name && strcmp(o->name, name))
+			o++;
+		if (!o->name || !strcmp(name, "config")) {
+			log_error("%s:%u: unknown setting '%s'", path, lineno, name);
+			bad++;
+			continue;
+		}
+		int key = o->shortc ? o->shortc : o->key;
+		if (!o->arg) {
+			bool on = !val || !*val || !strcasecmp(val, "yes") || !strcasecmp(val, "true") ||
+				  !strcmp(val, "1") || !strcasecmp(val, "on");
+			bool off = val && (!strcasecmp(val, "no") || !strcasecmp(val, "false") ||
+					   !strcmp(val, "0") || !strcasecmp(val, "off"));
+			if (!on && !off) {
+				log_error("%s:%u: %s takes yes or no", path, lineno, name);
+				bad++;
+			} else if (on && spec->handle(key, NULL, spec->ctx) < 0) {
+				bad++;
+			}
+			continue;
+		}
+		if (!val || !*val) {
+			log_error("%s:%u: %s needs a value", path, lineno, name);
+			bad++;
+			continue;
+		}
+		char *v = strdup(val);
+		if (!v || spec->handle(key, v, spec->ctx) < 0) {
+			log_error("%s:%u: bad value for %s", path, lineno, name);
+			free(v);
+			bad++;
+		}
+	}
+	fclose(f);
+	return bad;
+}

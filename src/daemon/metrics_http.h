@@ -1,0 +1,22 @@
+/* Prometheus text exposition (format 0.0.4) of the aggregation engine,
+ * named and labelled in node_exporter's style, and the few lines of HTTP
+ * needed to serve it (GET /metrics; anything else gets 404/405). */
+#ifndef NFSRDMA_METRICS_HTTP_H
+#define NFSRDMA_METRICS_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "src/stats/agg.h"
+
+#define HTTP_REQ_MAX 8192   /* longest request head accepted */
+
+void metrics_write(FILE *f, const struct agg *a);
+/* True once buf holds a whole request head. */
+bool http_request_complete(const char *buf, size_t len);
+/* Builds the whole response for the request head in req (malloc'ed into
+ * *out).  Returns 0 or -ENOMEM. */
+int http_respond(const char *req, size_t len, const struct agg *a, char **out, size_t *outlen);
+
+#endif

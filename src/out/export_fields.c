@@ -1,0 +1,240 @@
+/* Field export (see export_fields.h).  A field is a name, a one-line
+ * meaning, and a function printing its value into a buffer. */
+#include "src/out/export_fields.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/dissect.h"
+#include "dissect/programs.h"
+#include "src/out/recfmt.h"
+
+typedef void (*field_fn)(const struct nfsrdma_record *r, char *b, size_t n);
+
+struct field {
+	const char *name, *help;
+	field_fn fn;
+	bool def;            /* in the default list */
+};
+
+#define U(x) snprintf(b, n, "%" PRIu64, (uint64_t)(x))
+static void sec(char *b, size_t n, uint64_t ns)
+{
+	if (ns)
+		snprintf(b, n, "%" PRIu64 ".%09" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u));
+	else
+		b[0] = 0;
+}
+static bool is_v4(const struct nfsrdma_record *r) { return (r->prog == PROG_NFS && r->vers == 4) || r->prog == PROG_NFS_CB; }
+
+static void f_frame(const struct nfsrdma_record *r, char *b, size_t n) { U(r->frame_call ? r->frame_call : r->frame_reply); }
+static void f_frame_reply(const struct nfsrdma_record *r, char *b, size_t n) { if (r->frame_reply) U(r->frame_reply); else b[0] = 0; }
+static void f_time(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->t_call_first ? r->t_call_first : r->t_reply_first); }
+static void addr(const struct rec_endpoint *e, int fam, char *b, size_t n)
+{
+	if (e->family == fam)
+		dissect_addr_str(e, b, n);
+	else
+		b[0] = 0;
+}
+static void f_ipsrc(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->caller, 4, b, n); }
+static void f_ipdst(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->callee, 4, b, n); }
+static void f_ip6src(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->caller, 6, b, n); }
+static void f_ip6dst(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->callee, 6, b, n); }
+static void f_xid(const struct nfsrdma_record *r, char *b, size_t n) { snprintf(b, n, "0x%08x", r->xid); }
+static void f_vers(const struct nfsrdma_record *r, char *b, size_t n) { U(r->rdma_vers); }
+static void f_credits(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_asked); }
+static void f_msgtype(const struct nfsrdma_record *r, char *b, size_t n) { if (r->call_rdma_proc != 0xff) U(r->call_rdma_proc); else b[0] = 0; }
+static void f_prog(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->prog); else b[0] = 0; }
+static void f_pvers(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->vers); else b[0] = 0; }
+static void f_proc(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->proc); else b[0] = 0; }
+static void f_flavor(const struct nfsrdma_record *r, char *b, size_t n) { U(r->auth_flavor); }
+static void f_uid(const struct nfsrdma_record *r, char *b, size_t n) { if (r->auth_flavor == 1) U(r->auth_uid); else b[0] = 0; }
+static void f_gid(const struct nfsrdma_record *r, char *b, size_t n) { if (r->auth_flavor == 1) U(r->auth_gid); else b[0] = 0; }
+static void f_rpctime(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_total); }
+static void f_accept(const struct nfsrdma_record *r, char *b, size_t n) { if (r->rpc_status < 100) U(r->rpc_status); else b[0] = 0; }
+static void f_opcode(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	size_t o = 0;
+	b[0] = 0;
+	if (!is_v4(r) || r->proc != 1)
+		return;
+	for (unsigned i = 0; i < r->nops && i < REC_MAX_OPS && o + 12 < n; i++)
+		o += (size_t)snprintf(b + o, n - o, "%s%u", i ? "," : "", r->ops[i].op);
+}
+static void f_status(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	if ((r->prog == PROG_NFS || r->prog == PROG_NFS_CB) && r->status != REC_STATUS_NONE)
+		U(r->status);
+	else
+		b[0] = 0;
+}
+static void f_minor(const struct nfsrdma_record *r, char *b, size_t n) { if (is_v4(r)) U(r->minorvers); else b[0] = 0; }
+static void f_offset3(const struct nfsrdma_record *r, char *b, size_t n) { if (r->prog == PROG_NFS && r->vers == 3 && (r->offset || r->count)) U(r->offset); else b[0] = 0; }
+static void f_count3(const struct nfsrdma_record *r, char *b, size_t n) { if (r->prog == PROG_NFS && r->vers == 3 && r->count) U(r->count); else b[0] = 0; }
+static void f_conn(const struct nfsrdma_record *r, char *b, size_t n) { U(r->conn_id); }
+static void f_program(const struct nfsrdma_record *r, char *b, size_t n) { rec_prog_str(r, b, n); }
+static void f_op(const struct nfsrdma_record *r, char *b, size_t n) { rec_proc_str(r, b, n); }
+static void f_ops(const struct nfsrdma_record *r, char *b, size_t n) { rec_ops_str(r, b, n); }
+static void f_stat(const struct nfsrdma_record *r, char *b, size_t n) { rec_status_str(r, b, n); }
+static void f_l_call(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_call); }
+static void f_l_pull(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_pull); }
+static void f_l_server(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_server); }
+static void f_l_push(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_push); }
+static void f_l_reply(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_reply); }
+static void f_chunks(const struct nfsrdma_record *r, char *b, size_t n) { rec_chunk_mix(r, b, n); }
+static void f_binl(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_inline(r)); }
+static void f_bddp(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_ddp(r)); }
+static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_granted); }
+static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r->nfindings); }
+static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { snprintf(b, n, "0x%x", r->flags); }
+
+static const struct field fields[] = {
+	{ "frame.number", "first frame of the call (of the reply if no call was seen)", f_frame, true },
+	{ "frame.time_epoch", "time of that frame, seconds since the epoch", f_time, true },
+	{ "ip.src", "caller (RPC client) IPv4 address", f_ipsrc, true },
+	{ "ip.dst", "callee (RPC server) IPv4 address", f_ipdst, true },
+	{ "ipv6.src", "caller IPv6 address", f_ip6src, false },
+	{ "ipv6.dst", "callee IPv6 address", f_ip6dst, false },
+	{ "rpcordma.xid", "RPC-over-RDMA XID (= rpc.xid)", f_xid, true },
+	{ "rpcordma.vers", "RPC-over-RDMA version", f_vers, false },
+	{ "rpcordma.flow_control", "credits the call asked for", f_credits, false },
+	{ "rpcordma.msg_type", "call's RPC-over-RDMA procedure (0 RDMA_MSG, 1 RDMA_NOMSG...)", f_msgtype, false },
+	{ "rpc.xid", "RPC XID", f_xid, false },
+	{ "rpc.program", "RPC program number", f_prog, true },
+	{ "rpc.programversion", "RPC program version", f_pvers, true },
+	{ "rpc.procedure", "RPC procedure number", f_proc, true },
+	{ "rpc.auth.flavor", "credential flavor", f_flavor, false },
+	{ "rpc.auth.uid", "AUTH_SYS uid", f_uid, false },
+	{ "rpc.auth.gid", "AUTH_SYS gid", f_gid, false },
+	{ "rpc.state_accept", "accept_stat of the reply", f_accept, false },
+	{ "rpc.time", "call to reply, seconds", f_rpctime, true },
+	{ "nfs.opcode", "NFSv4 COMPOUND operation numbers, comma-joined", f_opcode, true },
+	{ "nfs.status", "NFS status of the reply", f_status, true },
+	{ "nfs.minorversion", "NFSv4 minor version", f_minor, false },
+	{ "nfs.offset3", "NFSv3 READ/WRITE/COMMIT offset", f_offset3, false },
+	{ "nfs.count3", "NFSv3 READ/WRITE/COMMIT count", f_count3, false },
+	{ "nfsrdma.frame_reply", "first frame of the reply", f_frame_reply, false },
+	{ "nfsrdma.conn", "connection number", f_conn, false },
+	{ "nfsrdma.program", "program name (NFSv3, NFSv4.1...)", f_program, true },
+	{ "nfsrdma.op", "procedure or main COMPOUND operation name", f_op, true },
+	{ "nfsrdma.ops", "NFSv4 COMPOUND operation names", f_ops, false },
+	{ "nfsrdma.status", "outcome as text", f_stat, true },
+	{ "nfsrdma.latency.call", "inline send of the call, seconds", f_l_call, true },
+	{ "nfsrdma.latency.pull", "RDMA READ of the arguments, seconds", f_l_pull, true },
+	{ "nfsrdma.latency.server", "server time, seconds", f_l_server, true },
+	{ "nfsrdma.latency.push", "RDMA WRITE of the results, seconds", f_l_push, true },
+	{ "nfsrdma.latency.reply", "inline send of the reply, seconds", f_l_reply, true },
+	{ "nfsrdma.chunks", "chunk mix (inline, read, write, reply, p0)", f_chunks, true },
+	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true },
+	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true },
+	{ "nfsrdma.credits_granted", "credits the reply granted", f_granted, false },
+	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false },
+	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false },
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+struct fields_writer {
+	FILE *out;
+	bool tsv, header_done;
+	size_t n;
+	const struct field *sel[NFIELDS * 2];
+};
+
+struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, char *err, size_t errlen)
+{
+	struct fields_writer *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	w->out = out;
+	w->tsv = tsv;
+	if (!list || !strcmp(list, "default") || !strcmp(list, "all")) {
+		bool all = list && !strcmp(list, "all");
+		for (size_t i = 0; i < NFIELDS; i++)
+			if (all || fields[i].def)
+				w->sel[w->n++] = &fields[i];
+		return w;
+	}
+	const char *p = list;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		size_t i;
+		for (i = 0; i < NFIELDS; i++)
+			if (strlen(fields[i].name) == l && !strncmp(fields[i].name, p, l))
+				break;
+		if (i == NFIELDS || w->n == NFIELDS * 2) {
+			snprintf(err, errlen, "--fields: unknown field '%.*s' (see --fields help)", (int)(l > 64 ? 64 : l), p);
+			free(w);
+			return NULL;
+		}
+		w->sel[w->n++] = &fields[i];
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	if (!w->n) {
+		snprintf(err, errlen, "--fields: no field named");
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* CSV per RFC 4180: quote when needed; TSV: tabs/newlines become spaces. */
+static void cell(const struct fields_writer *w, const char *v)
+{
+	if (w->tsv) {
+		for (; *v; v++)
+			fputc(*v == '\t' || *v == '\n' || *v == '\r' ? ' ' : *v, w->out);
+		return;
+	}
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, w->out);
+		return;
+	}
+	fputc('"', w->out);
+	for (; *v; v++) {
+		if (*v == '"')
+			fputc('"', w->out);
+		fputc(*v, w->out);
+	}
+	fputc('"', w->out);
+}
+
+void fields_record(struct fields_writer *w, const struct nfsrdma_record *r)
+{
+	char b[256];
+
+	if (!w->header_done) {
+		for (size_t i = 0; i < w->n; i++) {
+			if (i)
+				fputc(w->tsv ? '\t' : ',', w->out);
+			fputs(w->sel[i]->name, w->out);
+		}
+		fputc('\n', w->out);
+		w->header_done = true;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		if (i)
+			fputc(w->tsv ? '\t' : ',', w->out);
+		b[0] = 0;
+		w->sel[i]->fn(r, b, sizeof(b));
+		cell(w, b);
+	}
+	fputc('\n', w->out);
+}
+
+void fields_close(struct fields_writer *w)
+{
+	free(w);
+}
+
+void fields_help(FILE *f)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		fprintf(f, "%-26s %s%s\n", fields[i].name, fields[i].help, fields[i].def ? " (default)" : "");
+}

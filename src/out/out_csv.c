@@ -1,0 +1,52 @@
+#include <inttypes.h>
+
+#include "src/out/out.h"
+#include "src/out/recfmt.h"
+
+void out_csv_header(FILE *f)
+{
+	fputs("ts_call,conn,xid,caller,callee,program,procedure,ops,status,fh,offset,count,res_count,"
+	      "name,call_first,call_last,read_first,read_last,write_first,write_last,reply_first,"
+	      "reply_last,ns_call,ns_pull,ns_server,ns_push,ns_reply,ns_total,call_inline,"
+	      "reply_inline,read_chunk_bytes,read_bytes,write_chunk_bytes,write_bytes,"
+	      "reply_chunk_bytes,reply_bytes,read_chunks,write_chunks,reply_segs,chunk_mix,"
+	      "credits_asked,credits_granted,flags,findings\n", f);
+}
+
+/* Fields we print never contain quotes except name; quote that. */
+static void csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void out_csv(FILE *f, const struct nfsrdma_record *r)
+{
+	char ts[40], a[80], b[80], p[32], pr[48], ops[512], st[48], mix[40];
+
+	fprintf(f, "%s,%u,0x%08x,%s,%s,%s,%s,", fmt_ts(r->t_call_first ? r->t_call_first : r->t_reply_first, ts, sizeof(ts)),
+		r->conn_id, r->xid, fmt_ep(&r->caller, a, sizeof(a)), fmt_ep(&r->callee, b, sizeof(b)),
+		rec_prog_str(r, p, sizeof(p)), rec_proc_str(r, pr, sizeof(pr)));
+	csv_str(f, rec_ops_str(r, ops, sizeof(ops)));
+	fprintf(f, ",%s,", rec_status_str(r, st, sizeof(st)));
+	if (r->fh_hash)
+		fprintf(f, "0x%08" PRIx32, (uint32_t)r->fh_hash);
+	fprintf(f, ",%" PRIu64 ",%u,%u,", r->offset, r->count, r->res_count);
+	csv_str(f, r->name);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64, r->t_call_first, r->t_call_last, r->t_read_first, r->t_read_last,
+		r->t_write_first, r->t_write_last, r->t_reply_first, r->t_reply_last);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		r->d_call, r->d_pull, r->d_server, r->d_push, r->d_reply, r->d_total);
+	fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		r->call_inline, r->reply_inline, r->read_chunk_bytes, r->read_bytes,
+		r->write_chunk_bytes, r->write_bytes, r->reply_chunk_bytes, r->reply_bytes);
+	fprintf(f, ",%u,%u,%u,%s,%u,%u,0x%x,%u\n", r->n_read_chunks, r->n_write_chunks,
+		r->n_reply_segs, rec_chunk_mix(r, mix, sizeof(mix)), r->credits_asked,
+		r->credits_granted, r->flags, r->nfindings);
+}

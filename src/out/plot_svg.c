@@ -1,0 +1,199 @@
+/* SVG latency plot (see plot_svg.h).  The numbers come from the
+ * aggregation engine, so the plot and nfsrdma-top agree. */
+#include "src/out/plot_svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/stats/agg.h"
+
+#define MAX_ROWS 24
+#define ROW_H    30
+#define LABEL_W  190
+#define DIST_X0  200
+#define DIST_W   420
+#define SPLIT_X0 660
+#define SPLIT_W  300
+#define WIDTH    (SPLIT_X0 + SPLIT_W + 20)
+
+static const char *const phase_color[PH_N] = { "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2" };
+static const char *const phase_label[PH_N] = { "call (inline send)", "RDMA READ (pull)", "server",
+					       "RDMA WRITE (push)", "reply (inline send)" };
+
+struct plot {
+	struct agg *a;
+};
+
+struct plot *plot_new(void)
+{
+	struct plot *p = calloc(1, sizeof(*p));
+
+	if (p && !(p->a = agg_new(NULL))) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void plot_add(struct plot *p, const struct nfsrdma_record *r)
+{
+	agg_add(p->a, r, r->t_reply_last ? r->t_reply_last : r->t_call_last);
+}
+
+void plot_free(struct plot *p)
+{
+	if (!p)
+		return;
+	agg_free(p->a);
+	free(p);
+}
+
+static void text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, f);
+		}
+	}
+}
+
+static int cmp_records(const void *a, const void *b)
+{
+	const struct agg_row *x = a, *y = b;
+	return x->tot.records < y->tot.records ? 1 : x->tot.records > y->tot.records ? -1 : strcmp(x->key, y->key);
+}
+
+static const char *unit(double ns, char *b, size_t n)
+{
+	if (ns >= 1e9)
+		snprintf(b, n, "%gs", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(b, n, "%gms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(b, n, "%gus", ns / 1e3);
+	else
+		snprintf(b, n, "%gns", ns);
+	return b;
+}
+
+int plot_write(struct plot *p, const char *path, const char *title, char *err, size_t errlen)
+{
+	struct agg_snap s;
+
+	if (agg_snapshot(p->a, 0, &s) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	size_t n = s.nrows[AGG_OP];
+	struct agg_row *rows = s.rows[AGG_OP];
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_records);
+	if (n > MAX_ROWS)
+		n = MAX_ROWS;
+	/* log axis from the decade below the smallest p50 to the one above the largest max */
+	double lo = 1e12, hi = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].tot.lat_n)
+			continue;
+		if (rows[i].p50 && rows[i].p50 < lo)
+			lo = (double)rows[i].p50;
+		if (rows[i].max > hi)
+			hi = (double)rows[i].max;
+	}
+	if (lo > hi)
+		lo = 1000, hi = 1e6;
+	double dlo = floor(log10(lo > 1 ? lo : 1)), dhi = ceil(log10(hi));
+	if (dhi <= dlo)
+		dhi = dlo + 1;
+#define X(ns) (DIST_X0 + DIST_W * ((log10((double)(ns) > 1 ? (double)(ns) : 1) - dlo) / (dhi - dlo)))
+
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		agg_snap_free(&s);
+		return -e;
+	}
+	int height = 90 + (int)(n ? n : 1) * ROW_H + 80;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"16\">");
+	text(f, title ? title : "NFS over RDMA latency");
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"50\">latency: box p50-p99, whisker to max, tick p90 and p99.9 (log scale)</text>\n",
+		DIST_X0);
+	fprintf(f, "<text x=\"%d\" y=\"50\">mean latency split</text>\n", SPLIT_X0);
+	int y0 = 70;
+	for (double d = dlo; d <= dhi; d++) {
+		char b[32];
+		double x = DIST_X0 + DIST_W * ((d - dlo) / (dhi - dlo));
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, y0, x,
+			y0 + (int)n * ROW_H);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", x,
+			y0 + (int)n * ROW_H + 15, unit(pow(10, d), b, sizeof(b)));
+	}
+	if (!n)
+		fprintf(f, "<text x=\"10\" y=\"%d\">no RPCs</text>\n", y0 + 20);
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_row *r = &rows[i];
+		int y = y0 + (int)i * ROW_H, cy = y + ROW_H / 2;
+		char b1[32], b2[32], b3[32];
+		fprintf(f, "<g><title>");
+		text(f, r->key);
+		fprintf(f, ": %llu RPCs, p50 %s, p99 %s, max %s</title>\n", (unsigned long long)r->tot.records,
+			unit((double)r->p50, b1, sizeof(b1)), unit((double)r->p99, b2, sizeof(b2)),
+			unit((double)r->max, b3, sizeof(b3)));
+		fprintf(f, "<text x=\"10\" y=\"%d\">", cy + 4);
+		text(f, r->key);
+		fprintf(f, " (%llu)</text>\n", (unsigned long long)r->tot.records);
+		if (r->tot.lat_n) {
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(r->p50), cy,
+				X(r->max), cy);
+			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#9ecae1\" stroke=\"#333\"/>\n",
+				X(r->p50), cy - 8, X(r->p99) - X(r->p50) > 1 ? X(r->p99) - X(r->p50) : 1, 16);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(r->p90), cy - 8,
+				X(r->p90), cy + 8);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\"/>\n", X(r->p999), cy - 10,
+				X(r->p999), cy + 10);
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" fill=\"#08306b\"/>\n", X(r->p50), cy);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(r->max), cy - 5,
+				X(r->max), cy + 5);
+		}
+		uint64_t sum = 0;
+		for (int ph = 0; ph < PH_N; ph++)
+			sum += r->phase_mean[ph];
+		double x = SPLIT_X0;
+		for (int ph = 0; sum && ph < PH_N; ph++) {
+			double w = SPLIT_W * (double)r->phase_mean[ph] / (double)sum;
+			if (w <= 0)
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
+				x, cy - 8, w, phase_color[ph], phase_label[ph], 100.0 * (double)r->phase_mean[ph] / (double)sum);
+			x += w;
+		}
+		fprintf(f, "</g>\n");
+	}
+	int ly = y0 + (int)n * ROW_H + 40;
+	for (int ph = 0; ph < PH_N; ph++) {
+		int lx = 10 + ph * 190;
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+			lx, ly - 10, phase_color[ph], lx + 16, ly, phase_label[ph]);
+	}
+	fprintf(f, "</svg>\n");
+	agg_snap_free(&s);
+	if (fclose(f) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}

@@ -1,0 +1,184 @@
+#include "src/out/recfmt.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "dissect/check.h"
+#include "dissect/dissect.h"
+#include "dissect/nfs4.h"
+#include "dissect/nfs_status.h"
+#include "dissect/programs.h"
+#include "dissect/rpc.h"
+#include "dissect/rpcrdma.h"
+#include "dissect/rpcrdma2.h"
+
+static bool is_nfs4(const struct nfsrdma_record *r)
+{
+	return (r->prog == PROG_NFS && r->vers == 4) || r->prog == PROG_NFS_CB;
+}
+
+const char *rec_prog_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	if (!(r->flags & RECF_CALL) || !r->prog) {
+		snprintf(buf, len, "RPC");
+		return buf;
+	}
+	if (r->prog == PROG_NFS && r->vers == 4 && r->proc == 0)
+		snprintf(buf, len, "NFSv4");   /* NULL has no minor version */
+	else if (r->prog == PROG_NFS && r->vers == 4)
+		snprintf(buf, len, "NFSv4.%u", r->minorvers);
+	else if (r->prog == PROG_NFS_CB)
+		snprintf(buf, len, "NFSv4-CB");
+	else
+		prog_short_name(r->prog, r->vers, buf, len);
+	return buf;
+}
+
+const char *rec_proc_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	if (!(r->flags & RECF_CALL) || !r->prog) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (is_nfs4(r) && r->proc == 1) {
+		snprintf(buf, len, "%s", nfs4_compound_name(r));
+		return buf;
+	}
+	const char *n = prog_proc_name(r->prog, r->vers, r->proc);
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "proc%u", r->proc);
+	return buf;
+}
+
+const char *rec_name_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	char a[32], b[48];
+
+	snprintf(buf, len, "%s %s", rec_prog_str(r, a, sizeof(a)), rec_proc_str(r, b, sizeof(b)));
+	return buf;
+}
+
+const char *rec_status_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	if ((r->flags & RECF_RDMA_ERROR) && r->rpc_status >= REC_RPC_RDMA2_ERR) {
+		snprintf(buf, len, "RDMA2_ERROR ERR_%s", rpcrdma2_err_name(r->rpc_status - REC_RPC_RDMA2_ERR));
+	} else if (r->flags & RECF_RDMA_ERROR) {
+		snprintf(buf, len, "RDMA_ERROR %s",
+			 r->rpc_status == REC_RPC_RDMA_ERR_VERS ? "ERR_VERS" : "ERR_CHUNK");
+	} else if (r->rpc_status == REC_RPC_NONE) {
+		snprintf(buf, len, "no-reply");
+	} else if (r->rpc_status == REC_RPC_DENIED_MISMATCH) {
+		snprintf(buf, len, "DENIED RPC_MISMATCH");
+	} else if (r->rpc_status == REC_RPC_DENIED_AUTH) {
+		snprintf(buf, len, "DENIED AUTH_ERROR");
+	} else if (r->rpc_status != 0) {
+		snprintf(buf, len, "%s", rpc_accept_name(r->rpc_status));
+	} else if (r->status == REC_STATUS_NONE) {
+		snprintf(buf, len, "SUCCESS");
+	} else if (r->prog == PROG_NFS || r->prog == PROG_NFS_CB) {
+		snprintf(buf, len, "%s", nfs_stat_name(r->status));
+	} else {
+		snprintf(buf, len, r->status ? "status %u" : "OK", r->status);
+	}
+	return buf;
+}
+
+const char *rec_ops_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!is_nfs4(r))
+		return buf;
+	for (unsigned i = 0; i < r->nops && i < REC_MAX_OPS && n + 1 < len; i++) {
+		const char *nm = r->prog == PROG_NFS_CB ? nfs4_cb_op_name(r->ops[i].op)
+							: nfs4_op_name(r->ops[i].op);
+		int k = snprintf(buf + n, len - n, "%s%s", i ? "," : "", nm);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	if (r->nops > REC_MAX_OPS && n + 5 < len)
+		snprintf(buf + n, len - n, ",...");
+	return buf;
+}
+
+const char *fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "-");
+	else if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%" PRIu64 "us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	return buf;
+}
+
+const char *fmt_ts(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	size_t n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%06u", (unsigned)((ns % 1000000000ull) / 1000));
+	return buf;
+}
+
+const char *fmt_ep(const struct rec_endpoint *e, char *buf, size_t len)
+{
+	char a[64];
+
+	dissect_addr_str(e, a, sizeof(a));
+	if (e->qpn)
+		snprintf(buf, len, "%s.qp%u", a, e->qpn);
+	else
+		snprintf(buf, len, "%s", a);
+	return buf;
+}
+
+const char *rec_chunk_mix(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned reads = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) ? 1 : 0);
+
+	buf[0] = 0;
+#define ADD(s) do { int k_ = snprintf(buf + n, len - n, "%s%s", n ? "+" : "", s); \
+		    if (k_ > 0 && (size_t)k_ < len - n) n += (size_t)k_; } while (0)
+	if (r->flags & RECF_ARGS_DDP)
+		ADD("p0");
+	if (reads && r->n_read_chunks)
+		ADD("read");
+	if (r->n_write_chunks)
+		ADD("write");
+	if (r->n_reply_segs)
+		ADD("reply");
+	if (!n)
+		ADD("inline");
+#undef ADD
+	return buf;
+}
+
+bool rec_has_op(const struct nfsrdma_record *r, const char *name)
+{
+	char b[48];
+
+	if (!strcasecmp(rec_proc_str(r, b, sizeof(b)), name))
+		return true;
+	if (is_nfs4(r))
+		for (unsigned i = 0; i < r->nops && i < REC_MAX_OPS; i++) {
+			const char *nm = r->prog == PROG_NFS_CB ? nfs4_cb_op_name(r->ops[i].op)
+								: nfs4_op_name(r->ops[i].op);
+			if (!strcasecmp(nm, name))
+				return true;
+		}
+	return false;
+}

@@ -1,0 +1,296 @@
+/* -z summaries.  Latencies go into log-linear histograms (32 sub-buckets
+ * per power of two, ~3% resolution) so memory stays fixed however long
+ * the capture; the first EXACT_N samples are also kept, so percentiles of
+ * small populations are exact (nearest rank); max is always exact. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/dissect.h"
+#include "dissect/nfs4.h"
+#include "dissect/programs.h"
+#include "src/out/out.h"
+#include "src/out/recfmt.h"
+
+#define H_SUB 32
+#define H_LIN 64
+#define H_N   (H_LIN + (64 - 6) * H_SUB)
+
+#define EXACT_N 4096
+
+struct hist {
+	uint64_t n, max;
+	uint32_t c[H_N];
+	uint64_t exact[EXACT_N];
+};
+
+static unsigned h_idx(uint64_t v)
+{
+	if (v < H_LIN)
+		return (unsigned)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v);       /* >= 6 */
+	unsigned sub = (unsigned)(v >> (e - 5)) & (H_SUB - 1);
+	return H_LIN + (e - 6) * H_SUB + sub;
+}
+
+/* lower bound of bucket i */
+static uint64_t h_val(unsigned i)
+{
+	if (i < H_LIN)
+		return i;
+	unsigned e = (i - H_LIN) / H_SUB + 6, sub = (i - H_LIN) % H_SUB;
+	return ((uint64_t)(H_SUB + sub)) << (e - 5);
+}
+
+static void h_add(struct hist *h, uint64_t v)
+{
+	h->c[h_idx(v)]++;
+	if (h->n < EXACT_N)
+		h->exact[h->n] = v;
+	h->n++;
+	if (v > h->max)
+		h->max = v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile: exact from the sorted samples when there are
+ * few enough of them (sorted != NULL), else from the buckets. */
+static uint64_t h_pct(const struct hist *h, uint64_t *sorted, double p)
+{
+	if (!h->n)
+		return 0;
+	uint64_t want = (uint64_t)(p * (double)h->n + 0.999999), acc = 0;
+	if (want < 1)
+		want = 1;
+	if (sorted)
+		return sorted[want - 1];
+	for (unsigned i = 0; i < H_N; i++) {
+		acc += h->c[i];
+		if (acc >= want) {
+			/* mid-point of the bucket, never past the exact max */
+			uint64_t lo = h_val(i), hi = i + 1 < H_N ? h_val(i + 1) : lo;
+			uint64_t v = lo + (hi - lo) / 2;
+			return v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+struct sum_ent {
+	char key[96];
+	uint64_t calls, replies, errors, noreply;
+	uint64_t bytes_inline, bytes_ddp;
+	uint64_t mix_inline, mix_read, mix_write, mix_reply, mix_p0;
+	struct hist lat;
+};
+
+/* -z proc: the entry of the last few names, found without formatting the
+ * name.  A record's name depends only on these fields (rec_name_str). */
+struct proc_ident {
+	uint32_t prog, vers, proc, minor;
+	const char *name;        /* nfs4_compound_name() for COMPOUNDs (static strings) */
+	uint8_t  known;          /* RECF_CALL seen and prog known */
+};
+#define PROC_CACHE 256
+
+struct summary {
+	enum summary_kind kind;
+	struct sum_ent **e;
+	size_t n, cap;
+	struct { struct proc_ident id; struct sum_ent *e; } pc[PROC_CACHE];
+};
+
+struct summary *summary_new(enum summary_kind kind)
+{
+	struct summary *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->kind = kind;
+	return s;
+}
+
+void summary_free(struct summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->e[i]);
+	free(s->e);
+	free(s);
+}
+
+static struct sum_ent *ent_get(struct summary *s, const char *key)
+{
+	/* A few dozen distinct keys at most: a linear scan with the last hit
+	 * first is fine. */
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i]->key, key))
+			return s->e[i];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		struct sum_ent **e = realloc(s->e, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		s->e = e;
+		s->cap = cap;
+	}
+	struct sum_ent *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	snprintf(x->key, sizeof(x->key), "%s", key);
+	s->e[s->n++] = x;
+	return x;
+}
+
+static void proc_ident(const struct nfsrdma_record *r, struct proc_ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (!(r->flags & RECF_CALL) || !r->prog)
+		return;
+	id->known = 1;
+	id->prog = r->prog;
+	id->vers = r->vers;
+	id->proc = r->proc;
+	if ((r->prog == PROG_NFS && r->vers == 4) || r->prog == PROG_NFS_CB) {
+		id->minor = r->minorvers;
+		if (r->proc == 1)
+			id->name = nfs4_compound_name(r);
+	}
+}
+
+static struct sum_ent *ent_get(struct summary *s, const char *key);
+
+static struct sum_ent *proc_ent(struct summary *s, const struct nfsrdma_record *r)
+{
+	struct proc_ident id;
+	char key[96];
+
+	proc_ident(r, &id);
+	uint64_t h = ((uint64_t)id.prog << 32 | (uint64_t)id.vers << 24 | (uint64_t)id.proc << 4 | id.minor) ^
+		     ((uint64_t)(uintptr_t)id.name >> 3) ^ id.known;
+	h *= 0x9E3779B97F4A7C15ull;
+	unsigned slot = (unsigned)(h >> 56);   /* PROC_CACHE = 256 */
+	if (s->pc[slot].e && !memcmp(&s->pc[slot].id, &id, sizeof(id)))
+		return s->pc[slot].e;
+	rec_name_str(r, key, sizeof(key));
+	struct sum_ent *e = ent_get(s, key);
+	if (e) {
+		s->pc[slot].id = id;
+		s->pc[slot].e = e;
+	}
+	return e;
+}
+
+void summary_add(struct summary *s, const struct nfsrdma_record *r)
+{
+	char key[96], a[80], b[80];
+	struct sum_ent *e;
+
+	switch (s->kind) {
+	case SUM_PROC:
+		e = proc_ent(s, r);
+		goto have;
+	case SUM_CONN:
+		snprintf(key, sizeof(key), "%u %s <> %s", r->conn_id,
+			 fmt_ep(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, a, sizeof(a)),
+			 fmt_ep(r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee, b, sizeof(b)));
+		break;
+	case SUM_CLIENT:
+		dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, key, sizeof(key));
+		break;
+	}
+	e = ent_get(s, key);
+have:
+	if (!e)
+		return;
+	if (r->flags & RECF_CALL)
+		e->calls++;
+	if (r->flags & RECF_REPLY) {
+		e->replies++;
+		if (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE))
+			e->errors++;
+		if (r->flags & RECF_CALL)
+			h_add(&e->lat, r->d_total);
+	} else {
+		e->noreply++;
+	}
+	e->bytes_inline += rec_bytes_inline(r);
+	e->bytes_ddp += rec_bytes_ddp(r);
+	unsigned reads = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) ? 1 : 0);
+	if (r->flags & RECF_ARGS_DDP)
+		e->mix_p0++;
+	if (reads)
+		e->mix_read++;
+	if (r->n_write_chunks)
+		e->mix_write++;
+	if (r->n_reply_segs)
+		e->mix_reply++;
+	if (!(r->flags & RECF_ARGS_DDP) && !reads && !r->n_write_chunks && !r->n_reply_segs)
+		e->mix_inline++;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct sum_ent *x = *(const struct sum_ent *const *)a, *y = *(const struct sum_ent *const *)b;
+	return strcmp(x->key, y->key);
+}
+
+static void us(FILE *f, uint64_t ns)
+{
+	fprintf(f, " %10.1f", (double)ns / 1000.0);
+}
+
+void summary_print(const struct summary *s, FILE *f)
+{
+	static const char *const title[] = { "", "procedure", "connection", "client" };
+	struct sum_ent **v = malloc((s->n ? s->n : 1) * sizeof(*v));
+	size_t w = 24;
+
+	if (!v)
+		return;
+	if (s->n)
+		memcpy(v, s->e, s->n * sizeof(*v));
+	qsort(v, s->n, sizeof(*v), cmp_key);
+	for (size_t i = 0; i < s->n; i++)
+		if (strlen(v[i]->key) > w)
+			w = strlen(v[i]->key);
+	fprintf(f, "== summary per %s ==\n", title[s->kind]);
+	fprintf(f, "%-*s %8s %8s %6s %7s %12s %12s %10s %10s %10s %10s  %s\n", (int)w, title[s->kind],
+		"calls", "replies", "errors", "noreply", "bytes_inl", "bytes_ddp", "p50_us", "p90_us",
+		"p99_us", "max_us", "chunks inline/read/write/reply/p0");
+	struct sum_ent tot;
+	memset(&tot, 0, sizeof(tot));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sum_ent *e = v[i];
+		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
+			" %12" PRIu64, (int)w, e->key, e->calls, e->replies, e->errors, e->noreply,
+			e->bytes_inline, e->bytes_ddp);
+		uint64_t *sorted = NULL;
+		if (e->lat.n && e->lat.n <= EXACT_N && (sorted = malloc(e->lat.n * sizeof(*sorted)))) {
+			memcpy(sorted, e->lat.exact, e->lat.n * sizeof(*sorted));
+			qsort(sorted, e->lat.n, sizeof(*sorted), cmp_u64);
+		}
+		us(f, h_pct(&e->lat, sorted, 0.50));
+		us(f, h_pct(&e->lat, sorted, 0.90));
+		us(f, h_pct(&e->lat, sorted, 0.99));
+		free(sorted);
+		us(f, e->lat.max);
+		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n", e->mix_inline,
+			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);
+		tot.calls += e->calls;
+		tot.replies += e->replies;
+		tot.errors += e->errors;
+		tot.noreply += e->noreply;
+		tot.bytes_inline += e->bytes_inline;
+		tot.bytes_ddp += e->bytes_ddp;
+	}
+	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64 " %12" PRIu64
+		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.noreply,
+		tot.bytes_inline, tot.bytes_ddp);
+	free(v);
+}

@@ -1,0 +1,238 @@
+#include "src/out/out.h"
+#include "src/probe/probe_record.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "dissect/nfs4.h"
+#include "dissect/programs.h"
+
+static const struct { const char *name; uint32_t prog; unsigned side; } prog_names[] = {
+	/* client: struct rpc_program .name; server: struct svc_program .pg_name */
+	{ "nfs", PROG_NFS, PROBE_SIDE_CLIENT },       { "nfsd", PROG_NFS, PROBE_SIDE_SERVER },
+	{ "nfsacl", PROG_NFSACL, 0 },                 { "lockd", PROG_NLM, 0 },
+	{ "statd", PROG_NSM, 0 },                     { "rpcbind", PROG_PORTMAP, 0 },
+	{ "mount", PROG_MOUNT, 0 },                   { "NFSv4 callback", PROG_NFS_CB, 0 },
+};
+
+uint32_t probe_prog_number(const char *name, unsigned side)
+{
+	for (size_t i = 0; i < sizeof(prog_names) / sizeof(prog_names[0]); i++)
+		if ((!prog_names[i].side || prog_names[i].side == side) && !strcmp(prog_names[i].name, name))
+			return prog_names[i].prog;
+	return 0;
+}
+
+static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t n = strnlen(src, slen);
+
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* Procedure number from the kernel's procedure name, through the
+ * project's own program tables. */
+static int proc_by_name(uint32_t prog, uint32_t vers, const char *name, uint32_t *proc)
+{
+	for (uint32_t p = 0; p < 128; p++) {
+		const char *n = prog_proc_name(prog, vers, p);
+
+		if (n && !strcmp(n, name)) {
+			*proc = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void client_what(const struct probe_event *e, struct nfsrdma_record *r, const char *prog,
+			const char *procname)
+{
+	r->prog = probe_prog_number(prog, PROBE_SIDE_CLIENT);
+	r->vers = e->vers;
+	if (r->prog == PROG_NFS && r->vers == 4) {
+		/* The client names its NFSv4 "procedures" after the main
+		 * operation of the COMPOUND; keep it as the one op we know. */
+		r->proc = strcmp(procname, "NULL") ? 1 : 0;
+		for (uint32_t op = 3; op < 96 && r->proc; op++) {
+			if (!strcmp(nfs4_op_name(op), procname)) {
+				r->nops = 1;
+				r->ops[0].op = (uint16_t)op;
+				r->ops[0].status = REC_STATUS_NONE;
+				break;
+			}
+		}
+	} else if (r->prog && proc_by_name(r->prog, r->vers, procname, &r->proc) < 0) {
+		r->proc = UINT32_MAX;  /* named, but not in our tables */
+	}
+}
+
+void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
+{
+	char procname[PROBE_STR_MAX + 1], prog[PROBE_PROG_MAX + 1];
+	bool client = e->side == PROBE_SIDE_CLIENT;
+
+	memset(r, 0, sizeof(*r));
+	/* names come NUL-terminated from the kernel; do not rely on it */
+	copy_str(procname, sizeof(procname), e->procname, sizeof(e->procname));
+	copy_str(prog, sizeof(prog), e->prog, sizeof(e->prog));
+	r->rec_version = NFSRDMA_RECORD_VERSION;
+	r->source = client ? REC_SRC_CLIENT_PROBE : REC_SRC_SERVER_PROBE;
+	r->rdma_vers = (uint8_t)e->rdma_vers;
+	r->xid = e->xid;
+	r->status = REC_STATUS_NONE;   /* program status is not in these tracepoints */
+	r->call_rdma_proc = r->reply_rdma_proc = 0xff;
+	r->flags = RECF_CALL;
+	copy_str(r->name, sizeof(r->name), procname, sizeof(procname));
+	if (e->seen & PS_RETRANSMIT)
+		r->flags |= RECF_RETRANSMIT;
+
+	if (client) {
+		r->conn_id = e->client_id;
+		client_what(e, r, prog, procname);
+		if ((e->seen & PS_REPLY) || e->k_rtt_us)
+			r->flags |= RECF_REPLY;
+		if (e->seen & PS_MARSHAL) {
+			/* rtype 4 = "*read list": the whole call in a position-zero Read chunk */
+			r->call_rdma_proc = e->rtype == 4 ? 1 : 0;
+			if (e->rtype == 4)
+				r->flags |= RECF_ARGS_DDP;
+			r->call_hdr = e->hdrlen;
+			r->call_inline = e->hdrlen + (e->rtype == 4 ? 0 :
+				e->rtype == 3 ? e->headlen + e->taillen : e->headlen + e->pagelen + e->taillen);
+		}
+		r->read_chunk_bytes = e->read_chunk_bytes;
+		r->write_chunk_bytes = e->write_chunk_bytes;
+		r->reply_chunk_bytes = e->reply_chunk_bytes;
+		r->n_read_segs = e->n_read_segs;
+		r->n_write_segs = e->n_write_segs;
+		r->n_reply_segs = e->n_reply_segs;
+		r->n_read_chunks = e->n_read_segs ? 1 : 0;   /* Linux: one chunk per list */
+		r->n_write_chunks = e->n_write_segs ? 1 : 0;
+		r->credits_granted = (uint16_t)e->credits;
+		r->t_call_first = e->t[PT_BEGIN] ? e->t[PT_BEGIN] : e->t[PT_MARSHAL];
+		r->t_call_last = e->t[PT_SEND_LAST] ? e->t[PT_SEND_LAST] : e->t[PT_MARSHAL];
+		r->t_reply_first = e->t[PT_REPLY];
+		r->t_reply_last = e->t[PT_DONE];
+		r->t_marshal = e->t[PT_MARSHAL];
+		r->k_backlog_us = (uint32_t)e->k_backlog_us;
+		r->k_rtt_us = (uint32_t)e->k_rtt_us;
+		r->k_exec_us = (uint32_t)e->k_exec_us;
+	} else {
+		r->prog = probe_prog_number(prog, PROBE_SIDE_SERVER);
+		r->vers = e->vers;
+		r->proc = e->proc;
+		if (e->seen & PS_STATS)  /* the reply was built and goes out */
+			r->flags |= RECF_REPLY;
+		if (e->addr_family == 2 || e->addr_family == 10) {
+			r->caller.family = e->addr_family == 2 ? 4 : 6;
+			memcpy(r->caller.addr, e->caller_addr, e->addr_family == 2 ? 4 : 16);
+			r->caller.port = 0;  /* rec_endpoint.port is the RoCE UDP port: unknown here */
+		}
+		if (e->seen & PS_DECODE) {
+			r->call_rdma_proc = (uint8_t)e->rdma_proc;
+			if (e->rdma_proc == 1)
+				r->flags |= RECF_ARGS_DDP;
+			r->call_hdr = e->hdrlen;
+			r->credits_asked = (uint16_t)e->credits;
+		}
+		r->read_bytes = e->read_bytes;
+		/* the server pulls each Read chunk whole: what it read is what
+		 * was advertised (Linux sends at most one chunk per list) */
+		r->read_chunk_bytes = e->read_bytes;
+		r->n_read_chunks = e->n_reads ? 1 : 0;
+		r->n_rdma_reads = e->n_reads;
+		r->n_rdma_writes = e->n_writes;
+		r->t_call_first = r->t_call_last = e->t[PT_DECODE] ? e->t[PT_DECODE] : e->t[PT_PROCESS];
+		r->k_exec_us = (uint32_t)e->k_exec_us;
+		r->t_read_first = e->t[PT_READ_FIRST];
+		r->t_read_last = e->t[PT_READ_DONE];
+		/* The push spans the first Write/Reply chunk post to the last
+		 * RDMA WRITE completion (svcrdma_wc_write); without that event,
+		 * to the reply Send's post (the WRITEs are posted ahead of the
+		 * Send on the same queue pair). */
+		r->t_write_first = e->t[PT_WRITE_POST];
+		r->t_write_last = !e->t[PT_WRITE_POST] ? 0 :
+				  e->t[PT_WRITE_DONE] > e->t[PT_WRITE_POST] ? e->t[PT_WRITE_DONE] :
+				  e->t[PT_SEND_POST];
+		r->t_reply_first = e->t[PT_SEND_POST] ? e->t[PT_SEND_POST] : e->t[PT_STATS];
+		r->t_reply_last = e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : r->t_reply_first;
+	}
+	r->rpc_status = (r->flags & RECF_REPLY) ? REC_RPC_SUCCESS : REC_RPC_NONE;
+	rec_derive(r);
+}
+
+void probe_event_json(FILE *f, const struct probe_event *e)
+{
+	static const char *const tn[PT_MAX] = {
+		"begin", "marshal", "send", "send_last", "reply", "done", "decode", "read_post",
+		"read_first", "read_done", "process", "stats", "write_post", "send_post", "send_done",
+		"marshal_last", "write_done",
+	};
+	bool first = true;
+
+	fprintf(f, "{\"probe\":\"%s\",\"xid\":\"0x%08x\",\"client_id\":%u,\"task_id\":%u,\"prog\":",
+		e->side == PROBE_SIDE_CLIENT ? "client" : "server", e->xid, e->client_id, e->task_id);
+	out_json_strn(f, e->prog, sizeof(e->prog));
+	fprintf(f, ",\"vers\":%u,\"proc\":%u,\"procname\":", e->vers, e->proc);
+	out_json_strn(f, e->procname, sizeof(e->procname));
+	fprintf(f, ",\"seen\":%u,\"transmits\":%u,\"k\":{\"backlog_us\":%llu,\"rtt_us\":%llu"
+		",\"exec_us\":%llu},\"t\":{",
+		e->seen, e->n_transmits, (unsigned long long)e->k_backlog_us, (unsigned long long)e->k_rtt_us,
+		(unsigned long long)e->k_exec_us);
+	for (int i = 0; i < PT_MAX; i++) {
+		if (!e->t[i])
+			continue;
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", tn[i], (unsigned long long)e->t[i]);
+		first = false;
+	}
+	fprintf(f, "},\"bytes\":{\"hdr\":%u,\"head\":%u,\"page\":%u,\"tail\":%u,\"read_chunk\":%llu"
+		",\"write_chunk\":%llu,\"reply_chunk\":%llu,\"rdma_read\":%llu"
+		"},\"reads\":%u,\"read_lat_ns\":%llu,\"writes\":%u,\"rtype\":%u,\"wtype\":%u,"
+		"\"credits\":%u}\n",
+		e->hdrlen, e->headlen, e->pagelen, e->taillen, (unsigned long long)e->read_chunk_bytes,
+		(unsigned long long)e->write_chunk_bytes, (unsigned long long)e->reply_chunk_bytes,
+		(unsigned long long)e->read_bytes, e->n_reads, (unsigned long long)e->read_lat_ns, e->n_writes, e->rtype,
+		e->wtype, e->credits);
+}
+
+void probe_event_json_cb(const struct probe_event *e, void *file)
+{
+	probe_event_json(file, e);
+}
+
+void probe_summary_json(FILE *f, const struct probe_hist_row *rows, int n,
+			const uint64_t c[PST_MAX], const char *unavailable)
+{
+	fprintf(f, "{\"summary\":{\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
+		",\"no_state\":%" PRIu64 ",\"map_full\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"unavailable\":",
+		c[PST_EVENTS], c[PST_RECORDS], c[PST_RB_DROPS], c[PST_NO_STATE], c[PST_MAP_FULL],
+		c[PST_FILTERED]);
+	out_json_strn(f, unavailable ? unavailable : "", 1024);
+	fputs(",\"ops\":[", f);
+	for (int i = 0; i < n; i++) {
+		const struct probe_hist_row *r = &rows[i];
+		bool first = true;
+
+		fprintf(f, "%s{\"side\":\"%s\",\"prog\":", i ? "," : "",
+			r->side == PROBE_SIDE_CLIENT ? "client" : "server");
+		out_json_strn(f, r->prog, sizeof(r->prog));
+		fprintf(f, ",\"vers\":%u,\"proc\":", r->vers);
+		out_json_strn(f, r->proc, sizeof(r->proc));
+		fprintf(f, ",\"count\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"log2_ns\":{",
+			r->count, r->count ? r->sum_ns / r->count : 0, probe_hist_quantile(r, 0.5),
+			probe_hist_quantile(r, 0.99));
+		for (int b = 0; b < PROBE_HIST_SLOTS; b++) {
+			if (!r->bucket[b])
+				continue;
+			fprintf(f, "%s\"%d\":%" PRIu64, first ? "" : ",", b, r->bucket[b]);
+			first = false;
+		}
+		fputs("}}", f);
+	}
+	fputs("]}}\n", f);
+}

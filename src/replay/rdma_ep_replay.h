@@ -1,0 +1,61 @@
+/* Internals of the replay engine (src/replay*.c): the calls read from a
+ * capture.  Lives under rdma_ep* only for file ownership reasons. */
+#ifndef NFSRDMA_RDMA_EP_REPLAY_H
+#define NFSRDMA_RDMA_EP_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/rpcrdma.h"
+#include "src/clnt/rdma_ep_clnt.h"
+
+#define TC_MAXSEG 8
+#define REPLAY_NO_REPLY 0xffffu
+#define REPLAY_UNDECODED 0xfffeu
+
+/* One call of the trace. */
+struct tcall {
+	uint32_t conn, xid, prog, vers, proc;
+	uint64_t t_call, t_reply, frame;
+	uint32_t flavor, uid, gid;
+	uint8_t *args;                 /* arguments as sent inline (after the RPC header) */
+	uint32_t args_len;
+	/* Read chunk (position > 0) data, gathered from the server's RDMA READs */
+	uint8_t *ddp;
+	uint32_t ddp_len, ddp_got;
+	uint32_t rpos;                 /* its XDR position, relative to args (0: none) */
+	struct rpcrdma_seg rseg[TC_MAXSEG];
+	uint32_t rseg_off[TC_MAXSEG];
+	unsigned nrseg;
+	/* Reply chunk reassembly */
+	struct rpcrdma_seg rpseg[TC_MAXSEG];
+	uint32_t rpseg_off[TC_MAXSEG];
+	unsigned nrpseg;
+	uint8_t *rcbuf;
+	uint32_t rc_cap;
+	bool has_read_chunk, has_write_chunk, has_reply_chunk;
+	/* reply */
+	bool replied, has_status, res_moved;
+	uint32_t rpc_status, status;
+	uint8_t *res;                  /* results (after the RPC header), kept for handle-naming procs */
+	uint32_t res_len;
+	uint32_t inflight;             /* trace calls outstanding when this one was sent (itself included) */
+	/* NFSv4: the COMPOUND's minor version and main operation (prepass) */
+	uint32_t v4minor, v4op;
+	bool v4known;
+};
+
+struct trace {
+	struct tcall *calls;
+	size_t n, cap;
+	uint64_t frames, other_calls, retransmits, long_calls;
+	bool have_root;                /* from a MOUNT reply in the capture */
+	struct nfs_fh root;
+	char export_path[256];
+};
+
+int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
+void trace_free(struct trace *t);
+
+#endif

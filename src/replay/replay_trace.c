@@ -1,0 +1,394 @@
+/* Reading a capture for replay: the NFS calls (with their arguments as
+ * sent, the Read chunk data the server pulled), their replies (status,
+ * latency, results that name file handles, Reply chunk contents) and the
+ * MOUNT exchange over TCP/UDP that gave the trace's root handle.
+ * Everything here is hostile input: bounded decoding through the
+ * dissector's transport, rpcrdma and rpc decoders and cursor readers. */
+#include "src/replay/rdma_ep_replay.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/extract.h"
+#include "dissect/rpc.h"
+#include "dissect/rpcrdma.h"
+#include "dissect/transport.h"
+#include "pcap/capfile.h"
+#include "src/base/log.h"
+
+#define TR_DATA_MAX (4u << 20)     /* largest chunk data kept per call */
+#define TR_KEEP_TOTAL (512u << 20) /* all chunk data kept, at most */
+
+struct tr_ctx {
+	struct trace *t;
+	struct rpcrdma_hdr h;
+	size_t kept;
+};
+
+static struct tcall *find_pending(struct trace *t, uint32_t xid)
+{
+	/* newest first: pending calls are near the end */
+	for (size_t i = t->n; i-- > 0;) {
+		struct tcall *c = &t->calls[i];
+		if (c->xid == xid)
+			return c->replied ? NULL : c;
+		if (t->n - i > 4096)
+			break;
+	}
+	return NULL;
+}
+
+static struct tcall *new_call(struct trace *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct tcall *p = realloc(t->calls, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		t->calls = p;
+		t->cap = cap;
+	}
+	struct tcall *c = &t->calls[t->n++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+	uint8_t *q = malloc(n ? n : 1);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+static bool supported_prog(uint32_t prog, uint32_t vers)
+{
+	return (prog == PROG_NFS_ && (vers == 3 || vers == 4)) || (prog == PROG_NFSACL_ && vers == 3);
+}
+
+static void on_call(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t *msg, size_t len)
+{
+	struct trace *t = x->t;
+	struct rpc_msg m;
+	struct cursor c = cur_make(msg, len);
+
+	if (rpc_decode(&m, &c, NULL) < 0 || m.mtype != RPC_CALL)
+		return;
+	if (!supported_prog(m.prog, m.vers)) {
+		t->other_calls++;
+		return;
+	}
+	if (find_pending(t, m.xid)) {
+		t->retransmits++;   /* same XID again (reconnect): replayed once */
+		return;
+	}
+	struct tcall *tc = new_call(t);
+	if (!tc)
+		return;
+	tc->conn = ev->conn->id;
+	tc->xid = m.xid;
+	tc->prog = m.prog;
+	tc->vers = m.vers;
+	tc->proc = m.proc;
+	tc->t_call = ev->ts_first_ns;
+	tc->frame = ev->frame_first;
+	tc->flavor = m.cred_flavor;
+	tc->uid = m.sys_uid;
+	tc->gid = m.sys_gid;
+	tc->args_len = (uint32_t)(len - c.off);
+	tc->args = dup_bytes(msg + c.off, len - c.off);
+	tc->rpc_status = REPLAY_NO_REPLY;
+	const struct rpcrdma_hdr *h = &x->h;
+	/* Read chunk at a position > 0: DDP-eligible data the server pulls */
+	for (unsigned i = 0; i < h->nrsegs && tc->nrseg < TC_MAXSEG; i++) {
+		if (h->rsegs[i].position == 0)
+			continue;
+		if (!tc->nrseg && h->rsegs[i].position > c.off)
+			tc->rpos = (uint32_t)(h->rsegs[i].position - c.off);
+		tc->rseg[tc->nrseg] = h->rsegs[i].seg;
+		tc->rseg_off[tc->nrseg] = (uint32_t)tc->ddp_len;
+		tc->ddp_len += h->rsegs[i].seg.length;
+		tc->nrseg++;
+	}
+	tc->has_read_chunk = tc->nrseg > 0;
+	if (tc->ddp_len && tc->ddp_len <= TR_DATA_MAX && x->kept + tc->ddp_len <= TR_KEEP_TOTAL) {
+		tc->ddp = calloc(1, tc->ddp_len);
+		if (tc->ddp)
+			x->kept += tc->ddp_len;
+	}
+	for (unsigned i = 0; i < h->nrpsegs && tc->nrpseg < TC_MAXSEG; i++) {
+		tc->rpseg[tc->nrpseg] = h->rpsegs[i];
+		tc->rpseg_off[tc->nrpseg] = tc->rc_cap;
+		tc->rc_cap += h->rpsegs[i].length;
+		tc->nrpseg++;
+	}
+	tc->has_reply_chunk = h->has_reply;
+	tc->has_write_chunk = h->nwchunks > 0;
+	if (tc->rc_cap > TR_DATA_MAX)
+		tc->rc_cap = 0;
+	if (tc->rc_cap) {
+		tc->rcbuf = calloc(1, tc->rc_cap);
+		if (!tc->rcbuf)
+			tc->rc_cap = 0;
+	}
+}
+
+static void on_reply(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t *msg, size_t len,
+		     bool moved, uint32_t xid)
+{
+	struct tcall *tc = find_pending(x->t, xid);
+	if (!tc)
+		return;
+	tc->replied = true;
+	tc->t_reply = ev->ts_last_ns;
+	if (!msg) {
+		tc->rpc_status = 200 + x->h.err;   /* RDMA_ERROR */
+		return;
+	}
+	struct rpc_res res;
+	size_t off;
+	if (rpc_decode_reply_hdr(msg, len, &res, &off) < 0) {
+		tc->rpc_status = REPLAY_UNDECODED;
+		return;
+	}
+	tc->rpc_status = res.rpc_status;
+	if (res.rpc_status != 0)
+		return;
+	struct cursor c = cur_make(msg + off, len - off);
+	tc->status = cur_be32(&c, "status");
+	tc->has_status = cur_ok(&c) || (tc->prog == PROG_NFS_ && tc->proc == 0);
+	if (tc->prog == PROG_NFS_ && tc->proc == 0)
+		tc->status = 0;
+	tc->res_moved = moved;
+	/* keep results that name handles (for the trace's path map) */
+	if (tc->prog == PROG_NFS_ && tc->vers == 3 &&
+	    (tc->proc == NFS3P_LOOKUP || tc->proc == NFS3P_CREATE || tc->proc == NFS3P_MKDIR ||
+	     tc->proc == NFS3P_SYMLINK || tc->proc == NFS3P_MKNOD || tc->proc == NFS3P_READDIRPLUS)) {
+		tc->res = dup_bytes(msg + off, len - off);
+		tc->res_len = tc->res ? (uint32_t)(len - off) : 0;
+	}
+	if (tc->prog == PROG_NFS_ && tc->vers == 4) {
+		tc->res = dup_bytes(msg + off, len - off);
+		tc->res_len = tc->res ? (uint32_t)(len - off) : 0;
+	}
+}
+
+static void copy_into(uint8_t *buf, uint32_t cap, const struct rpcrdma_seg *segs, const uint32_t *offs,
+		      unsigned n, const struct rdma_event *ev, uint32_t *got)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct rpcrdma_seg *s = &segs[i];
+		if (s->handle != ev->rkey || ev->va < s->offset || ev->va - s->offset >= s->length)
+			continue;
+		uint64_t at = offs[i] + (ev->va - s->offset);
+		size_t len = ev->data_len;
+		if (at >= cap)
+			return;
+		if (len > cap - at)
+			len = cap - at;
+		if (buf && len)
+			memcpy(buf + at, ev->data, len);
+		if (got)
+			*got += (uint32_t)len;
+		return;
+	}
+}
+
+static void tr_event(const struct rdma_event *ev, void *ctx)
+{
+	struct tr_ctx *x = ctx;
+	struct trace *t = x->t;
+
+	if (ev->type == RDMA_EV_WRITE || ev->type == RDMA_EV_READ) {
+		/* match against recent pending calls (Reply chunk: WRITE; Read chunk: READ) */
+		for (size_t i = t->n, k = 0; i-- > 0 && k < 512; k++) {
+			struct tcall *c = &t->calls[i];
+			if (c->replied)
+				continue;
+			if (ev->type == RDMA_EV_WRITE && c->nrpseg)
+				copy_into(c->rcbuf, c->rc_cap, c->rpseg, c->rpseg_off, c->nrpseg, ev, NULL);
+			if (ev->type == RDMA_EV_READ && c->nrseg)
+				copy_into(c->ddp, c->ddp ? c->ddp_len : 0, c->rseg, c->rseg_off, c->nrseg,
+					  ev, &c->ddp_got);
+		}
+		return;
+	}
+	if (ev->type != RDMA_EV_SEND || !ev->data || ev->data_len < 16)
+		return;
+	if (rpcrdma_peek_vers(ev->data, ev->data_len) != 1)
+		return;
+	struct cursor c = cur_make(ev->data, ev->data_len);
+	if (rpcrdma_decode(&x->h, &c) < 0)
+		return;
+	const struct rpcrdma_hdr *h = &x->h;
+	if (h->proc == RDMA_MSG || h->proc == RDMA_MSGP) {
+		const uint8_t *msg = ev->data + h->body_off;
+		size_t len = ev->data_len - h->body_off;
+		int type = rpc_peek_type(msg, len);
+		if (type == RPC_CALL)
+			on_call(x, ev, msg, len);
+		else if (type == RPC_REPLY)
+			on_reply(x, ev, msg, len, h->nwchunks > 0, h->xid);
+	} else if (h->proc == RDMA_NOMSG) {
+		if (h->nrsegs) {
+			/* a call wholly in a position-zero Read chunk */
+			t->long_calls++;
+			return;
+		}
+		struct tcall *tc = find_pending(t, h->xid);
+		if (!tc || !tc->rcbuf)
+			return;
+		size_t len = h->reply_len < tc->rc_cap ? h->reply_len : tc->rc_cap;
+		on_reply(x, ev, tc->rcbuf, len, h->nwchunks > 0, h->xid);
+	} else if (h->proc == RDMA_ERROR) {
+		on_reply(x, ev, NULL, 0, false, h->xid);
+	}
+}
+
+/* ---- MOUNT over TCP/UDP in the same capture: export path and root ---- */
+
+struct mnt_pending {
+	uint32_t xid;
+	char path[256];
+};
+
+static void scan_mount(struct trace *t, const uint8_t *rpc, size_t len, struct mnt_pending *mp,
+		       unsigned *nmp)
+{
+	struct rpc_msg m;
+	struct cursor c = cur_make(rpc, len);
+	if (rpc_decode(&m, &c, NULL) < 0)
+		return;
+	if (m.mtype == RPC_CALL && m.prog == PROG_MOUNT_ && m.vers == 3 && m.proc == 1) {
+		uint32_t n;
+		const uint8_t *p = cur_xdr_opaque(&c, 1024, &n, "dirpath");
+		if (!p || *nmp >= 8)
+			return;
+		mp[*nmp].xid = m.xid;
+		size_t k = n < sizeof(mp[0].path) - 1 ? n : sizeof(mp[0].path) - 1;
+		memcpy(mp[*nmp].path, p, k);
+		mp[*nmp].path[k] = 0;
+		for (size_t i = 0; i < k; i++)
+			if (mp[*nmp].path[i] < 0x20 || mp[*nmp].path[i] > 0x7e)
+				mp[*nmp].path[i] = '?';
+		(*nmp)++;
+		return;
+	}
+	if (m.mtype != RPC_REPLY || m.reply_stat != RPC_MSG_ACCEPTED || m.accept_stat != 0)
+		return;
+	for (unsigned i = 0; i < *nmp; i++) {
+		if (mp[i].xid != m.xid)
+			continue;
+		uint32_t st = cur_be32(&c, "mountstat3");
+		uint32_t n;
+		const uint8_t *p = st == 0 ? cur_xdr_opaque(&c, NFS3_FHSIZE_MAX, &n, "fhandle3") : NULL;
+		if (p && !t->have_root) {
+			t->have_root = true;
+			t->root.len = n;
+			memcpy(t->root.data, p, n);
+			snprintf(t->export_path, sizeof(t->export_path), "%s", mp[i].path);
+		}
+		return;
+	}
+}
+
+static void scan_ip(struct trace *t, const uint8_t *p, size_t len, struct mnt_pending *mp, unsigned *nmp)
+{
+	struct cursor c = cur_make(p, len);
+	if (len < 14)
+		return;
+	cur_skip(&c, 12, "eth");
+	uint16_t et = cur_be16(&c, "ethertype");
+	while ((et == 0x8100 || et == 0x88a8) && cur_ok(&c)) {
+		cur_skip(&c, 2, "vlan");
+		et = cur_be16(&c, "ethertype");
+	}
+	if (et != 0x0800 || !cur_ok(&c))
+		return;
+	size_t ip = c.off;
+	uint8_t vihl = cur_u8(&c, "ip");
+	if ((vihl >> 4) != 4)
+		return;
+	size_t ihl = (size_t)(vihl & 15) * 4;
+	cur_skip(&c, 1, "tos");
+	uint16_t tot = cur_be16(&c, "len");
+	cur_skip(&c, 5, "id..ttl");
+	uint8_t proto = cur_u8(&c, "proto");
+	if (!cur_ok(&c) || ihl < 20 || tot < ihl || ip + tot > len)
+		return;
+	const uint8_t *l4 = p + ip + ihl;
+	size_t l4len = tot - ihl;
+	if (proto == 17 && l4len > 8) {
+		uint16_t sport = (uint16_t)(l4[0] << 8 | l4[1]), dport = (uint16_t)(l4[2] << 8 | l4[3]);
+		if (sport == 4791 || dport == 4791)
+			return;
+		scan_mount(t, l4 + 8, l4len - 8, mp, nmp);
+	} else if (proto == 6 && l4len >= 20) {
+		size_t doff = (size_t)(l4[12] >> 4) * 4;
+		if (doff < 20 || doff > l4len || l4len - doff < 28)
+			return;
+		const uint8_t *rm = l4 + doff;
+		uint32_t mark = (uint32_t)rm[0] << 24 | (uint32_t)rm[1] << 16 | (uint32_t)rm[2] << 8 | rm[3];
+		size_t flen = mark & 0x7fffffffu;
+		if (flen > l4len - doff - 4)
+			flen = l4len - doff - 4;
+		scan_mount(t, rm + 4, flen, mp, nmp);
+	}
+}
+
+int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
+{
+	struct tr_ctx *x = calloc(1, sizeof(*x));
+	struct pcap_source *src = NULL;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (!x)
+		return -ENOMEM;
+	x->t = t;
+	struct transport *tp = transport_new(tr_event, NULL, x);
+	if (!tp) {
+		free(x);
+		return -ENOMEM;
+	}
+	if ((ret = pcap_source_open(&src, path, err, errlen)) < 0)
+		goto out;
+	int lt = pcap_source_linktype(src);
+	if (transport_set_linktype(tp, lt) < 0) {
+		snprintf(err, errlen, "%s: unsupported link type %d", path, lt);
+		ret = -EPROTONOSUPPORT;
+		goto out;
+	}
+	struct mnt_pending mp[8];
+	unsigned nmp = 0;
+	uint64_t ts, frame = 0;
+	const uint8_t *data;
+	size_t caplen, wirelen;
+	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, err, errlen)) == 1) {
+		transport_packet(tp, ts, ++frame, data, caplen, wirelen);
+		if (lt == LINKTYPE_ETHERNET)
+			scan_ip(t, data, caplen, mp, &nmp);
+	}
+	transport_flush(tp);
+	if (ret == 0)
+		t->frames = frame;
+out:
+	if (src)
+		pcap_source_close(src);
+	transport_free(tp);
+	free(x);
+	return ret < 0 ? ret : 0;
+}
+
+void trace_free(struct trace *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->calls[i].args);
+		free(t->calls[i].ddp);
+		free(t->calls[i].rcbuf);
+		free(t->calls[i].res);
+	}
+	free(t->calls);
+	memset(t, 0, sizeof(*t));
+}

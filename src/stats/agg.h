@@ -1,0 +1,131 @@
+/* Aggregation engine: per-XID records in, live statistics out.  Keys per
+ * dimension (operation, client, server, connection, and the Prometheus
+ * series operation x client x server); for each key counters since start,
+ * a sliding window of 1-second slots, log-linear latency histograms and
+ * the latency split (call / RDMA READ / server / RDMA WRITE / reply).
+ *
+ * Memory is bounded: each dimension holds at most max_keys entries; a
+ * record whose key does not fit is counted in that dimension's "(other)"
+ * row and in overflow[dim], never lost from the totals.  Single-threaded:
+ * the caller serialises agg_add and the readers. */
+#ifndef NFSRDMA_AGG_H
+#define NFSRDMA_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/record.h"
+#include "src/stats/hist.h"
+
+enum agg_dim { AGG_OP = 0, AGG_CLIENT, AGG_SERVER, AGG_CONN, AGG_SERIES, AGG_NDIM };
+enum agg_phase { PH_CALL = 0, PH_PULL, PH_SERVER, PH_PUSH, PH_REPLY, PH_N };
+enum agg_mix { MIX_INLINE = 0, MIX_READ, MIX_WRITE, MIX_REPLY, MIX_P0, MIX_N };
+
+#define AGG_KEY_MAX   200
+#define AGG_LABEL_MAX 48
+#define AGG_SLOTS_MAX 60
+#define AGG_SLOW_MAX  64
+#define AGG_FINDINGS  64
+/* Prometheus histogram bounds (seconds), node_exporter-like spacing
+ * from 10 us to 10 s. */
+#define AGG_PROM_NLE  16
+extern const double agg_prom_le[AGG_PROM_NLE];
+
+struct agg_counts {
+	uint64_t records, calls, replies, errors, noreply, findings;
+	uint64_t bytes_inline, bytes_ddp;  /* inline = SEND payloads; ddp = RDMA READ/WRITE */
+	uint64_t mix[MIX_N];
+	uint64_t phase_sum[PH_N];          /* ns, over records with a reply */
+	uint64_t lat_sum, lat_n;           /* d_total, over answered records */
+};
+
+struct agg_win {
+	uint64_t slot;                     /* absolute slot number this holds */
+	uint64_t records, errors, bytes, lat_sum, lat_n;
+};
+
+struct agg_ent {
+	char key[AGG_KEY_MAX];
+	/* SERIES: protocol, operation, client, server; OP: protocol, operation;
+	 * other dims: [0] = key */
+	char label[4][AGG_LABEL_MAX];
+	uint32_t hash;
+	struct agg_ent *next;
+	struct agg_counts tot;
+	struct hist lat;                   /* d_total since start */
+	struct hist *phase;                /* AGG_OP only: PH_N histograms since start */
+	struct hist *wlat;                 /* AGG_OP only: one per window slot */
+	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
+	struct agg_win win[AGG_SLOTS_MAX];
+	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
+	uint64_t last_ns;
+};
+
+struct agg_config {
+	unsigned max_keys[AGG_NDIM];  /* 0: defaults (op 256, others 1024, series 4096) */
+	unsigned slots;               /* window slots (default 10, max AGG_SLOTS_MAX) */
+	uint64_t slot_ns;             /* slot width (default 1 s) */
+	unsigned slow_n;              /* slowest recent XIDs kept (default 20) */
+};
+
+struct agg_slow {
+	uint64_t t_ns, total;
+	uint64_t phase[PH_N];
+	uint32_t xid, conn;
+	char op[AGG_LABEL_MAX], client[AGG_LABEL_MAX], server[AGG_LABEL_MAX];
+};
+
+/* Everything a view needs, computed at one instant (top, ctl protocol). */
+struct agg_row {
+	char key[AGG_KEY_MAX];
+	struct agg_counts tot;
+	double rate, bw, inflight;      /* window: records/s, bytes/s, mean RPCs in flight */
+	uint64_t p50, p90, p99, p999, max;  /* since start, ns */
+	uint64_t wp50, wp99;            /* window (operation rows only), ns */
+	uint64_t phase_mean[PH_N];      /* ns */
+	uint32_t credits;
+};
+
+struct agg_totals {
+	struct agg_counts tot;
+	uint64_t overflow[AGG_NDIM];    /* records folded into "(other)" */
+	uint64_t findings_by_id[AGG_FINDINGS];
+	/* filled in by the owner (agg_set_external): */
+	uint64_t drops_queue, drops_source, source_events, source_errors, source_records;
+};
+
+struct agg_snap {
+	uint64_t now_ns, start_ns;
+	double win_s;
+	double rate, bw;
+	struct agg_totals t;
+	size_t nrows[AGG_NDIM];
+	struct agg_row *rows[AGG_NDIM];
+	size_t nslow;
+	struct agg_slow slow[AGG_SLOW_MAX];
+};
+
+struct agg;
+
+struct agg *agg_new(const struct agg_config *c);
+void agg_free(struct agg *a);
+/* now_ns is the clock the windows run on (wall clock for live sources,
+ * record time when replaying a file flat out). */
+void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns);
+void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source,
+		      uint64_t source_events, uint64_t source_errors, uint64_t source_records);
+const struct agg_totals *agg_totals(const struct agg *a);
+/* Entries of one dimension, in insertion order ("(other)" last, if any). */
+size_t agg_count(const struct agg *a, enum agg_dim d);
+const struct agg_ent *agg_entry(const struct agg *a, enum agg_dim d, size_t i);
+/* Fills s (rows malloc'ed); returns 0 or -ENOMEM. */
+int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s);
+void agg_snap_free(struct agg_snap *s);
+/* Memory held by the engine, bytes (for the robustness test and stats). */
+size_t agg_memory(const struct agg *a);
+
+extern const char *const agg_dim_name[AGG_NDIM];   /* "op", "client", ... */
+extern const char *const agg_phase_name[PH_N];     /* "call", "pull", ... */
+extern const char *const agg_mix_name[MIX_N];
+
+#endif

@@ -1,0 +1,218 @@
+/* Snapshot serialisation for the daemon socket (see ctl_proto.h and
+ * docs/daemon-protocol.md).  Text so that `socat - UNIX:/run/nfsrdmad.sock`
+ * is a debugging tool; tabs as separators because keys contain spaces. */
+#include "src/stats/ctl_proto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys and labels never carry a tab or newline on the wire. */
+static void put_key(FILE *f, const char *k)
+{
+	for (; *k; k++)
+		fputc(*k == '\t' || *k == '\n' || *k == '\r' || *k == '\x1f' ? ' ' : *k, f);
+}
+
+static void put_counts(FILE *f, const struct agg_counts *c)
+{
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+		"\t%" PRIu64 "\t%" PRIu64, c->records, c->calls, c->replies, c->errors, c->noreply,
+		c->findings, c->bytes_inline, c->bytes_ddp);
+	for (int i = 0; i < MIX_N; i++)
+		fprintf(f, "\t%" PRIu64, c->mix[i]);
+	for (int i = 0; i < PH_N; i++)
+		fprintf(f, "\t%" PRIu64, c->phase_sum[i]);
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64, c->lat_sum, c->lat_n);
+}
+#define COUNTS_FIELDS (8 + MIX_N + PH_N + 2)
+
+void ctl_write_snap(FILE *f, const struct agg_snap *s)
+{
+	uint64_t ovf = 0;
+
+	for (int d = 0; d < AGG_NDIM; d++)
+		ovf += s->t.overflow[d];
+	fprintf(f, "T\t%" PRIu64 "\t%" PRIu64 "\t%.3f\t%.3f\t%.3f", s->now_ns, s->start_ns, s->win_s,
+		s->rate, s->bw);
+	put_counts(f, &s->t.tot);
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+		s->t.drops_queue, s->t.drops_source, s->t.source_events, s->t.source_errors, ovf);
+	for (int d = 0; d < AGG_NDIM; d++) {
+		for (size_t i = 0; i < s->nrows[d]; i++) {
+			const struct agg_row *r = &s->rows[d][i];
+			fprintf(f, "R\t%s\t", agg_dim_name[d]);
+			put_key(f, r->key);
+			put_counts(f, &r->tot);
+			fprintf(f, "\t%.3f\t%.3f\t%.4f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, r->rate, r->bw, r->inflight, r->p50,
+				r->p90, r->p99, r->p999, r->max, r->wp50, r->wp99);
+			for (int p = 0; p < PH_N; p++)
+				fprintf(f, "\t%" PRIu64, r->phase_mean[p]);
+			fprintf(f, "\t%u\n", r->credits);
+		}
+	}
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct agg_slow *w = &s->slow[i];
+		fprintf(f, "S\t0x%08x\t%u\t", w->xid, w->conn);
+		put_key(f, w->op);
+		fputc('\t', f);
+		put_key(f, w->client);
+		fputc('\t', f);
+		put_key(f, w->server);
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64, w->t_ns, w->total);
+		for (int p = 0; p < PH_N; p++)
+			fprintf(f, "\t%" PRIu64, w->phase[p]);
+		fputc('\n', f);
+	}
+	fputs("END\n", f);
+}
+
+int ctl_parse_greeting(const char *line)
+{
+	char word[32];
+	int v;
+
+	if (sscanf(line, "%31s %d", word, &v) != 2 || strcmp(word, CTL_GREETING) || v < 1)
+		return -EPROTO;
+	return v;
+}
+
+#define MAXF 64
+
+static int split(char *line, char **f)
+{
+	int n = 0;
+
+	f[n++] = line;
+	for (char *p = line; *p && n < MAXF; p++)
+		if (*p == '\t') {
+			*p = 0;
+			f[n++] = p + 1;
+		}
+	return n;
+}
+
+static bool num(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
+static bool dbl(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end != s && !*end;
+}
+
+static bool get_counts(char **f, struct agg_counts *c)
+{
+	uint64_t *dst[COUNTS_FIELDS] = { &c->records, &c->calls, &c->replies, &c->errors, &c->noreply,
+					 &c->findings, &c->bytes_inline, &c->bytes_ddp };
+	int k = 8;
+	for (int i = 0; i < MIX_N; i++)
+		dst[k++] = &c->mix[i];
+	for (int i = 0; i < PH_N; i++)
+		dst[k++] = &c->phase_sum[i];
+	dst[k++] = &c->lat_sum;
+	dst[k++] = &c->lat_n;
+	for (int i = 0; i < COUNTS_FIELDS; i++)
+		if (!num(f[i], dst[i]))
+			return false;
+	return true;
+}
+
+static int bad(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "bad %s line from the daemon", what);
+	return -EPROTO;
+}
+
+int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen)
+{
+	char *f[MAXF];
+	int n = split(line, f);
+
+	if (!strcmp(f[0], "END"))
+		return 1;
+	if (!strcmp(f[0], "T")) {
+		uint64_t ovf;
+		if (n != 6 + COUNTS_FIELDS + 5 || !num(f[1], &s->now_ns) || !num(f[2], &s->start_ns) ||
+		    !dbl(f[3], &s->win_s) || !dbl(f[4], &s->rate) || !dbl(f[5], &s->bw) ||
+		    !get_counts(f + 6, &s->t.tot))
+			return bad(err, errlen, "totals");
+		char **g = f + 6 + COUNTS_FIELDS;
+		if (!num(g[0], &s->t.drops_queue) || !num(g[1], &s->t.drops_source) ||
+		    !num(g[2], &s->t.source_events) || !num(g[3], &s->t.source_errors) || !num(g[4], &ovf))
+			return bad(err, errlen, "totals");
+		s->t.overflow[0] = ovf;
+		return 0;
+	}
+	if (!strcmp(f[0], "R")) {
+		int d;
+		/* the field count first: f[1] is unset on a bare "R" line */
+		if (n != 3 + COUNTS_FIELDS + 10 + PH_N + 1)
+			return bad(err, errlen, "row");
+		for (d = 0; d < AGG_NDIM && strcmp(f[1], agg_dim_name[d]); d++)
+			;
+		if (d == AGG_NDIM)
+			return bad(err, errlen, "row");
+		if (s->nrows[d] == rd->cap[d]) {
+			size_t cap = rd->cap[d] ? rd->cap[d] * 2 : 32;
+			if (cap > 1000000)
+				return bad(err, errlen, "row (too many)");
+			struct agg_row *r = realloc(s->rows[d], cap * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+			s->rows[d] = r;
+			rd->cap[d] = cap;
+		}
+		struct agg_row *r = &s->rows[d][s->nrows[d]];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->key, sizeof(r->key), "%s", f[2]);
+		char **g = f + 3 + COUNTS_FIELDS;
+		uint64_t cr;
+		if (!get_counts(f + 3, &r->tot) || !dbl(g[0], &r->rate) || !dbl(g[1], &r->bw) ||
+		    !dbl(g[2], &r->inflight) || !num(g[3], &r->p50) || !num(g[4], &r->p90) ||
+		    !num(g[5], &r->p99) || !num(g[6], &r->p999) || !num(g[7], &r->max) ||
+		    !num(g[8], &r->wp50) || !num(g[9], &r->wp99))
+			return bad(err, errlen, "row");
+		for (int p = 0; p < PH_N; p++)
+			if (!num(g[10 + p], &r->phase_mean[p]))
+				return bad(err, errlen, "row");
+		if (!num(g[10 + PH_N], &cr))
+			return bad(err, errlen, "row");
+		r->credits = (uint32_t)cr;
+		s->nrows[d]++;
+		return 0;
+	}
+	if (!strcmp(f[0], "S")) {
+		uint64_t xid, conn;
+		if (n != 8 + PH_N || s->nslow >= AGG_SLOW_MAX)
+			return bad(err, errlen, "slow-XID");
+		struct agg_slow *w = &s->slow[s->nslow];
+		memset(w, 0, sizeof(*w));
+		if (!num(f[1], &xid) || !num(f[2], &conn) || !num(f[6], &w->t_ns) || !num(f[7], &w->total))
+			return bad(err, errlen, "slow-XID");
+		for (int p = 0; p < PH_N; p++)
+			if (!num(f[8 + p], &w->phase[p]))
+				return bad(err, errlen, "slow-XID");
+		w->xid = (uint32_t)xid;
+		w->conn = (uint32_t)conn;
+		snprintf(w->op, sizeof(w->op), "%s", f[3]);
+		snprintf(w->client, sizeof(w->client), "%s", f[4]);
+		snprintf(w->server, sizeof(w->server), "%s", f[5]);
+		s->nslow++;
+		return 0;
+	}
+	/* Unknown line types are ignored: a newer daemon may add some
+	 * within the same protocol version. */
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* The nfsrdmad <-> nfsrdma-top protocol over the daemon's UNIX socket,
+ * version 1.  Line-based text, tab-separated fields; docs/daemon-protocol.md
+ * is the reference.  The daemon greets with "NFSRDMA-CTL 1"; the client
+ * sends "SNAPSHOT" and reads lines up to "END". */
+#ifndef NFSRDMA_CTL_PROTO_H
+#define NFSRDMA_CTL_PROTO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "src/stats/agg.h"
+
+#define CTL_PROTO_VERSION 1
+#define CTL_GREETING "NFSRDMA-CTL"
+#define CTL_LINE_MAX 4096     /* longest line either side sends */
+
+/* Writes s as protocol lines, "END" included. */
+void ctl_write_snap(FILE *f, const struct agg_snap *s);
+
+/* Incremental reader: feed it lines (without the newline); returns 1 when
+ * "END" completes the snapshot, 0 for more, -EPROTO for a bad line (the
+ * reason in err).  s must start zeroed; rows are malloc'ed (agg_snap_free). */
+struct ctl_reader {
+	size_t cap[AGG_NDIM];
+};
+int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen);
+/* Parses the greeting line; returns the version or -EPROTO. */
+int ctl_parse_greeting(const char *line);
+
+#endif

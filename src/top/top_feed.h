@@ -1,0 +1,34 @@
+/* Where nfsrdma-top gets its numbers: the daemon's control socket, or its
+ * own sources and aggregation engine (standalone).  Both give the same
+ * struct agg_snap, so the views do not care which. */
+#ifndef NFSRDMA_TOP_FEED_H
+#define NFSRDMA_TOP_FEED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/stats/agg.h"
+#include "pcap/source.h"
+
+struct top_feed;
+
+/* Daemon mode: connects lazily, reconnects after a failure. */
+struct top_feed *top_feed_daemon(const char *socket_path);
+/* Standalone: opens every spec now; -errno with the reason in err. */
+int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigned n,
+			const struct source_opts *o, char *err, size_t errlen);
+/* Runs the sources (standalone) until deadline (CLOCK_MONOTONIC ns), or
+ * until they have all ended; daemon mode just sleeps. */
+void top_feed_run(struct top_feed *f, uint64_t deadline_ns);
+/* True once every standalone source has ended (never in daemon mode). */
+bool top_feed_ended(const struct top_feed *f);
+/* Fills s (agg_snap_free it).  0, or -errno with the reason in err (the
+ * daemon is not there, spoke another protocol version...). */
+int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t errlen);
+/* "daemon /run/nfsrdmad.sock" / "pcap:x.pcap" for the header. */
+const char *top_feed_name(const struct top_feed *f);
+void top_feed_free(struct top_feed *f);
+
+uint64_t top_mono_ns(void);
+
+#endif

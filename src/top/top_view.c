@@ -1,0 +1,247 @@
+/* nfsrdma-top views and batch output (see top_view.h). */
+#include "src/out/out.h"
+#include "src/top/top_view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+const char *const top_sort_name[SORT_N] = { "records", "rate", "errors", "p50", "p99", "max", "key" };
+const char *const top_dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
+
+int top_dim_parse(const char *s)
+{
+	for (int d = 0; d < AGG_NDIM; d++)
+		if (!strcasecmp(s, agg_dim_name[d]))
+			return d;
+	if (!strcasecmp(s, "connection"))
+		return AGG_CONN;
+	return -1;
+}
+
+int top_sort_parse(const char *s)
+{
+	for (int i = 0; i < SORT_N; i++)
+		if (!strcasecmp(s, top_sort_name[i]))
+			return i;
+	return -1;
+}
+
+static enum top_sort g_sort;   /* qsort has no context argument */
+static bool g_rev;
+
+static int cmp_u(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }   /* descending */
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct agg_row *a = *(const struct agg_row *const *)pa, *b = *(const struct agg_row *const *)pb;
+	int c = 0;
+
+	switch (g_sort) {
+	case SORT_RECORDS: c = cmp_u(a->tot.records, b->tot.records); break;
+	case SORT_RATE: c = a->rate < b->rate ? 1 : a->rate > b->rate ? -1 : 0; break;
+	case SORT_ERRORS: c = cmp_u(a->tot.errors, b->tot.errors); break;
+	case SORT_P50: c = cmp_u(a->p50, b->p50); break;
+	case SORT_P99: c = cmp_u(a->p99, b->p99); break;
+	case SORT_MAX: c = cmp_u(a->max, b->max); break;
+	case SORT_KEY: case SORT_N: break;
+	}
+	if (!c)
+		c = strcmp(a->key, b->key);   /* stable, readable tie-break */
+	return g_rev ? -c : c;
+}
+
+size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out)
+{
+	size_t n = 0, total = s->nrows[v->dim];
+	const struct agg_row **rows = malloc((total ? total : 1) * sizeof(*rows));
+
+	*out = rows;
+	if (!rows)
+		return 0;
+	for (size_t i = 0; i < total; i++) {
+		const struct agg_row *r = &s->rows[v->dim][i];
+		if (v->filter[0] && !strcasestr(r->key, v->filter))
+			continue;
+		rows[n++] = r;
+	}
+	g_sort = v->sort;
+	g_rev = v->reverse;
+	qsort(rows, n, sizeof(*rows), cmp_row);
+	return n;
+}
+
+void top_split_bar(const struct agg_row *r, char *buf, size_t width)
+{
+	static const char sym[PH_N] = { 'c', 'R', 's', 'W', 'r' };
+	uint64_t sum = 0;
+	size_t pos = 0;
+
+	for (int p = 0; p < PH_N; p++)
+		sum += r->phase_mean[p];
+	if (!width)
+		return;
+	if (sum) {
+		/* largest-remainder rounding so the bar is always exactly full */
+		size_t cells[PH_N], used = 0;
+		double rem[PH_N];
+		for (int p = 0; p < PH_N; p++) {
+			double x = (double)r->phase_mean[p] * (double)width / (double)sum;
+			cells[p] = (size_t)x;
+			rem[p] = x - (double)cells[p];
+			used += cells[p];
+		}
+		while (used < width) {
+			int best = 0;
+			for (int p = 1; p < PH_N; p++)
+				if (rem[p] > rem[best])
+					best = p;
+			cells[best]++;
+			rem[best] = -1;
+			used++;
+		}
+		for (int p = 0; p < PH_N; p++)
+			for (size_t i = 0; i < cells[p] && pos < width; i++)
+				buf[pos++] = sym[p];
+	}
+	while (pos < width)
+		buf[pos++] = sum ? ' ' : '.';
+	buf[pos] = 0;
+}
+
+const char *top_fmt_lat(uint64_t ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "-");
+	else if (ns < 1000000)
+		snprintf(buf, len, "%" PRIu64 "us", (ns + 500) / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+	return buf;
+}
+
+static void fmt_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static double pct(uint64_t part, uint64_t sum)
+{
+	return sum ? 100.0 * (double)part / (double)sum : 0;
+}
+
+void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed)
+{
+	const struct agg_row **rows;
+	size_t n = top_view_rows(s, v, &rows);
+	char ts[32];
+	uint64_t ovf = 0;
+	size_t w = strlen(top_dim_title[v->dim]);
+
+	for (int d = 0; d < AGG_NDIM; d++)
+		ovf += s->t.overflow[d];
+	fmt_time(s->now_ns, ts, sizeof(ts));
+	fprintf(f, "nfsrdma-top  %s UTC  feed: %s  window %.0fs\n", ts, feed, s->win_s);
+	fprintf(f, "records %" PRIu64 "  rate %.1f/s  errors %" PRIu64 "  unanswered %" PRIu64
+		"  findings %" PRIu64 "  drops %" PRIu64 " (queue %" PRIu64 ", source %" PRIu64 ")  overflow %" PRIu64
+		"\n", s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
+		s->t.drops_queue + s->t.drops_source, s->t.drops_queue, s->t.drops_source, ovf);
+	fprintf(f, "view %s  sort %s%s%s%s\n\n", agg_dim_name[v->dim], top_sort_name[v->sort],
+		v->reverse ? " (reversed)" : "", v->filter[0] ? "  filter " : "", v->filter);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(rows[i]->key) > w)
+			w = strlen(rows[i]->key);
+	fprintf(f, "%-*s %8s %8s %8s %6s %7s %12s %12s %9s %10s %10s %10s %10s %10s  %s  %s\n", (int)w,
+		top_dim_title[v->dim], "records", "calls", "replies", "errors", "noreply", "bytes_inl",
+		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
+		"split% call/read/server/write/reply", "chunks inline/read/write/reply/p0");
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_row *r = rows[i];
+		uint64_t sum = 0;
+		for (int p = 0; p < PH_N; p++)
+			sum += r->phase_mean[p];
+		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
+			" %12" PRIu64 " %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f  %.0f/%.0f/%.0f/%.0f/%.0f"
+			"  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
+			(int)w, r->key, r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
+			r->tot.bytes_inline, r->tot.bytes_ddp, r->rate, r->p50 / 1e3, r->p90 / 1e3, r->p99 / 1e3,
+			r->p999 / 1e3, r->max / 1e3, pct(r->phase_mean[0], sum), pct(r->phase_mean[1], sum),
+			pct(r->phase_mean[2], sum), pct(r->phase_mean[3], sum), pct(r->phase_mean[4], sum),
+			r->tot.mix[MIX_INLINE], r->tot.mix[MIX_READ], r->tot.mix[MIX_WRITE], r->tot.mix[MIX_REPLY],
+			r->tot.mix[MIX_P0]);
+	}
+	if (s->nslow) {
+		fprintf(f, "\nslowest recent RPCs:\n%-10s %5s %-24s %-16s %10s  %s\n", "xid", "conn", "operation",
+			"client", "total_us", "call/read/server/write/reply us");
+		/* slowest first */
+		const struct agg_slow *o[AGG_SLOW_MAX];
+		size_t k = 0;
+		for (size_t i = 0; i < s->nslow; i++)
+			o[k++] = &s->slow[i];
+		for (size_t i = 1; i < k; i++)
+			for (size_t j = i; j > 0 && o[j]->total > o[j - 1]->total; j--) {
+				const struct agg_slow *t = o[j];
+				o[j] = o[j - 1];
+				o[j - 1] = t;
+			}
+		for (size_t i = 0; i < k; i++)
+			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f  %.1f/%.1f/%.1f/%.1f/%.1f\n", o[i]->xid, o[i]->conn,
+				o[i]->op, o[i]->client, o[i]->total / 1e3, o[i]->phase[0] / 1e3,
+				o[i]->phase[1] / 1e3, o[i]->phase[2] / 1e3, o[i]->phase[3] / 1e3, o[i]->phase[4] / 1e3);
+	}
+	fputc('\n', f);
+	free(rows);
+	fflush(f);
+}
+
+
+void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed)
+{
+	const struct agg_row **rows;
+	size_t n = top_view_rows(s, v, &rows);
+
+	fprintf(f, "{\"t\":%" PRIu64 ",\"feed\":", s->now_ns);
+	out_json_str(f, feed);
+	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
+		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
+		",\"drops_source\":%" PRIu64 "},\"view\":\"%s\",\"sort\":\"%s\",\"rows\":[",
+		s->win_s, s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
+		s->t.drops_queue, s->t.drops_source, agg_dim_name[v->dim], top_sort_name[v->sort]);
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_row *r = rows[i];
+		fprintf(f, "%s{\"key\":", i ? "," : "");
+		out_json_str(f, r->key);
+		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
+			",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
+			",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+			",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
+			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
+			r->tot.bytes_ddp, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
+		for (int p = 0; p < PH_N; p++)
+			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", agg_phase_name[p], r->phase_mean[p]);
+		fputs("},\"chunks\":{", f);
+		for (int m = 0; m < MIX_N; m++)
+			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
+		fprintf(f, "},\"credits\":%u}", r->credits);
+	}
+	fputs("],\"slow\":[", f);
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct agg_slow *w = &s->slow[i];
+		fprintf(f, "%s{\"xid\":\"0x%08x\",\"conn\":%u,\"op\":", i ? "," : "", w->xid, w->conn);
+		out_json_str(f, w->op);
+		fputs(",\"client\":", f);
+		out_json_str(f, w->client);
+		fprintf(f, ",\"total_ns\":%" PRIu64 "}", w->total);
+	}
+	fputs("]}\n", f);
+	free(rows);
+	fflush(f);
+}

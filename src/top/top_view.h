@@ -1,0 +1,38 @@
+/* nfsrdma-top's views, independent of the terminal: which rows (dimension,
+ * filter), in which order, and the batch outputs (text like top -b, and
+ * JSON).  cli/nfsrdma-top.c draws the same rows with ncurses. */
+#ifndef NFSRDMA_TOP_VIEW_H
+#define NFSRDMA_TOP_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "src/stats/agg.h"
+
+enum top_sort { SORT_RECORDS = 0, SORT_RATE, SORT_ERRORS, SORT_P50, SORT_P99, SORT_MAX, SORT_KEY, SORT_N };
+extern const char *const top_sort_name[SORT_N];
+extern const char *const top_dim_title[AGG_NDIM];   /* "OPERATION", "CLIENT", ... */
+
+struct top_view {
+	enum agg_dim dim;
+	enum top_sort sort;
+	bool reverse;
+	char filter[64];     /* substring of the key, case-insensitive; "" = all */
+};
+
+/* Parses "op", "client", "server", "conn"; -1 if none. */
+int top_dim_parse(const char *s);
+int top_sort_parse(const char *s);
+/* Rows of v->dim that pass the filter, sorted; *out is malloc'ed (free it). */
+size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out);
+/* Latency split as a bar of `width` characters: c call, R RDMA READ,
+ * s server, W RDMA WRITE, r reply (the phase's share of the mean). */
+void top_split_bar(const struct agg_row *r, char *buf, size_t width);
+/* "812us", "12.3ms", "1.20s", "-" */
+const char *top_fmt_lat(uint64_t ns, char *buf, size_t len);
+/* One batch iteration. */
+void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed);
+void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed);
+
+#endif
