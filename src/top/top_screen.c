@@ -1,0 +1,259 @@
+/* nfsrdma-top's interactive view: the rows of top_view.h drawn with ncurses,
+ * keys to switch view, sort, filter and pause.  The only file that knows
+ * the terminal, so the rest of top/ runs in batch mode and in tests. */
+#include "src/top/top_screen.h"
+
+#include <locale.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/base/log.h"
+
+
+enum { CP_HDR = 1, CP_SEL, CP_PH0 };   /* CP_PH0..CP_PH0+4: phases */
+
+static void help_screen(void)
+{
+	static const char *const lines[] = {
+		"nfsrdma-top keys",
+		"",
+		"  o  operations        c  clients        s  servers        n  connections",
+		"  >  next sort column  <  previous       R  reverse order",
+		"  /  filter rows (empty clears)          d  detail pane (slowest XIDs) on/off",
+		"  p  or space: pause   h or ?: this help q  quit",
+		"",
+		"split bar: c call (inline send)  R RDMA READ (argument pull)  s server",
+		"           W RDMA WRITE (result push)  r reply (inline send)",
+		"",
+		"any key returns",
+	};
+	erase();
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		mvaddnstr((int)i + 1, 1, lines[i], COLS - 2);
+	refresh();
+	timeout(-1);
+	getch();
+}
+
+static void bar(int y, int x, const struct agg_row *r, int width)
+{
+	static const char sym[PH_N] = { 'c', 'R', 's', 'W', 'r' };
+	char b[256];
+
+	if (width <= 0)
+		return;
+	if (width > 255)
+		width = 255;
+	top_split_bar(r, b, (size_t)width);
+	move(y, x);
+	for (int i = 0; i < width && b[i]; i++) {
+		int p = -1;
+		for (int k = 0; k < PH_N; k++)
+			if (b[i] == sym[k])
+				p = k;
+		if (p >= 0 && has_colors())
+			attron(COLOR_PAIR(CP_PH0 + p));
+		addch((chtype)(unsigned char)b[i]);
+		if (p >= 0 && has_colors())
+			attroff(COLOR_PAIR(CP_PH0 + p));
+	}
+}
+
+static void draw(const struct top_view *v, const struct agg_snap *s, const char *feed, const char *msg,
+		 bool paused, bool detail)
+{
+	int H, W;
+	char t1[32], t2[32], t3[32], line[512];
+
+	getmaxyx(stdscr, H, W);
+	erase();
+	if (H < 6 || W < 40) {
+		mvaddnstr(0, 0, "nfsrdma-top: terminal too small", W);
+		refresh();
+		return;
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
+	attron(A_BOLD);
+	snprintf(line, sizeof(line), "nfsrdma-top %s  %s%s", t1, feed, paused ? "  [PAUSED]" : "");
+	mvaddnstr(0, 0, line, W);
+	attroff(A_BOLD);
+	if (s) {
+		snprintf(line, sizeof(line),
+			 "RPCs %llu  %.1f/s  err %llu  no-reply %llu  findings %llu  drops %llu  window %.0fs",
+			 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,
+			 (unsigned long long)s->t.tot.noreply, (unsigned long long)s->t.tot.findings,
+			 (unsigned long long)(s->t.drops_queue + s->t.drops_source), s->win_s);
+		mvaddnstr(1, 0, line, W);
+	}
+	snprintf(line, sizeof(line), "view %s  sort %s%s%s%s   h: help", agg_dim_name[v->dim],
+		 top_sort_name[v->sort], v->reverse ? " (rev)" : "", v->filter[0] ? "  filter: " : "",
+		 v->filter);
+	mvaddnstr(2, 0, line, W);
+
+	int fixed = 8 + 8 + 6 + 8 + 8 + 8 + 7;   /* numeric columns and their spaces */
+	int keyw = (W - fixed) * 60 / 100;
+	if (keyw < 16)
+		keyw = 16;
+	int barw = W - fixed - keyw;
+	int detail_h = detail && H >= 16 ? 7 : 0;
+	int table_end = H - 1 - detail_h;   /* last line: messages */
+
+	if (has_colors())
+		attron(COLOR_PAIR(CP_HDR));
+	attron(A_REVERSE);
+	snprintf(line, sizeof(line), "%-*.*s %8s %8s %6s %8s %8s %8s %-*s", keyw, keyw, top_dim_title[v->dim],
+		 "RATE/s", "RPCS", "ERR", "P50", "P99", "MAX", barw > 0 ? barw : 0, "SPLIT c/R/s/W/r");
+	mvaddnstr(3, 0, line, W);
+	for (int x = (int)strlen(line); x < W; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	if (has_colors())
+		attroff(COLOR_PAIR(CP_HDR));
+
+	if (s) {
+		const struct agg_row **rows;
+		size_t n = top_view_rows(s, v, &rows);
+		int y = 4;
+		for (size_t i = 0; i < n && y < table_end; i++, y++) {
+			const struct agg_row *r = rows[i];
+			snprintf(line, sizeof(line), "%-*.*s %8.1f %8llu %6llu %8s %8s %8s ", keyw, keyw, r->key,
+				 r->rate, (unsigned long long)r->tot.records, (unsigned long long)r->tot.errors,
+				 top_fmt_lat(r->p50, t1, sizeof(t1)), top_fmt_lat(r->p99, t2, sizeof(t2)),
+				 top_fmt_lat(r->max, t3, sizeof(t3)));
+			mvaddnstr(y, 0, line, W);
+			bar(y, (int)strlen(line), r, W - (int)strlen(line));
+		}
+		if (!n)
+			mvaddnstr(4, 0, v->filter[0] ? "(no row matches the filter)" : "(no RPCs yet)", W);
+		free(rows);
+		if (detail_h) {
+			int dy = H - 1 - detail_h;
+			attron(A_REVERSE);
+			snprintf(line, sizeof(line), "%-10s %4s %-22s %-15s %9s  split c/R/s/W/r", "SLOWEST XID",
+				 "CONN", "OPERATION", "CLIENT", "TOTAL");
+			mvaddnstr(dy, 0, line, W);
+			for (int x = (int)strlen(line); x < W; x++)
+				addch(' ');
+			attroff(A_REVERSE);
+			const struct agg_slow *o[AGG_SLOW_MAX];
+			size_t k = 0;
+			for (size_t i = 0; i < s->nslow; i++)
+				if (!v->filter[0] || strcasestr(s->slow[i].op, v->filter) ||
+				    strcasestr(s->slow[i].client, v->filter) || strcasestr(s->slow[i].server, v->filter))
+					o[k++] = &s->slow[i];
+			for (size_t i = 1; i < k; i++)
+				for (size_t j = i; j > 0 && o[j]->total > o[j - 1]->total; j--) {
+					const struct agg_slow *tmp = o[j];
+					o[j] = o[j - 1];
+					o[j - 1] = tmp;
+				}
+			for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
+				char ph[5][16];
+				for (int p = 0; p < PH_N; p++)
+					top_fmt_lat(o[i]->phase[p], ph[p], sizeof(ph[p]));
+				snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s  %s/%s/%s/%s/%s", o[i]->xid,
+					 o[i]->conn, o[i]->op, o[i]->client, top_fmt_lat(o[i]->total, t1, sizeof(t1)),
+					 ph[0], ph[1], ph[2], ph[3], ph[4]);
+				mvaddnstr(dy + 1 + (int)i, 0, line, W);
+			}
+		}
+	}
+	if (msg && *msg)
+		mvaddnstr(H - 1, 0, msg, W);
+	refresh();
+}
+
+static void prompt_filter(struct top_view *v)
+{
+	char buf[64] = "";
+
+	mvaddstr(LINES - 1, 0, "filter: ");
+	clrtoeol();
+	echo();
+	curs_set(1);
+	timeout(-1);
+	getnstr(buf, (int)sizeof(buf) - 1);
+	noecho();
+	curs_set(0);
+	snprintf(v->filter, sizeof(v->filter), "%s", buf);
+}
+
+int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatile sig_atomic_t *quit)
+{
+	static const enum agg_dim views[] = { AGG_OP, AGG_CLIENT, AGG_SERVER, AGG_CONN };
+	struct agg_snap snap;
+	bool have = false, paused = false, detail = true;
+	char msg[512] = "";
+	uint64_t next = 0;
+
+	setlocale(LC_ALL, "");
+	if (!initscr()) {
+		log_error("cannot start the terminal (try -b)");
+		return 1;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(CP_HDR, COLOR_BLACK, COLOR_CYAN);
+		init_pair(CP_SEL, COLOR_BLACK, COLOR_WHITE);
+		init_pair(CP_PH0 + 0, COLOR_CYAN, -1);
+		init_pair(CP_PH0 + 1, COLOR_YELLOW, -1);
+		init_pair(CP_PH0 + 2, COLOR_GREEN, -1);
+		init_pair(CP_PH0 + 3, COLOR_MAGENTA, -1);
+		init_pair(CP_PH0 + 4, COLOR_BLUE, -1);
+	}
+	while (!*quit) {
+		uint64_t now = top_mono_ns();
+		if (now >= next && !paused) {
+			if (have)
+				agg_snap_free(&snap);
+			char err[400];
+			have = top_feed_snapshot(f, &snap, err, sizeof(err)) == 0;
+			if (have)
+				msg[0] = 0;
+			else
+				snprintf(msg, sizeof(msg), "%s (retrying)", err);
+			next = now + (uint64_t)(delay * 1e9);
+			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
+		}
+		/* feed the standalone sources in short slices so keys stay responsive */
+		top_feed_run(f, top_mono_ns() + 50000000ull);
+		timeout(0);
+		int ch = getch();
+		if (ch == ERR)
+			continue;
+		bool redraw = true;
+		switch (ch) {
+		case 'q': case 'Q': *quit = 1; break;
+		case 'o': case '1': v->dim = views[0]; break;
+		case 'c': case '2': v->dim = views[1]; break;
+		case 's': case '3': v->dim = views[2]; break;
+		case 'n': case '4': v->dim = views[3]; break;
+		case '>': v->sort = (enum top_sort)((v->sort + 1) % SORT_N); break;
+		case '<': v->sort = (enum top_sort)((v->sort + SORT_N - 1) % SORT_N); break;
+		case 'R': v->reverse = !v->reverse; break;
+		case '/': prompt_filter(v); break;
+		case 'p': case ' ': paused = !paused; break;
+		case 'd': detail = !detail; break;
+		case 'h': case '?': help_screen(); break;
+		case KEY_RESIZE: break;
+		default: redraw = false; break;
+		}
+		if (redraw)
+			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
+	}
+	if (have)
+		agg_snap_free(&snap);
+	endwin();
+	return 0;
+}
