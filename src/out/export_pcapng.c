@@ -9,6 +9,7 @@
  * arrives; a packet that has to leave the queue first is written with what
  * is known then (nothing). */
 #include "src/out/export_pcapng.h"
+#include "src/base/clock.h"
 #include "src/base/log.h"
 
 #include <errno.h>
@@ -61,14 +62,6 @@ struct pcapng_export {
 	int first_err;
 	bool warned;                 /* the first write error was logged */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static struct info *info_slot(struct pcapng_export *x, uint32_t conn, uint32_t xid)
 {
@@ -139,7 +132,7 @@ static int open_file(struct pcapng_export *x, char *err, size_t errlen)
 		return rc;
 	}
 	x->st.files++;
-	x->file_open_ns = mono_ns();
+	x->file_open_ns = clock_mono_ns();
 	if (!x->path && x->o.keep) {
 		if (x->nkept == x->o.keep) {
 			unlink(x->kept[0]);
@@ -167,7 +160,7 @@ static void write_oldest(struct pcapng_export *x)
 {
 	struct qpkt *p = &x->q[x->qhead];
 
-	if (!x->w || (!x->path && ((x->o.rotate_ns && mono_ns() - x->file_open_ns >= x->o.rotate_ns) ||
+	if (!x->w || (!x->path && ((x->o.rotate_ns && clock_mono_ns() - x->file_open_ns >= x->o.rotate_ns) ||
 				   (x->o.rotate_bytes && pcapng_writer_bytes(x->w) >= x->o.rotate_bytes)))) {
 		char err[512];
 		close_file(x);
