@@ -7,18 +7,70 @@
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
 
-void out_json_strn(FILE *f, const char *s, size_t max)
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
 
-		if (c == '"' || c == '\\')
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;
+		else if (s[0] == 0xed)
+			hi = 0x9f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;
+		else if (s[0] == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Valid UTF-8 is copied as it is.  A byte that is not part of a valid
+ * sequence (wire data is not text) becomes the lone low surrogate U+DC00 +
+ * byte, as Python's "surrogateescape" does: the line stays valid JSON and
+ * the original bytes come back with json.loads(...).encode("utf-8",
+ * "surrogateescape"). */
+void out_json_strn(FILE *f, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0;
+
+	while (n < max && s[n])
+		n++;
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t len;
+
+		if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
+			i++;
+		} else if (c < 0x80) {
 			fputc(c, f);
+			i++;
+		} else if ((len = utf8_len(s + i, n - i))) {
+			fwrite(s + i, 1, len, f);
+			i += len;
+		} else {
+			fprintf(f, "\\udc%02x", c);
+			i++;
+		}
 	}
 	fputc('"', f);
 }
