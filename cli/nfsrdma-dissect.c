@@ -12,6 +12,7 @@
 #include "src/out/export_pcapng.h"
 #include "src/base/log.h"
 #include "src/base/opt.h"
+#include "src/base/outfile.h"
 #include "src/out/out.h"
 #include "src/out/plot_svg.h"
 #include "src/out/recfmt.h"
@@ -247,6 +248,18 @@ int main(int argc, char **argv)
 	char err[512];
 	if (c.pcapng_out && !strcmp(c.file, "-")) {
 		log_error("-w: needs a capture file, not stdin (it is read twice)");
+		return 2;
+	}
+	/* an output must never be the capture it is made from */
+	const char *ins[] = { c.file };
+	if ((c.pcapng_out && outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err)) < 0) ||
+	    (c.plot_path && outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err)) < 0)) {
+		log_error("%s", err);
+		return 2;
+	}
+	if (c.pcapng_out && c.plot_path &&
+	    (!strcmp(c.pcapng_out, c.plot_path) || outfile_same(c.pcapng_out, c.plot_path))) {
+		log_error("-w and --plot name the same file %s", c.plot_path);
 		return 2;
 	}
 	if (c.fields && !(c.fw = fields_open(stdout, c.fields, c.tsv, err, sizeof(err)))) {

@@ -11,6 +11,7 @@
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -374,8 +375,18 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 	snprintf(spec, sizeof(spec), "pcap:%s", in);
 	if ((rc = source_open(&s, spec, &so, file_record, &x, err, errlen)) < 0)
 		return rc;
-	struct pcapng_export_opts o = { .path = out };
+	/* written beside the destination, renamed into place when complete */
+	char *tmp = outfile_tmpname(out);
+	if (!tmp) {
+		snprintf(err, errlen, "%s: out of memory", out);
+		source_close(s);
+		return -ENOMEM;
+	}
+	struct pcapng_export_opts o = { .path = tmp };
 	if ((rc = pcapng_export_new(&x, s, &o, err, errlen)) < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(-rc));   /* not the temporary name */
+		unlink(tmp);
+		free(tmp);
 		source_close(s);
 		return rc;
 	}
@@ -390,5 +401,10 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s", out, strerror(-wrc));
 		rc = wrc;
 	}
+	if (rc < 0)
+		unlink(tmp);
+	else
+		rc = outfile_rename(tmp, out, err, errlen);
+	free(tmp);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* SVG latency plot (see plot_svg.h).  The numbers come from the
  * aggregation engine, so the plot and nfsrdma-top agree. */
 #include "src/out/plot_svg.h"
+#include "src/base/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -116,13 +117,13 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 		dhi = dlo + 1;
 #define X(ns) (DIST_X0 + DIST_W * ((log10((double)(ns) > 1 ? (double)(ns) : 1) - dlo) / (dhi - dlo)))
 
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	struct outfile of;
+	int rc = outfile_open(&of, path, err, errlen);
+	if (rc < 0) {
 		agg_snap_free(&s);
-		return -e;
+		return rc;
 	}
+	FILE *f = of.f;
 	int height = 90 + (int)(n ? n : 1) * ROW_H + 80;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
@@ -190,10 +191,5 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 	}
 	fprintf(f, "</svg>\n");
 	agg_snap_free(&s);
-	if (fclose(f) != 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
-	return 0;
+	return outfile_close(&of, err, errlen);
 }

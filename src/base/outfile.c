@@ -1,0 +1,113 @@
+/* Output files written beside their destination and renamed into place
+ * (see outfile.h for why). */
+#include "src/base/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool outfile_same(const char *out, const char *in)
+{
+	struct stat a, b;
+
+	if (!strcmp(in, "-") || stat(out, &a) < 0 || stat(in, &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int outfile_check(const char *what, const char *out, const char *const *in, size_t n,
+		  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (in[i] && outfile_same(out, in[i])) {
+			snprintf(err, errlen, "%s %s: is the input %s; refusing to overwrite it", what, out,
+				 in[i]);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+char *outfile_tmpname(const char *path)
+{
+	size_t n = strlen(path) + 32;
+	char *t = malloc(n);
+
+	if (t)
+		snprintf(t, n, "%s.tmp-%ld", path, (long)getpid());
+	return t;
+}
+
+int outfile_rename(const char *tmp, const char *path, char *err, size_t errlen)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	int e = errno;
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	unlink(tmp);
+	return -e;
+}
+
+int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
+{
+	int fd, e;
+
+	memset(o, 0, sizeof(*o));
+	if (!(o->tmp = outfile_tmpname(path)) || !(o->path = strdup(path))) {
+		e = ENOMEM;
+		goto fail;
+	}
+	/* O_EXCL: never write through a name someone else made (a link) */
+	if ((fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
+		e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
+	}
+	if (!(o->f = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	outfile_abort(o);
+	return -e;
+}
+
+int outfile_close(struct outfile *o, char *err, size_t errlen)
+{
+	int e = 0;
+
+	if (o->f && (ferror(o->f) | fflush(o->f)))
+		e = errno ? errno : EIO;
+	if (o->f && fclose(o->f) != 0 && !e)
+		e = errno;
+	o->f = NULL;
+	if (e) {
+		snprintf(err, errlen, "%s: %s", o->path, strerror(e));
+		outfile_abort(o);
+		return -e;
+	}
+	int rc = outfile_rename(o->tmp, o->path, err, errlen);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return rc;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,43 @@
+/* Output files that never destroy an input: a file is written under a
+ * temporary name beside its destination and renamed into place only when
+ * it is complete, and a destination that is one of the run's inputs (the
+ * same file, also through a link) is refused before anything is read. */
+#ifndef NFSRDMA_OUTFILE_H
+#define NFSRDMA_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct outfile {
+	FILE *f;
+	char *path;            /* the destination */
+	char *tmp;             /* where it is written until outfile_close */
+};
+
+/* True when out and in name the same existing file (same device and
+ * inode: hard links, symbolic links and other spellings included). */
+bool outfile_same(const char *out, const char *in);
+
+/* Refuses (-EEXIST, one line in err naming both) an output that is one of
+ * the n inputs ("-" inputs are stdin and never match). */
+int outfile_check(const char *what, const char *out, const char *const *in, size_t n,
+		  char *err, size_t errlen);
+
+/* Creates path's temporary twin ("PATH.tmp-PID" in the same directory,
+ * so the rename stays on one file system).  Returns 0 or a negative errno
+ * with the reason in err. */
+int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
+/* Flushes, closes and renames into place; on any error the temporary file
+ * is removed and the destination left as it was.  Returns 0 or -errno. */
+int outfile_close(struct outfile *o, char *err, size_t errlen);
+/* Gives up: removes the temporary file. */
+void outfile_abort(struct outfile *o);
+
+/* The temporary name of a file some other writer creates (PATH.tmp-PID),
+ * for outfile_rename/outfile_unlink.  Returns a malloc'd string or NULL. */
+char *outfile_tmpname(const char *path);
+/* Renames tmp to path; 0 or -errno. */
+int outfile_rename(const char *tmp, const char *path, char *err, size_t errlen);
+
+#endif
