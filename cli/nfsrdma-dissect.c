@@ -25,6 +25,7 @@ static const struct opt opts[] = {
 	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
 	{ "summary", 'z', "proc|conn|client", "print a summary at the end (repeatable)", 'z' },
 	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q' },
+	{ "line-buffered", 'l', NULL, "flush after every line (the default when stdout is a pipe or terminal)", 'l' },
 	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r' },
 	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP },
 	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID },
@@ -42,7 +43,8 @@ static const struct opt opts[] = {
 struct cli {
 	const char *file;
 	int format;            /* 0 line, 'V', K_JSON, K_CSV */
-	bool quiet, check, stats;
+	const char *format_flag;
+	bool quiet, check, stats, line_buffered;
 	struct summary *sum[3];
 	const char *op;
 	bool has_xid;
@@ -56,16 +58,29 @@ struct cli {
 	struct plot *plot;
 };
 
+/* One output format per run: a second one is refused, never "last wins". */
+static int set_format(struct cli *c, int format, const char *flag)
+{
+	if (c->format && c->format != format) {
+		log_error("%s and %s cannot be combined: pick one output format", c->format_flag, flag);
+		return -EINVAL;
+	}
+	c->format = format;
+	c->format_flag = flag;
+	return 0;
+}
+
 static int handle(int key, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
 	uint64_t v;
 
 	switch (key) {
-	case 'V': c->format = 'V'; break;
-	case K_JSON: c->format = K_JSON; break;
-	case K_CSV: c->format = K_CSV; break;
+	case 'V': return set_format(c, 'V', "-V");
+	case K_JSON: return set_format(c, K_JSON, "--json");
+	case K_CSV: return set_format(c, K_CSV, "--csv");
 	case 'q': c->quiet = true; break;
+	case 'l': c->line_buffered = true; break;
 	case 'r': c->file = arg; break;
 	case K_CHECK: c->check = true; break;
 	case K_STATS: c->stats = true; break;
@@ -245,9 +260,18 @@ int main(int argc, char **argv)
 		log_error("no capture file given (see --help)");
 		return 2;
 	}
+	outfile_stdout_lines(c.line_buffered);
 	char err[512];
 	if (c.pcapng_out && !strcmp(c.file, "-")) {
 		log_error("-w: needs a capture file, not stdin (it is read twice)");
+		return 2;
+	}
+	if (c.tsv && !c.fields) {
+		log_error("--tsv needs --fields (it sets their separator)");
+		return 2;
+	}
+	if (c.fields && c.format) {
+		log_error("--fields and %s cannot be combined: pick one output format", c.format_flag);
 		return 2;
 	}
 	/* an output must never be the capture it is made from */

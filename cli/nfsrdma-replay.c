@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 #include "src/base/opt.h"
 #include "src/clnt/rdma_ep_clnt.h"
 
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 	};
 
 	log_init("nfsrdma-replay", LOG_WARN);
+	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
 		return 3;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 #include "src/base/opt.h"
 #include "src/top/top_feed.h"
 #include "src/top/top_screen.h"
@@ -144,6 +145,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_init(argv[0], LOG_WARN);
+	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	if ((rc = opt_parse(&spec, argc, argv)) < 0)
 		return 2;
 	if (rc < argc) {

@@ -10,6 +10,7 @@
 #include "src/daemon/daemon.h"
 #include "src/daemon/daemon_conf.h"
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 #include "src/base/opt.h"
 
 enum {
@@ -158,6 +159,7 @@ int main(int argc, char **argv)
 	};
 
 	log_init(argv[0], LOG_WARN);
+	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	d->metrics = "127.0.0.1:9464";
 	d->socket_path = "/run/nfsrdmad.sock";
 	d->socket_mode = 0660;

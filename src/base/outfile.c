@@ -111,3 +111,12 @@ void outfile_abort(struct outfile *o)
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 }
+
+void outfile_stdout_lines(bool force)
+{
+	struct stat st;
+
+	if (force || isatty(STDOUT_FILENO) ||
+	    (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))))
+		setvbuf(stdout, NULL, _IOLBF, 0);
+}

@@ -35,9 +35,14 @@ int outfile_close(struct outfile *o, char *err, size_t errlen);
 void outfile_abort(struct outfile *o);
 
 /* The temporary name of a file some other writer creates (PATH.tmp-PID),
- * for outfile_rename/outfile_unlink.  Returns a malloc'd string or NULL. */
+ * for outfile_rename.  Returns a malloc'd string or NULL. */
 char *outfile_tmpname(const char *path);
 /* Renames tmp to path; 0 or -errno. */
 int outfile_rename(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* stdout is flushed at each newline when it is a pipe or a terminal (so
+ * `tool | grep` shows records as they happen) or when force is set (-l);
+ * other outputs (files) keep full buffering.  Call before any output. */
+void outfile_stdout_lines(bool force);
 
 #endif
