@@ -1,5 +1,4 @@
 /* nfsrdma-dissect: per-RPC breakdown of NFS over RDMA captures. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
+#include "src/out/addr_filter.h"
 #include "src/out/export_fields.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/log.h"
@@ -29,7 +29,7 @@ static const struct opt opts[] = {
 	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r' },
 	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP },
 	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID },
-	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee", K_ADDR },
+	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee (10.9.0.2, 10.9.0.2.qp17, 10.9.0.0/24, fe80::/64, lid 0x3)", K_ADDR },
 	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT },
 	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK },
 	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS },
@@ -50,6 +50,7 @@ struct cli {
 	bool has_xid;
 	uint32_t xid;
 	const char *addr;
+	struct addr_filter addr_f;
 	uint64_t min_lat_ns;
 	uint64_t printed;
 	const char *pcapng_out, *fields, *plot_path;
@@ -95,7 +96,15 @@ static int handle(int key, const char *arg, void *ctx)
 	case K_TSV: c->tsv = true; break;
 	case K_PLOT: c->plot_path = arg; break;
 	case K_OP: c->op = arg; break;
-	case K_ADDR: c->addr = arg; break;
+	case K_ADDR: {
+		char err[256];
+		if (addr_filter_parse(&c->addr_f, arg, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return -EINVAL;
+		}
+		c->addr = arg;
+		break;
+	}
 	case K_XID:
 		if (opt_u64("xid", arg, 0, UINT32_MAX, &v))
 			return -EINVAL;
@@ -126,24 +135,13 @@ static int handle(int key, const char *arg, void *ctx)
 	return 0;
 }
 
-static bool addr_match(const struct rec_endpoint *e, const char *want)
-{
-	char a[64];
-
-	dissect_addr_str(e, a, sizeof(a));
-	const char *p = a;
-	if (!strncmp(p, "gid ", 4))
-		p += 4;
-	return !strcasecmp(p, want);
-}
-
 static bool wanted(const struct cli *c, const struct nfsrdma_record *r)
 {
 	if (c->has_xid && r->xid != c->xid)
 		return false;
 	if (c->op && !rec_has_op(r, c->op))
 		return false;
-	if (c->addr && !addr_match(&r->caller, c->addr) && !addr_match(&r->callee, c->addr))
+	if (c->addr && !addr_filter_match(&c->addr_f, &r->caller) && !addr_filter_match(&c->addr_f, &r->callee))
 		return false;
 	if (c->min_lat_ns && r->d_total < c->min_lat_ns)
 		return false;
