@@ -16,6 +16,7 @@
 #include "src/out/out.h"
 #include "src/out/plot_svg.h"
 #include "src/out/recfmt.h"
+#include "src/out/run_report.h"
 
 enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT };
 
@@ -53,6 +54,7 @@ struct cli {
 	struct addr_filter addr_f;
 	uint64_t min_lat_ns;
 	uint64_t printed;
+	uint64_t seen, kept, findings;   /* records read, kept by the filters, findings printed */
 	const char *pcapng_out, *fields, *plot_path;
 	bool tsv;
 	struct fields_writer *fw;
@@ -152,8 +154,10 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 {
 	struct cli *c = ctx;
 
+	c->seen++;
 	if (!wanted(c, r))
 		return;
+	c->kept++;
 	for (int i = 0; i < 3; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
@@ -181,6 +185,7 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 						     r->t_call_first, r->finding[i].id, r->finding[i].a,
 						     r->finding[i].b };
 			out_finding(stdout, &f);
+			c->findings++;
 		}
 	}
 }
@@ -190,8 +195,10 @@ static void on_finding(const struct dissect_finding *f, void *ctx)
 {
 	struct cli *c = ctx;
 
-	if (c->check && !f->xid && !c->has_xid && !c->op)
+	if (c->check && !f->xid && !c->has_xid && !c->op) {
 		out_finding(stdout, f);
+		c->findings++;
+	}
 }
 
 static void on_diag(const struct diag *g, void *ctx)
@@ -201,35 +208,6 @@ static void on_diag(const struct diag *g, void *ctx)
 	fflush(stdout);
 	log_error("%s: frame %llu, offset %zu: %s: %s", c->file, (unsigned long long)g->frame,
 		  g->offset, g->layer, g->msg);
-}
-
-static void print_stats(const struct dissect *d)
-{
-	const struct dissect_stats *s = dissect_stats(d);
-	const struct transport_stats *t = dissect_transport_stats(d);
-
-	if (t)
-		fprintf(stderr, "transport: frames %llu bytes %llu rc %llu sends %llu writes %llu reads %llu "
-			"psn-gaps %llu dups %llu truncated %llu invalid %llu\n",
-			(unsigned long long)t->frames, (unsigned long long)t->bytes,
-			(unsigned long long)t->rc_packets, (unsigned long long)t->sends,
-			(unsigned long long)t->writes, (unsigned long long)t->reads,
-			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
-			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
-	if (t && t->icrc_absent)
-		fprintf(stderr, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
-			(unsigned long long)t->icrc_absent_from);
-	fprintf(stderr, "dissect: conns %llu sends %llu rpcrdma-v1 %llu v2 %llu other %llu bad %llu "
-		"calls %llu replies %llu records %llu unmatched-replies %llu no-reply %llu "
-		"rdma-matched %llu hinted %llu unmatched %llu decode-errors %llu max-inflight %llu\n",
-		(unsigned long long)s->conns, (unsigned long long)s->sends,
-		(unsigned long long)s->rpcrdma_v1, (unsigned long long)s->rpcrdma_v2,
-		(unsigned long long)s->not_rpcrdma, (unsigned long long)s->bad_rpcrdma,
-		(unsigned long long)s->calls, (unsigned long long)s->replies,
-		(unsigned long long)s->records, (unsigned long long)s->unmatched_replies,
-		(unsigned long long)s->timeouts, (unsigned long long)s->rdma_matched,
-		(unsigned long long)s->rdma_hinted, (unsigned long long)s->rdma_unmatched,
-		(unsigned long long)s->decode_errors, (unsigned long long)s->max_inflight);
 }
 
 int main(int argc, char **argv)
@@ -309,6 +287,8 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		rc = 1;
 	}
+	if (rc == 0 && c.check && !c.findings && c.kept)
+		printf("check: no findings in %llu RPCs\n", (unsigned long long)c.kept);
 	if (rc != 2) {
 		bool first_sum = true;
 		for (int i = 0; i < 3; i++) {
@@ -319,6 +299,19 @@ int main(int argc, char **argv)
 			summary_print(c.sum[i], stdout);
 			first_sum = false;
 		}
+	}
+	/* a run that found nothing says so, and what the input held instead */
+	bool nothing = false;
+	if (rc == 0 && !c.seen) {
+		fflush(stdout);
+		char what[512];
+		run_report_nothing(what, sizeof(what), c.file, dissect_stats(d), dissect_transport_stats(d));
+		log_warn("%s", what);
+		nothing = true;
+	} else if (rc == 0 && !c.kept) {
+		fflush(stdout);
+		log_warn("%s: none of its %llu RPCs matched the filters", c.file, (unsigned long long)c.seen);
+		nothing = true;
 	}
 	if (rc == 0 && c.pcapng_out && pcapng_export_file(c.file, c.pcapng_out, err, sizeof(err)) < 0) {
 		log_error("-w %s", err);
@@ -331,11 +324,11 @@ int main(int argc, char **argv)
 	fields_close(c.fw);
 	plot_free(c.plot);
 	if (c.stats)
-		print_stats(d);
+		run_report_stats(stderr, dissect_stats(d), dissect_transport_stats(d));
 	for (int i = 0; i < 3; i++)
 		summary_free(c.sum[i]);
 	dissect_free(d);
 	if (fflush(stdout) == EOF && rc == 0)
 		rc = 1;
-	return rc;
+	return rc == 0 && nothing ? EXIT_NOTHING_FOUND : rc;
 }

@@ -3,7 +3,8 @@
 #   name  input  expected-output  [args...]
 # run as `TZ=UTC nfsrdma-dissect args input` and compared byte for byte with
 # tests/golden/expected/<expected-output> (and its stderr with
-# <expected-output>.err when that file exists).  Inputs under ../shared/ are
+# <expected-output>.err when that file exists; its exit status with
+# <expected-output>.rc when that exists).  Inputs under ../shared/ are
 # skipped (with a message) when that folder is absent.
 # Regenerate one output after a deliberate change: tests/golden/regen.sh NAME
 set -uo pipefail
@@ -27,8 +28,11 @@ while read -r name input expected args; do
 	# shellcheck disable=SC2086  # args are a word list by design
 	"$DISSECT" $args "$input" >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
-	if [ $rc -gt 1 ]; then  # 1 = findings/bad packets reported, still output
-		echo "FAIL $name: exit $rc: $(head -1 "$work/$name.err")"; fail=$((fail + 1)); continue
+	# Exit 0 or 1 (findings/bad packets reported, still output) unless the
+	# test names another in <expected-output>.rc (3: nothing found).
+	want_rc=$(cat "tests/golden/expected/$expected.rc" 2>/dev/null)
+	if { [ -n "$want_rc" ] && [ "$rc" -ne "$want_rc" ]; } || { [ -z "$want_rc" ] && [ $rc -gt 1 ]; }; then
+		echo "FAIL $name: exit $rc${want_rc:+ (expected $want_rc)}: $(head -1 "$work/$name.err")"; fail=$((fail + 1)); continue
 	fi
 	# Diagnostics are part of the spec when the test has an .err file.
 	if [ -f "tests/golden/expected/$expected.err" ] &&

@@ -1,0 +1,61 @@
+/* The --stats counters and the "nothing found" line (run_report.h). */
+#include "src/out/run_report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void run_report_stats(FILE *f, const struct dissect_stats *s, const struct transport_stats *t)
+{
+	if (t)
+		fprintf(f, "transport: frames %llu bytes %llu rc %llu sends %llu writes %llu reads %llu "
+			"psn-gaps %llu dups %llu truncated %llu invalid %llu\n",
+			(unsigned long long)t->frames, (unsigned long long)t->bytes,
+			(unsigned long long)t->rc_packets, (unsigned long long)t->sends,
+			(unsigned long long)t->writes, (unsigned long long)t->reads,
+			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
+			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
+	if (t && t->icrc_absent)
+		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
+			(unsigned long long)t->icrc_absent_from);
+	fprintf(f, "dissect: conns %llu sends %llu rpcrdma-v1 %llu v2 %llu other %llu bad %llu "
+		"calls %llu replies %llu records %llu unmatched-replies %llu no-reply %llu "
+		"rdma-matched %llu hinted %llu unmatched %llu decode-errors %llu max-inflight %llu\n",
+		(unsigned long long)s->conns, (unsigned long long)s->sends,
+		(unsigned long long)s->rpcrdma_v1, (unsigned long long)s->rpcrdma_v2,
+		(unsigned long long)s->not_rpcrdma, (unsigned long long)s->bad_rpcrdma,
+		(unsigned long long)s->calls, (unsigned long long)s->replies,
+		(unsigned long long)s->records, (unsigned long long)s->unmatched_replies,
+		(unsigned long long)s->timeouts, (unsigned long long)s->rdma_matched,
+		(unsigned long long)s->rdma_hinted, (unsigned long long)s->rdma_unmatched,
+		(unsigned long long)s->decode_errors, (unsigned long long)s->max_inflight);
+}
+
+void run_report_nothing(char *buf, size_t len, const char *file, const struct dissect_stats *s,
+			const struct transport_stats *t)
+{
+	size_t n;
+
+#define ADD(...) (n = strlen(buf), snprintf(buf + n, len - n, __VA_ARGS__))
+	snprintf(buf, len, "%s: no RPC-over-RDMA found", file);
+	if (!t)
+		return;
+	ADD(" in %" PRIu64 " frames:", t->frames);
+	if (!t->frames) {
+		ADD(" the capture is empty");
+		return;
+	}
+	if (t->roce_v2 + t->roce_v1 + t->ib_native == 0) {
+		ADD(" none is RoCE or InfiniBand (%" PRIu64 " other frames: is this the RDMA port?)", t->non_rdma);
+		return;
+	}
+	ADD(" RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", InfiniBand %" PRIu64 ", other %" PRIu64
+	    "; %" PRIu64 " RC packets on %" PRIu64 " connection(s), %" PRIu64 " SENDs",
+	    t->roce_v2, t->roce_v1, t->ib_native, t->non_rdma, t->rc_packets, t->conns, s->sends);
+	if (s->not_rpcrdma)
+		ADD(", %" PRIu64 " of them not RPC-over-RDMA (another RDMA application?)", s->not_rpcrdma);
+	if (s->bad_rpcrdma)
+		ADD(", %" PRIu64 " with a broken RPC-over-RDMA header", s->bad_rpcrdma);
+	if (!s->sends && t->rc_packets)
+		ADD(" (RDMA traffic without SENDs: only the data of a transfer was captured?)");
+#undef ADD
+}
