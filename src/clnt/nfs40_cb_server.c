@@ -6,7 +6,7 @@
  * thread, which gives the delegations back.  Connections from any other
  * address are closed at once: only the named target is talked to.  See
  * rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * and lock-owners whose seqids order NFSv4.0 state (there is no
  * SEQUENCE).  COMPOUND replies are decoded by nfs41_clnt.c; a captured
  * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
 
 #include <errno.h>
 #include <stdio.h>

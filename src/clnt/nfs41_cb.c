@@ -3,7 +3,7 @@
  * reverse-direction calls on the same connection).  See rdma_ep_nfs41.h.
  * The calls are hostile input: bounded reads, a reply for every call
  * that decodes that far, nothing trusted beyond the message. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * generator: COMPOUND encoders, a bounded decoder of COMPOUND replies
  * (hostile input: cursor readers; NFSv4.0 results too), and the session:
  * EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots.  See rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
 
 #include <errno.h>
 #include <stdio.h>

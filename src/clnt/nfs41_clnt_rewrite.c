@@ -9,7 +9,7 @@
  * LOCKU.  The DDP-eligible argument (WRITE data, CREATE(NF4LNK) link
  * data) is located so the transport can send it in a Read chunk.  See
  * rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
 
 #include <errno.h>
 #include <string.h>

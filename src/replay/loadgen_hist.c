@@ -1,5 +1,5 @@
 /* HDR-style latency histogram (see rdma_ep_clnt.h). */
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
 
 static void index_of(uint64_t v, unsigned *p, unsigned *s)
 {

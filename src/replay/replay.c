@@ -22,8 +22,8 @@
  * Safety: calls that change state are refused unless --allow-mutations;
  * the only address contacted is --target (MOUNT, portmapper, NFS). */
 #include "src/out/out.h"
-#include "src/replay/rdma_ep_replay.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/replay/trace.h"
+#include "src/clnt/nfs4.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -4,7 +4,7 @@
  * MOUNT exchange over TCP/UDP that gave the trace's root handle.
  * Everything here is hostile input: bounded decoding through the
  * dissector's transport, rpcrdma and rpc decoders and cursor readers. */
-#include "src/replay/rdma_ep_replay.h"
+#include "src/replay/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>

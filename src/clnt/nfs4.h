@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
 
 enum nfs4_op {
 	NFS4_OP_ACCESS = 3, NFS4_OP_CLOSE = 4, NFS4_OP_COMMIT = 5, NFS4_OP_CREATE = 6,

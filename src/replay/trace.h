@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "dissect/rpcrdma.h"
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
 
 #define TC_MAXSEG 8
 #define REPLAY_NO_REPLY 0xffffu
