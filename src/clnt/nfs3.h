@@ -1,14 +1,12 @@
-/* Program clients on top of struct xprt (rdma_ep.h): MOUNT v3 over TCP
- * for the NFSv3 root handle, NFSv3 call encoders and bounded reply
- * decoders, and the entry points of the replay engine and the load
- * generator (src/replay*.c, src/loadgen*.c). */
-#ifndef NFSRDMA_RDMA_EP_CLNT_H
-#define NFSRDMA_RDMA_EP_CLNT_H
+/* NFSv3 client pieces on top of struct xprt (src/xprt/xprt.h): the RPC
+ * program numbers, NFSv3 call encoders and bounded reply decoders
+ * (nfs3_clnt.c).  MOUNT and the portmapper are in mount.h. */
+#ifndef NFSRDMA_CLNT_NFS3_H
+#define NFSRDMA_CLNT_NFS3_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "src/xprt/xprt.h"
 #include "src/xprt/xdr_enc.h"
@@ -29,20 +27,6 @@ const char *nfs3_clnt_proc_name(uint32_t proc);
 bool nfs3_is_mutation(uint32_t proc);
 /* Reply size bound (without DDP data) used to decide on a Reply chunk. */
 uint32_t nfs3_reply_max(uint32_t proc, uint32_t count);
-
-/* ---- MOUNT (mount_clnt.c) ---- */
-/* Asks the portmapper on host for mountd's TCP port, then MNT v3 path.
- * Returns 0 and the root handle, or a negative errno (err says why). */
-int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
-	       struct nfs_fh *root, char *err, size_t errlen);
-/* Portmapper GETPORT over TCP (port 111).  Returns the port or -errno. */
-int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto);
-/* Their reply decoders, apart from the sockets (hostile input:
- * tests/fuzz/fuzz_nfs3_clnt.c).  GETPORT: the port, -EPROTO (an RPC
- * error) or -ENOENT.  MNT: 0 and the root handle, or -errno (err says why). */
-int pmap_decode_getport(const uint8_t *msg, size_t len);
-int mount3_decode_mnt(const uint8_t *msg, size_t len, const char *host, const char *path,
-		      struct nfs_fh *root, char *err, size_t errlen);
 
 /* ---- NFSv3 (nfs3_clnt.c) ---- */
 /* One call's buffer: RPC header + arguments. */
@@ -97,75 +81,5 @@ int nfs3_decode_body(uint32_t proc, const uint8_t *p, size_t len, bool bulk_move
 		     struct rpc_res *res, nfs3_entry_fn entry, void *ctx);
 /* RPC reply header only: fills ok/rpc_status; *body_off where results start. */
 int rpc_decode_reply_hdr(const uint8_t *msg, size_t len, struct rpc_res *res, size_t *body_off);
-
-/* ---- latency histogram (loadgen_hist.c) ---- */
-/* HDR-style log-linear histogram: 64 linear sub-buckets per power of two
- * of nanoseconds (relative error < 1.6 %), 1 ns .. ~2^40 ns. */
-#define HIST_SUB 64
-#define HIST_POW 41
-struct lhist {
-	uint64_t n, min, max, sum;
-	uint64_t b[HIST_POW][HIST_SUB];
-};
-void lhist_add(struct lhist *h, uint64_t ns);
-uint64_t lhist_pct(const struct lhist *h, double pct);
-void lhist_merge(struct lhist *dst, const struct lhist *src);
-
-/* ---- replay (replay.c) ---- */
-struct replay_opts {
-	const char *trace;
-	const char *target;
-	const char *export_path;  /* MOUNT path on the target (default: from the trace, else /export) */
-	const char *transport;    /* "rdma" (default) or "tcp" */
-	uint16_t port;
-	double speed;             /* 1 recorded, 2 twice as fast, 0 as fast as credits allow */
-	uint32_t max_inflight;    /* 0: as recorded */
-	bool allow_mutations;
-	bool same_tree;           /* handles not resolvable by path are sent unchanged */
-	bool json;
-	bool verbose;
-	uint32_t slots;
-	unsigned reconnect_ms;
-	bool busy_poll;
-	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
-	bool dry_run;             /* print what would be sent; no network */
-	bool delegations;         /* NFSv4.1+: serve the back channel, take delegations */
-	/* Fault injection: once the reply to the trace call with this XID is
-	 * in, drop the connection and go on over a new one. */
-	bool disconnect;
-	uint32_t disconnect_xid;
-};
-/* Returns the exit status: 0 all replayed calls answered with the
- * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup
- * failure; 4 refused (mutations without --allow-mutations). */
-int replay_run(const struct replay_opts *o, FILE *out);
-
-/* ---- load generation (loadgen.c) ---- */
-enum lg_op { LG_NULL, LG_GETATTR, LG_READ, LG_WRITE, LG_MIX, LG_READDIRPLUS };
-struct loadgen_opts {
-	const char *target;
-	const char *export_path;
-	const char *transport;
-	uint16_t port;
-	enum lg_op op;
-	uint32_t read_pct;        /* LG_MIX: share of READs (rest WRITE) */
-	uint32_t size;            /* READ/WRITE transfer size */
-	uint32_t sizes[16];       /* sweep */
-	unsigned nsizes;
-	uint32_t qd;
-	double duration;          /* seconds (0: use count) */
-	uint64_t count;
-	double warmup;            /* seconds */
-	const char *file;         /* name in the export (READ/WRITE) */
-	uint64_t file_size;
-	bool allow_mutations;
-	bool json;
-	const char *svg;
-	bool busy_poll;
-	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
-	uint32_t vers;            /* 3 (default) or 4 */
-	uint32_t minor;           /* NFSv4 minor version (1 or 2) */
-};
-int loadgen_run(const struct loadgen_opts *o, FILE *out);
 
 #endif

@@ -2,8 +2,9 @@
  * (SETCLIENTID, SETCLIENTID_CONFIRM, RENEW), OPEN_CONFIRM, and the open-
  * and lock-owners whose seqids order NFSv4.0 state (there is no
  * SEQUENCE).  COMPOUND replies are decoded by nfs41_clnt.c; a captured
- * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See rdma_ep_nfs41.h. */
-#include "src/clnt/nfs4.h"
+ * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See nfs4_session.h. */
+#include "src/clnt/nfs4_session.h"
+#include "src/clnt/nfs4_rewrite.h"
 
 #include <errno.h>
 #include <stdio.h>

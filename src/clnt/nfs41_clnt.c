@@ -1,8 +1,9 @@
 /* NFSv4.1/4.2 (RFC 8881, RFC 7862) calls for the replay tool and the load
  * generator: COMPOUND encoders, a bounded decoder of COMPOUND replies
  * (hostile input: cursor readers; NFSv4.0 results too), and the session:
- * EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots.  See rdma_ep_nfs41.h. */
-#include "src/clnt/nfs4.h"
+ * EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots.  See nfs4_session.h. */
+#include "src/clnt/nfs4_session.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
 #include <stdio.h>

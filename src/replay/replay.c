@@ -22,8 +22,15 @@
  * Safety: calls that change state are refused unless --allow-mutations;
  * the only address contacted is --target (MOUNT, portmapper, NFS). */
 #include "src/out/out.h"
-#include "src/replay/trace.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
+#include "src/replay/loadgen_hist.h"
+#include "src/replay/replay.h"
+#include "src/replay/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1416,7 +1423,7 @@ static int pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uin
 	return 0;
 }
 
-/* ---- NFSv4.1+: the rewrite callbacks (rdma_ep_nfs41.h) ---- */
+/* ---- NFSv4.1+: the rewrite callbacks (nfs4_rewrite.h) ---- */
 
 static int rw_sequence(void *ctx, struct xenc *x, const uint8_t tsid[16], bool cachethis)
 {

@@ -5,8 +5,10 @@
  * Everything here is hostile input: bounded decoding through the
  * dissector's transport, rpcrdma and rpc decoders and cursor readers. */
 #include "src/replay/trace.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/clnt/mount.h"
 #include "src/clnt/nfs3.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

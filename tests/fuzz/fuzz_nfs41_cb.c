@@ -14,6 +14,7 @@
 
 #include "dissect/extract.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

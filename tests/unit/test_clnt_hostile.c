@@ -11,7 +11,10 @@
 
 #include "check.h"
 #include "src/xprt/xprt.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
 #include "src/replay/trace.h"
 
 

@@ -12,6 +12,7 @@
 
 #include "dissect/extract.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
 #include "src/xprt/xdr_enc.h"
 
 static struct nfs41_cb_recall got;

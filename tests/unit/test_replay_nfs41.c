@@ -13,6 +13,7 @@
 #include "dissect/record.h"
 #include "dissect/rpc.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
 #include "src/replay/trace.h"
 #include "nfs4_decode.h"
 

@@ -12,6 +12,7 @@
 
 #include "dissect/extract.h"
 #include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
 #include "src/replay/trace.h"
 #include "nfs4_decode.h"
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 
+#include "src/clnt/nfs3.h"
 #include "src/replay/trace.h"
 
 static int load(struct trace *t, const char *name)

@@ -11,6 +11,7 @@
 #include "dissect/rpc.h"
 #include "src/xprt/xprt.h"
 #include "src/clnt/nfs3.h"
+#include "src/replay/loadgen_hist.h"
 #include "src/xprt/xdr_enc.h"
 
 static void test_primitives(void)
