@@ -1,6 +1,6 @@
 /* The NFSv4 client state of the replay tool and the load generator: the
  * NFSv4.1 session (EXCHANGE_ID, CREATE_SESSION, SEQUENCE slots;
- * nfs41_clnt.c) and the NFSv4.0 client (SETCLIENTID, RENEW, open- and
+ * nfs41_session.c) and the NFSv4.0 client (SETCLIENTID, RENEW, open- and
  * lock-owner seqids; nfs40_clnt.c). */
 #ifndef NFSRDMA_CLNT_NFS4_SESSION_H
 #define NFSRDMA_CLNT_NFS4_SESSION_H
@@ -12,7 +12,7 @@
 #include "src/clnt/nfs4.h"
 #include "src/xprt/xprt.h"
 
-/* ---- the session (nfs41_clnt.c) ---- */
+/* ---- the session (nfs41_session.c) ---- */
 struct nfs41_session {
 	uint32_t minor;
 	bool have_client, have_session;
