@@ -1,6 +1,6 @@
 /* nfsrdma-replay: replay captured NFS calls against a live NFS/RDMA (or
  * NFS/TCP) server, or generate load.  Thin main: options -> replay_run()
- * (src/replay/replay.c) or loadgen_run() (src/replay/loadgen.c). */
+ * (src/replay/replay_run.c) or loadgen_run() (src/replay/loadgen.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

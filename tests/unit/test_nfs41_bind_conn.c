@@ -1,4 +1,4 @@
-/* BIND_CONN_TO_SESSION (src/clnt/nfs41_clnt.c), what the replay sends on a new
+/* BIND_CONN_TO_SESSION (src/clnt/nfs41_session.c), what the replay sends on a new
  * connection so that the target can call back on it: the argument bytes
  * against RFC 8881 18.34's layout written out here, the dissector reading
  * the call, our decoder reading replies built by hand (OK with both

@@ -1,4 +1,4 @@
-/* Replay of NFSv4 traces whose client held delegations (src/clnt/nfs41_clnt.c's
+/* Replay of NFSv4 traces whose client held delegations (src/clnt/nfs4_reply.c's
  * reply decoder and nfs4_deleg_pairs, src/clnt/nfs41_clnt_rewrite.c's walker):
  * on the catalogue's real captures, every OPEN reply's delegation, every
  * DELEGRETURN and every READ/WRITE/SETATTR under a delegation stateid is

@@ -1,4 +1,4 @@
-/* NFSv4.1 encoders (src/clnt/nfs41_clnt.c): every COMPOUND we build is read
+/* NFSv4.1 encoders (src/clnt/nfs4_enc.c): every COMPOUND we build is read
  * back with the dissector's independent NFSv4 decoder (dissect/nfs4.c);
  * replies built by hand (as knfsd would send them) are decoded both by
  * our bounded decoder and the dissector; the session slot table. */
