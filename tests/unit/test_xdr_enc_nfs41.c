@@ -1,4 +1,4 @@
-/* NFSv4.1 encoders (src/clnt/nfs41_clnt.c): every COMPOUND we build is read
+/* NFSv4.1 encoders (src/clnt/nfs4_enc.c): every COMPOUND we build is read
  * back with the dissector's independent NFSv4 decoder (dissect/nfs4.c);
  * replies built by hand (as knfsd would send them) are decoded both by
  * our bounded decoder and the dissector; the session slot table. */
@@ -10,7 +10,9 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
 
 /* Decodes a call with rpc_decode + prog_nfs4.decode_call. */
 static void decode_call(const uint8_t *msg, size_t len, struct nfsrdma_record *r, struct xdr_ddp *ddp)
