@@ -7,7 +7,7 @@
 
 #include "src/base/log.h"
 #include "src/base/opt.h"
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/replay/replay.h"
 
 enum {
 	/* opt_parse passes the short letter as the key when there is one */

@@ -1,6 +1,7 @@
 /* MOUNT version 3 (RFC 1813 appendix I) over TCP, for the NFSv3 root
  * handle, and the portmapper GETPORT that finds mountd. */
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
 #include <stdio.h>

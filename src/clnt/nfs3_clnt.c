@@ -2,7 +2,7 @@
  * and the load generator.  RFC 8267 DDP eligibility is expressed in the
  * xprt_req: WRITE data (has_ddp) may go in a Read chunk, READ data
  * (wchunk) in a Write chunk, anything else large in the Reply chunk. */
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
 #include <string.h>

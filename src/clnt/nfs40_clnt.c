@@ -1,9 +1,10 @@
 /* NFSv4.0 (RFC 7530) client pieces for the replay tool: the client ID
  * (SETCLIENTID, SETCLIENTID_CONFIRM, RENEW), OPEN_CONFIRM, and the open-
  * and lock-owners whose seqids order NFSv4.0 state (there is no
- * SEQUENCE).  COMPOUND replies are decoded by nfs41_clnt.c; a captured
- * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+ * SEQUENCE).  COMPOUND replies are decoded by nfs4_reply.c; a captured
+ * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See nfs4_session.h. */
+#include "src/clnt/nfs4_session.h"
+#include "src/clnt/nfs4_rewrite.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* The NFSv4.1 callback service of the replay's client: the server's calls
  * on the session's back channel (RFC 8881 section 20; over RDMA, RFC 8167
- * reverse-direction calls on the same connection).  See rdma_ep_nfs41.h.
+ * reverse-direction calls on the same connection).  See nfs4_cb.h.
  * The calls are hostile input: bounded reads, a reply for every call
  * that decodes that far, nothing trusted beyond the message. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4_cb.h"
 
 #include <string.h>
 

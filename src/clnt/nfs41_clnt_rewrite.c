@@ -8,8 +8,8 @@
  * lock-owner seqids of OPEN, OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE, LOCK and
  * LOCKU.  The DDP-eligible argument (WRITE data, CREATE(NF4LNK) link
  * data) is located so the transport can send it in a Read chunk.  See
- * rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+ * nfs4_rewrite.h. */
+#include "src/clnt/nfs4_rewrite.h"
 
 #include <errno.h>
 #include <string.h>

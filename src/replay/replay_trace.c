@@ -4,9 +4,11 @@
  * MOUNT exchange over TCP/UDP that gave the trace's root handle.
  * Everything here is hostile input: bounded decoding through the
  * dissector's transport, rpcrdma and rpc decoders and cursor readers. */
-#include "src/replay/rdma_ep_replay.h"
+#include "src/replay/trace.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

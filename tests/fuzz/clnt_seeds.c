@@ -24,8 +24,11 @@
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
 #include "pcap/capfile.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs3.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 
 #define MAXPEND 4096
 

@@ -11,8 +11,9 @@
 #include <errno.h>
 
 #include "dissect/extract.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 #include "nfs4_decode.h"
 
 #define MAXD 64

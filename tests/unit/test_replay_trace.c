@@ -7,7 +7,8 @@
 
 #include <errno.h>
 
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs3.h"
+#include "src/replay/trace.h"
 
 static int load(struct trace *t, const char *name)
 {

@@ -10,7 +10,9 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
 
 /* Decodes a call with rpc_decode + prog_nfs4.decode_call. */
 static void decode_call(const uint8_t *msg, size_t len, struct nfsrdma_record *r, struct xdr_ddp *ddp)
