@@ -63,20 +63,20 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 	char name[REC_NAME_MAX];
 
 	switch (op) {
-	case OP_ACCESS: xdr_u32(d, "access"); break;
-	case OP_CLOSE: {
+	case NFS4_OP_ACCESS: xdr_u32(d, "access"); break;
+	case NFS4_OP_CLOSE: {
 		uint32_t owner_seqid = xdr_u32(d, "seqid");
 		DT(d->tree, "open-owner seqid: %u", owner_seqid);
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		break;
 	}
-	case OP_COMMIT:
+	case NFS4_OP_COMMIT:
 		o->offset = xdr_u64(d, "offset");
 		o->count = xdr_u32(d, "count");
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		break;
-	case OP_CREATE: {
+	case NFS4_OP_CREATE: {
 		uint32_t type = xdr_u32(d, "createtype4");
 		o->count = type;  /* kept so the COMPOUND can be named SYMLINK */
 		if (type == 5) {
@@ -91,33 +91,33 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		nfs4_fattr4(d);
 		break;
 	}
-	case OP_DELEGPURGE: xdr_skip(d, 8, "clientid"); break;
-	case OP_DELEGRETURN: case OP_FREE_STATEID:
+	case NFS4_OP_DELEGPURGE: xdr_skip(d, 8, "clientid"); break;
+	case NFS4_OP_DELEGRETURN: case NFS4_OP_FREE_STATEID:
 		o->seqid = nfs4_stateid4_dt(d, "stateid");
 		o->flags |= REC_OPF_SEQID;
 		break;
-	case OP_OFFLOAD_CANCEL: case OP_OFFLOAD_STATUS:
+	case NFS4_OP_OFFLOAD_CANCEL: case NFS4_OP_OFFLOAD_STATUS:
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		break;
-	case OP_GETATTR:
+	case NFS4_OP_GETATTR:
 		nfs4_bitmap4(d, &w0, &w1);
 		/* bitmap kept in offset: lets the COMPOUND be named like the
 		 * client names it (FSINFO, PATHCONF, STATFS, SERVER_CAPS...) */
 		o->offset = ((uint64_t)w1 << 32) | w0;
 		break;
-	case OP_GETFH: case OP_LOOKUPP: case OP_PUTPUBFH: case OP_PUTROOTFH: case OP_READLINK:
-	case OP_RESTOREFH: case OP_SAVEFH:
-		if (op == OP_READLINK)
+	case NFS4_OP_GETFH: case NFS4_OP_LOOKUPP: case NFS4_OP_PUTPUBFH: case NFS4_OP_PUTROOTFH: case NFS4_OP_READLINK:
+	case NFS4_OP_RESTOREFH: case NFS4_OP_SAVEFH:
+		if (op == NFS4_OP_READLINK)
 			s->read_ops++;
 		break;
-	case OP_LINK: case OP_LOOKUP: case OP_REMOVE: case OP_SECINFO:
+	case NFS4_OP_LINK: case NFS4_OP_LOOKUP: case NFS4_OP_REMOVE: case NFS4_OP_SECINFO:
 		nfs4_component(d, name, sizeof(name));
 		if (!d->rec->name[0])
 			xdr_rec_name(d->rec, name);
 		DT(d->tree, "name: \"%s\"", name);
 		break;
-	case OP_LOCK: {
+	case NFS4_OP_LOCK: {
 		xdr_u32(d, "locktype");
 		xdr_bool(d, "reclaim");
 		o->offset = xdr_u64(d, "offset");
@@ -137,14 +137,14 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_SEQID;
 		break;
 	}
-	case OP_LOCKT:
+	case NFS4_OP_LOCKT:
 		xdr_u32(d, "locktype");
 		o->offset = xdr_u64(d, "offset");
 		o->count = lock_length(xdr_u64(d, "length"));
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		nfs4_lock_owner4(d);
 		break;
-	case OP_LOCKU: {
+	case NFS4_OP_LOCKU: {
 		xdr_u32(d, "locktype");
 		uint32_t lock_seqid = xdr_u32(d, "seqid");
 		DT(d->tree, "lock-owner seqid: %u", lock_seqid);
@@ -154,8 +154,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
 		break;
 	}
-	case OP_NVERIFY: case OP_VERIFY: nfs4_fattr4(d); break;
-	case OP_OPEN: {
+	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: nfs4_fattr4(d); break;
+	case NFS4_OP_OPEN: {
 		o->seqid = xdr_u32(d, "seqid");
 		o->flags |= REC_OPF_SEQID;
 		uint32_t acc = xdr_u32(d, "share_access"), deny = xdr_u32(d, "share_deny");
@@ -199,15 +199,15 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		}
 		break;
 	}
-	case OP_OPENATTR: xdr_bool(d, "createdir"); break;
-	case OP_OPEN_CONFIRM: {
+	case NFS4_OP_OPENATTR: xdr_bool(d, "createdir"); break;
+	case NFS4_OP_OPEN_CONFIRM: {
 		o->seqid = nfs4_stateid4(d);
 		uint32_t owner_seqid = xdr_u32(d, "seqid");
 		DT(d->tree, "open-owner seqid: %u", owner_seqid);
 		o->flags |= REC_OPF_SEQID;
 		break;
 	}
-	case OP_OPEN_DOWNGRADE: {
+	case NFS4_OP_OPEN_DOWNGRADE: {
 		o->seqid = nfs4_stateid4(d);
 		uint32_t owner_seqid = xdr_u32(d, "seqid");
 		DT(d->tree, "open-owner seqid: %u", owner_seqid);
@@ -215,23 +215,23 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_SEQID;
 		break;
 	}
-	case OP_PUTFH:
+	case NFS4_OP_PUTFH:
 		s->cur_fh = xdr_fh(d, NFS4_FHSIZE, "nfs_fh4");
 		o->fh_hash = s->cur_fh;
 		o->flags |= REC_OPF_FH;
 		DT(d->tree, "fh: hash 0x%08" PRIx32, (uint32_t)s->cur_fh);
 		break;
-	case OP_READ: case OP_READ_PLUS:
+	case NFS4_OP_READ: case NFS4_OP_READ_PLUS:
 		o->seqid = nfs4_stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		o->count = xdr_u32(d, "count");
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID;
-		if (op == OP_READ)
+		if (op == NFS4_OP_READ)
 			s->read_ops++;
 		else
 			s->read_plus = true;
 		break;
-	case OP_READDIR:
+	case NFS4_OP_READDIR:
 		o->offset = xdr_u64(d, "cookie");
 		xdr_skip(d, 8, "cookieverf");
 		xdr_u32(d, "dircount");
@@ -239,27 +239,27 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		o->flags |= REC_OPF_OFFSET | REC_OPF_COUNT;
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
-	case OP_RENAME:
+	case NFS4_OP_RENAME:
 		nfs4_component(d, name, sizeof(name));
 		if (!d->rec->name[0])
 			xdr_rec_name(d->rec, name);
 		nfs4_component(d, NULL, 0);
 		break;
-	case OP_RENEW: case OP_DESTROY_CLIENTID: xdr_skip(d, 8, "clientid"); break;
-	case OP_SETATTR:
+	case NFS4_OP_RENEW: case NFS4_OP_DESTROY_CLIENTID: xdr_skip(d, 8, "clientid"); break;
+	case NFS4_OP_SETATTR:
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		nfs4_fattr4(d);
 		break;
-	case OP_SETCLIENTID:
+	case NFS4_OP_SETCLIENTID:
 		xdr_skip(d, 8, "verifier");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "nfs_client_id4 id");
 		xdr_u32(d, "cb_program");
 		nfs4_netaddr4(d);
 		xdr_u32(d, "callback_ident");
 		break;
-	case OP_SETCLIENTID_CONFIRM: xdr_skip(d, 16, "clientid verifier"); break;
-	case OP_WRITE: {
+	case NFS4_OP_SETCLIENTID_CONFIRM: xdr_skip(d, 16, "clientid verifier"); break;
+	case NFS4_OP_WRITE: {
 		o->seqid = nfs4_stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		xdr_u32(d, "stable");
@@ -270,16 +270,16 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		   moved ? " (Read chunk)" : " (inline)");
 		break;
 	}
-	case OP_RELEASE_LOCKOWNER: nfs4_lock_owner4(d); break;
-	case OP_BACKCHANNEL_CTL: xdr_u32(d, "cb_program"); nfs4_sec_parms(d); break;
-	case OP_BIND_CONN_TO_SESSION: {
+	case NFS4_OP_RELEASE_LOCKOWNER: nfs4_lock_owner4(d); break;
+	case NFS4_OP_BACKCHANNEL_CTL: xdr_u32(d, "cb_program"); nfs4_sec_parms(d); break;
+	case NFS4_OP_BIND_CONN_TO_SESSION: {
 		xdr_skip(d, 16, "bctsa_sessid");
 		uint32_t dir = xdr_u32(d, "bctsa_dir");
 		bool rdma = xdr_bool(d, "bctsa_use_conn_in_rdma_mode");
 		DT(d->tree, "dir: %s rdma_mode: %s", nfs4_cdfc4_name(dir), rdma ? "true" : "false");
 		break;
 	}
-	case OP_EXCHANGE_ID: {
+	case NFS4_OP_EXCHANGE_ID: {
 		xdr_skip(d, 8, "verifier");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "co_ownerid");
 		xdr_u32(d, "eia_flags");
@@ -296,15 +296,15 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		nfs4_impl_id(d);
 		break;
 	}
-	case OP_CREATE_SESSION:
+	case NFS4_OP_CREATE_SESSION:
 		xdr_skip(d, 16, "clientid sequence flags");
 		nfs4_channel_attrs4(d);
 		nfs4_channel_attrs4(d);
 		xdr_u32(d, "cb_program");
 		nfs4_sec_parms(d);
 		break;
-	case OP_DESTROY_SESSION: xdr_skip(d, 16, "sessionid"); break;
-	case OP_GET_DIR_DELEGATION:
+	case NFS4_OP_DESTROY_SESSION: xdr_skip(d, 16, "sessionid"); break;
+	case NFS4_OP_GET_DIR_DELEGATION:
 		xdr_bool(d, "signal");
 		nfs4_bitmap4(d, NULL, NULL);
 		nfs4_nfstime4(d);
@@ -312,7 +312,7 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		nfs4_bitmap4(d, NULL, NULL);
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
-	case OP_GETDEVICEINFO: {
+	case NFS4_OP_GETDEVICEINFO: {
 		xdr_skip(d, 16, "deviceid");
 		uint32_t lt = xdr_u32(d, "layout_type");
 		o->count = xdr_u32(d, "maxcount");
@@ -321,8 +321,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		DT(d->tree, "layout type: 0x%x%s", lt, lt == LAYOUT4_RDMA ? " (LAYOUT4_RDMA)" : "");
 		break;
 	}
-	case OP_GETDEVICELIST: xdr_skip(d, 4 + 4 + 8 + 8, "getdevicelist"); break;
-	case OP_LAYOUTCOMMIT:
+	case NFS4_OP_GETDEVICELIST: xdr_skip(d, 4 + 4 + 8 + 8, "getdevicelist"); break;
+	case NFS4_OP_LAYOUTCOMMIT:
 		o->offset = xdr_u64(d, "offset");
 		xdr_u64(d, "length");
 		xdr_bool(d, "reclaim");
@@ -334,7 +334,7 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 			nfs4_nfstime4(d);
 		nfs4_layoutupdate4(d);
 		break;
-	case OP_LAYOUTGET: {
+	case NFS4_OP_LAYOUTGET: {
 		xdr_bool(d, "signal_layout_avail");
 		uint32_t lt = xdr_u32(d, "layout_type");
 		xdr_u32(d, "iomode");
@@ -348,7 +348,7 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		   lt == LAYOUT4_RDMA ? " (LAYOUT4_RDMA)" : "", o->offset);
 		break;
 	}
-	case OP_LAYOUTRETURN: {
+	case NFS4_OP_LAYOUTRETURN: {
 		xdr_bool(d, "reclaim");
 		xdr_u32(d, "layout_type");
 		xdr_u32(d, "iomode");
@@ -362,8 +362,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		}
 		break;
 	}
-	case OP_SECINFO_NO_NAME: xdr_u32(d, "secinfo_style4"); break;
-	case OP_SEQUENCE:
+	case NFS4_OP_SECINFO_NO_NAME: xdr_u32(d, "secinfo_style4"); break;
+	case NFS4_OP_SEQUENCE:
 		xdr_skip(d, 16, "sessionid");
 		o->seqid = xdr_u32(d, "sequenceid");
 		o->count = xdr_u32(d, "slotid");
@@ -371,26 +371,26 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		xdr_u32(d, "highest_slotid");
 		xdr_bool(d, "cachethis");
 		break;
-	case OP_SET_SSV:
+	case NFS4_OP_SET_SSV:
 		xdr_skip_opaque(d, NFS4_OPAQUE, "ssv");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "digest");
 		break;
-	case OP_TEST_STATEID: xdr_skip_array(d, 16, NFS4_MAXOPS, "stateids"); break;
-	case OP_WANT_DELEGATION: {
+	case NFS4_OP_TEST_STATEID: xdr_skip_array(d, 16, NFS4_MAXOPS, "stateids"); break;
+	case NFS4_OP_WANT_DELEGATION: {
 		xdr_u32(d, "want");
 		uint32_t cl = xdr_u32(d, "deleg_claim4");
 		if (cl == 1)
 			xdr_u32(d, "delegate_type");
 		break;
 	}
-	case OP_RECLAIM_COMPLETE: xdr_bool(d, "one_fs"); break;
-	case OP_ALLOCATE: case OP_DEALLOCATE:
+	case NFS4_OP_RECLAIM_COMPLETE: xdr_bool(d, "one_fs"); break;
+	case NFS4_OP_ALLOCATE: case NFS4_OP_DEALLOCATE:
 		o->seqid = nfs4_stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		xdr_u64(d, "length");
 		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
 		break;
-	case OP_COPY: {
+	case NFS4_OP_COPY: {
 		copy_range4(d, o);
 		xdr_bool(d, "consecutive");
 		xdr_bool(d, "synchronous");
@@ -399,32 +399,32 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 			nfs4_netloc4(d);
 		break;
 	}
-	case OP_COPY_NOTIFY: nfs4_stateid4(d); nfs4_netloc4(d); break;
-	case OP_IO_ADVISE:
+	case NFS4_OP_COPY_NOTIFY: nfs4_stateid4(d); nfs4_netloc4(d); break;
+	case NFS4_OP_IO_ADVISE:
 		nfs4_stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		xdr_u64(d, "count");
 		o->flags |= REC_OPF_OFFSET;
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
-	case OP_LAYOUTERROR:
+	case NFS4_OP_LAYOUTERROR:
 		xdr_skip(d, 16, "offset length");
 		nfs4_stateid4(d);
 		xdr_skip_array(d, 24, NFS4_MAXOPS, "device_error4");
 		break;
-	case OP_LAYOUTSTATS:
+	case NFS4_OP_LAYOUTSTATS:
 		xdr_skip(d, 16, "offset length");
 		nfs4_stateid4(d);
 		xdr_skip(d, 32 + 16, "io_info4 x2, deviceid");
 		nfs4_layoutupdate4(d);
 		break;
-	case OP_SEEK:
+	case NFS4_OP_SEEK:
 		o->seqid = nfs4_stateid4(d);
 		o->offset = xdr_u64(d, "offset");
 		xdr_u32(d, "what");
 		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
 		break;
-	case OP_WRITE_SAME:
+	case NFS4_OP_WRITE_SAME:
 		o->seqid = nfs4_stateid4(d);
 		xdr_u32(d, "stable");
 		o->offset = xdr_u64(d, "adb_offset");
@@ -432,20 +432,20 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		xdr_skip_opaque(d, BIG, "adb_pattern");
 		o->flags |= REC_OPF_OFFSET | REC_OPF_SEQID;
 		break;
-	case OP_CLONE:
+	case NFS4_OP_CLONE:
 		copy_range4(d, o);
 		break;
-	case OP_GETXATTR: case OP_REMOVEXATTR: nfs4_component(d, NULL, 0); break;
-	case OP_SETXATTR:
+	case NFS4_OP_GETXATTR: case NFS4_OP_REMOVEXATTR: nfs4_component(d, NULL, 0); break;
+	case NFS4_OP_SETXATTR:
 		xdr_u32(d, "setxattr_option4");
 		nfs4_component(d, NULL, 0);
 		xdr_skip_opaque(d, BIG, "xattrvalue4");
 		break;
-	case OP_LISTXATTRS: xdr_skip(d, 12, "cookie maxcount"); break;
+	case NFS4_OP_LISTXATTRS: xdr_skip(d, 12, "cookie maxcount"); break;
 	default:
 		return false;
 	}
-	if (o->flags & (REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID) && op != OP_SEQUENCE) {
+	if (o->flags & (REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID) && op != NFS4_OP_SEQUENCE) {
 		if (!(o->flags & REC_OPF_FH) && s->cur_fh) {
 			o->fh_hash = s->cur_fh;
 			o->flags |= REC_OPF_FH;
@@ -458,8 +458,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 
 static bool trivial_op(uint32_t op)
 {
-	return op == OP_SEQUENCE || op == OP_PUTFH || op == OP_PUTROOTFH || op == OP_PUTPUBFH ||
-	       op == OP_SAVEFH || op == OP_RESTOREFH || op == OP_GETFH || op == OP_GETATTR;
+	return op == NFS4_OP_SEQUENCE || op == NFS4_OP_PUTFH || op == NFS4_OP_PUTROOTFH || op == NFS4_OP_PUTPUBFH ||
+	       op == NFS4_OP_SAVEFH || op == NFS4_OP_RESTOREFH || op == NFS4_OP_GETFH || op == NFS4_OP_GETATTR;
 }
 
 /* COMPOUND and CB_COMPOUND share these. */
@@ -522,7 +522,7 @@ static void nfs4_call(struct pdec *d)
 		dt_push(d->tree);
 		bool known = op_args(d, op, o, &s);
 		if (d->tree && known && (o->flags & (REC_OPF_OFFSET | REC_OPF_COUNT | REC_OPF_SEQID)) &&
-		    op != OP_WRITE && op != OP_OPEN)
+		    op != NFS4_OP_WRITE && op != NFS4_OP_OPEN)
 			dt_add(d->tree, "offset: %" PRIu64 " count: %u seqid: %u", o->offset, o->count, o->seqid);
 		dt_pop(d->tree);
 		if (!known) {
@@ -570,7 +570,7 @@ static void nfs4_reply(struct pdec *d)
 		return;
 	for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
 		uint32_t op = xdr_u32(d, "resop");
-		uint32_t st = op == OP_ILLEGAL ? xdr_u32(d, "status") : xdr_u32(d, "status");
+		uint32_t st = op == NFS4_OP_ILLEGAL ? xdr_u32(d, "status") : xdr_u32(d, "status");
 		struct rec_op scratch, *o = i < REC_MAX_OPS ? &r->ops[i] : &scratch;
 		if (i >= r->nops || o->op != op) {
 			/* the call was not decoded this far: take the reply's word */
@@ -602,7 +602,7 @@ const char *nfs4_compound_name(const struct nfsrdma_record *r)
 
 	if (r->prog == PROG_NFS_CB) {
 		for (unsigned i = 0; i < n; i++)
-			if (r->ops[i].op != CB_SEQUENCE)
+			if (r->ops[i].op != NFS4_OP_CB_SEQUENCE)
 				return nfs4_cb_op_name(r->ops[i].op);
 		return n ? "CB_SEQUENCE" : (r->proc == 0 ? "CB_NULL" : "CB_COMPOUND");
 	}
@@ -610,23 +610,23 @@ const char *nfs4_compound_name(const struct nfsrdma_record *r)
 		return "NULL";
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t op = r->ops[i].op;
-		if (op == OP_LAYOUTRETURN && i + 1 < n && !trivial_op(r->ops[i + 1].op))
+		if (op == NFS4_OP_LAYOUTRETURN && i + 1 < n && !trivial_op(r->ops[i + 1].op))
 			continue; /* CLOSE and DELEGRETURN carry a LAYOUTRETURN first */
 		if (!trivial_op(op)) {
-			if (op == OP_CREATE && r->ops[i].count == 5)
+			if (op == NFS4_OP_CREATE && r->ops[i].count == 5)
 				return "SYMLINK";
 			/* Linux: claims PREVIOUS, FH, DELEG_CUR_FH, DELEG_PREV_FH */
-			if (op == OP_OPEN && (r->ops[i].count == 1 || r->ops[i].count >= 4))
+			if (op == NFS4_OP_OPEN && (r->ops[i].count == 1 || r->ops[i].count >= 4))
 				return "OPEN_NOATTR";
-			if (op == OP_SETATTR && i + 1 < n && r->ops[i + 1].op == OP_GETATTR)
+			if (op == NFS4_OP_SETATTR && i + 1 < n && r->ops[i + 1].op == NFS4_OP_GETATTR)
 				return "SETATTR";
 			return nfs4_op_name(op);
 		}
-		if (op == OP_PUTROOTFH)
+		if (op == NFS4_OP_PUTROOTFH)
 			rootfh = true;
-		if (op == OP_GETFH)
+		if (op == NFS4_OP_GETFH)
 			getfh = true;
-		if (op == OP_GETATTR && !bits)
+		if (op == NFS4_OP_GETATTR && !bits)
 			bits = r->ops[i].offset;
 	}
 	if (!n)
@@ -648,7 +648,7 @@ const char *nfs4_compound_name(const struct nfsrdma_record *r)
 		return "GETACL";
 	if (w0 & (1u << 24))
 		return "FS_LOCATIONS";
-	if (n == 1 && r->ops[0].op == OP_SEQUENCE)
+	if (n == 1 && r->ops[0].op == NFS4_OP_SEQUENCE)
 		return "SEQUENCE";
 	return bits ? "GETATTR" : nfs4_op_name(r->ops[n - 1].op);
 }

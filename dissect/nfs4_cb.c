@@ -8,7 +8,7 @@
 
 /* ---- backchannel --------------------------------------------------- */
 
-/* notify4<> of CB_NOTIFY and CB_NOTIFY_DEVICEID: a bitmap and its values each. */
+/* notify4<> of NFS4_OP_CB_NOTIFY and NFS4_OP_CB_NOTIFY_DEVICEID: a bitmap and its values each. */
 static void notify4_list(struct pdec *d)
 {
 	uint32_t n = nfs4_array_count(d, 1024, "changes count");
@@ -21,12 +21,12 @@ static void notify4_list(struct pdec *d)
 static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 {
 	switch (op) {
-	case CB_GETATTR:
+	case NFS4_OP_CB_GETATTR:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
-	case CB_RECALL: {
+	case NFS4_OP_CB_RECALL: {
 		o->seqid = nfs4_stateid4_dt(d, "stateid");
 		bool trunc = xdr_bool(d, "truncate");
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
@@ -35,7 +35,7 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 			DT(d->tree, "truncate: %s fh: hash 0x%08" PRIx32, trunc ? "yes" : "no", (uint32_t)o->fh_hash);
 		break;
 	}
-	case CB_LAYOUTRECALL: {
+	case NFS4_OP_CB_LAYOUTRECALL: {
 		xdr_skip(d, 8, "type iomode");
 		xdr_bool(d, "changed");
 		uint32_t t = xdr_u32(d, "layoutrecall_type4");
@@ -50,23 +50,23 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		}
 		break;
 	}
-	case CB_NOTIFY:
+	case NFS4_OP_CB_NOTIFY:
 		nfs4_stateid4(d);
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
 		notify4_list(d);
 		break;
-	case CB_PUSH_DELEG:
+	case NFS4_OP_CB_PUSH_DELEG:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
 		nfs4_open_delegation4(d);
 		break;
-	case CB_RECALL_ANY: case CB_RECALLABLE_OBJ_AVAIL:
+	case NFS4_OP_CB_RECALL_ANY: case NFS4_OP_CB_RECALLABLE_OBJ_AVAIL:
 		xdr_u32(d, "objects_to_keep");
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
-	case CB_RECALL_SLOT: xdr_u32(d, "target_highest_slotid"); break;
-	case CB_SEQUENCE: {
+	case NFS4_OP_CB_RECALL_SLOT: xdr_u32(d, "target_highest_slotid"); break;
+	case NFS4_OP_CB_SEQUENCE: {
 		xdr_skip(d, 16, "sessionid");
 		o->seqid = xdr_u32(d, "sequenceid");
 		o->flags |= REC_OPF_SEQID;
@@ -81,14 +81,14 @@ static bool cb_args(struct pdec *d, uint32_t op, struct rec_op *o)
 		}
 		break;
 	}
-	case CB_WANTS_CANCELLED: xdr_bool(d, "contended"); xdr_bool(d, "resourced"); break;
-	case CB_NOTIFY_LOCK:
+	case NFS4_OP_CB_WANTS_CANCELLED: xdr_bool(d, "contended"); xdr_bool(d, "resourced"); break;
+	case NFS4_OP_CB_NOTIFY_LOCK:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->flags |= REC_OPF_FH;
 		nfs4_lock_owner4(d);
 		break;
-	case CB_NOTIFY_DEVICEID: notify4_list(d); break;
-	case CB_OFFLOAD:
+	case NFS4_OP_CB_NOTIFY_DEVICEID: notify4_list(d); break;
+	case NFS4_OP_CB_OFFLOAD:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "fh");
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_FH | REC_OPF_SEQID;
@@ -164,11 +164,11 @@ static void cb_reply(struct pdec *d)
 			r->nops = (uint16_t)(i + 1);
 		if (st)
 			break;
-		if (op == CB_SEQUENCE)
+		if (op == NFS4_OP_CB_SEQUENCE)
 			xdr_skip(d, 16 + 16, "cb_sequence result");
-		else if (op == CB_GETATTR)
+		else if (op == NFS4_OP_CB_GETATTR)
 			nfs4_fattr4(d);
-		else if (op < CB_GETATTR || op > CB_OFFLOAD) {
+		else if (op < NFS4_OP_CB_GETATTR || op > NFS4_OP_CB_OFFLOAD) {
 			xdr_bad_u32(d, "resop (unknown operation)");
 			break;
 		}

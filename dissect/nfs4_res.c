@@ -14,31 +14,31 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 {
 	bool moved;
 
-	if (op == OP_SETATTR) { /* attrsset comes back whatever the status */
+	if (op == NFS4_OP_SETATTR) { /* attrsset comes back whatever the status */
 		nfs4_bitmap4(d, NULL, NULL);
 		return true;
 	}
 	if (st != 0) {
 		switch (op) {
-		case OP_LOCK: case OP_LOCKT:
+		case NFS4_OP_LOCK: case NFS4_OP_LOCKT:
 			if (st == 10010) { /* NFS4ERR_DENIED: lock4denied */
 				xdr_skip(d, 20, "lock4denied");
 				nfs4_lock_owner4(d);
 			}
 			break;
-		case OP_SETCLIENTID:
+		case NFS4_OP_SETCLIENTID:
 			if (st == 10017)
 				nfs4_netaddr4(d);
 			break;
-		case OP_GETDEVICEINFO:
+		case NFS4_OP_GETDEVICEINFO:
 			if (st == 10005)
 				xdr_u32(d, "gdir_mincount");
 			break;
-		case OP_LAYOUTGET:
+		case NFS4_OP_LAYOUTGET:
 			if (st == 10058)
 				xdr_bool(d, "logr_will_signal_layout_avail");
 			break;
-		case OP_COPY:
+		case NFS4_OP_COPY:
 			if (st == 10094)
 				xdr_skip(d, 8, "copy_requirements4");
 			break;
@@ -48,20 +48,20 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		return true;
 	}
 	switch (op) {
-	case OP_ACCESS: xdr_skip(d, 8, "access"); break;
-	case OP_CLOSE: case OP_LOCKU: case OP_OPEN_CONFIRM: case OP_OPEN_DOWNGRADE: case OP_LOCK:
+	case NFS4_OP_ACCESS: xdr_skip(d, 8, "access"); break;
+	case NFS4_OP_CLOSE: case NFS4_OP_LOCKU: case NFS4_OP_OPEN_CONFIRM: case NFS4_OP_OPEN_DOWNGRADE: case NFS4_OP_LOCK:
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_SEQID;
 		break;
-	case OP_COMMIT: xdr_skip(d, 8, "writeverf"); break;
-	case OP_CREATE: nfs4_change_info4(d); nfs4_bitmap4(d, NULL, NULL); break;
-	case OP_GETATTR: nfs4_fattr4(d); break;
-	case OP_GETFH:
+	case NFS4_OP_COMMIT: xdr_skip(d, 8, "writeverf"); break;
+	case NFS4_OP_CREATE: nfs4_change_info4(d); nfs4_bitmap4(d, NULL, NULL); break;
+	case NFS4_OP_GETATTR: nfs4_fattr4(d); break;
+	case NFS4_OP_GETFH:
 		o->fh_hash = xdr_fh(d, NFS4_FHSIZE, "nfs_fh4");
 		o->flags |= REC_OPF_FH;
 		break;
-	case OP_LINK: case OP_REMOVE: case OP_SETXATTR: case OP_REMOVEXATTR: nfs4_change_info4(d); break;
-	case OP_OPEN:
+	case NFS4_OP_LINK: case NFS4_OP_REMOVE: case NFS4_OP_SETXATTR: case NFS4_OP_REMOVEXATTR: nfs4_change_info4(d); break;
+	case NFS4_OP_OPEN:
 		o->seqid = nfs4_stateid4_dt(d, "open stateid");
 		o->flags |= REC_OPF_SEQID;
 		nfs4_change_info4(d);
@@ -69,7 +69,7 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		nfs4_bitmap4(d, NULL, NULL);
 		nfs4_open_delegation4(d);
 		break;
-	case OP_READ: {
+	case NFS4_OP_READ: {
 		bool eof = xdr_bool(d, "eof");
 		uint32_t n = xdr_ddp_opaque(d, BIG * 64, &moved, "read data");
 		if (!d->rec->res_count)
@@ -79,7 +79,7 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		DT(d->tree, "READ: eof %d data %u bytes%s", eof, n, moved ? " (Write chunk)" : " (inline)");
 		break;
 	}
-	case OP_READDIR: {
+	case NFS4_OP_READDIR: {
 		xdr_skip(d, 8, "cookieverf");
 		unsigned guard = 0;
 		while (xdr_ok(d) && xdr_bool(d, "entry4 follows")) {
@@ -92,11 +92,11 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		xdr_bool(d, "eof");
 		break;
 	}
-	case OP_READLINK:
+	case NFS4_OP_READLINK:
 		xdr_ddp_opaque(d, NFS4_OPAQUE * 4, &moved, "linktext");
 		break;
-	case OP_RENAME: nfs4_change_info4(d); nfs4_change_info4(d); break;
-	case OP_SECINFO: case OP_SECINFO_NO_NAME: {
+	case NFS4_OP_RENAME: nfs4_change_info4(d); nfs4_change_info4(d); break;
+	case NFS4_OP_SECINFO: case NFS4_OP_SECINFO_NO_NAME: {
 		uint32_t n = xdr_u32(d, "secinfo4 count");
 		if (n > 64) {
 			xdr_bad_u32(d, "secinfo4 count");
@@ -109,14 +109,14 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 			}
 		break;
 	}
-	case OP_SETCLIENTID: xdr_skip(d, 16, "clientid verifier"); break;
-	case OP_WRITE:
+	case NFS4_OP_SETCLIENTID: xdr_skip(d, 16, "clientid verifier"); break;
+	case NFS4_OP_WRITE:
 		o->count = xdr_u32(d, "count");
 		if (!d->rec->res_count)
 			d->rec->res_count = o->count;
 		xdr_skip(d, 12, "committed verifier");
 		break;
-	case OP_EXCHANGE_ID: {
+	case NFS4_OP_EXCHANGE_ID: {
 		xdr_skip(d, 16, "clientid sequenceid flags");
 		uint32_t how = xdr_u32(d, "state_protect_how4");
 		if (how == 1)
@@ -134,12 +134,12 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		nfs4_impl_id(d);
 		break;
 	}
-	case OP_CREATE_SESSION:
+	case NFS4_OP_CREATE_SESSION:
 		xdr_skip(d, 24, "sessionid sequence flags");
 		nfs4_channel_attrs4(d);
 		nfs4_channel_attrs4(d);
 		break;
-	case OP_BIND_CONN_TO_SESSION: {
+	case NFS4_OP_BIND_CONN_TO_SESSION: {
 		xdr_skip(d, 16, "bctsr_sessid");
 		uint32_t dir = xdr_u32(d, "bctsr_dir");
 		bool rdma = xdr_bool(d, "bctsr_use_conn_in_rdma_mode");
@@ -147,7 +147,7 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		   rdma ? "true" : "false");
 		break;
 	}
-	case OP_GET_DIR_DELEGATION: {
+	case NFS4_OP_GET_DIR_DELEGATION: {
 		uint32_t s = xdr_u32(d, "gddrnf4_status");
 		if (s == 0) {
 			xdr_skip(d, 8, "cookieverf");
@@ -160,7 +160,7 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		}
 		break;
 	}
-	case OP_GETDEVICEINFO: {
+	case NFS4_OP_GETDEVICEINFO: {
 		uint32_t lt = xdr_u32(d, "layout_type");
 		uint32_t n;
 		const uint8_t *p = cur_xdr_opaque(&d->c, BIG, &n, "da_addr_body");
@@ -169,16 +169,16 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
 	}
-	case OP_GETDEVICELIST:
+	case NFS4_OP_GETDEVICELIST:
 		xdr_skip(d, 16, "cookie verifier");
 		xdr_skip_array(d, 16, BIG, "deviceid list");
 		xdr_bool(d, "eof");
 		break;
-	case OP_LAYOUTCOMMIT:
+	case NFS4_OP_LAYOUTCOMMIT:
 		if (xdr_bool(d, "ns_sizechanged"))
 			xdr_u64(d, "ns_size");
 		break;
-	case OP_LAYOUTGET: {
+	case NFS4_OP_LAYOUTGET: {
 		xdr_bool(d, "return_on_close");
 		o->seqid = nfs4_stateid4(d);
 		o->flags |= REC_OPF_SEQID;
@@ -197,21 +197,21 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		}
 		break;
 	}
-	case OP_LAYOUTRETURN:
+	case NFS4_OP_LAYOUTRETURN:
 		if (xdr_bool(d, "lrs_present"))
 			nfs4_stateid4(d);
 		break;
-	case OP_SEQUENCE:
+	case NFS4_OP_SEQUENCE:
 		xdr_skip(d, 16, "sessionid");
 		o->seqid = xdr_u32(d, "sequenceid");
 		xdr_skip(d, 12, "slotid highest target");
 		nfs4_seq4_status_flags(d, xdr_u32(d, "sr_status_flags"));
 		break;
-	case OP_SET_SSV: xdr_skip_opaque(d, NFS4_OPAQUE, "digest"); break;
-	case OP_TEST_STATEID: xdr_skip_array(d, 4, NFS4_MAXOPS, "status codes"); break;
-	case OP_WANT_DELEGATION: nfs4_open_delegation4(d); break;
-	case OP_COPY: nfs4_write_response4(d); xdr_skip(d, 8, "copy_requirements4"); break;
-	case OP_COPY_NOTIFY: {
+	case NFS4_OP_SET_SSV: xdr_skip_opaque(d, NFS4_OPAQUE, "digest"); break;
+	case NFS4_OP_TEST_STATEID: xdr_skip_array(d, 4, NFS4_MAXOPS, "status codes"); break;
+	case NFS4_OP_WANT_DELEGATION: nfs4_open_delegation4(d); break;
+	case NFS4_OP_COPY: nfs4_write_response4(d); xdr_skip(d, 8, "copy_requirements4"); break;
+	case NFS4_OP_COPY_NOTIFY: {
 		nfs4_nfstime4(d);
 		nfs4_stateid4(d);
 		uint32_t n = nfs4_array_count(d, 64, "source_server count");
@@ -219,9 +219,9 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 			nfs4_netloc4(d);
 		break;
 	}
-	case OP_IO_ADVISE: nfs4_bitmap4(d, NULL, NULL); break;
-	case OP_OFFLOAD_STATUS: xdr_u64(d, "count"); xdr_skip_array(d, 4, 1, "complete"); break;
-	case OP_READ_PLUS: {
+	case NFS4_OP_IO_ADVISE: nfs4_bitmap4(d, NULL, NULL); break;
+	case NFS4_OP_OFFLOAD_STATUS: xdr_u64(d, "count"); xdr_skip_array(d, 4, 1, "complete"); break;
+	case NFS4_OP_READ_PLUS: {
 		xdr_bool(d, "eof");
 		uint32_t n = nfs4_array_count(d, BIG, "contents count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++) {
@@ -234,10 +234,10 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		}
 		break;
 	}
-	case OP_SEEK: xdr_bool(d, "eof"); xdr_u64(d, "offset"); break;
-	case OP_WRITE_SAME: nfs4_write_response4(d); break;
-	case OP_GETXATTR: xdr_skip_opaque(d, BIG, "xattrvalue4"); break;
-	case OP_LISTXATTRS: {
+	case NFS4_OP_SEEK: xdr_bool(d, "eof"); xdr_u64(d, "offset"); break;
+	case NFS4_OP_WRITE_SAME: nfs4_write_response4(d); break;
+	case NFS4_OP_GETXATTR: xdr_skip_opaque(d, BIG, "xattrvalue4"); break;
+	case NFS4_OP_LISTXATTRS: {
 		xdr_u64(d, "cookie");
 		uint32_t n = nfs4_array_count(d, BIG, "names count");
 		for (uint32_t i = 0; i < n && xdr_ok(d); i++)
@@ -245,13 +245,13 @@ bool nfs4_op_res(struct pdec *d, uint32_t op, uint32_t st, struct rec_op *o)
 		xdr_bool(d, "eof");
 		break;
 	}
-	case OP_DELEGPURGE: case OP_DELEGRETURN: case OP_LOOKUP: case OP_LOOKUPP:
-	case OP_NVERIFY: case OP_VERIFY: case OP_OPENATTR: case OP_PUTFH: case OP_PUTPUBFH:
-	case OP_PUTROOTFH: case OP_RENEW: case OP_RESTOREFH: case OP_SAVEFH:
-	case OP_SETCLIENTID_CONFIRM: case OP_RELEASE_LOCKOWNER: case OP_BACKCHANNEL_CTL:
-	case OP_DESTROY_SESSION: case OP_FREE_STATEID: case OP_DESTROY_CLIENTID:
-	case OP_RECLAIM_COMPLETE: case OP_ALLOCATE: case OP_DEALLOCATE: case OP_OFFLOAD_CANCEL:
-	case OP_CLONE: case OP_LAYOUTERROR: case OP_LAYOUTSTATS: case OP_LOCKT:
+	case NFS4_OP_DELEGPURGE: case NFS4_OP_DELEGRETURN: case NFS4_OP_LOOKUP: case NFS4_OP_LOOKUPP:
+	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: case NFS4_OP_OPENATTR: case NFS4_OP_PUTFH: case NFS4_OP_PUTPUBFH:
+	case NFS4_OP_PUTROOTFH: case NFS4_OP_RENEW: case NFS4_OP_RESTOREFH: case NFS4_OP_SAVEFH:
+	case NFS4_OP_SETCLIENTID_CONFIRM: case NFS4_OP_RELEASE_LOCKOWNER: case NFS4_OP_BACKCHANNEL_CTL:
+	case NFS4_OP_DESTROY_SESSION: case NFS4_OP_FREE_STATEID: case NFS4_OP_DESTROY_CLIENTID:
+	case NFS4_OP_RECLAIM_COMPLETE: case NFS4_OP_ALLOCATE: case NFS4_OP_DEALLOCATE: case NFS4_OP_OFFLOAD_CANCEL:
+	case NFS4_OP_CLONE: case NFS4_OP_LAYOUTERROR: case NFS4_OP_LAYOUTSTATS: case NFS4_OP_LOCKT:
 		break;
 	default:
 		return false;

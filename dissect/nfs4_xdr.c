@@ -1,63 +1,12 @@
 /* NFSv4 XDR types met in more than one operation (bitmap4, fattr4,
  * stateid4, component4, the EXCHANGE_ID and CREATE_SESSION pieces,
- * open_delegation4, ...) and the operation names. */
+ * open_delegation4, ...). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dissect/nfs4_int.h"
 #include "dissect/pnfs_rdma.h"
-
-static const char *const op_names[] = {
-	[OP_ACCESS] = "ACCESS", [OP_CLOSE] = "CLOSE", [OP_COMMIT] = "COMMIT", [OP_CREATE] = "CREATE",
-	[OP_DELEGPURGE] = "DELEGPURGE", [OP_DELEGRETURN] = "DELEGRETURN", [OP_GETATTR] = "GETATTR",
-	[OP_GETFH] = "GETFH", [OP_LINK] = "LINK", [OP_LOCK] = "LOCK", [OP_LOCKT] = "LOCKT",
-	[OP_LOCKU] = "LOCKU", [OP_LOOKUP] = "LOOKUP", [OP_LOOKUPP] = "LOOKUPP",
-	[OP_NVERIFY] = "NVERIFY", [OP_OPEN] = "OPEN", [OP_OPENATTR] = "OPENATTR",
-	[OP_OPEN_CONFIRM] = "OPEN_CONFIRM", [OP_OPEN_DOWNGRADE] = "OPEN_DOWNGRADE",
-	[OP_PUTFH] = "PUTFH", [OP_PUTPUBFH] = "PUTPUBFH", [OP_PUTROOTFH] = "PUTROOTFH",
-	[OP_READ] = "READ", [OP_READDIR] = "READDIR", [OP_READLINK] = "READLINK",
-	[OP_REMOVE] = "REMOVE", [OP_RENAME] = "RENAME", [OP_RENEW] = "RENEW",
-	[OP_RESTOREFH] = "RESTOREFH", [OP_SAVEFH] = "SAVEFH", [OP_SECINFO] = "SECINFO",
-	[OP_SETATTR] = "SETATTR", [OP_SETCLIENTID] = "SETCLIENTID",
-	[OP_SETCLIENTID_CONFIRM] = "SETCLIENTID_CONFIRM", [OP_VERIFY] = "VERIFY",
-	[OP_WRITE] = "WRITE", [OP_RELEASE_LOCKOWNER] = "RELEASE_LOCKOWNER",
-	[OP_BACKCHANNEL_CTL] = "BACKCHANNEL_CTL", [OP_BIND_CONN_TO_SESSION] = "BIND_CONN_TO_SESSION",
-	[OP_EXCHANGE_ID] = "EXCHANGE_ID", [OP_CREATE_SESSION] = "CREATE_SESSION",
-	[OP_DESTROY_SESSION] = "DESTROY_SESSION", [OP_FREE_STATEID] = "FREE_STATEID",
-	[OP_GET_DIR_DELEGATION] = "GET_DIR_DELEGATION", [OP_GETDEVICEINFO] = "GETDEVICEINFO",
-	[OP_GETDEVICELIST] = "GETDEVICELIST", [OP_LAYOUTCOMMIT] = "LAYOUTCOMMIT",
-	[OP_LAYOUTGET] = "LAYOUTGET", [OP_LAYOUTRETURN] = "LAYOUTRETURN",
-	[OP_SECINFO_NO_NAME] = "SECINFO_NO_NAME", [OP_SEQUENCE] = "SEQUENCE",
-	[OP_SET_SSV] = "SET_SSV", [OP_TEST_STATEID] = "TEST_STATEID",
-	[OP_WANT_DELEGATION] = "WANT_DELEGATION", [OP_DESTROY_CLIENTID] = "DESTROY_CLIENTID",
-	[OP_RECLAIM_COMPLETE] = "RECLAIM_COMPLETE", [OP_ALLOCATE] = "ALLOCATE", [OP_COPY] = "COPY",
-	[OP_COPY_NOTIFY] = "COPY_NOTIFY", [OP_DEALLOCATE] = "DEALLOCATE",
-	[OP_IO_ADVISE] = "IO_ADVISE", [OP_LAYOUTERROR] = "LAYOUTERROR",
-	[OP_LAYOUTSTATS] = "LAYOUTSTATS", [OP_OFFLOAD_CANCEL] = "OFFLOAD_CANCEL",
-	[OP_OFFLOAD_STATUS] = "OFFLOAD_STATUS", [OP_READ_PLUS] = "READ_PLUS", [OP_SEEK] = "SEEK",
-	[OP_WRITE_SAME] = "WRITE_SAME", [OP_CLONE] = "CLONE", [OP_GETXATTR] = "GETXATTR",
-	[OP_SETXATTR] = "SETXATTR", [OP_LISTXATTRS] = "LISTXATTRS", [OP_REMOVEXATTR] = "REMOVEXATTR",
-};
-
-const char *nfs4_op_name(uint32_t op)
-{
-	if (op < sizeof(op_names) / sizeof(op_names[0]) && op_names[op])
-		return op_names[op];
-	return op == OP_ILLEGAL ? "ILLEGAL" : "OP_?";
-}
-
-
-const char *nfs4_cb_op_name(uint32_t op)
-{
-	static const char *const n[] = { NULL, NULL, NULL, "CB_GETATTR", "CB_RECALL",
-		"CB_LAYOUTRECALL", "CB_NOTIFY", "CB_PUSH_DELEG", "CB_RECALL_ANY",
-		"CB_RECALLABLE_OBJ_AVAIL", "CB_RECALL_SLOT", "CB_SEQUENCE", "CB_WANTS_CANCELLED",
-		"CB_NOTIFY_LOCK", "CB_NOTIFY_DEVICEID", "CB_OFFLOAD" };
-	if (op < sizeof(n) / sizeof(n[0]) && n[op])
-		return n[op];
-	return op == OP_ILLEGAL ? "CB_ILLEGAL" : "CB_?";
-}
 
 /* ---- XDR pieces ---------------------------------------------------- */
 
@@ -130,7 +79,7 @@ uint32_t nfs4_stateid4(struct pdec *d)
 
 /* A stateid shown in -V with its "other" in hex, as tshark prints it, so
  * that a delegation can be followed from the OPEN that granted it to
- * CB_RECALL, the OPEN that claims it and DELEGRETURN. */
+ * NFS4_OP_CB_RECALL, the OPEN that claims it and DELEGRETURN. */
 uint32_t nfs4_stateid4_dt(struct pdec *d, const char *label)
 {
 	uint32_t seq = xdr_u32(d, "stateid seqid");

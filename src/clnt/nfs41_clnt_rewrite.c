@@ -18,28 +18,6 @@
 
 #define BIG (1u << 20)
 
-static const char *const opnames[] = {
-	[3] = "ACCESS", "CLOSE", "COMMIT", "CREATE", "DELEGPURGE", "DELEGRETURN", "GETATTR",
-	"GETFH", "LINK", "LOCK", "LOCKT", "LOCKU", "LOOKUP", "LOOKUPP", "NVERIFY", "OPEN",
-	"OPENATTR", "OPEN_CONFIRM", "OPEN_DOWNGRADE", "PUTFH", "PUTPUBFH", "PUTROOTFH", "READ",
-	"READDIR", "READLINK", "REMOVE", "RENAME", "RENEW", "RESTOREFH", "SAVEFH", "SECINFO",
-	"SETATTR", "SETCLIENTID", "SETCLIENTID_CONFIRM", "VERIFY", "WRITE", "RELEASE_LOCKOWNER",
-	"BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID", "CREATE_SESSION",
-	"DESTROY_SESSION", "FREE_STATEID", "GET_DIR_DELEGATION", "GETDEVICEINFO",
-	"GETDEVICELIST", "LAYOUTCOMMIT", "LAYOUTGET", "LAYOUTRETURN", "SECINFO_NO_NAME",
-	"SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID",
-	"RECLAIM_COMPLETE", "ALLOCATE", "COPY", "COPY_NOTIFY", "DEALLOCATE", "IO_ADVISE",
-	"LAYOUTERROR", "LAYOUTSTATS", "OFFLOAD_CANCEL", "OFFLOAD_STATUS", "READ_PLUS", "SEEK",
-	"WRITE_SAME", "CLONE", "GETXATTR", "SETXATTR", "LISTXATTRS", "REMOVEXATTR",
-};
-
-const char *nfs4_clnt_op_name(uint32_t op)
-{
-	if (op < sizeof(opnames) / sizeof(opnames[0]) && opnames[op])
-		return opnames[op];
-	return op == NFS4_OP_ILLEGAL ? "ILLEGAL" : "OP_?";
-}
-
 /* The walk: c reads the trace's arguments; when out is set, everything
  * read is copied to it, except the fields replaced through ops. */
 struct walk {
@@ -352,7 +330,7 @@ static void set_main(struct nfs4_call_info *in, uint32_t op)
 		in->other_work = true;
 	}
 	if (!in->main_op) {
-		in->main_op = nfs4_clnt_op_name(op);
+		in->main_op = nfs4_op_name(op);
 		in->main_opnum = op;
 	}
 }

@@ -181,9 +181,9 @@ void replay_prepass(struct engine *e)
 				n++;
 		}
 		tc->inflight = n;
-		if (tc->prog == PROG_NFS_ && tc->vers == 4)
+		if (tc->prog == PROG_NFS && tc->vers == 4)
 			v4_prepass(e, i, tc);
-		if (tc->prog != PROG_NFS_ || tc->vers != 3)
+		if (tc->prog != PROG_NFS || tc->vers != 3)
 			continue;
 		struct layout l;
 		if (!replay_nfs3_layout(tc, &l))
@@ -207,7 +207,7 @@ void replay_prepass(struct engine *e)
 	if (!e->have_troot) {
 		for (size_t i = 0; i < t->n && !e->have_troot; i++) {
 			struct layout l;
-			if (t->calls[i].prog == PROG_NFS_ && t->calls[i].vers == 3 &&
+			if (t->calls[i].prog == PROG_NFS && t->calls[i].vers == 3 &&
 			    replay_nfs3_layout(&t->calls[i], &l) && l.nref &&
 			    !fhmap_get(&e->tparent, &l.ref[0].fh, NULL)) {
 				e->troot = l.ref[0].fh;

@@ -57,7 +57,7 @@ bool replay_nfs3_layout(const struct tcall *tc, struct layout *l)
 {
 	struct cursor c = cur_make(tc->args, tc->args_len);
 	memset(l, 0, sizeof(*l));
-	if (tc->prog == PROG_NFSACL_)
+	if (tc->prog == PROG_NFSACL)
 		return tc->proc == 0 || take_fh(&c, l);
 	switch (tc->proc) {
 	case NFS3P_NULL:
