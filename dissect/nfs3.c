@@ -1,6 +1,7 @@
 /* NFS version 3 (RFC 1813): all 22 procedures, key arguments and status.
  * NFS version 2 procedure names ride along (no argument decode). */
 #include "dissect/nfs_status.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "dissect/programs.h"
 
 #include <inttypes.h>
@@ -41,27 +42,9 @@ static void diropargs(struct pdec *d, const char *what)
 	}
 }
 
-static void set_time(struct pdec *d, const char *what)
-{
-	uint32_t how = xdr_u32(d, what);
-	if (how == 2) /* SET_TO_CLIENT_TIME */
-		xdr_skip(d, 8, what);
-	else if (how > 2)
-		xdr_bad_u32(d, what);
-}
-
 static void sattr3(struct pdec *d)
 {
-	if (xdr_bool(d, "sattr3 mode"))
-		xdr_skip(d, 4, "sattr3 mode");
-	if (xdr_bool(d, "sattr3 uid"))
-		xdr_skip(d, 4, "sattr3 uid");
-	if (xdr_bool(d, "sattr3 gid"))
-		xdr_skip(d, 4, "sattr3 gid");
-	if (xdr_bool(d, "sattr3 size"))
-		xdr_skip(d, 8, "sattr3 size");
-	set_time(d, "sattr3 atime");
-	set_time(d, "sattr3 mtime");
+	nfs3_skip_sattr3(&d->c);
 }
 
 static void nfs3_call(struct pdec *d)

@@ -12,6 +12,7 @@
 
 #include "dissect/check.h"
 #include "dissect/nfs4_int.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "dissect/pnfs_rdma.h"
 
 /* ---- per-op arguments ---------------------------------------------- */
@@ -164,37 +165,26 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		   (acc & ~3u) ? " +want flags" : "", nfs4_share_names[deny & 3]);
 		xdr_skip(d, 8, "open_owner clientid");
 		xdr_skip_opaque(d, NFS4_OPAQUE, "open_owner owner");
-		if (xdr_u32(d, "opentype4") == 1) {
-			uint32_t how = xdr_u32(d, "createmode4");
-			if (how == 0 || how == 1)
-				nfs4_fattr4(d);
-			else if (how == 2)
-				xdr_skip(d, 8, "createverf");
-			else if (how == 3) {
-				xdr_skip(d, 8, "createverf");
-				nfs4_fattr4(d);
-			} else
-				xdr_bad_u32(d, "createmode4");
-		}
+		nfs4_skip_openflag4(&d->c, NULL);
 		uint32_t claim = xdr_u32(d, "open_claim_type4");
 		o->count = claim;  /* by-filehandle claims: the client calls it OPEN_NOATTR */
 		if (xdr_ok(d))
 			DT(d->tree, "claim: %s (%u)", claim < 7 ? nfs4_claim_names[claim] : "?", claim);
 		switch (claim) {
-		case 0: case 3:
+		case NFS4_CLAIM_NULL: case NFS4_CLAIM_DELEGATE_PREV:
 			nfs4_component(d, name, sizeof(name));
 			if (!d->rec->name[0])
 				xdr_rec_name(d->rec, name);
 			break;
-		case 1: xdr_u32(d, "delegate_type"); break;
-		case 2:
+		case NFS4_CLAIM_PREVIOUS: xdr_u32(d, "delegate_type"); break;
+		case NFS4_CLAIM_DELEGATE_CUR:
 			nfs4_stateid4_dt(d, "delegate stateid");
 			nfs4_component(d, name, sizeof(name));
 			if (!d->rec->name[0])
 				xdr_rec_name(d->rec, name);
 			break;
-		case 4: case 6: break;
-		case 5: nfs4_stateid4_dt(d, "delegate stateid"); break;
+		case NFS4_CLAIM_FH: case NFS4_CLAIM_DELEG_PREV_FH: break;
+		case NFS4_CLAIM_DELEG_CUR_FH: nfs4_stateid4_dt(d, "delegate stateid"); break;
 		default: xdr_bad_u32(d, "open_claim_type4");
 		}
 		break;

@@ -6,30 +6,19 @@
 #include <string.h>
 
 #include "dissect/nfs4_int.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "dissect/pnfs_rdma.h"
 
 /* ---- XDR pieces ---------------------------------------------------- */
 
 void nfs4_bitmap4(struct pdec *d, uint32_t *w0, uint32_t *w1)
 {
-	uint32_t n = xdr_u32(d, "nfs4_bitmap4 length");
-	if (n > 64) {
-		xdr_bad_u32(d, "nfs4_bitmap4 length");
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t w = xdr_u32(d, "nfs4_bitmap4 word");
-		if (i == 0 && w0)
-			*w0 = w;
-		if (i == 1 && w1)
-			*w1 = w;
-	}
+	nfs4_skip_bitmap4(&d->c, w0, w1);
 }
 
 void nfs4_fattr4(struct pdec *d)
 {
-	nfs4_bitmap4(d, NULL, NULL);
-	xdr_skip_opaque(d, BIG, "nfs4_fattr4 attrlist");
+	nfs4_skip_fattr4(&d->c);
 }
 
 const char *nfs4_cdfc4_name(uint32_t dir)

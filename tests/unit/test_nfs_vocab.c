@@ -7,6 +7,7 @@
 #include "xdrbuild.h"
 
 #include "dissect/nfs_vocab.h"
+#include "dissect/nfs_xdr_skip.h"
 
 struct pair {
 	uint32_t num;
@@ -119,9 +120,163 @@ static void numbers(void)
 	CHECK_EQ_U64(MOUNT3P_EXPORT, 5);
 }
 
+static void sattr3(void)
+{
+	struct xb x = { 0 };
+	/* mode set, uid unset, gid set, size set, atime server, mtime client */
+	xb_u32(&x, 1); xb_u32(&x, 0644);
+	xb_u32(&x, 0);
+	xb_u32(&x, 1); xb_u32(&x, 100);
+	xb_u32(&x, 1); xb_u64(&x, 1u << 20);
+	xb_u32(&x, 1);
+	xb_u32(&x, 2); xb_u32(&x, 1700000000); xb_u32(&x, 5);
+	xb_u32(&x, 0xabcd);   /* what follows */
+	struct cursor c = cur_make(x.b, x.n);
+	CHECK(nfs3_skip_sattr3(&c), "sattr3 walks");
+	CHECK_EQ_U64(c.off, x.n - 4);
+
+	/* set_mode3 with a bool of 2 is invalid, the error at that word */
+	x.n = 0;
+	xb_u32(&x, 2); xb_u32(&x, 0644);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs3_skip_sattr3(&c), "bad bool");
+	CHECK_EQ_U64(c.err, CUR_INVALID);
+	CHECK_EQ_U64(c.err_off, 0);
+
+	/* time_how 3 does not exist */
+	x.n = 0;
+	for (int i = 0; i < 4; i++)
+		xb_u32(&x, 0);
+	xb_u32(&x, 3);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs3_skip_sattr3(&c), "bad time_how");
+	CHECK_EQ_U64(c.err, CUR_INVALID);
+	CHECK_EQ_U64(c.err_off, 16);
+
+	/* cut inside the size */
+	x.n = 0;
+	xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 1); xb_u32(&x, 0);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs3_skip_sattr3(&c), "truncated");
+	CHECK_EQ_U64(c.err, CUR_TRUNCATED);
+}
+
+static void fattr4(void)
+{
+	struct xb x = { 0 };
+	uint32_t w0 = 0, w1 = 0;
+	xb_u32(&x, 2); xb_u32(&x, 0x10); xb_u32(&x, 0x2);
+	xb_opaque(&x, "\0\0\0\0\0\0\0\x10\0\0\x01\xa4", 12);
+	struct cursor c = cur_make(x.b, x.n);
+	CHECK(nfs4_skip_bitmap4(&c, &w0, &w1), "bitmap4");
+	CHECK_EQ_U64(w0, 0x10);
+	CHECK_EQ_U64(w1, 0x2);
+	c = cur_make(x.b, x.n);
+	CHECK(nfs4_skip_fattr4(&c), "fattr4");
+	CHECK_EQ_U64(c.off, x.n);
+
+	x.n = 0;
+	xb_u32(&x, 65);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs4_skip_fattr4(&c), "65-word bitmap4");
+	CHECK_EQ_U64(c.err, CUR_INVALID);
+	CHECK_EQ_U64(c.err_off, 0);
+
+	x.n = 0;
+	xb_u32(&x, 0); xb_u32(&x, (1u << 20) + 1);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs4_skip_fattr4(&c), "attr_vals over the bound");
+}
+
+/* OPEN4args up to the claim: seqid, share, open_owner4 */
+static void open_head(struct xb *x)
+{
+	xb_u32(x, 7);
+	xb_u32(x, 2); xb_u32(x, 0);
+	xb_u64(x, 0x1122334455667788ull);
+	xb_str(x, "owner");
+}
+
+static void open_args(void)
+{
+	struct xb x = { 0 };
+	struct nfs4_open_args a;
+
+	/* OPEN4_CREATE GUARDED4 with attributes, CLAIM_NULL "f" */
+	open_head(&x);
+	xb_u32(&x, 1); xb_u32(&x, 1);
+	xb_u32(&x, 1); xb_u32(&x, 0x10); xb_opaque(&x, "12345678", 8);
+	xb_u32(&x, 0); xb_str(&x, "f");
+	struct cursor c = cur_make(x.b, x.n);
+	CHECK(nfs4_walk_open_args(&c, &a), "OPEN create");
+	CHECK_EQ_U64(c.off, x.n);
+	CHECK_EQ_U64(a.seqid, 7);
+	CHECK_EQ_U64(a.share_access, 2);
+	CHECK_EQ_U64(a.clientid, 0x1122334455667788ull);
+	CHECK(a.owner_len == 5 && a.owner && !memcmp(a.owner, "owner", 5), "owner");
+	CHECK(a.create, "create");
+	CHECK_EQ_U64(a.claim, NFS4_CLAIM_NULL);
+	CHECK(a.name_len == 1 && a.name && a.name[0] == 'f', "name");
+
+	/* EXCLUSIVE4_1: verifier and attributes; CLAIM_DELEG_CUR_FH: a stateid */
+	x.n = 0;
+	open_head(&x);
+	xb_u32(&x, 1); xb_u32(&x, 3); xb_u64(&x, 42);
+	xb_u32(&x, 0); xb_u32(&x, 0);
+	xb_u32(&x, 5); xb_u32(&x, 9); xb_bytes(&x, "abcdefghijkl", 12);
+	c = cur_make(x.b, x.n);
+	CHECK(nfs4_walk_open_args(&c, &a), "EXCLUSIVE4_1, CLAIM_DELEG_CUR_FH");
+	CHECK_EQ_U64(c.off, x.n);
+	CHECK(a.deleg_stateid && !memcmp(a.deleg_stateid + 4, "abcdefghijkl", 12), "stateid");
+	CHECK(a.name == NULL, "no name");
+
+	/* OPEN4_NOCREATE, CLAIM_DELEGATE_CUR: stateid then name */
+	x.n = 0;
+	open_head(&x);
+	xb_u32(&x, 0);
+	xb_u32(&x, 2); xb_u32(&x, 1); xb_bytes(&x, "abcdefghijkl", 12); xb_str(&x, "dd");
+	c = cur_make(x.b, x.n);
+	CHECK(nfs4_walk_open_args(&c, &a), "CLAIM_DELEGATE_CUR");
+	CHECK(!a.create && a.deleg_stateid && a.name_len == 2, "stateid and name");
+
+	/* EXCLUSIVE4: a verifier only */
+	x.n = 0;
+	xb_u32(&x, 1); xb_u32(&x, 2); xb_u64(&x, 1); xb_u32(&x, 99);
+	c = cur_make(x.b, x.n);
+	CHECK(nfs4_skip_openflag4(&c, NULL), "EXCLUSIVE4");
+	CHECK_EQ_U64(c.off, 16);
+
+	/* createmode4 4, opentype4 2 and claim 7 do not exist */
+	x.n = 0;
+	xb_u32(&x, 1); xb_u32(&x, 4);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs4_skip_openflag4(&c, NULL) && c.err == CUR_INVALID && c.err_off == 4, "createmode4 4");
+	x.n = 0;
+	xb_u32(&x, 2);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs4_skip_openflag4(&c, NULL) && c.err == CUR_INVALID && c.err_off == 0, "opentype4 2");
+	x.n = 0;
+	open_head(&x);
+	size_t claim_at = x.n + 4;
+	xb_u32(&x, 0); xb_u32(&x, 7);
+	c = cur_make(x.b, x.n);
+	CHECK(!nfs4_walk_open_args(&c, &a), "claim 7");
+	CHECK_EQ_U64(c.err, CUR_INVALID);
+	CHECK_EQ_U64(c.err_off, claim_at);
+
+	/* cut inside the owner */
+	x.n = 0;
+	open_head(&x);
+	c = cur_make(x.b, x.n - 4);
+	CHECK(!nfs4_walk_open_args(&c, &a) && c.err == CUR_TRUNCATED, "truncated owner");
+}
+
 int main(void)
 {
 	names();
 	numbers();
+	sattr3();
+	fattr4();
+	open_args();
 	return check_summary("test_nfs_vocab");
 }
