@@ -1,6 +1,7 @@
-/* NFSv3 client pieces on top of struct xprt (src/xprt/xprt.h): the RPC
- * program numbers, NFSv3 call encoders and bounded reply decoders
- * (nfs3_clnt.c).  MOUNT and the portmapper are in mount.h. */
+/* NFSv3 client pieces on top of struct xprt (src/xprt/xprt.h): NFSv3 call
+ * encoders and bounded reply decoders (nfs3_clnt.c).  The program and
+ * procedure numbers are in dissect/nfs_vocab.h, MOUNT and the portmapper
+ * in mount.h. */
 #ifndef NFSRDMA_CLNT_NFS3_H
 #define NFSRDMA_CLNT_NFS3_H
 
@@ -8,21 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dissect/nfs_vocab.h"
 #include "src/xprt/xprt.h"
 #include "src/xprt/xdr_enc.h"
 
-#define PROG_NFS_ 100003u
-#define PROG_MOUNT_ 100005u
-#define PROG_NFSACL_ 100227u
-
-enum nfs3_proc {
-	NFS3P_NULL, NFS3P_GETATTR, NFS3P_SETATTR, NFS3P_LOOKUP, NFS3P_ACCESS, NFS3P_READLINK,
-	NFS3P_READ, NFS3P_WRITE, NFS3P_CREATE, NFS3P_MKDIR, NFS3P_SYMLINK, NFS3P_MKNOD,
-	NFS3P_REMOVE, NFS3P_RMDIR, NFS3P_RENAME, NFS3P_LINK, NFS3P_READDIR, NFS3P_READDIRPLUS,
-	NFS3P_FSSTAT, NFS3P_FSINFO, NFS3P_PATHCONF, NFS3P_COMMIT, NFS3P_NPROCS
-};
-
-const char *nfs3_clnt_proc_name(uint32_t proc);
 /* Does this NFSv3 procedure change state on the server? */
 bool nfs3_is_mutation(uint32_t proc);
 /* Reply size bound (without DDP data) used to decide on a Reply chunk. */

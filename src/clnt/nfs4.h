@@ -1,7 +1,8 @@
-/* NFSv4 COMPOUND vocabulary for the replay tool and the load generator:
- * operation numbers, the statuses and flags the clients use, COMPOUND
- * encoders (RFC 8881, RFC 7530; nfs4_enc.c, nfs40_clnt.c) and a bounded
- * decoder of COMPOUND replies (nfs4_reply.c).  The session and the
+/* NFSv4 COMPOUND pieces for the replay tool and the load generator (the
+ * operation numbers and names are in dissect/nfs_vocab.h): the statuses
+ * and flags the clients use, COMPOUND encoders (RFC 8881, RFC 7530;
+ * nfs4_enc.c, nfs40_clnt.c) and a bounded decoder of COMPOUND replies
+ * (nfs4_reply.c).  The session and the
  * NFSv4.0 client are in nfs4_session.h, the callback service in
  * nfs4_cb.h, the rewriter of captured COMPOUNDs in nfs4_rewrite.h. */
 #ifndef NFSRDMA_CLNT_NFS4_H
@@ -11,32 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dissect/nfs_vocab.h"
 #include "src/xprt/xdr_enc.h"
-
-enum nfs4_op {
-	NFS4_OP_ACCESS = 3, NFS4_OP_CLOSE = 4, NFS4_OP_COMMIT = 5, NFS4_OP_CREATE = 6,
-	NFS4_OP_DELEGPURGE = 7, NFS4_OP_DELEGRETURN = 8, NFS4_OP_GETATTR = 9, NFS4_OP_GETFH = 10,
-	NFS4_OP_LINK = 11, NFS4_OP_LOCK = 12, NFS4_OP_LOCKT = 13, NFS4_OP_LOCKU = 14,
-	NFS4_OP_LOOKUP = 15, NFS4_OP_LOOKUPP = 16, NFS4_OP_NVERIFY = 17, NFS4_OP_OPEN = 18,
-	NFS4_OP_OPENATTR = 19, NFS4_OP_OPEN_CONFIRM = 20, NFS4_OP_OPEN_DOWNGRADE = 21,
-	NFS4_OP_PUTFH = 22, NFS4_OP_PUTPUBFH = 23, NFS4_OP_PUTROOTFH = 24, NFS4_OP_READ = 25,
-	NFS4_OP_READDIR = 26, NFS4_OP_READLINK = 27, NFS4_OP_REMOVE = 28, NFS4_OP_RENAME = 29,
-	NFS4_OP_RENEW = 30, NFS4_OP_RESTOREFH = 31, NFS4_OP_SAVEFH = 32, NFS4_OP_SECINFO = 33,
-	NFS4_OP_SETATTR = 34, NFS4_OP_SETCLIENTID = 35, NFS4_OP_SETCLIENTID_CONFIRM = 36,
-	NFS4_OP_VERIFY = 37, NFS4_OP_WRITE = 38, NFS4_OP_RELEASE_LOCKOWNER = 39,
-	NFS4_OP_BACKCHANNEL_CTL = 40, NFS4_OP_BIND_CONN_TO_SESSION = 41, NFS4_OP_EXCHANGE_ID = 42,
-	NFS4_OP_CREATE_SESSION = 43, NFS4_OP_DESTROY_SESSION = 44, NFS4_OP_FREE_STATEID = 45,
-	NFS4_OP_GET_DIR_DELEGATION = 46, NFS4_OP_GETDEVICEINFO = 47, NFS4_OP_GETDEVICELIST = 48,
-	NFS4_OP_LAYOUTCOMMIT = 49, NFS4_OP_LAYOUTGET = 50, NFS4_OP_LAYOUTRETURN = 51,
-	NFS4_OP_SECINFO_NO_NAME = 52, NFS4_OP_SEQUENCE = 53, NFS4_OP_SET_SSV = 54,
-	NFS4_OP_TEST_STATEID = 55, NFS4_OP_WANT_DELEGATION = 56, NFS4_OP_DESTROY_CLIENTID = 57,
-	NFS4_OP_RECLAIM_COMPLETE = 58, NFS4_OP_ALLOCATE = 59, NFS4_OP_COPY = 60,
-	NFS4_OP_COPY_NOTIFY = 61, NFS4_OP_DEALLOCATE = 62, NFS4_OP_IO_ADVISE = 63,
-	NFS4_OP_LAYOUTERROR = 64, NFS4_OP_LAYOUTSTATS = 65, NFS4_OP_OFFLOAD_CANCEL = 66,
-	NFS4_OP_OFFLOAD_STATUS = 67, NFS4_OP_READ_PLUS = 68, NFS4_OP_SEEK = 69,
-	NFS4_OP_WRITE_SAME = 70, NFS4_OP_CLONE = 71, NFS4_OP_GETXATTR = 72, NFS4_OP_SETXATTR = 73,
-	NFS4_OP_LISTXATTRS = 74, NFS4_OP_REMOVEXATTR = 75, NFS4_OP_ILLEGAL = 10044,
-};
 
 #define NFS4_SESSIONID_SIZE 16
 #define NFS41_MAX_SLOTS 256
@@ -219,8 +196,5 @@ void nfs4_enc_setclientid(struct xenc *e, const uint8_t verf[8], const void *id,
 void nfs4_enc_setclientid_confirm(struct xenc *e, uint64_t clientid, const uint8_t confirm[8]);
 void nfs4_enc_renew(struct xenc *e, uint64_t clientid);
 void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid);
-
-/* A name for a NFSv4 operation number. */
-const char *nfs4_clnt_op_name(uint32_t op);
 
 #endif

@@ -68,7 +68,7 @@ bool nfs40_seqid_advances(uint32_t status)
 static unsigned b_setclientid(struct xenc *e, void *ctx)
 {
 	struct nfs41_session *s = ctx;
-	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), 0x40000000u, s->cb_netid,
+	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), PROG_NFS_CB, s->cb_netid,
 			     s->cb_addr, 1);
 	return 1;
 }

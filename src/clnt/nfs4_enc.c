@@ -6,7 +6,7 @@
 
 size_t nfs4_compound_begin(struct xenc *e, const struct rpc_cred *c, uint32_t minor)
 {
-	xenc_rpc_call(e, 0, PROG_NFS_, 4, 1, c);
+	xenc_rpc_call(e, 0, PROG_NFS, 4, 1, c);
 	xenc_u32(e, 0);          /* tag: empty */
 	xenc_u32(e, minor);
 	size_t at = e->len;
@@ -161,7 +161,7 @@ void nfs4_enc_create_session(struct xenc *e, uint64_t clientid, uint32_t seq, ui
 	xenc_u32(e, flags);
 	channel_attrs(e, maxreq, maxresp, 4096, 16, slots);
 	channel_attrs(e, 4096, 4096, 0, 2, 1);
-	xenc_u32(e, 0x40000000u);        /* cb_program */
+	xenc_u32(e, PROG_NFS_CB);        /* cb_program */
 	xenc_u32(e, 1);                  /* one callback_sec_parms4 */
 	xenc_u32(e, 0);                  /* AUTH_NONE */
 }

@@ -7,39 +7,19 @@
 #include <string.h>
 
 #include "dissect/extract.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "src/clnt/nfs3.h"
 
 #define BIG (1u << 20)
-
-static void skip_bitmap(struct cursor *c)
-{
-	uint32_t n = cur_be32(c, "bitmap4 length");
-	if (n > 64) {
-		cur_fail(c, CUR_INVALID, "bitmap4 length");
-		return;
-	}
-	cur_skip(c, (size_t)n * 4, "bitmap4");
-}
-
-static void skip_fattr(struct cursor *c)
-{
-	skip_bitmap(c);
-	cur_xdr_opaque(c, BIG, NULL, "attrlist4");
-}
 
 /* GETATTR results: lease_time is kept when it is the first attribute
  * (nothing asked before it in word 0: its offset is then known). */
 static void getattr_res(struct cursor *c, struct nfs4_res *r)
 {
-	uint32_t n = cur_be32(c, "bitmap4 length");
-	if (n > 64) {
-		cur_fail(c, CUR_INVALID, "bitmap4 length");
+	uint32_t w0 = 0, alen;
+	if (!nfs4_skip_bitmap4(c, &w0, NULL))
 		return;
-	}
-	uint32_t w0 = n ? cur_be32(c, "bitmap4") : 0;
-	cur_skip(c, n ? (size_t)(n - 1) * 4 : 0, "bitmap4");
-	uint32_t alen;
-	const uint8_t *p = cur_xdr_opaque(c, BIG, &alen, "attrlist4");
+	const uint8_t *p = cur_xdr_opaque(c, NFS4_ATTRLIST4_MAX, &alen, "attrlist4");
 	if (p && (w0 & FATTR4_W0_LEASE_TIME) && !(w0 & (FATTR4_W0_LEASE_TIME - 1)) && alen >= 4) {
 		r->has_lease = true;
 		r->lease_time = xenc_get_u32(p);
@@ -76,8 +56,8 @@ static void skip_array(struct cursor *c, size_t elem, uint32_t max, const char *
 
 static void state_protect_ops(struct cursor *c)
 {
-	skip_bitmap(c);
-	skip_bitmap(c);
+	nfs4_skip_bitmap4(c, NULL, NULL);
+	nfs4_skip_bitmap4(c, NULL, NULL);
 }
 
 static void skip_nfsace(struct cursor *c)
@@ -129,7 +109,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 		      struct nfs4_res *r)
 {
 	if (op == NFS4_OP_SETATTR) {
-		skip_bitmap(c);      /* attrsset, whatever the status */
+		nfs4_skip_bitmap4(c, NULL, NULL);      /* attrsset, whatever the status */
 		return true;
 	}
 	if (st != 0) {
@@ -162,7 +142,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 		keep_sid(r, c, idx);
 		break;
 	case NFS4_OP_COMMIT: cur_skip(c, 8, "writeverf"); break;
-	case NFS4_OP_CREATE: cur_skip(c, 20, "change_info4"); skip_bitmap(c); break;
+	case NFS4_OP_CREATE: cur_skip(c, 20, "change_info4"); nfs4_skip_bitmap4(c, NULL, NULL); break;
 	case NFS4_OP_GETATTR: getattr_res(c, r); break;
 	case NFS4_OP_GETFH: {
 		uint32_t n;
@@ -186,7 +166,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 			r->open_rflags = rflags;
 			r->open_at = idx;
 		}
-		skip_bitmap(c);
+		nfs4_skip_bitmap4(c, NULL, NULL);
 		open_delegation(c, r, idx);
 		break;
 	}
@@ -218,7 +198,7 @@ static bool op_result(struct cursor *c, uint32_t op, uint32_t st, uint32_t idx, 
 				break;
 			cur_skip(c, 8, "cookie");
 			cur_xdr_opaque(c, 1024, NULL, "name");
-			skip_fattr(c);
+			nfs4_skip_fattr4(c);
 			if (cur_ok(c))
 				r->nentries++;
 		}

@@ -176,7 +176,7 @@ static int enc_v4(struct lg *lg, struct lg_slot *s, enum lg_op op, uint64_t off)
 	xenc_init(&e, s->m.buf, sizeof(s->m.buf));
 	s->sslot = -1;
 	if (op == LG_NULL) {
-		xenc_rpc_call(&e, 0, PROG_NFS_, 4, 0, NULL);
+		xenc_rpc_call(&e, 0, PROG_NFS, 4, 0, NULL);
 		s->op = NFS3P_NULL;
 	} else {
 		uint32_t seq;

@@ -54,8 +54,8 @@ int replay_dry_run(struct engine *e)
 		const struct tcall *tc = &e->t.calls[i];
 		char path[2][512];
 		struct layout l;
-		bool v3 = (tc->prog == PROG_NFS_ && tc->vers == 3) || tc->prog == PROG_NFSACL_;
-		if (tc->prog == PROG_NFS_ && tc->vers == 4 && (tc->proc == 0 || tc->v4known)) {
+		bool v3 = (tc->prog == PROG_NFS && tc->vers == 3) || tc->prog == PROG_NFSACL;
+		if (tc->prog == PROG_NFS && tc->vers == 4 && (tc->proc == 0 || tc->v4known)) {
 			struct nfs4_call_info in;
 			memset(&in, 0, sizeof(in));
 			if (tc->proc == 1)
@@ -65,7 +65,7 @@ int replay_dry_run(struct engine *e)
 			ops[0] = 0;
 			for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS && off < sizeof(ops) - 1; k++) {
 				int w = snprintf(ops + off, sizeof(ops) - off, "%s%s", k ? "," : "",
-						 nfs4_clnt_op_name(in.op[k]));
+						 nfs4_op_name(in.op[k]));
 				if (w < 0)
 					break;
 				off += (size_t)w;
@@ -85,7 +85,7 @@ int replay_dry_run(struct engine *e)
 				i + 1, tc->xid, replay_op_label(replay_op_index(tc)));
 			continue;
 		}
-		bool m = tc->prog == PROG_NFSACL_ ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+		bool m = tc->prog == PROG_NFSACL ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
 		mut += m;
 		n++;
 		bool ok = replay_nfs3_layout(tc, &l);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dissect/extract.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "src/clnt/nfs3.h"
 
 /* The name an NFSv4 op gives the current filehandle's child: LOOKUP,
@@ -31,23 +32,11 @@ static bool v4_op_name(const struct tcall *tc, uint32_t op, uint32_t off, char *
 			cur_skip(&c, 8, "specdata");
 		p = cur_xdr_opaque(&c, 1024, &n, "component");
 	} else if (op == NFS4_OP_OPEN) {
-		cur_skip(&c, 12 + 8, "seqid share clientid");
-		cur_xdr_opaque(&c, 1024, NULL, "owner");
-		if (cur_be32(&c, "opentype") == 1) {
-			uint32_t how = cur_be32(&c, "createmode");
-			if (how == 2 || how == 3)
-				cur_skip(&c, 8, "verf");
-			if (how != 2) {
-				uint32_t bn = cur_be32(&c, "bitmap");
-				if (bn > 64)
-					return false;
-				cur_skip(&c, 4 * (size_t)bn, "bitmap");
-				cur_xdr_opaque(&c, 1u << 20, NULL, "attrs");
-			}
-		}
-		if (cur_be32(&c, "claim") != 0)
+		struct nfs4_open_args a;
+		if (!nfs4_walk_open_args(&c, &a) || a.claim != NFS4_CLAIM_NULL)
 			return false;
-		p = cur_xdr_opaque(&c, 1024, &n, "component");
+		p = a.name;
+		n = a.name_len;
 	}
 	if (!p || !n || n >= len || memchr(p, 0, n))
 		return false;
@@ -181,9 +170,9 @@ void replay_prepass(struct engine *e)
 				n++;
 		}
 		tc->inflight = n;
-		if (tc->prog == PROG_NFS_ && tc->vers == 4)
+		if (tc->prog == PROG_NFS && tc->vers == 4)
 			v4_prepass(e, i, tc);
-		if (tc->prog != PROG_NFS_ || tc->vers != 3)
+		if (tc->prog != PROG_NFS || tc->vers != 3)
 			continue;
 		struct layout l;
 		if (!replay_nfs3_layout(tc, &l))
@@ -207,7 +196,7 @@ void replay_prepass(struct engine *e)
 	if (!e->have_troot) {
 		for (size_t i = 0; i < t->n && !e->have_troot; i++) {
 			struct layout l;
-			if (t->calls[i].prog == PROG_NFS_ && t->calls[i].vers == 3 &&
+			if (t->calls[i].prog == PROG_NFS && t->calls[i].vers == 3 &&
 			    replay_nfs3_layout(&t->calls[i], &l) && l.nref &&
 			    !fhmap_get(&e->tparent, &l.ref[0].fh, NULL)) {
 				e->troot = l.ref[0].fh;

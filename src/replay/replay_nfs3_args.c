@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dissect/extract.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "src/clnt/nfs3.h"
 
 static bool take_fh(struct cursor *c, struct layout *l)
@@ -39,25 +40,13 @@ static bool take_name(struct cursor *c, struct layout *l)
 	return true;
 }
 
-static void skip_sattr3(struct cursor *c)
-{
-	for (int i = 0; i < 4 && cur_ok(c); i++) {
-		uint32_t set = cur_be32(c, "sattr3");
-		if (set)
-			cur_skip(c, i == 3 ? 8 : 4, "sattr3");
-	}
-	for (int i = 0; i < 2 && cur_ok(c); i++)
-		if (cur_be32(c, "settime") == 2)
-			cur_skip(c, 8, "nfstime3");
-}
-
 /* Where the handles are in a NFSv3 / NFSACLv3 call.  Returns false when
  * the arguments do not decode. */
 bool replay_nfs3_layout(const struct tcall *tc, struct layout *l)
 {
 	struct cursor c = cur_make(tc->args, tc->args_len);
 	memset(l, 0, sizeof(*l));
-	if (tc->prog == PROG_NFSACL_)
+	if (tc->prog == PROG_NFSACL)
 		return tc->proc == 0 || take_fh(&c, l);
 	switch (tc->proc) {
 	case NFS3P_NULL:
@@ -85,7 +74,7 @@ bool replay_nfs3_layout(const struct tcall *tc, struct layout *l)
 	case NFS3P_SYMLINK:
 		if (!take_fh(&c, l) || !take_name(&c, l))
 			return false;
-		skip_sattr3(&c);
+		nfs3_skip_sattr3(&c);
 		l->has_ddp = true;
 		l->ddp_at = (uint32_t)c.off;
 		l->ddp_len = cur_be32(&c, "symlink path length");

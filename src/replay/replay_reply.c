@@ -137,7 +137,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	rc->data = NULL;
 	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid)
 		e->drop_pending = true;  /* not here: the transport is inside its poll */
-	if (tc->prog == PROG_NFS_ && tc->vers == 4) {
+	if (tc->prog == PROG_NFS && tc->vers == 4) {
 		v4_done(rc, req, rep);
 		return;
 	}
@@ -148,7 +148,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
 	struct rpc_res res = { 0 };
 	int dret;
-	if (tc->prog == PROG_NFS_ && tc->vers == 3) {
+	if (tc->prog == PROG_NFS && tc->vers == 3) {
 		struct rdp_ctx c = { e, &rc->tdir, true };
 		dret = nfs3_decode_reply(tc->proc, rep->msg, rep->len, rep->bulk_moved, &res,
 					 tc->proc == NFS3P_READDIRPLUS && rc->has_tdir ? replay_rdp_entry : NULL, &c);
@@ -168,11 +168,11 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 		note_mismatch(e, tc, REPLAY_UNDECODED, 0, -EBADMSG);
 		return;
 	}
-	if (tc->proc == NFS3P_READ && tc->prog == PROG_NFS_) {
+	if (tc->proc == NFS3P_READ && tc->prog == PROG_NFS) {
 		uint64_t rd = xprt_reply_read_bytes(rep, res.count);
 		os->bytes += rd;
 		e->bytes_read += rd;
-	} else if (tc->proc == NFS3P_WRITE && tc->prog == PROG_NFS_) {
+	} else if (tc->proc == NFS3P_WRITE && tc->prog == PROG_NFS) {
 		os->bytes += res.count;
 		e->bytes_written += res.count;
 	}

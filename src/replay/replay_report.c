@@ -11,13 +11,13 @@
 
 unsigned replay_op_index(const struct tcall *tc)
 {
-	if (tc->prog == PROG_NFS_ && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
+	if (tc->prog == PROG_NFS && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
 		return tc->proc;
-	if (tc->prog == PROG_NFSACL_ && tc->proc < 4)
+	if (tc->prog == PROG_NFSACL && tc->proc < 4)
 		return 22 + tc->proc;
-	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->proc == 0)
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->proc == 0)
 		return 28;
-	if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
 		return V4BASE + tc->v4op;
 	return 26;
 }
@@ -28,7 +28,7 @@ const char *replay_op_label(unsigned i)
 					   "NFSACL GETXATTRDIR" };
 	static char v4[NOPS][32];
 	if (i < NFS3P_NPROCS)
-		return nfs3_clnt_proc_name(i);
+		return nfs3_proc_name(i);
 	if (i >= 22 && i < 26)
 		return acl[i - 22];
 	if (i == 27)
@@ -37,7 +37,7 @@ const char *replay_op_label(unsigned i)
 		return "NFSv4 NULL";
 	if (i >= V4BASE && i < NOPS) {
 		if (!v4[i][0])
-			snprintf(v4[i], sizeof(v4[i]), "v4 %s", nfs4_clnt_op_name(i - V4BASE));
+			snprintf(v4[i], sizeof(v4[i]), "v4 %s", nfs4_op_name(i - V4BASE));
 		return v4[i];
 	}
 	return "NFSv4 COMPOUND";

@@ -164,13 +164,13 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	int ret;
 
 	os->trace++;
-	if (tc->prog == PROG_NFS_ && tc->vers == 4)
+	if (tc->prog == PROG_NFS && tc->vers == 4)
 		return replay_one_v4(e, i, t0_trace, t0, os);
-	if (!(tc->prog == PROG_NFS_ && tc->vers == 3) && tc->prog != PROG_NFSACL_) {
+	if (!(tc->prog == PROG_NFS && tc->vers == 3) && tc->prog != PROG_NFSACL) {
 		os->unsupported++;
 		return 0;
 	}
-	bool mut = tc->prog == PROG_NFSACL_ ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+	bool mut = tc->prog == PROG_NFSACL ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
 	struct layout l;
 	bool parsed = replay_nfs3_layout(tc, &l);
 	if (mut && !o->allow_mutations) {
@@ -273,9 +273,9 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 		rc->req.ddp = rc->data;
 		rc->req.ddp_len = l.ddp_len;
 	}
-	if (tc->prog == PROG_NFS_ && (tc->proc == NFS3P_READ))
+	if (tc->prog == PROG_NFS && (tc->proc == NFS3P_READ))
 		rc->req.wchunk = l.count;
-	rc->req.reply_max = tc->prog == PROG_NFSACL_ ? (tc->proc == 1 ? 8192 : 512) :
+	rc->req.reply_max = tc->prog == PROG_NFSACL ? (tc->proc == 1 ? 8192 : 512) :
 			    nfs3_reply_max(tc->proc, l.count);
 	rc->has_tdir = l.nref > 0;
 	if (l.nref)
@@ -357,7 +357,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		struct layout l;
 		struct nfs4_call_info in;
 		const struct tcall *tc = &e->t.calls[i];
-		if (tc->prog == PROG_NFS_ && tc->vers == 4 && tc->v4known &&
+		if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known &&
 		    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0) {
 			if (in.read_count > maxbulk && in.read_count <= (1u << 20))
 				maxbulk = in.read_count;
@@ -365,7 +365,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 				maxbulk = in.ddp_len;
 			continue;
 		}
-		if (e->t.calls[i].prog == PROG_NFS_ && e->t.calls[i].vers == 3 &&
+		if (e->t.calls[i].prog == PROG_NFS && e->t.calls[i].vers == 3 &&
 		    replay_nfs3_layout(&e->t.calls[i], &l)) {
 			if (l.count > maxbulk && l.count <= (1u << 20))
 				maxbulk = l.count;

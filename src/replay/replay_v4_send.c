@@ -299,7 +299,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	size_t ddp_out = 0;
 	for (int attempt = 0;; attempt++) {
 		xenc_init(&x, buf, cap);
-		xenc_rpc_call(&x, 0, PROG_NFS_, 4, tc->proc, &cred);
+		xenc_rpc_call(&x, 0, PROG_NFS, 4, tc->proc, &cred);
 		e->cur_slot = -1;
 		e->cur_nuse = 0;
 		ret = tc->proc == 0 ? 0 : nfs4_call_rewrite_v40(tc->args, tc->args_len, tc->rpos, &ops,

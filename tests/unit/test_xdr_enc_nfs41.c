@@ -182,7 +182,7 @@ static void test_session_ops(void)
 		NFS4_OP_LOOKUP, NFS4_OP_GETFH, NFS4_OP_ACCESS, NFS4_OP_GETATTR, NFS4_OP_READDIR,
 		NFS4_OP_CLOSE, NFS4_OP_DESTROY_SESSION, NFS4_OP_DESTROY_CLIENTID };
 	for (unsigned i = 0; i < 11; i++)
-		CHECK(r.ops[i].op == want[i], "op %u is %s (got %u)", i, nfs4_clnt_op_name(want[i]), r.ops[i].op);
+		CHECK(r.ops[i].op == want[i], "op %u is %s (got %u)", i, nfs4_op_name(want[i]), r.ops[i].op);
 	CHECK_EQ_STR(r.name, "dir");
 	CHECK_EQ_U64(r.ops[7].count, 65536);
 	CHECK_EQ_U64(r.ops[8].seqid, 3);
