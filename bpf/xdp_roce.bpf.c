@@ -304,20 +304,20 @@ helper:
 static __always_inline int parse_to_bth(struct xdp_md *ctx, struct frame_info *f)
 {
 	struct hdr_cursor nh = { .pos = f->data };
-	__u16 proto;
-	int v;
+	int proto = parse_ethhdr(&nh, f), v;
 
-	v = parse_ethhdr(&nh, f, &proto);
-	if (v != PARSE_OK)
-		return v;
-	if (proto == ETH_P_IP)
+	switch (proto) {
+	case ETH_P_IP:
 		v = parse_iphdr(ctx, &nh, f);
-	else if (proto == ETH_P_IPV6)
+		break;
+	case ETH_P_IPV6:
 		v = parse_ip6hdr(ctx, &nh, f);
-	else if (proto == ETH_P_ROCE_V1)
+		break;
+	case ETH_P_ROCE_V1:
 		return parse_grh(ctx, &nh, f);
-	else
-		return PARSE_PASS;
+	default:
+		return proto < 0 ? -proto : PARSE_PASS;
+	}
 	if (v != PARSE_OK)
 		return v;
 	return parse_udphdr(&nh, f, roce_port);
