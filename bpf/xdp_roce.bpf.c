@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* xdp_roce: the XDP fast path.  For every frame it parses, with bounded
- * cursor checks (xdp-tools style), Ethernet (up to 4 VLAN tags), IPv4 /
- * IPv6 (+ extension headers), UDP 4791 (RoCEv2) or Ethertype 0x8915
+ * cursor checks (xdp-tools style, one always-inline parser per layer),
+ * Ethernet (up to 4 VLAN tags; bpf/parse_l2.h), IPv4 / IPv6 (+ extension
+ * headers) and UDP 4791 (RoCEv2; bpf/parse_ip.h) or Ethertype 0x8915
  * (RoCEv1), the BTH and its extended headers (RETH, AETH, IETH, ImmDt,
- * DETH, ...), and at the start of SEND First / SEND Only payloads the
- * RPC-over-RDMA v1 header and a summary of its chunk lists.  RoCE and
- * malformed frames produce one record each in the ring buffer (the parsed
- * fields + the first snap_len bytes of the frame); every frame updates the
- * counters.  It returns XDP_PASS: traffic is never dropped or changed.
+ * DETH, ...; bpf/parse_ib.h), and at the start of SEND First / SEND Only
+ * payloads the RPC-over-RDMA v1 header and a summary of its chunk lists
+ * (bpf/parse_rpcrdma.h).  RoCE and malformed frames produce one record
+ * each in the ring buffer (the parsed fields + the first snap_len bytes
+ * of the frame); every frame updates the counters.  It returns XDP_PASS:
+ * traffic is never dropped or changed.
  * The one exception is asked for by name: on a mirror (SPAN) port
  * (mirror_port), a unicast frame for another host is a copy the stack
  * would build an skb for only to drop it (PACKET_OTHERHOST), so it is
@@ -17,15 +19,14 @@
  * frame is RoCE / malformed / other here exactly when it is for the
  * dissector (tests/bpf/test_xdp_diff.c checks that on every lab frame). */
 #include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_endian.h>
 
 #include "xdp_roce.h"
+#include "parse_frame.h"
+#include "parse_l2.h"
+#include "parse_ip.h"
+#include "parse_ib.h"
+#include "parse_rpcrdma.h"
 
 /* Set by the loader before load (rodata). */
 const volatile __u32 snap_len = XDP_ROCE_SNAP_DEFAULT;  /* 0: parsed fields only */
@@ -93,301 +94,8 @@ struct {
 	__type(value, struct scratch);
 } xdp_scratch SEC(".maps");
 
-/* v & m (m = 2^k - 1) computed right where it is used: older verifiers
- * (6.1) lose a bound when the compiler spills the value between the
- * masking and the pointer arithmetic. */
-#define BOUND(v, m) ({ __u64 v_ = (v); asm volatile("%0 &= " #m : "+r"(v_)); v_; })
-
-struct vlan_hdr_ {
-	__be16 tci;
-	__be16 proto;
-};
-
-struct hdr_cursor {
-	void *pos;
-};
-
 /* st: this CPU's counters, looked up once per frame */
 #define bump(st, slot) ((st)->v[(slot)]++)
-
-/* The opcode table of dissect/ib.c: extended headers of each operation
- * (the low 5 opcode bits), and which operations each service has. */
-#define P XH_PAYLOAD
-static const __u16 op_hdrs[32] = {
-	[0x00] = P, [0x01] = P, [0x02] = P, [0x03] = P | XH_IMMDT,
-	[0x04] = P, [0x05] = P | XH_IMMDT,
-	[0x06] = P | XH_RETH, [0x07] = P, [0x08] = P, [0x09] = P | XH_IMMDT,
-	[0x0a] = P | XH_RETH, [0x0b] = P | XH_RETH | XH_IMMDT,
-	[0x0c] = XH_RETH,
-	[0x0d] = P | XH_AETH, [0x0e] = P, [0x0f] = P | XH_AETH, [0x10] = P | XH_AETH,
-	[0x11] = XH_AETH, [0x12] = XH_AETH | XH_ATOMICACKETH,
-	[0x13] = XH_ATOMICETH, [0x14] = XH_ATOMICETH, [0x15] = 0,
-	[0x16] = P | XH_IETH, [0x17] = P | XH_IETH,
-	[0x1c] = XH_FETH | XH_RETH, [0x1d] = P | XH_RETH,
-};
-#define OPS_RC  (0x3fffffu | (1u << 0x16) | (1u << 0x17) | (1u << 0x1c) | (1u << 0x1d))
-#define OPS_RC_NO_RESYNC (OPS_RC & ~(1u << 0x15))
-#define OPS_UC  (0x0fffu & ~(1u << 0x0c))
-#define OPS_RD  (0x3fffffu)
-#define OPS_UD  ((1u << 0x04) | (1u << 0x05))
-
-/* Extended-header set of an opcode, or -1 for a reserved opcode. */
-static __always_inline int opcode_hdrs(__u8 opcode)
-{
-	__u32 op = opcode & 0x1f, svc = opcode >> 5, mask, extra = 0;
-
-	switch (svc) {
-	case 0: mask = OPS_RC_NO_RESYNC; break;
-	case 1: mask = OPS_UC; break;
-	case 2:
-		mask = OPS_RD;
-		extra = XH_RDETH | XH_DETH;
-		if (op >= 0x0d && op <= 0x12)   /* RD acknowledgements: no DETH */
-			extra = XH_RDETH;
-		break;
-	case 3: mask = OPS_UD; extra = XH_DETH; break;
-	case 4:
-		if (opcode == 0x81)             /* CNP */
-			return 0;
-		return -1;
-	case 5: mask = OPS_RC_NO_RESYNC; extra = XH_XRCETH; break;
-	default: return -1;
-	}
-	if (!(mask & (1u << op)))
-		return -1;
-	return op_hdrs[op] | extra;
-}
-
-static __always_inline __u32 be32_at(const __u8 *p)
-{
-	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) | ((__u32)p[2] << 8) | p[3];
-}
-
-/* Packet bytes [off, off + n) straight from the linear part, or NULL
- * when they are not all there.  A helper call costs ~25 ns on this host
- * whatever it copies (its calls and returns go through retpolines and the
- * Safe-RET thunk), and an RPC-over-RDMA header took one per word; so the
- * header of a SEND whose payload ends in the linear part (most: a frame
- * is in fragments past ~3.5 KB, or when a driver hands over a paged
- * frame) is read directly, the others through bpf_xdp_load_bytes as
- * before (the header may run into the fragments).  The choice is made once per
- * header (lin below), not per word: a branch per word multiplies the
- * verifier's paths through the list loops past its limit.
- *
- * The offset reaches the pointer through a map value (cell, in the
- * per-CPU scratch): an offset added to a packet pointer becomes
- * "precise" for the verifier, which then keeps apart every path through
- * the Read, Write and Reply list loops by its exact offset (past the 1M
- * instruction limit); one loaded from memory is just a bounded unknown. */
-#define PKT_LIN_MAX 4095   /* a linear part is at most a page */
-static __always_inline const __u8 *pkt_at(struct xdp_md *ctx, __u32 off, const __u32 n, __u32 *cell)
-{
-	const __u8 *data = (const __u8 *)(long)ctx->data;
-	const __u8 *end = (const __u8 *)(long)ctx->data_end;
-
-	*(volatile __u32 *)cell = off;
-	off = *(volatile __u32 *)cell;
-	if (off > PKT_LIN_MAX - n)
-		return 0;
-	const __u8 *p = data + BOUND(off, 4095);
-	if (p + n > end)
-		return 0;
-	return p;
-}
-
-static __always_inline __u32 ld32(struct xdp_md *ctx, __u32 off, int *err, __u32 *lin)
-{
-	__be32 v = 0;
-
-	if (lin) {
-		const __u8 *p = pkt_at(ctx, off, 4, lin);
-		if (p)
-			v = *(const __be32 *)p;
-		else
-			*err = 1;
-	} else if (bpf_xdp_load_bytes(ctx, off, &v, 4)) {
-		*err = 1;
-	}
-	return bpf_ntohl(v);
-}
-
-static __always_inline int ld16(struct xdp_md *ctx, __u32 off, __be32 w[4], __u32 *lin)
-{
-	if (lin) {
-		const __u8 *p = pkt_at(ctx, off, 16, lin);
-		if (!p)
-			return -1;
-		w[0] = ((const __be32 *)p)[0];
-		w[1] = ((const __be32 *)p)[1];
-		w[2] = ((const __be32 *)p)[2];
-		w[3] = ((const __be32 *)p)[3];
-		return 0;
-	}
-	return bpf_xdp_load_bytes(ctx, off, w, 16);
-}
-
-static __always_inline int ld_seg(struct xdp_md *ctx, __u32 off, struct xdp_seg *s, __u32 *lin)
-{
-	__be32 w[4];
-
-	if (ld16(ctx, off, w, lin))
-		return -1;
-	s->handle = bpf_ntohl(w[0]);
-	s->length = bpf_ntohl(w[1]);
-	s->offset = ((__u64)bpf_ntohl(w[2]) << 32) | bpf_ntohl(w[3]);
-	return 0;
-}
-
-/* One Write or Reply chunk: segment count, first segment, skip the rest.
- * Returns 0, or the rr_status that ends the parse. */
-static __always_inline int rr_chunk(struct xdp_md *ctx, __u32 *offp, __u32 end, __u32 *nsegs,
-				    struct xdp_seg *first, int want_first, __u32 *lin)
-{
-	__u32 off = *offp;
-	int err = 0;
-
-	if (end - off < 4)
-		return RR_SHORT;
-	__u32 n = ld32(ctx, off, &err, lin);
-	if (err)
-		return RR_SHORT;
-	off += 4;
-	if (n > XDP_RR_LIST_LIMIT)
-		return RR_BAD;
-	if (n * 16 > end - off)
-		return RR_SHORT;
-	if (want_first && n && ld_seg(ctx, off, first, lin))
-		return RR_SHORT;
-	*nsegs = n;
-	*offp = off + n * 16;
-	return 0;
-}
-
-/* RPC-over-RDMA v1 header at frame offset off, end = end of the payload;
- * lin: all of it is in the linear part, read with pkt_at (lin is its
- * cell), or NULL: read with bpf_xdp_load_bytes. */
-static __always_inline int rr_parse_body(struct xdp_md *ctx, struct xdp_roce_rec *r, __u32 off, __u32 end,
-					 __u32 *lin)
-{
-	__u32 start = off, w[4];
-	int err = 0, st;
-
-	if (end < off || end - off < 16)
-		return RR_SHORT;
-	if (ld16(ctx, off, w, lin))
-		return RR_SHORT;
-	r->xid = bpf_ntohl(w[0]);
-	r->vers = bpf_ntohl(w[1]);
-	r->credits = bpf_ntohl(w[2]);
-	r->proc = bpf_ntohl(w[3]);
-	off += 16;
-	if (r->vers != 1)
-		return RR_NOT_V1;
-	switch (r->proc) {
-	case 2: /* RDMA_MSGP: align, thresh, then the lists */
-		if (end - off < 8)
-			return RR_SHORT;
-		off += 8;
-		break;
-	case 0: /* RDMA_MSG */
-	case 1: /* RDMA_NOMSG */
-		break;
-	case 3: /* RDMA_DONE */
-		r->rr_hdr_len = (__u16)(off - start);
-		return RR_OK;
-	case 4: /* RDMA_ERROR */
-		if (end - off < 4)
-			return RR_SHORT;
-		r->rr_err = ld32(ctx, off, &err, lin);
-		if (err)
-			return RR_SHORT;
-		off += 4;
-		if (r->rr_err == 1) {
-			if (end - off < 8)
-				return RR_SHORT;
-			off += 8;
-		} else if (r->rr_err != 2) {
-			return RR_BAD;
-		}
-		r->rr_hdr_len = (__u16)(off - start);
-		return RR_OK;
-	default:
-		return RR_BAD;
-	}
-
-	/* Read list: { 1, position, handle, length, offset64 }* 0 */
-	for (int i = 0; i <= XDP_RR_MAX_RSEGS; i++) {
-		if (end - off < 4)
-			return RR_SHORT;
-		__u32 disc = ld32(ctx, off, &err, lin);
-		if (err)
-			return RR_SHORT;
-		off += 4;
-		if (disc > 1)
-			return RR_BAD;
-		if (!disc)
-			break;
-		if (i == XDP_RR_MAX_RSEGS)
-			return RR_OVERFLOW;
-		if (end - off < 20)
-			return RR_SHORT;
-		__u32 pos = ld32(ctx, off, &err, lin);
-		struct xdp_seg s;
-		if (err || ld_seg(ctx, off + 4, &s, lin))
-			return RR_SHORT;
-		off += 20;
-		if (i == 0) {
-			r->rd_pos = pos;
-			r->rd1 = s;
-		}
-		if (pos == 0)
-			r->rr_flags |= XRR_P0;
-		r->rd_total += s.length;
-		r->n_rsegs++;
-	}
-
-	/* Write list: { 1, nsegs, segment x nsegs }* 0 */
-	for (int i = 0; i <= XDP_RR_MAX_WCHUNKS; i++) {
-		if (end - off < 4)
-			return RR_SHORT;
-		__u32 disc = ld32(ctx, off, &err, lin);
-		if (err)
-			return RR_SHORT;
-		off += 4;
-		if (disc > 1)
-			return RR_BAD;
-		if (!disc)
-			break;
-		if (i == XDP_RR_MAX_WCHUNKS)
-			return RR_OVERFLOW;
-		__u32 n = 0;
-		st = rr_chunk(ctx, &off, end, &n, &r->wr1, r->n_wsegs == 0, lin);
-		if (st)
-			return st;
-		r->n_wsegs += n;
-		r->n_wchunks++;
-	}
-
-	/* Reply chunk: 0 | 1, nsegs, segment x nsegs */
-	if (end - off < 4)
-		return RR_SHORT;
-	__u32 disc = ld32(ctx, off, &err, lin);
-	if (err)
-		return RR_SHORT;
-	off += 4;
-	if (disc > 1)
-		return RR_BAD;
-	if (disc) {
-		__u32 n = 0;
-		st = rr_chunk(ctx, &off, end, &n, &r->rp1, 1, lin);
-		if (st)
-			return st;
-		r->n_rpsegs = n;
-		r->rr_flags |= XRR_REPLY;
-	}
-	r->rr_hdr_len = (__u16)(off - start);
-	return RR_OK;
-}
 
 /* Inlined: a BPF-to-BPF call's return goes through the Safe-RET thunk
  * like a helper's (~4 ns a SEND here), and a static subprogram is
@@ -590,393 +298,221 @@ helper:
 	return bpf_xdp_load_bytes(ctx, 0, dst, cap);
 }
 
-/* The frame's length (wire_len) without bpf_xdp_get_buff_len where the
- * linear part must be all of it: a helper call costs ~10 ns here, on
- * every frame.  l3_end is where the IP datagram (RoCEv1: the GRH's
- * payload) ends, 0 if unknown.  A frame continues in fragments only
- * when its first buffer is full -- BPF_PROG_TEST_RUN, veth and generic
- * XDP fill a page first, drivers an rx buffer (>= 1.5 KB) -- or at a
- * header-split boundary, which lies inside the datagram.  So a linear
- * part of at most WIRE_LIN_EXACT bytes that holds the whole datagram is
- * the whole frame; anything else asks the helper. */
-#define WIRE_LIN_EXACT 1024
-static __always_inline __u32 frame_len(struct xdp_md *ctx, __u32 lin, __u32 l3_end)
+
+/* Ethernet to the BTH: fills f up to f->bth, or says the frame is not
+ * RoCE (PARSE_PASS) or malformed (PARSE_BAD at f->layer). */
+static __always_inline int parse_to_bth(struct xdp_md *ctx, struct frame_info *f)
 {
-	if (l3_end && l3_end <= lin && lin <= WIRE_LIN_EXACT)
-		return lin;
-	return bpf_xdp_get_buff_len(ctx);
+	struct hdr_cursor nh = { .pos = f->data };
+	int proto = parse_ethhdr(&nh, f), v;
+
+	switch (proto) {
+	case ETH_P_IP:
+		v = parse_iphdr(ctx, &nh, f);
+		break;
+	case ETH_P_IPV6:
+		v = parse_ip6hdr(ctx, &nh, f);
+		break;
+	case ETH_P_ROCE_V1:
+		return parse_grh(ctx, &nh, f);
+	default:
+		return proto < 0 ? -proto : PARSE_PASS;
+	}
+	if (v != PARSE_OK)
+		return v;
+	return parse_udphdr(&nh, f, roce_port);
 }
 
-static __always_inline int roce_observe(struct xdp_md *ctx)
+/* What the layers below the BTH said, into the record. */
+static __always_inline void rec_put_frame(struct xdp_roce_rec *r, const struct frame_info *f)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct hdr_cursor nh = { .pos = data };
-	__u32 lin = (__u32)((long)data_end - (long)data);
-	__u32 wire = 0;     /* frame_len() once the datagram's end is known */
-	__u64 frame = __sync_fetch_and_add(&frame_seq, 1) + 1;
-	struct xdp_roce_rec *r;
-	struct rec_at at;
-	int want = !(sample_every > 1 && frame % sample_every);
-	__u32 ip_payload = 0, tp_len, off, l3 = sizeof(struct ethhdr);
-	__u8 layer, family, ecn = 0, kind = XK_ROCE_V2;
-	__u16 sport = 0;
-	const __u8 *src = 0, *dst = 0;
-	__u8 *bth;
-	__u16 proto;
-	__u32 zero = 0;
-	struct xdp_stats_val *st = bpf_map_lookup_elem(&xdp_stats, &zero);
-
-	if (!st)
-		return XDP_PASS;
-	bump(st, XS_FRAMES);
-
-	/* Ethernet */
-	struct ethhdr *eth = nh.pos;
-	if ((void *)(eth + 1) > data_end) {
-		layer = XM_ETH;
-		goto malformed;
-	}
-	nh.pos = eth + 1;
-	proto = bpf_ntohs(eth->h_proto);
-	if (proto < 0x600)
-		return XDP_PASS;
-#pragma unroll
-	for (int i = 0; i < 4; i++) {
-		struct vlan_hdr_ *vh = nh.pos;
-
-		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD && proto != 0x9100)
-			break;
-		if ((void *)(vh + 1) > data_end) {
-			layer = XM_VLAN;
-			goto malformed;
-		}
-		proto = bpf_ntohs(vh->proto);
-		nh.pos = vh + 1;
-		l3 += sizeof(*vh);
-	}
-
-	if (proto == ETH_P_IP) {
-		struct iphdr *ip = nh.pos;
-		__u32 ihl, tot;
-
-		layer = XM_IPV4;
-		if ((void *)(ip + 1) > data_end)
-			goto malformed;
-		if (ip->version != 4)
-			goto malformed;
-		ihl = (__u32)ip->ihl * 4;
-		if (ihl < 20)
-			goto malformed;
-		tot = bpf_ntohs(ip->tot_len);
-		wire = frame_len(ctx, lin, l3 + tot);
-		if (tot < ihl || tot > wire - l3)
-			goto malformed;
-		if (nh.pos + ihl > data_end)
-			goto malformed;
-		if (ip->protocol != IPPROTO_UDP || (ip->frag_off & bpf_htons(0x3fff)))
-			return XDP_PASS;
-		family = 4;
-		ecn = ip->tos & 3;
-		src = (const __u8 *)&ip->saddr;
-		dst = (const __u8 *)&ip->daddr;
-		ip_payload = tot - ihl;
-		nh.pos += ihl;
-	} else if (proto == ETH_P_IPV6) {
-		struct ipv6hdr *ip6 = nh.pos;
-		__u32 left;
-		__u8 nxt;
-
-		layer = XM_IPV6;
-		if ((void *)(ip6 + 1) > data_end)
-			goto malformed;
-		if (ip6->version != 6)
-			goto malformed;
-		left = bpf_ntohs(ip6->payload_len);
-		wire = frame_len(ctx, lin, l3 + 40 + left);
-		if (wire < l3 + 40 || left > wire - l3 - 40)
-			goto malformed;
-		nxt = ip6->nexthdr;
-		ecn = (((__u8 *)ip6)[1] >> 4) & 3;
-		src = (const __u8 *)&ip6->saddr;
-		dst = (const __u8 *)&ip6->daddr;
-		nh.pos = ip6 + 1;
-#pragma unroll
-		for (int i = 0; i < 8; i++) {
-			__u8 *eh = nh.pos;
-			__u32 len;
-
-			if (nxt != 0 && nxt != 43 && nxt != 60)
-				break;
-			if ((void *)(eh + 2) > data_end)
-				goto malformed;
-			nxt = eh[0];
-			len = ((__u32)eh[1] + 1) * 8;
-			if (len > left)
-				goto malformed;
-			if ((void *)eh + len > data_end)
-				goto malformed;
-			nh.pos = (void *)eh + len;
-			left -= len;
-		}
-		if (nxt != IPPROTO_UDP)
-			return XDP_PASS;
-		family = 6;
-		ip_payload = left;
-	} else if (proto == 0x8915) {
-		/* RoCEv1: GRH, NxtHdr 0x1B, PayLen covers BTH..ICRC */
-		__u8 *grh = nh.pos;
-		__u32 paylen;
-
-		layer = XM_ROCE;
-		if ((void *)(grh + 40) > data_end)
-			goto malformed;
-		if (grh[6] != 0x1b)
-			goto malformed;
-		paylen = ((__u32)grh[4] << 8) | grh[5];
-		wire = frame_len(ctx, lin, l3 + 40 + paylen);
-		if (paylen < 16 || wire < l3 + 40 || paylen > wire - l3 - 40)
-			goto malformed;
-		family = 'G';
-		kind = XK_ROCE_V1;
-		ecn = (grh[1] >> 4) & 3;
-		src = grh + 8;
-		dst = grh + 24;
-		tp_len = paylen - 4;
-		bth = grh + 40;
-		goto have_bth;
+	r->kind = f->kind;
+	r->family = f->family;
+	r->ecn = f->ecn;
+	r->sport = f->sport;
+	r->tp_len = f->tp_len;
+	if (f->family == 4) {
+		__builtin_memcpy(r->src, f->src, 4);
+		__builtin_memcpy(r->dst, f->dst, 4);
 	} else {
-		return XDP_PASS;
+		__builtin_memcpy(r->src, f->src, 16);
+		__builtin_memcpy(r->dst, f->dst, 16);
 	}
+}
 
-	/* UDP to the RoCEv2 port */
-	{
-		struct udphdr *udp = nh.pos;
-		__u32 ulen;
-
-		layer = XM_UDP;
-		if ((void *)(udp + 1) > data_end)
-			goto malformed;
-		if (udp->dest != bpf_htons(roce_port))
-			return XDP_PASS;
-		ulen = bpf_ntohs(udp->len);
-		if (ulen < 8 || ulen > ip_payload)
-			goto malformed;
-		layer = XM_ROCE;
-		if (ulen - 8 < 12 + 4)
-			goto malformed;
-		sport = bpf_ntohs(udp->source);
-		tp_len = ulen - 8 - 4;
-		bth = (__u8 *)(udp + 1);
-	}
-
-have_bth:
-	if (rec_begin(&at, want, wire))
-		return XDP_PASS;
-	r = at.r;
-	r->kind = kind;
-	r->family = family;
-	r->ecn = ecn;
-	r->sport = sport;
-	r->tp_len = tp_len;
-	if (family == 4) {
-		__builtin_memcpy(r->src, src, 4);
-		__builtin_memcpy(r->dst, dst, 4);
-	} else {
-		__builtin_memcpy(r->src, src, 16);
-		__builtin_memcpy(r->dst, dst, 16);
-	}
+/* The BTH and its extended headers into r (after rec_put_frame); returns
+ * the payload's frame offset, or -1: malformed at f->layer. */
+static __always_inline int roce_parse_ib(struct frame_info *f, struct xdp_roce_rec *r)
+{
 	/* Every framing (VLAN tags, IPv4 options, IPv6 extensions, RoCEv1)
 	 * reaches the BTH at a different constant offset; passing the offset
 	 * through the map value makes it one unknown, bounded scalar, so the
 	 * verifier checks everything below once instead of once per framing. */
-	r->payload_off = (__u32)(bth - (__u8 *)data);
-	{
-		__u32 bo = *(volatile __u32 *)&r->payload_off;
+	r->payload_off = (__u32)(f->bth - (__u8 *)f->data);
 
-		tp_len = *(volatile __u32 *)&r->tp_len;
-		if (bo > 512 || tp_len > 0xffff)
-			goto malformed_r;       /* cannot happen: headers are < 512 bytes */
-		/* A no-op mask on the register that is added to the packet
-		 * pointer: older verifiers (6.1) lose the bound above when the
-		 * compiler spills bo between the check and the addition. */
-		asm volatile("%0 &= 1023" : "+r"(bo));
-		bth = (__u8 *)data + bo;
-		off = bo;
+	__u32 bo = *(volatile __u32 *)&r->payload_off;
+	__u32 tp_len = *(volatile __u32 *)&r->tp_len;
+
+	if (bo > 512 || tp_len > 0xffff)
+		return -1;              /* cannot happen: headers are < 512 bytes */
+	/* A no-op mask on the register that is added to the packet
+	 * pointer: older verifiers (6.1) lose the bound above when the
+	 * compiler spills bo between the check and the addition. */
+	asm volatile("%0 &= 1023" : "+r"(bo));
+	f->layer = XM_IB;
+	return parse_ib_transport((__u8 *)f->data + bo, f->data_end, bo, tp_len, r);
+}
+
+/* SEND First, SEND Only, SEND Only with Immediate / Invalidate: an
+ * RPC-over-RDMA header starts the payload. */
+static __always_inline int op_starts_send(__u8 op)
+{
+	return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x17;
+}
+
+/* A well-formed RoCE frame whose payload starts at frame offset off: the
+ * RPC-over-RDMA summary of a SEND that starts a message, and what of the
+ * frame the record keeps. */
+static __always_inline void rec_payload(struct xdp_md *ctx, struct xdp_stats_val *st, struct rec_at *at,
+					__u32 off, __u32 wire)
+{
+	struct xdp_roce_rec *r = at->r;
+	__u8 op = r->opcode & 0x1f, svc = r->opcode >> 5;
+
+	if (op_starts_send(op)) {
+		if (svc == 3 || svc == 4)       /* UD, CNP */
+			return;
+		__builtin_memset((__u8 *)r + XDP_REC_BASE, 0, XDP_REC_FULL - XDP_REC_BASE);
+		r->rr_status = (__u8)rr_parse(ctx, r, off, off + r->payload_len);
+		if (r->rr_status == RR_OK)
+			bump(st, XS_RPCRDMA);
+		/* A message's start keeps its snap bytes.  Returning here keeps
+		 * op from being live across rr_parse's list loops, where the
+		 * verifier would keep a state per SEND opcode (1.5x the work). */
+		return;
 	}
+	/* A frame past the snap length that does not start a message
+	 * keeps only its headers (bpf/xdp_roce.h). */
+	if (at->cap < wire && op != 0x06 && op != 0x0a && op != 0x0b && op != 0x0d && op != 0x10 &&
+	    off < at->cap)
+		at->cap = off;
+}
 
-	/* BTH: the cursor is clipped to tp_len (headers past it are
-	 * truncated, as in the dissector) and to the frame. */
-	layer = XM_IB;
-	if ((void *)(bth + 12) > data_end)
-		goto malformed_r;
-	{
-		__u8 b1 = bth[1];
-		__u32 w2 = be32_at(bth + 8);
-		int hdrs = opcode_hdrs(bth[0]);
+/* A clock read costs as much as the parse (~21 ns here: a helper
+ * call plus the clocksource's indirect call), so only a record gets
+ * one, and a middle packet of a message or an ACKNOWLEDGE not even
+ * then unless whole frames are captured: per-XID times come from a
+ * message's first and last packets, and an ACK's time reaches no
+ * per-XID record (bpf/xdp_roce.h). */
+static __always_inline void rec_clock(struct xdp_roce_rec *r, int want)
+{
+	__u8 op = r->opcode & 0x1f;
 
-		r->opcode = bth[0];
-		r->pkey = ((__u16)bth[2] << 8) | bth[3];
-		r->dqpn = be32_at(bth + 4) & 0xffffff;
-		r->psn = w2 & 0xffffff;
-		r->bth_flags = (b1 >> 7 ? XB_SE : 0) | ((b1 >> 6) & 1 ? XB_MIGREQ : 0) |
-			       (w2 >> 31 ? XB_ACKREQ : 0) | (((b1 >> 4) & 3) << 4);
-		if (hdrs < 0)
-			goto malformed_r;
-		if (b1 & 0xf)           /* TVer */
-			goto malformed_r;
-		r->hdrs = (__u16)hdrs;
+	if (want && (snap_len >= XDP_ROCE_SNAP_MAX ||
+		     (op != 0x01 && op != 0x07 && op != 0x0e && op != 0x11)))
+		r->ts_ns = bpf_ktime_get_ns();
+}
 
-		/* Offsets of the extended headers after the BTH, in wire order,
-		 * computed without branches (one verifier state for all). */
-		__u32 h = (__u32)hdrs;
-		__u32 o_deth = (h & XH_RDETH) << 2;                 /* RDETH 4 */
-		__u32 o_xrc = o_deth + ((h & XH_DETH) << 2);        /* DETH 8 */
-		__u32 o_feth = o_xrc + (h & XH_XRCETH);             /* XRCETH 4 */
-		__u32 o_reth = o_feth + ((h & XH_FETH) >> 1);       /* FETH 4 */
-		__u32 o_atom = o_reth + (h & XH_RETH);              /* RETH 16 */
-		__u32 o_aeth = o_atom + ((h >> 5) & 1) * 28;        /* AtomicETH 28 */
-		__u32 o_aack = o_aeth + ((h & XH_AETH) >> 4);       /* AETH 4 */
-		__u32 o_imm = o_aack + ((h & XH_ATOMICACKETH) >> 4); /* AtomicAckETH 8 */
-		__u32 o_ieth = o_imm + ((h & XH_IMMDT) >> 6);       /* ImmDt 4 */
-		__u32 ext = o_ieth + ((h & XH_IETH) >> 7);          /* IETH 4 */
-		__u32 hlen = 12 + ext;
-
-		if (hlen > tp_len)
-			goto malformed_r;
-		__u8 *p = bth + 12;
-		if (ext > 48 || (void *)(p + ext) > data_end)
-			goto malformed_r;
-		__u8 *q;
-		if (h & XH_DETH) {
-			q = p + BOUND(o_deth, 63);
-			if ((void *)(q + 8) > data_end)
-				goto malformed_r;
-			r->deth_qkey = be32_at(q);
-			r->deth_srcqp = be32_at(q + 4) & 0xffffff;
-		}
-		if (h & XH_RETH) {
-			q = p + BOUND(o_reth, 63);
-			if ((void *)(q + 16) > data_end)
-				goto malformed_r;
-			r->reth_va = ((__u64)be32_at(q) << 32) | be32_at(q + 4);
-			r->reth_rkey = be32_at(q + 8);
-			r->reth_len = be32_at(q + 12);
-		}
-		if (h & XH_AETH) {
-			q = p + BOUND(o_aeth, 63);
-			if ((void *)(q + 4) > data_end)
-				goto malformed_r;
-			r->aeth_syn = q[0];
-			r->aeth_msn = be32_at(q) & 0xffffff;
-		}
-		if (h & XH_IMMDT) {
-			q = p + BOUND(o_imm, 63);
-			if ((void *)(q + 4) > data_end)
-				goto malformed_r;
-			r->imm = be32_at(q);
-		}
-		if (h & XH_IETH) {
-			q = p + BOUND(o_ieth, 63);
-			if ((void *)(q + 4) > data_end)
-				goto malformed_r;
-			r->ieth_rkey = be32_at(q);
-		}
-
-		__u32 pad = (b1 >> 4) & 3;
-		if (tp_len & 3)
-			goto malformed_r;
-		if (hlen + pad > tp_len)
-			goto malformed_r;
-		r->payload_len = tp_len - hlen - pad;
-		if (!(h & XH_PAYLOAD) && r->payload_len)
-			goto malformed_r;
-		off += hlen;
-		r->payload_off = off;
-	}
-
-	r->status = XR_ROCE;
+/* A well-formed RoCE frame: counted, summarised, timed. */
+static __always_inline void roce_account(struct xdp_md *ctx, struct xdp_stats_val *st, struct rec_at *at,
+					 __u32 off, __u32 wire, int want, __u64 frame)
+{
+	at->r->status = XR_ROCE;
 	bump(st, XS_ROCE);
-	{
-		__u8 op = r->opcode & 0x1f, svc = r->opcode >> 5;
+	rec_payload(ctx, st, at, off, wire);
+	rec_clock(at->r, want);
+	conn_count(st, at->r, wire, frame);
+}
 
-		if ((op == 0x00 || op == 0x04 || op == 0x05 || op == 0x17) && svc != 3 && svc != 4) {
-			__builtin_memset((__u8 *)r + XDP_REC_BASE, 0, XDP_REC_FULL - XDP_REC_BASE);
-			r->rr_status = (__u8)rr_parse(ctx, r, off, off + r->payload_len);
-			if (r->rr_status == RR_OK)
-				bump(st, XS_RPCRDMA);
-		}
-		/* A frame past the snap length that does not start a message
-		 * keeps only its headers (bpf/xdp_roce.h). */
-		if (at.cap < wire && op != 0x00 && op != 0x04 && op != 0x05 && op != 0x17 &&
-		    op != 0x06 && op != 0x0a && op != 0x0b && op != 0x0d && op != 0x10 &&
-		    off < at.cap)
-			at.cap = off;
-	}
-	/* A clock read costs as much as the parse (~21 ns here: a helper
-	 * call plus the clocksource's indirect call), so only a record gets
-	 * one, and a middle packet of a message or an ACKNOWLEDGE not even
-	 * then unless whole frames are captured: per-XID times come from a
-	 * message's first and last packets, and an ACK's time reaches no
-	 * per-XID record (bpf/xdp_roce.h). */
-	{
-		__u8 op = r->opcode & 0x1f;
-
-		if (want && (snap_len >= XDP_ROCE_SNAP_MAX ||
-			     (op != 0x01 && op != 0x07 && op != 0x0e && op != 0x11)))
-			r->ts_ns = bpf_ktime_get_ns();
-	}
-	conn_count(st, r, wire, frame);
-	goto emit;
-
-malformed:
-	if (!wire)          /* failed before the datagram's length was read */
-		wire = frame_len(ctx, lin, 0);
-	if (rec_begin(&at, want, wire))
-		return XDP_PASS;
-	r = at.r;
-malformed_r:
+static __always_inline void rec_malformed(struct xdp_stats_val *st, struct xdp_roce_rec *r, __u8 layer, int want)
+{
 	r->status = XR_MALFORMED;
 	r->mal_layer = layer;
 	if (want)
 		r->ts_ns = bpf_ktime_get_ns();
 	bump(st, XS_MALFORMED);
+}
 
-emit:
+/* The record's frame bytes and trailer fields, then its publication. */
+static __always_inline void rec_emit(struct xdp_md *ctx, struct xdp_stats_val *st, struct rec_at *at,
+				     int want, __u32 wire, __u64 frame)
+{
+	struct xdp_roce_rec *r = at->r;
+
 	if (!want) {
 		bump(st, XS_SAMPLED_OUT);
-		return XDP_PASS;
+		return;
 	}
-	if (!at.c) {
+	if (!at->c) {
 		bump(st, XS_RB_DROPS);
+		return;
+	}
+
+	__u64 cap = BOUND_CAP(at->cap, XDP_ROCE_SNAP_MAX);
+	__u64 hdr = r->rr_status ? XDP_REC_FULL : XDP_REC_BASE;
+
+	/* a signed test: older verifiers (6.1) learn cap >= 1 from it,
+	 * not from cap != 0, and the helper's size must be >= 1 */
+	if ((__s64)cap > 0 && frame_copy(ctx, (__u8 *)r + hdr, cap))
+		cap = 0;
+	r->magic = XDP_ROCE_MAGIC;
+	r->hdr_size = (__u16)hdr;
+	r->cap_len = (__u16)cap;
+	r->frame = frame;
+	r->wire_len = wire;
+	__u64 len = XDP_REC_SPACE(hdr, cap);
+	/* publishes the record: a full-barrier atomic, so its bytes are
+	 * visible first on weakly ordered CPUs too */
+	__sync_fetch_and_add(&at->c->head, len);
+	bump(st, XS_RECORDS);
+	__u64 wake = ((__u64)ring_mask + 1) >> 3;
+	if (at->used < wake && at->used + len >= wake) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		bpf_ringbuf_output(&xdp_wake, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
+		bump(st, XS_WAKEUPS);
+	}
+}
+
+static __always_inline int roce_observe(struct xdp_md *ctx)
+{
+	struct frame_info f = {
+		.data = (void *)(long)ctx->data,
+		.data_end = (void *)(long)ctx->data_end,
+		.kind = XK_ROCE_V2,
+	};
+	__u64 frame = __sync_fetch_and_add(&frame_seq, 1) + 1;
+	int want = !(sample_every > 1 && frame % sample_every);
+	__u32 zero = 0;
+	struct xdp_stats_val *st = bpf_map_lookup_elem(&xdp_stats, &zero);
+	struct rec_at at;
+	int v, off;
+
+	if (!st)
 		return XDP_PASS;
-	}
-	{
-		__u64 cap = BOUND_CAP(at.cap, XDP_ROCE_SNAP_MAX);
-		__u64 hdr = r->rr_status ? XDP_REC_FULL : XDP_REC_BASE;
+	bump(st, XS_FRAMES);
+	f.lin = (__u32)((long)f.data_end - (long)f.data);
 
-		/* a signed test: older verifiers (6.1) learn cap >= 1 from it,
-		 * not from cap != 0, and the helper's size must be >= 1 */
-		if ((__s64)cap > 0 && frame_copy(ctx, (__u8 *)r + hdr, cap))
-			cap = 0;
-		r->magic = XDP_ROCE_MAGIC;
-		r->hdr_size = (__u16)hdr;
-		r->cap_len = (__u16)cap;
-		r->frame = frame;
-		r->wire_len = wire;
-		__u64 len = XDP_REC_SPACE(hdr, cap);
-		/* publishes the record: a full-barrier atomic, so its bytes are
-		 * visible first on weakly ordered CPUs too */
-		__sync_fetch_and_add(&at.c->head, len);
-		bump(st, XS_RECORDS);
-		__u64 wake = ((__u64)ring_mask + 1) >> 3;
-		if (at.used < wake && at.used + len >= wake) {
-			__u32 cpu = bpf_get_smp_processor_id();
-
-			bpf_ringbuf_output(&xdp_wake, &cpu, sizeof(cpu), BPF_RB_FORCE_WAKEUP);
-			bump(st, XS_WAKEUPS);
-		}
+	v = parse_to_bth(ctx, &f);
+	if (v == PARSE_PASS)
+		return XDP_PASS;
+	if (v == PARSE_BAD) {
+		if (!f.wire)    /* failed before the datagram's length was read */
+			f.wire = frame_len(ctx, f.lin, 0);
+		if (rec_begin(&at, want, f.wire))
+			return XDP_PASS;
+		rec_malformed(st, at.r, f.layer, want);
+	} else {
+		if (rec_begin(&at, want, f.wire))
+			return XDP_PASS;
+		rec_put_frame(at.r, &f);
+		off = roce_parse_ib(&f, at.r);
+		if (off < 0)
+			rec_malformed(st, at.r, f.layer, want);
+		else
+			roce_account(ctx, st, &at, (__u32)off, f.wire, want, frame);
 	}
+	rec_emit(ctx, st, &at, want, f.wire, frame);
 	return XDP_PASS;
 }
 

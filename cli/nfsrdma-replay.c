@@ -1,6 +1,6 @@
 /* nfsrdma-replay: replay captured NFS calls against a live NFS/RDMA (or
  * NFS/TCP) server, or generate load.  Thin main: options -> replay_run()
- * (src/replay/replay.c) or loadgen_run() (src/replay/loadgen.c). */
+ * (src/replay/replay_run.c) or loadgen_run() (src/replay/loadgen.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "src/base/log.h"
 #include "src/base/outfile.h"
 #include "src/base/opt.h"
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/replay/replay.h"
 
 enum {
 	/* opt_parse passes the short letter as the key when there is one */

@@ -3,18 +3,16 @@
 
 #include <inttypes.h>
 
-static const char *const mount_names[] = { "NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT" };
-
 static const char *mount_proc_name(uint32_t vers, uint32_t proc)
 {
-	return proc < 6 ? mount_names[proc] : NULL;
+	return mount3_proc_name(proc);
 }
 
 static void mount_call(struct pdec *d)
 {
 	char path[REC_NAME_MAX];
 
-	if (d->proc != 1 && d->proc != 3)
+	if (d->proc != MOUNT3P_MNT && d->proc != MOUNT3P_UMNT)
 		return;
 	if (xdr_string(d, 1024, path, sizeof(path), "mount dirpath")) {
 		xdr_rec_name(d->rec, path);
@@ -24,7 +22,7 @@ static void mount_call(struct pdec *d)
 
 static void mount_reply(struct pdec *d)
 {
-	if (d->proc != 1) {
+	if (d->proc != MOUNT3P_MNT) {
 		d->rec->status = 0;
 		return;
 	}

@@ -1,6 +1,7 @@
 /* NFS version 3 (RFC 1813): all 22 procedures, key arguments and status.
  * NFS version 2 procedure names ride along (no argument decode). */
 #include "dissect/nfs_status.h"
+#include "dissect/nfs_xdr_skip.h"
 #include "dissect/programs.h"
 
 #include <inttypes.h>
@@ -9,22 +10,9 @@
 #define NFS3_NAMEMAX 1024
 #define NFS3_PATHMAX 4096
 
-enum {
-	NFS3_NULL, NFS3_GETATTR, NFS3_SETATTR, NFS3_LOOKUP, NFS3_ACCESS, NFS3_READLINK,
-	NFS3_READ, NFS3_WRITE, NFS3_CREATE, NFS3_MKDIR, NFS3_SYMLINK, NFS3_MKNOD,
-	NFS3_REMOVE, NFS3_RMDIR, NFS3_RENAME, NFS3_LINK, NFS3_READDIR, NFS3_READDIRPLUS,
-	NFS3_FSSTAT, NFS3_FSINFO, NFS3_PATHCONF, NFS3_COMMIT, NFS3_NPROCS
-};
-
-static const char *const nfs3_names[NFS3_NPROCS] = {
-	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ", "WRITE",
-	"CREATE", "MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR", "RENAME", "LINK",
-	"READDIR", "READDIRPLUS", "FSSTAT", "FSINFO", "PATHCONF", "COMMIT",
-};
-
-static const char *nfs3_proc_name(uint32_t vers, uint32_t proc)
+static const char *nfs3_prog_proc_name(uint32_t vers, uint32_t proc)
 {
-	return proc < NFS3_NPROCS ? nfs3_names[proc] : NULL;
+	return nfs3_proc_name(proc);
 }
 
 static uint64_t fh3(struct pdec *d, const char *what)
@@ -54,27 +42,9 @@ static void diropargs(struct pdec *d, const char *what)
 	}
 }
 
-static void set_time(struct pdec *d, const char *what)
-{
-	uint32_t how = xdr_u32(d, what);
-	if (how == 2) /* SET_TO_CLIENT_TIME */
-		xdr_skip(d, 8, what);
-	else if (how > 2)
-		xdr_bad_u32(d, what);
-}
-
 static void sattr3(struct pdec *d)
 {
-	if (xdr_bool(d, "sattr3 mode"))
-		xdr_skip(d, 4, "sattr3 mode");
-	if (xdr_bool(d, "sattr3 uid"))
-		xdr_skip(d, 4, "sattr3 uid");
-	if (xdr_bool(d, "sattr3 gid"))
-		xdr_skip(d, 4, "sattr3 gid");
-	if (xdr_bool(d, "sattr3 size"))
-		xdr_skip(d, 8, "sattr3 size");
-	set_time(d, "sattr3 atime");
-	set_time(d, "sattr3 mtime");
+	nfs3_skip_sattr3(&d->c);
 }
 
 static void nfs3_call(struct pdec *d)
@@ -83,34 +53,34 @@ static void nfs3_call(struct pdec *d)
 	bool moved;
 
 	switch (d->proc) {
-	case NFS3_NULL:
+	case NFS3P_NULL:
 		break;
-	case NFS3_GETATTR: case NFS3_READLINK: case NFS3_FSSTAT: case NFS3_FSINFO:
-	case NFS3_PATHCONF:
+	case NFS3P_GETATTR: case NFS3P_READLINK: case NFS3P_FSSTAT: case NFS3P_FSINFO:
+	case NFS3P_PATHCONF:
 		key_fh(d, "object");
 		break;
-	case NFS3_SETATTR:
+	case NFS3P_SETATTR:
 		key_fh(d, "object");
 		sattr3(d);
 		if (xdr_bool(d, "sattrguard3"))
 			xdr_skip(d, 8, "sattrguard3 ctime");
 		break;
-	case NFS3_LOOKUP: case NFS3_REMOVE: case NFS3_RMDIR:
+	case NFS3P_LOOKUP: case NFS3P_REMOVE: case NFS3P_RMDIR:
 		diropargs(d, "dir");
 		break;
-	case NFS3_ACCESS: {
+	case NFS3P_ACCESS: {
 		key_fh(d, "object");
 		uint32_t acc = xdr_u32(d, "access");
 		DT(d->tree, "access: 0x%02x", acc);
 		break;
 	}
-	case NFS3_READ: case NFS3_COMMIT:
+	case NFS3P_READ: case NFS3P_COMMIT:
 		key_fh(d, "file");
 		r->offset = xdr_u64(d, "offset");
 		r->count = xdr_u32(d, "count");
 		DT(d->tree, "offset: %" PRIu64 " count: %u", r->offset, r->count);
 		break;
-	case NFS3_WRITE: {
+	case NFS3P_WRITE: {
 		key_fh(d, "file");
 		r->offset = xdr_u64(d, "offset");
 		r->count = xdr_u32(d, "count");
@@ -121,7 +91,7 @@ static void nfs3_call(struct pdec *d)
 		   n, moved ? " (Read chunk)" : " (inline)");
 		break;
 	}
-	case NFS3_CREATE: {
+	case NFS3P_CREATE: {
 		diropargs(d, "where");
 		uint32_t how = xdr_u32(d, "createhow3");
 		if (how == 2)
@@ -130,18 +100,18 @@ static void nfs3_call(struct pdec *d)
 			sattr3(d);
 		break;
 	}
-	case NFS3_MKDIR:
+	case NFS3P_MKDIR:
 		diropargs(d, "where");
 		sattr3(d);
 		break;
-	case NFS3_SYMLINK: {
+	case NFS3P_SYMLINK: {
 		diropargs(d, "where");
 		sattr3(d);
 		uint32_t n = xdr_ddp_opaque(d, NFS3_PATHMAX, &moved, "symlink path");
 		DT(d->tree, "path: %u bytes%s", n, moved ? " (Read chunk)" : "");
 		break;
 	}
-	case NFS3_MKNOD: {
+	case NFS3P_MKNOD: {
 		diropargs(d, "where");
 		uint32_t type = xdr_u32(d, "ftype3");
 		if (type == 3 || type == 4) { /* NF3CHR, NF3BLK */
@@ -152,22 +122,22 @@ static void nfs3_call(struct pdec *d)
 		}
 		break;
 	}
-	case NFS3_RENAME:
+	case NFS3P_RENAME:
 		diropargs(d, "from");
 		diropargs(d, "to");
 		break;
-	case NFS3_LINK:
+	case NFS3P_LINK:
 		key_fh(d, "file");
 		diropargs(d, "link");
 		break;
-	case NFS3_READDIR:
+	case NFS3P_READDIR:
 		key_fh(d, "dir");
 		r->offset = xdr_u64(d, "cookie");
 		xdr_skip(d, 8, "cookieverf");
 		r->count = xdr_u32(d, "count");
 		DT(d->tree, "cookie: %" PRIu64 " count: %u", r->offset, r->count);
 		break;
-	case NFS3_READDIRPLUS:
+	case NFS3P_READDIRPLUS:
 		key_fh(d, "dir");
 		r->offset = xdr_u64(d, "cookie");
 		xdr_skip(d, 8, "cookieverf");
@@ -198,7 +168,7 @@ static void nfs3_reply(struct pdec *d)
 	struct nfsrdma_record *r = d->rec;
 	bool moved;
 
-	if (d->proc == NFS3_NULL) {
+	if (d->proc == NFS3P_NULL) {
 		r->status = 0;
 		return;
 	}
@@ -207,7 +177,7 @@ static void nfs3_reply(struct pdec *d)
 		return;
 	DT(d->tree, "status: NFS3_%s (%u)", nfs_stat_name(r->status), r->status);
 	switch (d->proc) {
-	case NFS3_READ:
+	case NFS3P_READ:
 		post_op_attr(d);
 		if (r->status == 0) {
 			r->res_count = xdr_u32(d, "count");
@@ -217,14 +187,14 @@ static void nfs3_reply(struct pdec *d)
 			   moved ? " (Write chunk)" : " (inline)");
 		}
 		break;
-	case NFS3_READLINK:
+	case NFS3P_READLINK:
 		post_op_attr(d);
 		if (r->status == 0) {
 			uint32_t n = xdr_ddp_opaque(d, NFS3_PATHMAX, &moved, "readlink path");
 			DT(d->tree, "path: %u bytes%s", n, moved ? " (Write chunk)" : "");
 		}
 		break;
-	case NFS3_WRITE:
+	case NFS3P_WRITE:
 		wcc_data(d);
 		if (r->status == 0) {
 			r->res_count = xdr_u32(d, "count");
@@ -245,13 +215,13 @@ static bool nfs3_ddp(uint32_t vers, uint32_t proc, bool reply)
 	 * chunk for WRITE data and SYMLINK path. */
 	if (vers == 2)
 		return reply ? (proc == 6 || proc == 5) : (proc == 8 || proc == 13);
-	return reply ? (proc == NFS3_READ || proc == NFS3_READLINK)
-		     : (proc == NFS3_WRITE || proc == NFS3_SYMLINK);
+	return reply ? (proc == NFS3P_READ || proc == NFS3P_READLINK)
+		     : (proc == NFS3P_WRITE || proc == NFS3P_SYMLINK);
 }
 
 const struct prog_info prog_nfs3 = {
 	.prog = PROG_NFS, .vmin = 3, .vmax = 3, .name = "NFS", .layer = "nfs3",
-	.proc_name = nfs3_proc_name,
+	.proc_name = nfs3_prog_proc_name,
 	.decode_call = nfs3_call, .decode_reply = nfs3_reply,
 	.ddp_eligible = nfs3_ddp,
 };

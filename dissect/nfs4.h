@@ -1,13 +1,13 @@
-/* NFSv4.x COMPOUND / CB_COMPOUND names shared with the output code. */
+/* NFSv4.x COMPOUND / CB_COMPOUND names shared with the output code (the
+ * operation names themselves are in nfs_vocab.h). */
 #ifndef NFSRDMA_NFS4_H
 #define NFSRDMA_NFS4_H
 
 #include <stdint.h>
 
+#include "dissect/nfs_vocab.h"
 #include "dissect/record.h"
 
-const char *nfs4_op_name(uint32_t op);
-const char *nfs4_cb_op_name(uint32_t op);
 /* The COMPOUND's main operation: the first op that is not SEQUENCE,
  * PUTFH/PUTROOTFH/PUTPUBFH, or a trailing GETATTR/GETFH; "COMPOUND" if
  * none (e.g. an empty one), "NULL" for procedure 0. */

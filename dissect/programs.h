@@ -7,15 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dissect/nfs_vocab.h"
 #include "dissect/xdr.h"
 
-#define PROG_PORTMAP 100000u
-#define PROG_NFS     100003u
-#define PROG_MOUNT   100005u
-#define PROG_NLM     100021u
-#define PROG_NSM     100024u
-#define PROG_NFSACL  100227u
-#define PROG_NFS_CB  0x40000000u  /* the Linux client's NFSv4 callback program */
 
 struct prog_info {
 	uint32_t prog;

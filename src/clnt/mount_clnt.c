@@ -1,6 +1,7 @@
 /* MOUNT version 3 (RFC 1813 appendix I) over TCP, for the NFSv3 root
  * handle, and the portmapper GETPORT that finds mountd. */
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include "dissect/extract.h"
 #include "src/base/log.h"
 
-#define PMAP_PROG 100000u
 #define IPPROTO_TCP_ 6u
 
 /* A portmapper GETPORT reply (RPC header included): the port, -EPROTO (an
@@ -84,7 +84,7 @@ int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto)
 	xenc_put_u32_at(args + 4, vers);
 	xenc_put_u32_at(args + 8, proto);
 	xenc_put_u32_at(args + 12, 0);
-	int ret = rpc_enc_raw(&m, NULL, PMAP_PROG, 2, 3, args, sizeof(args));
+	int ret = rpc_enc_raw(&m, NULL, PROG_PORTMAP, 2, 3 /* GETPORT */, args, sizeof(args));
 	if (ret < 0)
 		return ret;
 	if ((ret = sync_call(host, 111, &m, rbuf, sizeof(rbuf), &rlen)) < 0)
@@ -95,7 +95,7 @@ int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto)
 int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 	       struct nfs_fh *root, char *err, size_t errlen)
 {
-	int port = pmap_getport(host, PROG_MOUNT_, 3, IPPROTO_TCP_);
+	int port = pmap_getport(host, PROG_MOUNT, 3, IPPROTO_TCP_);
 	if (port < 0) {
 		snprintf(err, errlen, "portmapper on %s: no MOUNT v3 over TCP (%s)", host,
 			 strerror(-port));
@@ -110,7 +110,7 @@ int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 		snprintf(err, errlen, "mount path too long");
 		return -ENAMETOOLONG;
 	}
-	int ret = rpc_enc_raw(&m, cred, PROG_MOUNT_, 3, 1 /* MNT */, args, e.len);
+	int ret = rpc_enc_raw(&m, cred, PROG_MOUNT, 3, MOUNT3P_MNT, args, e.len);
 	size_t rlen;
 	if (ret == 0)
 		ret = sync_call(host, (uint16_t)port, &m, rbuf, sizeof(rbuf), &rlen);

@@ -2,24 +2,13 @@
  * and the load generator.  RFC 8267 DDP eligibility is expressed in the
  * xprt_req: WRITE data (has_ddp) may go in a Read chunk, READ data
  * (wchunk) in a Write chunk, anything else large in the Reply chunk. */
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "dissect/extract.h"
 #include "dissect/rpc.h"
-
-static const char *const names[NFS3P_NPROCS] = {
-	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ", "WRITE",
-	"CREATE", "MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR", "RENAME", "LINK",
-	"READDIR", "READDIRPLUS", "FSSTAT", "FSINFO", "PATHCONF", "COMMIT",
-};
-
-const char *nfs3_clnt_proc_name(uint32_t proc)
-{
-	return proc < NFS3P_NPROCS ? names[proc] : "?";
-}
 
 bool nfs3_is_mutation(uint32_t proc)
 {
@@ -52,7 +41,7 @@ static void start(struct nfs_msg *m, struct xenc *e, const struct rpc_cred *c, u
 {
 	memset(&m->req, 0, sizeof(m->req));
 	xenc_init(e, m->buf, sizeof(m->buf));
-	xenc_rpc_call(e, 0, PROG_NFS_, 3, proc, c);
+	xenc_rpc_call(e, 0, PROG_NFS, 3, proc, c);
 }
 
 static int finish(struct nfs_msg *m, struct xenc *e, uint32_t proc)

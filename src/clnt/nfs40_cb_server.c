@@ -5,8 +5,8 @@
  * call is answered by nfs41_cb_serve; recalls are queued for the replay's
  * thread, which gives the delegations back.  Connections from any other
  * address are closed at once: only the named target is talked to.  See
- * rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+ * nfs4_cb.h. */
+#include "src/clnt/nfs4_cb.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

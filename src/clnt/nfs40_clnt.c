@@ -1,9 +1,10 @@
 /* NFSv4.0 (RFC 7530) client pieces for the replay tool: the client ID
  * (SETCLIENTID, SETCLIENTID_CONFIRM, RENEW), OPEN_CONFIRM, and the open-
  * and lock-owners whose seqids order NFSv4.0 state (there is no
- * SEQUENCE).  COMPOUND replies are decoded by nfs41_clnt.c; a captured
- * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+ * SEQUENCE).  COMPOUND replies are decoded by nfs4_reply.c; a captured
+ * COMPOUND is rewritten by nfs41_clnt_rewrite.c.  See nfs4_session.h. */
+#include "src/clnt/nfs4_session.h"
+#include "src/clnt/nfs4_rewrite.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,7 +68,7 @@ bool nfs40_seqid_advances(uint32_t status)
 static unsigned b_setclientid(struct xenc *e, void *ctx)
 {
 	struct nfs41_session *s = ctx;
-	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), 0x40000000u, s->cb_netid,
+	nfs4_enc_setclientid(e, s->verifier, s->owner, (uint32_t)strlen(s->owner), PROG_NFS_CB, s->cb_netid,
 			     s->cb_addr, 1);
 	return 1;
 }

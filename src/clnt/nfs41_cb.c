@@ -1,16 +1,15 @@
 /* The NFSv4.1 callback service of the replay's client: the server's calls
  * on the session's back channel (RFC 8881 section 20; over RDMA, RFC 8167
- * reverse-direction calls on the same connection).  See rdma_ep_nfs41.h.
+ * reverse-direction calls on the same connection).  See nfs4_cb.h.
  * The calls are hostile input: bounded reads, a reply for every call
  * that decodes that far, nothing trusted beyond the message. */
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4_cb.h"
 
 #include <string.h>
 
 #include "dissect/extract.h"
 
 enum {
-	CB_RECALL = 4, CB_RECALL_ANY = 8, CB_SEQUENCE = 11, CB_ILLEGAL = 10044,
 	CB_OPS_MAX = 16,                          /* more is NFS4ERR_RESOURCE */
 	ERR_NOTSUPP = 10004, ERR_OP_ILLEGAL = 10044, ERR_RESOURCE = 10018, ERR_BADXDR = 10036,
 	AS_SUCCESS = 0, AS_PROG_MISMATCH = 2, AS_PROC_UNAVAIL = 3, AS_GARBAGE_ARGS = 4,
@@ -31,7 +30,7 @@ static void reply_head(struct xenc *x, uint32_t xid, uint32_t stat)
 	}
 }
 
-/* One CB_SEQUENCE: its result is the server's own slot and sequence
+/* One NFS4_OP_CB_SEQUENCE: its result is the server's own slot and sequence
  * back (we keep no reply cache: cachethis is answered like the rest). */
 static uint32_t cb_sequence(struct cursor *c, struct xenc *x)
 {
@@ -140,17 +139,17 @@ size_t nfs41_cb_serve(void *ctx, const uint8_t *msg, size_t len, uint8_t *out, s
 			status = ERR_BADXDR;
 			break;
 		}
-		xenc_u32(&x, op == CB_SEQUENCE || op == CB_RECALL || op == CB_RECALL_ANY ||
-			     (op >= 3 && op <= 15) ? op : CB_ILLEGAL);
+		xenc_u32(&x, op == NFS4_OP_CB_SEQUENCE || op == NFS4_OP_CB_RECALL || op == NFS4_OP_CB_RECALL_ANY ||
+			     (op >= NFS4_OP_CB_GETATTR && op <= NFS4_OP_CB_LAST) ? op : NFS4_OP_CB_ILLEGAL);
 		nres++;
 		switch (op) {
-		case CB_SEQUENCE:
+		case NFS4_OP_CB_SEQUENCE:
 			status = cb_sequence(&c, &x);
 			break;
-		case CB_RECALL:
+		case NFS4_OP_CB_RECALL:
 			status = cb_recall(cb, &c, &x);
 			break;
-		case CB_RECALL_ANY: {
+		case NFS4_OP_CB_RECALL_ANY: {
 			cur_skip(&c, 4, "craa_objects_to_keep");
 			uint32_t bn = cur_be32(&c, "bitmap4 length");
 			if (bn > 8 || !cur_skip(&c, (size_t)bn * 4, "bitmap4")) {

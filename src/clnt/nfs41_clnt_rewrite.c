@@ -8,37 +8,16 @@
  * lock-owner seqids of OPEN, OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE, LOCK and
  * LOCKU.  The DDP-eligible argument (WRITE data, CREATE(NF4LNK) link
  * data) is located so the transport can send it in a Read chunk.  See
- * rdma_ep_nfs41.h. */
-#include "src/clnt/rdma_ep_nfs41.h"
+ * nfs4_rewrite.h. */
+#include "src/clnt/nfs4_rewrite.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "dissect/extract.h"
+#include "dissect/nfs_xdr_skip.h"
 
 #define BIG (1u << 20)
-
-static const char *const opnames[] = {
-	[3] = "ACCESS", "CLOSE", "COMMIT", "CREATE", "DELEGPURGE", "DELEGRETURN", "GETATTR",
-	"GETFH", "LINK", "LOCK", "LOCKT", "LOCKU", "LOOKUP", "LOOKUPP", "NVERIFY", "OPEN",
-	"OPENATTR", "OPEN_CONFIRM", "OPEN_DOWNGRADE", "PUTFH", "PUTPUBFH", "PUTROOTFH", "READ",
-	"READDIR", "READLINK", "REMOVE", "RENAME", "RENEW", "RESTOREFH", "SAVEFH", "SECINFO",
-	"SETATTR", "SETCLIENTID", "SETCLIENTID_CONFIRM", "VERIFY", "WRITE", "RELEASE_LOCKOWNER",
-	"BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID", "CREATE_SESSION",
-	"DESTROY_SESSION", "FREE_STATEID", "GET_DIR_DELEGATION", "GETDEVICEINFO",
-	"GETDEVICELIST", "LAYOUTCOMMIT", "LAYOUTGET", "LAYOUTRETURN", "SECINFO_NO_NAME",
-	"SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID",
-	"RECLAIM_COMPLETE", "ALLOCATE", "COPY", "COPY_NOTIFY", "DEALLOCATE", "IO_ADVISE",
-	"LAYOUTERROR", "LAYOUTSTATS", "OFFLOAD_CANCEL", "OFFLOAD_STATUS", "READ_PLUS", "SEEK",
-	"WRITE_SAME", "CLONE", "GETXATTR", "SETXATTR", "LISTXATTRS", "REMOVEXATTR",
-};
-
-const char *nfs4_clnt_op_name(uint32_t op)
-{
-	if (op < sizeof(opnames) / sizeof(opnames[0]) && opnames[op])
-		return opnames[op];
-	return op == NFS4_OP_ILLEGAL ? "ILLEGAL" : "OP_?";
-}
 
 /* The walk: c reads the trace's arguments; when out is set, everything
  * read is copied to it, except the fields replaced through ops. */
@@ -94,22 +73,6 @@ static void own_client_owner(struct walk *w, const char *what)
 		xenc_opaque(w->out, owner, olen);
 		w->pos = c->off;
 	}
-}
-
-static void bitmap(struct walk *w)
-{
-	uint32_t n = cur_be32(&w->c, "bitmap4 length");
-	if (n > 64) {
-		fail(w, -EBADMSG);
-		return;
-	}
-	cur_skip(&w->c, (size_t)n * 4, "bitmap4");
-}
-
-static void fattr(struct walk *w)
-{
-	bitmap(w);
-	cur_xdr_opaque(&w->c, BIG, NULL, "attrlist4");
 }
 
 static void component(struct walk *w)
@@ -352,7 +315,7 @@ static void set_main(struct nfs4_call_info *in, uint32_t op)
 		in->other_work = true;
 	}
 	if (!in->main_op) {
-		in->main_op = nfs4_clnt_op_name(op);
+		in->main_op = nfs4_op_name(op);
 		in->main_opnum = op;
 	}
 }
@@ -407,7 +370,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		else if (type == 3 || type == 4)
 			cur_skip(c, 8, "specdata4");
 		component(w);
-		fattr(w);
+		nfs4_skip_fattr4(&w->c);
 		in->mutates = in->ns_change = true;
 		break;
 	}
@@ -431,7 +394,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		stateid(w);
 		in->state_change = true;
 		break;
-	case NFS4_OP_GETATTR: bitmap(w); break;
+	case NFS4_OP_GETATTR: nfs4_skip_bitmap4(&w->c, NULL, NULL); break;
 	case NFS4_OP_GETFH: case NFS4_OP_LOOKUPP: case NFS4_OP_PUTPUBFH: case NFS4_OP_PUTROOTFH:
 	case NFS4_OP_READLINK: case NFS4_OP_RESTOREFH: case NFS4_OP_SAVEFH:
 		break;
@@ -473,7 +436,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		in->state_change = true;
 		break;
 	}
-	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: fattr(w); break;
+	case NFS4_OP_NVERIFY: case NFS4_OP_VERIFY: nfs4_skip_fattr4(&w->c); break;
 	case NFS4_OP_OPEN: {
 		size_t at = c->off;
 		uint32_t ts = cur_be32(c, "seqid");
@@ -482,22 +445,10 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		peek_owner(w, c->off, &ref);
 		owner_seqid(w, at, ts, &ref);
 		lock_owner(w);   /* open_owner4: clientid + owner */
-		uint32_t how = cur_be32(c, "opentype4");
-		if (how == 1) {
-			uint32_t mode = cur_be32(c, "createmode4");
-			if (mode == 0 || mode == 1)
-				fattr(w);
-			else if (mode == 2)
-				cur_skip(c, 8, "createverf");
-			else if (mode == 3) {
-				cur_skip(c, 8, "createverf");
-				fattr(w);
-			} else
-				fail(w, -EBADMSG);
+		bool create;
+		nfs4_skip_openflag4(c, &create);
+		if (create)
 			in->mutates = in->ns_change = true;
-		} else if (how != 0) {
-			fail(w, -EBADMSG);
-		}
 		size_t claim_at = c->off;
 		uint32_t claim = cur_be32(c, "open_claim_type4");
 		/* RFC 8881 18.16.1: CLAIM_DELEGATE_CUR (2) and
@@ -506,11 +457,14 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		 * 4.1 client's claim 5 on the wire is followed by the stateid
 		 * that the server's CB_RECALL named (nfs41-deleg.pcap). */
 		switch (claim) {
-		case 0: case 3: component(w); break;
-		case 1: cur_skip(c, 4, "delegate_type"); break;
-		case 2: deleg_claim(w, claim_at, 0); component(w); break;
-		case 4: case 6: break;
-		case 5: deleg_claim(w, claim_at, 4); break;
+		case NFS4_CLAIM_NULL: case NFS4_CLAIM_DELEGATE_PREV: component(w); break;
+		case NFS4_CLAIM_PREVIOUS: cur_skip(c, 4, "delegate_type"); break;
+		case NFS4_CLAIM_DELEGATE_CUR:
+			deleg_claim(w, claim_at, NFS4_CLAIM_NULL);
+			component(w);
+			break;
+		case NFS4_CLAIM_FH: case NFS4_CLAIM_DELEG_PREV_FH: break;
+		case NFS4_CLAIM_DELEG_CUR_FH: deleg_claim(w, claim_at, NFS4_CLAIM_FH); break;
 		default: fail(w, -EBADMSG);
 		}
 		in->state_change = true;
@@ -597,11 +551,11 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		uint32_t mc = cur_be32(c, "maxcount");
 		if (mc > in->readdir_max)
 			in->readdir_max = mc;
-		bitmap(w);
+		nfs4_skip_bitmap4(&w->c, NULL, NULL);
 		break;
 	}
 	case NFS4_OP_RENAME: component(w); component(w); in->mutates = in->ns_change = true; break;
-	case NFS4_OP_SETATTR: stateid(w); fattr(w); in->mutates = true; break;
+	case NFS4_OP_SETATTR: stateid(w); nfs4_skip_fattr4(&w->c); in->mutates = true; break;
 	case NFS4_OP_WRITE:
 		stateid(w);
 		cur_skip(c, 12, "offset stable");
@@ -619,8 +573,8 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		cur_skip(c, 4, "flags");
 		uint32_t how = cur_be32(c, "state_protect_how4");
 		if (how == 1) {
-			bitmap(w);
-			bitmap(w);
+			nfs4_skip_bitmap4(&w->c, NULL, NULL);
+			nfs4_skip_bitmap4(&w->c, NULL, NULL);
 		} else if (how != 0) {
 			fail(w, -EBADMSG);  /* SP4_SSV: needs GSS; not replayed */
 		}
@@ -723,7 +677,7 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		in->mutates = true;
 		break;
 	}
-	case NFS4_OP_IO_ADVISE: stateid(w); cur_skip(c, 16, "offset count"); bitmap(w); break;
+	case NFS4_OP_IO_ADVISE: stateid(w); cur_skip(c, 16, "offset count"); nfs4_skip_bitmap4(&w->c, NULL, NULL); break;
 	case NFS4_OP_GETXATTR: component(w); break;
 	case NFS4_OP_REMOVEXATTR: component(w); in->mutates = true; break;
 	case NFS4_OP_SETXATTR:

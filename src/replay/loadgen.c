@@ -4,8 +4,12 @@
  * and client CPU per MB (getrusage); sweeps over transfer sizes with an
  * SVG plot.  NFSv3, or NFSv4.1/4.2 with a session of --qd slots: every
  * call is SEQUENCE + PUTFH + the op, READ/WRITE on an OPEN stateid. */
-#include "src/clnt/rdma_ep_clnt.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_session.h"
+#include "src/replay/loadgen_hist.h"
+#include "src/replay/replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -172,7 +176,7 @@ static int enc_v4(struct lg *lg, struct lg_slot *s, enum lg_op op, uint64_t off)
 	xenc_init(&e, s->m.buf, sizeof(s->m.buf));
 	s->sslot = -1;
 	if (op == LG_NULL) {
-		xenc_rpc_call(&e, 0, PROG_NFS_, 4, 0, NULL);
+		xenc_rpc_call(&e, 0, PROG_NFS, 4, 0, NULL);
 		s->op = NFS3P_NULL;
 	} else {
 		uint32_t seq;

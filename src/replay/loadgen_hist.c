@@ -1,5 +1,5 @@
-/* HDR-style latency histogram (see rdma_ep_clnt.h). */
-#include "src/clnt/rdma_ep_clnt.h"
+/* HDR-style latency histogram (see loadgen_hist.h). */
+#include "src/replay/loadgen_hist.h"
 
 static void index_of(uint64_t v, unsigned *p, unsigned *s)
 {

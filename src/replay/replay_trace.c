@@ -4,9 +4,11 @@
  * MOUNT exchange over TCP/UDP that gave the trace's root handle.
  * Everything here is hostile input: bounded decoding through the
  * dissector's transport, rpcrdma and rpc decoders and cursor readers. */
-#include "src/replay/rdma_ep_replay.h"
+#include "src/replay/trace.h"
+#include "src/clnt/nfs3.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +66,7 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
 
 static bool supported_prog(uint32_t prog, uint32_t vers)
 {
-	return (prog == PROG_NFS_ && (vers == 3 || vers == 4)) || (prog == PROG_NFSACL_ && vers == 3);
+	return (prog == PROG_NFS && (vers == 3 || vers == 4)) || (prog == PROG_NFSACL && vers == 3);
 }
 
 static void on_call(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t *msg, size_t len)
@@ -157,18 +159,18 @@ static void on_reply(struct tr_ctx *x, const struct rdma_event *ev, const uint8_
 		return;
 	struct cursor c = cur_make(msg + off, len - off);
 	tc->status = cur_be32(&c, "status");
-	tc->has_status = cur_ok(&c) || (tc->prog == PROG_NFS_ && tc->proc == 0);
-	if (tc->prog == PROG_NFS_ && tc->proc == 0)
+	tc->has_status = cur_ok(&c) || (tc->prog == PROG_NFS && tc->proc == 0);
+	if (tc->prog == PROG_NFS && tc->proc == 0)
 		tc->status = 0;
 	tc->res_moved = moved;
 	/* keep results that name handles (for the trace's path map) */
-	if (tc->prog == PROG_NFS_ && tc->vers == 3 &&
+	if (tc->prog == PROG_NFS && tc->vers == 3 &&
 	    (tc->proc == NFS3P_LOOKUP || tc->proc == NFS3P_CREATE || tc->proc == NFS3P_MKDIR ||
 	     tc->proc == NFS3P_SYMLINK || tc->proc == NFS3P_MKNOD || tc->proc == NFS3P_READDIRPLUS)) {
 		tc->res = dup_bytes(msg + off, len - off);
 		tc->res_len = tc->res ? (uint32_t)(len - off) : 0;
 	}
-	if (tc->prog == PROG_NFS_ && tc->vers == 4) {
+	if (tc->prog == PROG_NFS && tc->vers == 4) {
 		tc->res = dup_bytes(msg + off, len - off);
 		tc->res_len = tc->res ? (uint32_t)(len - off) : 0;
 	}
@@ -260,7 +262,7 @@ static void scan_mount(struct trace *t, const uint8_t *rpc, size_t len, struct m
 	struct cursor c = cur_make(rpc, len);
 	if (rpc_decode(&m, &c, NULL) < 0)
 		return;
-	if (m.mtype == RPC_CALL && m.prog == PROG_MOUNT_ && m.vers == 3 && m.proc == 1) {
+	if (m.mtype == RPC_CALL && m.prog == PROG_MOUNT && m.vers == 3 && m.proc == 1) {
 		uint32_t n;
 		const uint8_t *p = cur_xdr_opaque(&c, 1024, &n, "dirpath");
 		if (!p || *nmp >= 8)

@@ -1,5 +1,5 @@
 /* RPC-over-RDMA version 1 client endpoint (RFC 8166) on librdmacm and
- * libibverbs.  See rdma_ep.h.
+ * libibverbs.  See xprt.h.
  *
  * Memory: every slot (one call in flight) owns a send buffer (inline
  * size), a bulk buffer (Read chunk source / Write chunk sink) and a Reply
@@ -14,206 +14,20 @@
  * Failure: a completion error, a DISCONNECTED event or a reply that breaks
  * the protocol tears the connection down; every call in flight completes
  * with -EPIPE (lost) and the next poll reconnects with exponential backoff. */
-#include "src/xprt/xprt.h"
+#include "src/xprt/rdma_ep_state.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
 #include "dissect/extract.h"
-#include "dissect/rpcrdma.h"
 #include "src/base/log.h"
 #include "src/xprt/xdr_enc.h"
 
-#define EP_HDR_MAX 128       /* our transport headers are at most 16 + 28 + 28 + 28 bytes */
-/* Backchannel replies: one at a time (the server's back channel has the
- * one slot we ask for in CREATE_SESSION), from their own buffer. */
-#define EP_BC_BUF 1024
-#define EP_BC_WRID UINT64_MAX
-#define EP_BC_CREDITS 1
-#define EP_EXTRA_RECVS 4
-#define EP_MAX_INLINE 256    /* asked of the QP; a NULL call is 68 bytes */
-/* Default completion moderation (see ep_poll).  Measured in the lab:
- * docs/replay.md, "Benchmark". */
-#define EP_MODERATE_US 1000
-
-struct ep_slot {
-	struct xprt_req *req;    /* NULL: free */
-	bool send_pending;       /* unused: a slot is free once its reply is in (below) */
-	struct ibv_sge sge;      /* its SEND, while it waits in the post batch */
-	struct ibv_send_wr wr;
-	uint8_t *send;
-	uint8_t *bulk;
-	uint8_t *rchunk;
-	struct ibv_mr *bulk_mr, *rchunk_mr;
-	uint32_t xid;
-};
-
-struct rdma_ep {
-	struct xprt x;
-	struct xprt_opts o;
-	char host[256];
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-
-	struct rdma_event_channel *ech;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *cch;
-	struct ibv_cq *cq;
-	bool connected;
-	bool broken;             /* torn down, reconnect pending */
-
-	uint32_t nslots, nrecvs, inline_send, inline_recv, recv_size;
-	uint32_t max_inline;     /* the QP's max_inline_data: smaller SENDs go inline */
-	uint32_t moderate_us;    /* 0: never nap */
-	bool armed;              /* a CQ event is requested and not yet read */
-	uint32_t bulk_size, rchunk_size;
-	uint8_t *send_region, *recv_region, *bulk_region, *rchunk_region;
-	struct ibv_mr *send_mr, *recv_mr;
-	uint8_t *bc_buf;
-	struct ibv_mr *bc_mr;
-	bool bc_busy;            /* a backchannel reply's SEND has not completed */
-	bool bc_warned;
-	struct ep_slot *slots;
-	uint32_t granted, outstanding;
-	struct rpcrdma_hdr hdr;  /* scratch for decoding replies */
-	/* Send queue: SENDs are posted in batches (one doorbell for many
-	 * calls) and only every sq_signal-th is signaled; a signaled
-	 * completion retires every WR posted before it. */
-	uint32_t sq_depth, sq_signal;
-	uint64_t sq_posted, sq_done;
-	uint32_t since_signal;
-	struct ibv_send_wr *batch_head, *batch_tail;
-	uint32_t batch_n;
-	/* Receives to re-post, chained: one ibv_post_recv per CQ batch. */
-	struct ibv_recv_wr *rwr;
-	struct ibv_sge *rsge;
-	struct ibv_recv_wr *rpend_head, *rpend_tail;
-	struct ibv_wc wc[64];
-};
-
-uint64_t xprt_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void rpcrdma_cm_priv_encode(uint8_t out[8], uint32_t send, uint32_t recv, bool remote_inv)
-{
-	xenc_put_u32_at(out, RPCRDMA_CMP_MAGIC);
-	out[4] = 1;
-	out[5] = remote_inv ? 1 : 0;
-	out[6] = (uint8_t)((send >> 10) - 1);
-	out[7] = (uint8_t)((recv >> 10) - 1);
-}
-
-bool rpcrdma_cm_priv_decode(const uint8_t *p, size_t len, uint32_t *send, uint32_t *recv,
-			    bool *remote_inv)
-{
-	if (!p || len < 8 || xenc_get_u32(p) != RPCRDMA_CMP_MAGIC || p[4] != 1)
-		return false;
-	*remote_inv = p[5] & 1;
-	*send = ((uint32_t)p[6] + 1) << 10;
-	*recv = ((uint32_t)p[7] + 1) << 10;
-	return true;
-}
-
-/* ------------------------------------------------------------ set-up -- */
-
-static int wait_cm_event(struct rdma_ep *ep, enum rdma_cm_event_type want, int timeout_ms,
-			 uint8_t *priv, size_t *privlen)
-{
-	struct pollfd pfd = { .fd = ep->ech->fd, .events = POLLIN };
-	int ret = poll(&pfd, 1, timeout_ms);
-	if (ret == 0)
-		return -ETIMEDOUT;
-	if (ret < 0)
-		return -errno;
-	struct rdma_cm_event *ev;
-	if (rdma_get_cm_event(ep->ech, &ev))
-		return -errno;
-	enum rdma_cm_event_type got = ev->event;
-	int status = ev->status;
-	if (got == want && priv && privlen) {
-		size_t n = ev->param.conn.private_data_len;
-		if (n > *privlen)
-			n = *privlen;
-		if (ev->param.conn.private_data && n)
-			memcpy(priv, ev->param.conn.private_data, n);
-		*privlen = ev->param.conn.private_data ? n : 0;
-	}
-	rdma_ack_cm_event(ev);
-	if (got != want) {
-		log_debug("rdma: %s: got %s (status %d), wanted %s", ep->host, rdma_event_str(got),
-			  status, rdma_event_str(want));
-		return got == RDMA_CM_EVENT_REJECTED ? -ECONNREFUSED :
-		       got == RDMA_CM_EVENT_UNREACHABLE ? -EHOSTUNREACH : -ECONNABORTED;
-	}
-	return 0;
-}
-
-static void free_buffers(struct rdma_ep *ep)
-{
-	if (ep->slots) {
-		for (uint32_t i = 0; i < ep->nslots; i++) {
-			if (ep->slots[i].rchunk_mr)
-				ibv_dereg_mr(ep->slots[i].rchunk_mr);
-			if (ep->slots[i].bulk_mr)
-				ibv_dereg_mr(ep->slots[i].bulk_mr);
-			ep->slots[i].rchunk_mr = ep->slots[i].bulk_mr = NULL;
-		}
-	}
-	if (ep->bc_mr)
-		ibv_dereg_mr(ep->bc_mr);
-	if (ep->recv_mr)
-		ibv_dereg_mr(ep->recv_mr);
-	if (ep->send_mr)
-		ibv_dereg_mr(ep->send_mr);
-	ep->recv_mr = ep->send_mr = ep->bc_mr = NULL;
-}
-
-/* Tears down everything bound to the current cm_id (QP, CQ, PD, MRs). */
-static void teardown(struct rdma_ep *ep)
-{
-	if (ep->id) {
-		if (ep->connected)
-			rdma_disconnect(ep->id);
-		if (ep->id->qp)
-			rdma_destroy_qp(ep->id);
-	}
-	free_buffers(ep);
-	if (ep->cq)
-		ibv_destroy_cq(ep->cq);
-	if (ep->cch)
-		ibv_destroy_comp_channel(ep->cch);
-	if (ep->pd)
-		ibv_dealloc_pd(ep->pd);
-	if (ep->id)
-		rdma_destroy_id(ep->id);
-	if (ep->ech)
-		rdma_destroy_event_channel(ep->ech);
-	ep->rpend_head = ep->rpend_tail = NULL;
-	ep->cq = NULL;
-	ep->cch = NULL;
-	ep->pd = NULL;
-	ep->id = NULL;
-	ep->ech = NULL;
-	ep->connected = false;
-}
-
-/* Receive i goes on the chain that recv_flush() posts. */
-static void recv_queue(struct rdma_ep *ep, uint32_t i)
+/* Receive i goes on the chain that rdma_ep_recv_flush() posts. */
+void rdma_ep_recv_queue(struct rdma_ep *ep, uint32_t i)
 {
 	struct ibv_recv_wr *w = &ep->rwr[i];
 
@@ -230,7 +44,7 @@ static void recv_queue(struct rdma_ep *ep, uint32_t i)
 	ep->rpend_tail = w;
 }
 
-static int recv_flush(struct rdma_ep *ep)
+int rdma_ep_recv_flush(struct rdma_ep *ep)
 {
 	struct ibv_recv_wr *bad;
 
@@ -241,247 +55,6 @@ static int recv_flush(struct rdma_ep *ep)
 	ep->x.st.recv_posts++;
 	return ret ? -ret : 0;
 }
-
-static int reg_buffers(struct rdma_ep *ep)
-{
-	int acc_remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-
-	ep->send_mr = ibv_reg_mr(ep->pd, ep->send_region, (size_t)ep->nslots * ep->o.inline_max, 0);
-	if (!ep->send_mr)
-		return -errno;
-	ep->recv_mr = ibv_reg_mr(ep->pd, ep->recv_region, (size_t)ep->nrecvs * ep->recv_size,
-				 IBV_ACCESS_LOCAL_WRITE);
-	if (!ep->recv_mr)
-		return -errno;
-	ep->bc_mr = ibv_reg_mr(ep->pd, ep->bc_buf, EP_BC_BUF, 0);
-	if (!ep->bc_mr)
-		return -errno;
-	for (uint32_t i = 0; i < ep->nslots; i++) {
-		struct ep_slot *s = &ep->slots[i];
-		/* The server reads WRITE data from (Read chunk) and writes READ
-		 * data into (Write chunk) the bulk buffer. */
-		s->bulk_mr = ibv_reg_mr(ep->pd, s->bulk, ep->bulk_size, acc_remote);
-		if (!s->bulk_mr)
-			return -errno;
-		s->rchunk_mr = ibv_reg_mr(ep->pd, s->rchunk, ep->rchunk_size,
-					  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-		if (!s->rchunk_mr)
-			return -errno;
-	}
-	return 0;
-}
-
-static int resolve_host(struct rdma_ep *ep)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
-	char port[8];
-
-	snprintf(port, sizeof(port), "%u", ep->o.port);
-	int ret = getaddrinfo(ep->host, port, &hints, &res);
-	if (ret) {
-		log_error("rdma: %s: %s", ep->host, gai_strerror(ret));
-		return -EHOSTUNREACH;
-	}
-	memcpy(&ep->addr, res->ai_addr, res->ai_addrlen);
-	ep->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
-	return 0;
-}
-
-static int connect_once(struct rdma_ep *ep)
-{
-	int ret;
-
-	ep->ech = rdma_create_event_channel();
-	if (!ep->ech)
-		return -errno;
-	if (rdma_create_id(ep->ech, &ep->id, ep, RDMA_PS_TCP)) {
-		ret = -errno;
-		goto fail;
-	}
-	if (rdma_resolve_addr(ep->id, NULL, (struct sockaddr *)&ep->addr, 2000)) {
-		ret = -errno;
-		goto fail;
-	}
-	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, NULL, NULL)) < 0)
-		goto fail;
-	if (rdma_resolve_route(ep->id, 2000)) {
-		ret = -errno;
-		goto fail;
-	}
-	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ROUTE_RESOLVED, 3000, NULL, NULL)) < 0)
-		goto fail;
-
-	struct ibv_device_attr da;
-	if (ibv_query_device(ep->id->verbs, &da)) {
-		ret = -errno;
-		goto fail;
-	}
-	ep->pd = ibv_alloc_pd(ep->id->verbs);
-	if (!ep->pd) {
-		ret = -errno;
-		goto fail;
-	}
-	ep->cch = ibv_create_comp_channel(ep->id->verbs);
-	if (!ep->cch) {
-		ret = -errno;
-		goto fail;
-	}
-	int cqe = (int)(ep->sq_depth + ep->nrecvs + 8);
-	if (cqe > da.max_cqe)
-		cqe = da.max_cqe;
-	ep->cq = ibv_create_cq(ep->id->verbs, cqe, ep, ep->cch, 0);
-	if (!ep->cq) {
-		ret = -errno;
-		goto fail;
-	}
-	if ((ret = set_nonblock(ep->cch->fd)) < 0)
-		goto fail;
-	if (ibv_req_notify_cq(ep->cq, 0)) {
-		ret = -errno;
-		goto fail;
-	}
-	struct ibv_qp_init_attr qa = {
-		.send_cq = ep->cq, .recv_cq = ep->cq,
-		.cap = { .max_send_wr = ep->sq_depth, .max_recv_wr = ep->nrecvs,
-			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = EP_MAX_INLINE },
-		.qp_type = IBV_QPT_RC,
-	};
-	if (rdma_create_qp(ep->id, ep->pd, &qa)) {
-		/* a provider without inline data: copy from the send buffer */
-		qa.cap.max_inline_data = 0;
-	}
-	if (!ep->id->qp && rdma_create_qp(ep->id, ep->pd, &qa)) {
-		ret = -errno;
-		goto fail;
-	}
-	if ((ret = reg_buffers(ep)) < 0)
-		goto fail;
-	ep->max_inline = qa.cap.max_inline_data;
-	ep->rpend_head = ep->rpend_tail = NULL;
-	for (uint32_t i = 0; i < ep->nrecvs; i++)
-		recv_queue(ep, i);
-	if ((ret = recv_flush(ep)) < 0)
-		goto fail;
-	ep->armed = true;        /* by the ibv_req_notify_cq above */
-
-	uint8_t priv[8], rpriv[64];
-	size_t rlen = sizeof(rpriv);
-	rpcrdma_cm_priv_encode(priv, ep->o.inline_max, ep->o.inline_max, false);
-	struct rdma_conn_param cp = {
-		.private_data = priv, .private_data_len = sizeof(priv),
-		/* the server RDMA-READs our Read chunks: we are the responder */
-		.responder_resources = (uint8_t)(da.max_qp_rd_atom > 16 ? 16 : da.max_qp_rd_atom),
-		.initiator_depth = (uint8_t)(da.max_qp_init_rd_atom > 16 ? 16 : da.max_qp_init_rd_atom),
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
-	if (rdma_connect(ep->id, &cp)) {
-		ret = -errno;
-		goto fail;
-	}
-	if ((ret = wait_cm_event(ep, RDMA_CM_EVENT_ESTABLISHED, 5000, rpriv, &rlen)) < 0)
-		goto fail;
-	ep->connected = true;
-	if ((ret = set_nonblock(ep->ech->fd)) < 0)
-		goto fail;
-
-	/* RFC 8797: the server's receive size bounds what we send inline, its
-	 * send size is what it may send us (we post inline_max either way).
-	 * Without valid parameters RFC 8166 says 1024 both ways. */
-	uint32_t psend, precv;
-	bool pinv;
-	if (rpcrdma_cm_priv_decode(rpriv, rlen, &psend, &precv, &pinv)) {
-		ep->x.st.peer_cm_params = true;
-		ep->x.st.peer_send = psend;
-		ep->x.st.peer_recv = precv;
-		ep->inline_send = precv < ep->o.inline_max ? precv : ep->o.inline_max;
-		ep->inline_recv = psend < ep->o.inline_max ? psend : ep->o.inline_max;
-	} else {
-		ep->x.st.peer_cm_params = false;
-		ep->inline_send = ep->inline_recv = 1024;
-	}
-	ep->x.st.inline_send = ep->inline_send;
-	ep->x.st.inline_recv = ep->inline_recv;
-	ep->granted = 1;
-	ep->outstanding = 0;
-	ep->bc_busy = false;
-	ep->sq_posted = ep->sq_done = 0;
-	ep->since_signal = 0;
-	ep->batch_head = ep->batch_tail = NULL;
-	ep->batch_n = 0;
-	for (uint32_t i = 0; i < ep->nslots; i++) {
-		ep->slots[i].req = NULL;
-		ep->slots[i].send_pending = false;
-	}
-	log_info("rdma: connected to %s port %u: inline send %u recv %u%s", ep->host, ep->o.port,
-		 ep->inline_send, ep->inline_recv,
-		 ep->x.st.peer_cm_params ? "" : " (server sent no RFC 8797 parameters)");
-	return 0;
-fail:
-	teardown(ep);
-	return ret;
-}
-
-static int reconnect(struct rdma_ep *ep)
-{
-	unsigned limit = ep->o.reconnect_ms ? ep->o.reconnect_ms : 30000;
-	uint64_t deadline = xprt_now_ns() + (uint64_t)limit * 1000000ull;
-	unsigned backoff = 100;
-
-	for (;;) {
-		int ret = connect_once(ep);
-		if (ret == 0) {
-			ep->broken = false;
-			ep->x.st.reconnects++;
-			log_warn("rdma: reconnected to %s", ep->host);
-			return 0;
-		}
-		ep->x.st.connect_failures++;
-		log_info("rdma: reconnect to %s: %s; retrying in %u ms", ep->host, strerror(-ret), backoff);
-		if (xprt_now_ns() + (uint64_t)backoff * 1000000ull > deadline)
-			return -ENOTCONN;
-		usleep(backoff * 1000u);
-		backoff = backoff * 2 > 3200 ? 3200 : backoff * 2;
-	}
-}
-
-/* Connection lost: every call in flight is completed as lost. */
-static int fail_all(struct rdma_ep *ep, const char *why)
-{
-	int n = 0;
-
-	if (!ep->broken)
-		log_warn("rdma: connection to %s lost (%s): %u call(s) in flight", ep->host, why,
-			 ep->outstanding);
-	ep->broken = true;
-	teardown(ep);
-	ep->batch_head = ep->batch_tail = NULL;
-	ep->batch_n = 0;
-	for (uint32_t i = 0; i < ep->nslots; i++) {
-		struct ep_slot *s = &ep->slots[i];
-		struct xprt_req *r = s->req;
-		s->req = NULL;
-		s->send_pending = false;
-		if (!r)
-			continue;
-		struct xprt_reply rep = { .err = -EPIPE, .rdma_proc = 0xff, .t_done_ns = xprt_now_ns() };
-		ep->x.st.lost++;
-		r->done(r, &rep);
-		n++;
-	}
-	ep->outstanding = 0;
-	return n;
-}
-
-/* ------------------------------------------------------------ calls --- */
 
 static unsigned ep_can_send(const struct xprt *x)
 {
@@ -514,8 +87,8 @@ static int ep_flush(struct rdma_ep *ep)
 		return 0;
 	/* a done callback may have submitted before its batch's receives
 	 * went back: every call in flight needs a receive posted */
-	if (recv_flush(ep) < 0) {
-		fail_all(ep, "cannot repost a receive");
+	if (rdma_ep_recv_flush(ep) < 0) {
+		rdma_ep_fail_all(ep, "cannot repost a receive");
 		return -EIO;
 	}
 	uint64_t seq = ep->sq_posted;
@@ -542,7 +115,7 @@ static int ep_flush(struct rdma_ep *ep)
 	ep->batch_n = 0;
 	if (ret) {
 		log_warn("rdma: post_send: %s", strerror(ret));
-		fail_all(ep, "post_send failed");
+		rdma_ep_fail_all(ep, "post_send failed");
 		return -EIO;
 	}
 	return 0;
@@ -553,7 +126,7 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 
 	if (ep->broken) {
-		int ret = reconnect(ep);
+		int ret = rdma_ep_reconnect(ep);
 		if (ret < 0)
 			return ret;
 	}
@@ -693,7 +266,7 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	ep->batch_n++;
 	ep->outstanding++;
 	if (ep->batch_n >= ep->sq_signal && ep_flush(ep) < 0)
-		return 0;   /* completed as lost by fail_all */
+		return 0;   /* completed as lost by rdma_ep_fail_all */
 	if (ep->outstanding > ep->x.st.max_inflight)
 		ep->x.st.max_inflight = ep->outstanding;
 	ep->x.st.calls++;
@@ -830,7 +403,7 @@ static int handle_recv(struct rdma_ep *ep, uint32_t idx, uint32_t byte_len)
 	r->done(r, &rep);
 	done = 1;
 repost:
-	recv_queue(ep, idx);
+	rdma_ep_recv_queue(ep, idx);
 	return done;
 }
 
@@ -846,7 +419,7 @@ static int drain_cq(struct rdma_ep *ep)
 				char why[96];
 				snprintf(why, sizeof(why), "completion error: %s",
 					 ibv_wc_status_str(wc[i].status));
-				return total + fail_all(ep, why);
+				return total + rdma_ep_fail_all(ep, why);
 			}
 			if (wc[i].opcode == IBV_WC_SEND && wc[i].wr_id == EP_BC_WRID) {
 				ep->bc_busy = false;
@@ -862,11 +435,11 @@ static int drain_cq(struct rdma_ep *ep)
 		}
 		/* the batch's receives in one chain, before anything new is
 		 * sent (so every call in flight has a receive posted) */
-		if (ep->cq && recv_flush(ep) < 0)
-			return total + fail_all(ep, "cannot repost a receive");
+		if (ep->cq && rdma_ep_recv_flush(ep) < 0)
+			return total + rdma_ep_fail_all(ep, "cannot repost a receive");
 	}
 	if (ep->cq && n < 0)
-		return total + fail_all(ep, "poll_cq failed");
+		return total + rdma_ep_fail_all(ep, "poll_cq failed");
 	return total;
 }
 
@@ -880,7 +453,7 @@ static int check_cm(struct rdma_ep *ep)
 		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL ||
 		    t == RDMA_CM_EVENT_TIMEWAIT_EXIT) {
 			ep->connected = t != RDMA_CM_EVENT_DISCONNECTED ? ep->connected : false;
-			return fail_all(ep, rdma_event_str(t));
+			return rdma_ep_fail_all(ep, rdma_event_str(t));
 		}
 	}
 	return 0;
@@ -892,7 +465,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 	int total = 0;
 
 	if (ep->broken)
-		return ep->outstanding ? 0 : (reconnect(ep) < 0 ? -ENOTCONN : 0);
+		return ep->outstanding ? 0 : (rdma_ep_reconnect(ep) < 0 ? -ENOTCONN : 0);
 	if (ep_flush(ep) < 0)
 		return 0;
 	int n = drain_cq(ep);
@@ -939,7 +512,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 	 * event. */
 	if (!ep->armed) {
 		if (ibv_req_notify_cq(ep->cq, 0))
-			return fail_all(ep, "req_notify_cq failed");
+			return rdma_ep_fail_all(ep, "req_notify_cq failed");
 		ep->armed = true;
 		n = drain_cq(ep);
 		if (n || ep->broken)
@@ -970,164 +543,14 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 	return total;
 }
 
-static void ep_destroy(struct xprt *x)
-{
-	struct rdma_ep *ep = (struct rdma_ep *)x;
-
-	teardown(ep);
-	free(ep->slots);
-	free(ep->rsge);
-	free(ep->rwr);
-	free(ep->bc_buf);
-	free(ep->rchunk_region);
-	free(ep->bulk_region);
-	free(ep->recv_region);
-	free(ep->send_region);
-	free(ep);
-}
-
 static void ep_drop(struct xprt *x, const char *why)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 	if (!ep->broken)
-		fail_all(ep, why);  /* teardown() disconnects: the server sees a DREQ */
+		rdma_ep_fail_all(ep, why);  /* rdma_ep_teardown() disconnects: the server sees a DREQ */
 }
 
-static const struct xprt_ops rdma_ops = {
+const struct xprt_ops rdma_ep_ops = {
 	.name = "rdma", .submit = ep_submit, .poll = ep_poll, .can_send = ep_can_send,
-	.inflight = ep_inflight, .destroy = ep_destroy, .drop = ep_drop,
+	.inflight = ep_inflight, .destroy = rdma_ep_destroy, .drop = ep_drop,
 };
-
-static void *page_alloc(size_t n, uint8_t fill)
-{
-	void *p = NULL;
-	if (posix_memalign(&p, 4096, n ? n : 4096))
-		return NULL;
-	memset(p, fill, n);
-	return p;
-}
-
-int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
-{
-	struct rdma_ep *ep = calloc(1, sizeof(*ep));
-	int ret = -ENOMEM;
-
-	if (!ep)
-		return -ENOMEM;
-	ep->x.ops = &rdma_ops;
-	ep->o = *o;
-	if (!ep->o.port)
-		ep->o.port = 20049;
-	if (!ep->o.inline_max)
-		ep->o.inline_max = 4096;
-	if (ep->o.inline_max < 1024 || ep->o.inline_max > 256 * 1024 || (ep->o.inline_max & 1023)) {
-		free(ep);
-		return -EINVAL;
-	}
-	ep->nslots = o->slots ? o->slots : 32;
-	if (ep->nslots > 256)
-		ep->nslots = 256;
-	ep->nrecvs = ep->nslots + EP_EXTRA_RECVS;
-	/* every call is one SEND; a quarter of the slots go unsignaled between
-	 * two signaled ones, and the queue holds twice the slots */
-	ep->sq_depth = 2 * ep->nslots + 8;
-	ep->sq_signal = ep->nslots / 4 ? ep->nslots / 4 : 1;
-	ep->recv_size = ep->o.inline_max;
-	ep->moderate_us = EP_MODERATE_US;
-	const char *mod = getenv("NFSRDMA_RDMA_MODERATE_US");
-	if (mod && *mod) {
-		char *end;
-		unsigned long v = strtoul(mod, &end, 10);
-		if (*end || v > 100000)
-			log_warn("rdma: NFSRDMA_RDMA_MODERATE_US=%s: not 0..100000, ignored", mod);
-		else
-			ep->moderate_us = (uint32_t)v;
-	}
-	if (o->moderate_us)
-		ep->moderate_us = o->moderate_us == UINT32_MAX ? 0 : o->moderate_us;
-	ep->bulk_size = ((o->max_bulk ? o->max_bulk : 65536) + 4095) & ~4095u;
-	if (ep->bulk_size < ep->o.inline_max)
-		ep->bulk_size = ep->o.inline_max;
-	ep->rchunk_size = ((o->reply_chunk_max ? o->reply_chunk_max : 70 * 1024) + 4095) & ~4095u;
-	ep->x.max_bulk = ep->bulk_size;
-	ep->x.next_xid = (uint32_t)(xprt_now_ns() >> 10) ^ (uint32_t)getpid() << 16;
-	ep->x.st.credits_asked = ep->nslots;
-	snprintf(ep->host, sizeof(ep->host), "%s", o->host);
-
-	ep->send_region = page_alloc((size_t)ep->nslots * ep->o.inline_max, 0);
-	ep->recv_region = page_alloc((size_t)ep->nrecvs * ep->recv_size, 0);
-	ep->bulk_region = page_alloc((size_t)ep->nslots * ep->bulk_size, o->fill);
-	ep->rchunk_region = page_alloc((size_t)ep->nslots * ep->rchunk_size, 0);
-	ep->bc_buf = page_alloc(EP_BC_BUF, 0);
-	ep->slots = calloc(ep->nslots, sizeof(*ep->slots));
-	ep->rwr = calloc(ep->nrecvs, sizeof(*ep->rwr));
-	ep->rsge = calloc(ep->nrecvs, sizeof(*ep->rsge));
-	if (!ep->send_region || !ep->recv_region || !ep->bulk_region || !ep->rchunk_region || !ep->bc_buf ||
-	    !ep->slots || !ep->rwr || !ep->rsge)
-		goto fail;
-	for (uint32_t i = 0; i < ep->nslots; i++) {
-		ep->slots[i].send = ep->send_region + (size_t)i * ep->o.inline_max;
-		ep->slots[i].bulk = ep->bulk_region + (size_t)i * ep->bulk_size;
-		ep->slots[i].rchunk = ep->rchunk_region + (size_t)i * ep->rchunk_size;
-	}
-	if ((ret = resolve_host(ep)) < 0)
-		goto fail;
-	if ((ret = connect_once(ep)) < 0) {
-		log_error("rdma: cannot connect to %s port %u: %s", ep->host, ep->o.port, strerror(-ret));
-		goto fail;
-	}
-	*out = &ep->x;
-	return 0;
-fail:
-	ep_destroy(&ep->x);
-	return ret;
-}
-
-/* Shared by both transports. */
-struct sync_ctx {
-	bool done;
-	int err;
-	uint8_t *rbuf;
-	size_t rcap, rlen;
-};
-
-static void sync_done(struct xprt_req *r, const struct xprt_reply *rep)
-{
-	struct sync_ctx *c = r->ctx;
-	c->done = true;
-	c->err = rep->err;
-	if (!rep->err) {
-		size_t n = rep->len < c->rcap ? rep->len : c->rcap;
-		if (n)
-			memcpy(c->rbuf, rep->msg, n);
-		c->rlen = n;
-	}
-}
-
-int xprt_call_sync(struct xprt *x, struct xprt_req *r, uint8_t *rbuf, size_t rcap, size_t *rlen,
-		   int timeout_ms)
-{
-	struct sync_ctx c = { .rbuf = rbuf, .rcap = rcap };
-	uint64_t end = xprt_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	int ret;
-
-	r->done = sync_done;
-	r->ctx = &c;
-	while ((ret = xprt_submit(x, r)) == -EAGAIN) {
-		if ((ret = xprt_poll(x, 100)) < 0)
-			return ret;
-		if (xprt_now_ns() > end)
-			return -ETIMEDOUT;
-	}
-	if (ret < 0)
-		return ret;
-	while (!c.done) {
-		if ((ret = xprt_poll(x, 100)) < 0 && !c.done)
-			return ret;
-		if (!c.done && xprt_now_ns() > end)
-			return -ETIMEDOUT;
-	}
-	if (rlen)
-		*rlen = c.rlen;
-	return c.err;
-}

@@ -1,15 +1,17 @@
 /* RPC transports for the replay tool and load generator: one interface
  * (struct xprt) with two implementations,
- *   - rdma_ep.c: RPC-over-RDMA version 1 (RFC 8166) over librdmacm and
- *     libibverbs, with RFC 8797 connection parameters, credit accounting,
+ *   - rdma_ep.c (data path), rdma_ep_conn.c (connection): RPC-over-RDMA
+ *     version 1 (RFC 8166) over librdmacm and libibverbs, with RFC 8797
+ *     connection parameters, credit accounting,
  *     Read/Write/Reply chunks (RFC 8267 rules are the caller's: it says
  *     which part of a call is DDP-eligible), RDMA_ERROR handling and
  *     reconnection with backoff;
- *   - rpc_tcp.c: RPC over TCP with record marking (RFC 5531 section 11).
+ *   - rpc_tcp.c: RPC over TCP with record marking (RFC 5531 section 11);
+ * and what they share (xprt.c): the clock and synchronous calls.
  * Single-threaded and event driven: submit() queues a call, poll() runs
  * completions and calls each request's done callback exactly once. */
-#ifndef NFSRDMA_RDMA_EP_H
-#define NFSRDMA_RDMA_EP_H
+#ifndef NFSRDMA_XPRT_XPRT_H
+#define NFSRDMA_XPRT_XPRT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -137,7 +139,7 @@ struct xprt_opts {
 	/* Completion moderation (RDMA): with at least half the credits in
 	 * flight, sleep this long and reap what came in rather than arm the
 	 * CQ and wait for its event.  0: the default (NFSRDMA_RDMA_MODERATE_US
-	 * in the environment, else rdma_ep.c's EP_MODERATE_US); UINT32_MAX:
+	 * in the environment, else EP_MODERATE_US, rdma_ep_state.h); UINT32_MAX:
 	 * never. */
 	uint32_t moderate_us;
 	unsigned reconnect_ms;    /* give up reconnecting after this (0: 30000) */

@@ -24,8 +24,11 @@
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
 #include "pcap/capfile.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs3.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 
 #define MAXPEND 4096
 
@@ -119,7 +122,7 @@ static void on_rpc(struct ctx *x, const uint8_t *msg, size_t len, bool moved, ui
 	char key[48];
 	if (rpc_decode(&m, &c, NULL) < 0)
 		return;
-	if (m.mtype == RPC_CALL && m.prog == 0x40000000u) {
+	if (m.mtype == RPC_CALL && m.prog == PROG_NFS_CB) {
 		/* a server's callback (NFSv4.1 back channel): whole RPC call */
 		snprintf(key, sizeof(key), "cb-%u-%zu", m.proc, len);
 		put(x, "nfs41_cb", key, NULL, 0, msg, len);
@@ -127,7 +130,7 @@ static void on_rpc(struct ctx *x, const uint8_t *msg, size_t len, bool moved, ui
 	}
 	if (m.mtype == RPC_CALL) {
 		uint32_t h = 0;
-		if (m.prog == PROG_NFS_ && m.vers == 4 && m.proc == 1)
+		if (m.prog == PROG_NFS && m.vers == 4 && m.proc == 1)
 			h = v4_call(x, msg + c.off, len - c.off,
 				    rpos_abs > c.off ? (uint32_t)(rpos_abs - c.off) : 0);
 		remember(x, &m, h);
@@ -138,18 +141,18 @@ static void on_rpc(struct ctx *x, const uint8_t *msg, size_t len, bool moved, ui
 		return;
 	struct cursor b = c;
 	uint32_t st = cur_be32(&b, "status");
-	if (p->prog == PROG_NFS_ && p->vers == 3 && p->proc < NFS3P_NPROCS) {
+	if (p->prog == PROG_NFS && p->vers == 3 && p->proc < NFS3P_NPROCS) {
 		uint8_t hdr[2] = { (uint8_t)(moved ? 0x80 : 0), (uint8_t)p->proc };
-		snprintf(key, sizeof(key), "v3-%s-%u%s", nfs3_clnt_proc_name(p->proc), st,
+		snprintf(key, sizeof(key), "v3-%s-%u%s", nfs3_proc_name(p->proc), st,
 			 tcp ? "-tcp" : "");
 		put(x, "nfs3_clnt", key, hdr, 2, msg, len);
-	} else if (p->prog == PROG_NFS_ && p->vers == 4) {
+	} else if (p->prog == PROG_NFS && p->vers == 4) {
 		uint8_t hdr[3] = { (uint8_t)(1 | (moved ? 6 : 0) | (p->proc == 0 ? 8 : 0)), 0xff, 0xff };
 		snprintf(key, sizeof(key), "v4-%u-%08x-%u", p->proc, p->key, st);
 		put(x, "nfs4_reply", key, hdr, 3, msg, len);
-	} else if ((p->prog == 100000 && p->proc == 3) || (p->prog == PROG_MOUNT_ && p->proc == 1)) {
+	} else if ((p->prog == PROG_PORTMAP && p->proc == 3) || (p->prog == PROG_MOUNT && p->proc == 1)) {
 		uint8_t hdr[2] = { 2, 0 };
-		snprintf(key, sizeof(key), "%s-%u", p->prog == 100000 ? "getport" : "mnt", st);
+		snprintf(key, sizeof(key), "%s-%u", p->prog == PROG_PORTMAP ? "getport" : "mnt", st);
 		put(x, "nfs3_clnt", key, hdr, 2, msg, len);
 	}
 }
@@ -220,11 +223,11 @@ static void reply_chunk_seeds(struct ctx *x, const char *path)
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tcall *tc = &t.calls[i];
-		if (!tc->has_reply_chunk || !tc->res || tc->prog != PROG_NFS_)
+		if (!tc->has_reply_chunk || !tc->res || tc->prog != PROG_NFS)
 			continue;
 		if (tc->vers == 3 && tc->proc < NFS3P_NPROCS) {
 			uint8_t hdr[2] = { (uint8_t)(1 | (tc->res_moved ? 0x80 : 0)), (uint8_t)tc->proc };
-			snprintf(key, sizeof(key), "v3body-%s-%u", nfs3_clnt_proc_name(tc->proc), tc->status);
+			snprintf(key, sizeof(key), "v3body-%s-%u", nfs3_proc_name(tc->proc), tc->status);
 			put(x, "nfs3_clnt", key, hdr, 2, tc->res, tc->res_len);
 		} else if (tc->vers == 4) {
 			uint8_t hdr[3] = { (uint8_t)(tc->res_moved ? 6 : 0), 0xff, 0xff };

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "dissect/extract.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs3.h"
+#include "src/clnt/nfs4.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

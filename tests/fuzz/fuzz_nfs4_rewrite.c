@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

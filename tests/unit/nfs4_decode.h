@@ -123,7 +123,7 @@ static inline bool lockop_read(const uint8_t *args, size_t len, struct lockop *l
 }
 
 /* Delegations, read by hand from RFC 7530 / RFC 8881 XDR (independently
- * of src/clnt/nfs41_clnt.c's reply decoder and the rewrite walker). */
+ * of src/clnt/nfs4_reply.c's reply decoder and the rewrite walker). */
 
 /* The OPEN of a COMPOUND reply (results after the RPC header) whose
  * earlier results are SEQUENCE (4.1) and PUTFH only, all OK: its index,

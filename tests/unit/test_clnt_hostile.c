@@ -11,8 +11,11 @@
 
 #include "check.h"
 #include "src/xprt/xprt.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 
 
 static uint8_t buf[4096];

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "dissect/extract.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
 #include "src/xprt/xdr_enc.h"
 
 static const uint8_t OTHER[12] = { 0x5a, 0x97, 2, 0x6b, 0x87, 0x8d, 0xec, 0x32, 3, 0, 0, 0 };

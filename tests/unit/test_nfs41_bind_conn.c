@@ -1,4 +1,4 @@
-/* BIND_CONN_TO_SESSION (src/clnt/nfs41_clnt.c), what the replay sends on a new
+/* BIND_CONN_TO_SESSION (src/clnt/nfs41_session.c), what the replay sends on a new
  * connection so that the target can call back on it: the argument bytes
  * against RFC 8881 18.34's layout written out here, the dissector reading
  * the call, our decoder reading replies built by hand (OK with both
@@ -28,7 +28,8 @@
 #include "dissect/record.h"
 #include "dissect/rpc.h"
 #include "src/xprt/xprt.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_session.h"
 #include "src/xprt/xdr_enc.h"
 
 static const uint8_t SID[16] = { 0xa1, 0xa2, 0xa3, 0xa4, 0xb1, 0xb2, 0xb3, 0xb4,

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "dissect/extract.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_cb.h"
 #include "src/xprt/xdr_enc.h"
 
 static struct nfs41_cb_recall got;

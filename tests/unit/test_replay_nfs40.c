@@ -15,8 +15,10 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
+#include "src/replay/trace.h"
 #include "nfs4_decode.h"
 
 #define MAXREF 64
@@ -356,7 +358,7 @@ static void test_locks(void)
 		unsigned r0 = x.nref, cids0 = x.cids, sids0 = x.sids;
 		ret = nfs4_call_rewrite_v40(tc->args, tc->args_len, 0, &ops, &v40, &e, &ddp_out);
 		bool okb = ret == 0 && lockop_read(out + hdr, e.len - hdr, &b);
-		CHECK(okb, "xid 0x%08x %s: rewritten (%d) and read back", tc->xid, nfs4_clnt_op_name(a.op), ret);
+		CHECK(okb, "xid 0x%08x %s: rewritten (%d) and read back", tc->xid, nfs4_op_name(a.op), ret);
 		if (!okb)
 			continue;
 		struct nfsrdma_record rb;
@@ -369,7 +371,7 @@ static void test_locks(void)
 			    b.owner_len == a.owner_len &&
 			    (!a.owner_len || memcmp(a.owner, b.owner, a.owner_len) == 0);
 		CHECK(same, "xid 0x%08x %s: the dissector decodes it; type, range, share, owner bytes kept",
-		      tc->xid, nfs4_clnt_op_name(a.op));
+		      tc->xid, nfs4_op_name(a.op));
 		bool has_sid = a.op == 12 || a.op == 14 || a.op == 21;
 		bool has_owner = (a.op == 12 && a.new_owner) || a.op == 13 || a.op == 39;
 		uint8_t xo[12];
@@ -423,7 +425,7 @@ static void test_locks(void)
 			      a.seqid);
 			break;
 		case 13: case 39:
-			CHECK(refs == 0, "xid 0x%08x %s: no seqid", tc->xid, nfs4_clnt_op_name(a.op));
+			CHECK(refs == 0, "xid 0x%08x %s: no seqid", tc->xid, nfs4_op_name(a.op));
 			if (a.op == 39) {
 				/* (the client reuses an owner id once its lock state is
 				 * freed: two LOCKs may name the same bytes) */

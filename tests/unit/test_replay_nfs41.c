@@ -12,8 +12,9 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 #include "nfs4_decode.h"
 
 struct ctx {

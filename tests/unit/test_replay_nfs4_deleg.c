@@ -1,4 +1,4 @@
-/* Replay of NFSv4 traces whose client held delegations (src/clnt/nfs41_clnt.c's
+/* Replay of NFSv4 traces whose client held delegations (src/clnt/nfs4_reply.c's
  * reply decoder and nfs4_deleg_pairs, src/clnt/nfs41_clnt_rewrite.c's walker):
  * on the catalogue's real captures, every OPEN reply's delegation, every
  * DELEGRETURN and every READ/WRITE/SETATTR under a delegation stateid is
@@ -11,8 +11,9 @@
 #include <errno.h>
 
 #include "dissect/extract.h"
-#include "src/clnt/rdma_ep_nfs41.h"
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/replay/trace.h"
 #include "nfs4_decode.h"
 
 #define MAXD 64

@@ -7,7 +7,8 @@
 
 #include <errno.h>
 
-#include "src/replay/rdma_ep_replay.h"
+#include "src/clnt/nfs3.h"
+#include "src/replay/trace.h"
 
 static int load(struct trace *t, const char *name)
 {
@@ -45,9 +46,9 @@ int main(void)
 		CHECK(t.have_root, "root handle from the MOUNT reply over TCP");
 		CHECK_EQ_STR(t.export_path, "/export");
 		CHECK(t.root.len > 0 && t.root.len <= 64, "root handle length %u", t.root.len);
-		CHECK_EQ_U64(count(&t, PROG_NFS_, NFS3P_WRITE), 5);
-		CHECK_EQ_U64(count(&t, PROG_NFS_, NFS3P_READ), 5);
-		CHECK_EQ_U64(count(&t, PROG_NFS_, NFS3P_CREATE), 2);
+		CHECK_EQ_U64(count(&t, PROG_NFS, NFS3P_WRITE), 5);
+		CHECK_EQ_U64(count(&t, PROG_NFS, NFS3P_READ), 5);
+		CHECK_EQ_U64(count(&t, PROG_NFS, NFS3P_CREATE), 2);
 		unsigned chunked = 0, pulled = 0, wchunk = 0;
 		for (size_t i = 0; i < t.n; i++) {
 			const struct tcall *c = &t.calls[i];
@@ -72,7 +73,7 @@ int main(void)
 		unsigned rdp = 0;
 		for (size_t i = 0; i < t.n; i++) {
 			const struct tcall *c = &t.calls[i];
-			if (c->prog != PROG_NFS_ || c->proc != NFS3P_READDIRPLUS)
+			if (c->prog != PROG_NFS || c->proc != NFS3P_READDIRPLUS)
 				continue;
 			rdp++;
 			CHECK(c->has_reply_chunk && c->res, "READDIRPLUS results kept");
@@ -84,7 +85,7 @@ int main(void)
 		}
 		CHECK_EQ_U64(rdp, 1);
 		CHECK_EQ_U64(names, 200);
-		CHECK_EQ_U64(count(&t, PROG_NFSACL_, 1), 201);
+		CHECK_EQ_U64(count(&t, PROG_NFSACL, 1), 201);
 		trace_free(&t);
 	}
 	/* nfs41: NFSv4.1 COMPOUNDs are read (replay of v4 is not implemented) */

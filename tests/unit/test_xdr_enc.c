@@ -10,7 +10,8 @@
 #include "dissect/programs.h"
 #include "dissect/rpc.h"
 #include "src/xprt/xprt.h"
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/clnt/nfs3.h"
+#include "src/replay/loadgen_hist.h"
 #include "src/xprt/xdr_enc.h"
 
 static void test_primitives(void)

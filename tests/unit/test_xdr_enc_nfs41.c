@@ -1,4 +1,4 @@
-/* NFSv4.1 encoders (src/clnt/nfs41_clnt.c): every COMPOUND we build is read
+/* NFSv4.1 encoders (src/clnt/nfs4_enc.c): every COMPOUND we build is read
  * back with the dissector's independent NFSv4 decoder (dissect/nfs4.c);
  * replies built by hand (as knfsd would send them) are decoded both by
  * our bounded decoder and the dissector; the session slot table. */
@@ -10,7 +10,9 @@
 #include "dissect/programs.h"
 #include "dissect/record.h"
 #include "dissect/rpc.h"
-#include "src/clnt/rdma_ep_nfs41.h"
+#include "src/clnt/nfs4.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
 
 /* Decodes a call with rpc_decode + prog_nfs4.decode_call. */
 static void decode_call(const uint8_t *msg, size_t len, struct nfsrdma_record *r, struct xdr_ddp *ddp)
@@ -180,7 +182,7 @@ static void test_session_ops(void)
 		NFS4_OP_LOOKUP, NFS4_OP_GETFH, NFS4_OP_ACCESS, NFS4_OP_GETATTR, NFS4_OP_READDIR,
 		NFS4_OP_CLOSE, NFS4_OP_DESTROY_SESSION, NFS4_OP_DESTROY_CLIENTID };
 	for (unsigned i = 0; i < 11; i++)
-		CHECK(r.ops[i].op == want[i], "op %u is %s (got %u)", i, nfs4_clnt_op_name(want[i]), r.ops[i].op);
+		CHECK(r.ops[i].op == want[i], "op %u is %s (got %u)", i, nfs4_op_name(want[i]), r.ops[i].op);
 	CHECK_EQ_STR(r.name, "dir");
 	CHECK_EQ_U64(r.ops[7].count, 65536);
 	CHECK_EQ_U64(r.ops[8].seqid, 3);

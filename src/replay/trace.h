@@ -1,14 +1,14 @@
-/* Internals of the replay engine (src/replay*.c): the calls read from a
- * capture.  Lives under rdma_ep* only for file ownership reasons. */
-#ifndef NFSRDMA_RDMA_EP_REPLAY_H
-#define NFSRDMA_RDMA_EP_REPLAY_H
+/* The calls of a capture, as the replay engine reads them
+ * (replay_trace.c): arguments, chunks, and the recorded replies. */
+#ifndef NFSRDMA_REPLAY_TRACE_H
+#define NFSRDMA_REPLAY_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "dissect/rpcrdma.h"
-#include "src/clnt/rdma_ep_clnt.h"
+#include "src/xprt/xdr_enc.h"
 
 #define TC_MAXSEG 8
 #define REPLAY_NO_REPLY 0xffffu

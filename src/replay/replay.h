@@ -1,0 +1,67 @@
+/* Entry points of the replay engine (src/replay/replay_*.c) and the
+ * load generator (loadgen.c), with their options. */
+#ifndef NFSRDMA_REPLAY_REPLAY_H
+#define NFSRDMA_REPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- replay (replay_run.c) ---- */
+struct replay_opts {
+	const char *trace;
+	const char *target;
+	const char *export_path;  /* MOUNT path on the target (default: from the trace, else /export) */
+	const char *transport;    /* "rdma" (default) or "tcp" */
+	uint16_t port;
+	double speed;             /* 1 recorded, 2 twice as fast, 0 as fast as credits allow */
+	uint32_t max_inflight;    /* 0: as recorded */
+	bool allow_mutations;
+	bool same_tree;           /* handles not resolvable by path are sent unchanged */
+	bool json;
+	bool verbose;
+	uint32_t slots;
+	unsigned reconnect_ms;
+	bool busy_poll;
+	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
+	bool dry_run;             /* print what would be sent; no network */
+	bool delegations;         /* NFSv4.1+: serve the back channel, take delegations */
+	/* Fault injection: once the reply to the trace call with this XID is
+	 * in, drop the connection and go on over a new one. */
+	bool disconnect;
+	uint32_t disconnect_xid;
+};
+/* Returns the exit status: 0 all replayed calls answered with the
+ * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup
+ * failure; 4 refused (mutations without --allow-mutations). */
+int replay_run(const struct replay_opts *o, FILE *out);
+
+/* ---- load generation (loadgen.c) ---- */
+enum lg_op { LG_NULL, LG_GETATTR, LG_READ, LG_WRITE, LG_MIX, LG_READDIRPLUS };
+struct loadgen_opts {
+	const char *target;
+	const char *export_path;
+	const char *transport;
+	uint16_t port;
+	enum lg_op op;
+	uint32_t read_pct;        /* LG_MIX: share of READs (rest WRITE) */
+	uint32_t size;            /* READ/WRITE transfer size */
+	uint32_t sizes[16];       /* sweep */
+	unsigned nsizes;
+	uint32_t qd;
+	double duration;          /* seconds (0: use count) */
+	uint64_t count;
+	double warmup;            /* seconds */
+	const char *file;         /* name in the export (READ/WRITE) */
+	uint64_t file_size;
+	bool allow_mutations;
+	bool json;
+	const char *svg;
+	bool busy_poll;
+	uint32_t moderate_us;     /* as xprt_opts.moderate_us */
+	uint32_t vers;            /* 3 (default) or 4 */
+	uint32_t minor;           /* NFSv4 minor version (1 or 2) */
+};
+int loadgen_run(const struct loadgen_opts *o, FILE *out);
+
+#endif

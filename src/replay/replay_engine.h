@@ -1,0 +1,256 @@
+/* The replay engine's state, shared by its parts (src/replay/replay_*.c):
+ * the handle maps, the layout of a captured NFSv3 call, the statistics
+ * per operation, the calls in flight and the engine itself. */
+#ifndef NFSRDMA_REPLAY_ENGINE_H
+#define NFSRDMA_REPLAY_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "src/clnt/nfs4_cb.h"
+#include "src/clnt/nfs4_rewrite.h"
+#include "src/clnt/nfs4_session.h"
+#include "src/replay/loadgen_hist.h"
+#include "src/replay/replay.h"
+#include "src/replay/trace.h"
+#include "src/xprt/xprt.h"
+
+/* ---- handle maps (replay_handles.c) ---- */
+struct fhent {
+	struct fhent *next;
+	uint64_t h;
+	struct nfs_fh key;
+	char *name;           /* NULL for plain fh -> fh maps */
+	struct nfs_fh val;
+};
+
+struct fhmap {
+	struct fhent *b[4096];
+	size_t n;
+};
+
+struct fhent *fhmap_get(const struct fhmap *m, const struct nfs_fh *fh, const char *name);
+/* Sets (or, with overwrite, replaces) an entry. */
+void fhmap_put(struct fhmap *m, const struct nfs_fh *fh, const char *name,
+	       const struct nfs_fh *val, bool overwrite);
+void fhmap_free(struct fhmap *m);
+bool fhmap_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b);
+
+/* ---- a captured NFSv3 call's arguments (replay_nfs3_args.c) ---- */
+#define MAXREFS 3
+struct argref {
+	uint32_t off, size;   /* the opaque<> (length word + bytes + pad) */
+	struct nfs_fh fh;
+};
+
+struct layout {
+	struct argref ref[MAXREFS];
+	unsigned nref;
+	bool has_name;
+	char name[256];       /* first name argument */
+	bool has_ddp;
+	uint32_t ddp_at;      /* offset of the DDP opaque's length word */
+	uint32_t ddp_len;
+	uint32_t count;       /* READ/READDIR(PLUS) count, WRITE count */
+};
+
+/* Where the handles are in a NFSv3 / NFSACLv3 call.  Returns false when
+ * the arguments do not decode. */
+bool replay_nfs3_layout(const struct tcall *tc, struct layout *l);
+
+/* ---- statistics (replay_report.c) ---- */
+/* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 (undecoded), 27 unused,
+ * 28 NFSv4 NULL, 32 + op: NFSv4 COMPOUND by its main operation */
+#define V4BASE 32
+#define NOPS (V4BASE + NFS4_OP_REMOVEXATTR + 1)
+unsigned replay_op_index(const struct tcall *tc);
+const char *replay_op_label(unsigned i);
+
+struct opstat {
+	uint64_t trace, replayed, refused, skipped, unsupported, ok, mismatch, errors, lost;
+	uint64_t no_trace_reply, bytes;
+	uint64_t dep_refused;   /* skipped or differing only because a mutation was refused */
+	uint64_t no_deleg;      /* gave back a delegation the target never granted: not sent */
+	uint64_t read_chunks, write_chunks, reply_chunks;
+	struct lhist lat, tlat;
+};
+
+struct mismatch {
+	uint32_t xid, op;
+	uint64_t frame;
+	uint32_t trpc, tstat, rpc, stat;
+	int err;
+};
+
+/* ---- the engine ---- */
+struct rcall {
+	struct engine *e;
+	size_t idx;
+	bool busy;
+	struct xprt_req req;
+	uint8_t *buf;         /* RPC call */
+	uint8_t *data;        /* DDP data (owned) */
+	struct nfs_fh tdir;   /* target dir of a naming call */
+	bool has_tdir;
+	int slot;             /* NFSv4.1 session slot (-1: none) */
+	uint32_t seq;
+	struct v40use *use;   /* NFSv4.0 owner seqids the call carries */
+	unsigned nuse;
+};
+
+/* An NFSv4.0 open- or lock-owner seqid sent in a call (op idx): whether
+ * it advances depends on that op's status in the reply. */
+#define V40_MAXUSE 16
+struct v40use {
+	struct nfs40_owner *o;
+	uint32_t idx, op, seqid;
+	bool names_owner;
+};
+
+struct tinfo {
+	bool has_child;
+	struct nfs_fh child;  /* trace handle the call's reply named */
+	bool refused_dep;     /* named by a call that was refused */
+};
+
+struct engine {
+	const struct replay_opts *o;
+	struct trace t;
+	struct tinfo *ti;
+	struct xprt *x;
+	struct nfs_fh troot, root;
+	bool have_troot;
+	struct fhmap tmap;     /* trace fh -> target fh */
+	struct fhmap tparent;  /* trace child -> trace parent */
+	struct fhmap tname;    /* trace child -> (val unused), name holds the entry name: keyed (child, NULL)... */
+	struct fhmap edges;    /* (target dir, name) -> target child */
+	struct fhmap refused;  /* trace handles whose producer was refused */
+	struct rcall *rc;
+	uint32_t nrc;
+	struct opstat op[NOPS];
+	struct mismatch mm[32];
+	unsigned nmm;
+	uint64_t mm_total, lost, sent, extra_lookups, unmapped, not_sent;
+	uint64_t bytes_read, bytes_written;
+	bool barrier_pending;
+	struct rpc_cred cred;
+	FILE *out;
+	/* NFSv4.1+ */
+	bool v4;                 /* the trace has NFSv4.1+ COMPOUNDs */
+	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
+	struct nfs41_session v4s;
+	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
+	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
+				  * the trace's open stateid other (12) of the same OPEN */
+	uint64_t delegs_granted, delegs_absent;
+	struct fhmap closedmap;  /* trace open stateid other (12) a CLOSE the target
+				  * answered OK gave back */
+	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
+	uint64_t deleg_anon;     /* I/O under an absent delegation whose open was
+				  * closed: sent with the anonymous stateid */
+	/* --delegations (4.1+): the back channel, and what the target granted
+	 * and then recalled */
+	struct nfs41_cb cb;
+	struct nfs4_cb_location cbloc;
+	struct nfs40_cbsrv *cbsrv;  /* 4.0: our callback server */
+	struct fhmap grantmap;   /* target delegation other (12) -> the trace's
+				  * delegation other + its OPEN's open stateid other (24) */
+	struct fhmap recalledmap; /* trace delegation other (12) whose target
+				   * counterpart was recalled and given back */
+	struct nfs41_cb_recall recalls[8];
+	unsigned nrecalls;
+	bool returning;
+	uint64_t deleg_returned, deleg_return_failed, recalls_dropped, cb_refused;
+	/* The connection: --disconnect-after, and (4.1+ with a back channel)
+	 * binding a new one to the session */
+	bool drop_pending;
+	uint64_t drops;
+	uint64_t bound_reconnects;  /* the transport's reconnects when last bound */
+	bool bind_wanted;
+	uint64_t last_bind_ns;
+	uint64_t conn_bound, conn_bind_failed, cb_path_down;
+	uint32_t bind_dir;          /* what the target bound last (NFS4_CDFS4_*) */
+	struct fhmap cidmap;     /* trace client ID (8) -> target's */
+	struct fhmap sessmap;    /* trace session ID (16) -> target's */
+	bool v4_refused;         /* a mutating COMPOUND was refused */
+	int cur_slot;            /* slot taken while a COMPOUND is rewritten */
+	uint32_t cur_seq;
+	uint64_t v4_sessions;    /* sessions (4.0: client IDs) the replay opened itself */
+	/* NFSv4.0 */
+	struct nfs40_owners owners;
+	struct v40use cur_use[V40_MAXUSE];
+	unsigned cur_nuse;
+	bool v40_confirm;        /* the target asked for an OPEN_CONFIRM not sent yet */
+	struct nfs40_owner *v40_conf_owner;
+	struct nfs4_stateid v40_conf_sid;   /* the target's open stateid */
+	struct nfs_fh v40_conf_fh;
+	bool v40_conf_have_tr;
+	uint8_t v40_conf_tother[12];        /* the trace's stateid for it */
+	uint64_t v40_confirms_added, v40_confirms_dropped, v40_renews, v40_seqid_errors;
+};
+
+/* READDIRPLUS entries of a reply to dir: a trace one names trace handles,
+ * a target one gives (target dir, name) -> target child edges. */
+struct rdp_ctx {
+	struct engine *e;
+	const struct nfs_fh *dir;
+	bool target;
+};
+
+/* replay_handles.c */
+void replay_tpath_put(struct engine *e, const struct nfs_fh *parent, const char *name,
+		      const struct nfs_fh *child);
+const char *replay_tpath_name(const struct engine *e, const struct nfs_fh *child);
+void replay_rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh);
+/* trace handle -> target handle.  0, or -ENOENT (no path / not on the
+ * target), -EPERM (named by a refused call). */
+int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth);
+
+/* replay_learn.c: before replaying */
+/* Learns the trace's names from its own replies. */
+void replay_prepass(struct engine *e);
+void replay_trace_latencies(struct engine *e);
+
+/* replay_v4_state.c */
+int replay_v4_session(struct engine *e);
+int replay_v40_client(struct engine *e);
+/* A client ID as a key or value of cidmap (8 bytes, big-endian). */
+struct nfs_fh replay_cid_key(uint64_t id);
+void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr);
+void replay_v40_after(struct engine *e, struct rcall *rc, const struct nfs4_res *rr,
+		      const struct nfs4_res *tr);
+int replay_v40_confirm(struct engine *e);
+void replay_v4_note_closes(struct engine *e, const struct tcall *tc, const struct nfs4_res *rr);
+int replay_v40_keep_lease(struct engine *e);
+
+/* replay_reply.c: the xprt_req done callback of every replayed call */
+void replay_done(struct xprt_req *req, const struct xprt_reply *rep);
+
+/* replay_deleg.c */
+/* --delegations: serve the target's callbacks.  Returns 0 or a negative
+ * errno (said in the log). */
+int replay_serve_callbacks(struct engine *e);
+int replay_return_recalled(struct engine *e);
+void replay_bind_conn(struct engine *e);
+
+/* replay_v4_send.c: builds and submits NFSv4 call i (0 or -ENOTCONN) */
+int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
+		  struct opstat *os);
+
+/* replay_run.c: polling, pacing, submitting */
+int replay_poll(struct engine *e, int ms);
+int replay_wait_all(struct engine *e);
+/* Waits until the call's recorded send time (scaled by --speed). */
+int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0);
+int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out);
+int replay_submit(struct engine *e, struct rcall *rc, size_t i);
+int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret);
+int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier);
+
+/* replay_dry_run.c, replay_report.c */
+int replay_dry_run(struct engine *e);
+void replay_report(struct engine *e, double secs, int rc);
+
+#endif

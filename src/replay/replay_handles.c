@@ -1,0 +1,230 @@
+/* Trace handles and their target counterparts: the handle maps, the
+ * names the trace's replies gave (child -> parent, name), and resolving a
+ * trace handle on the target by its path (LOOKUPs from the root,
+ * read-only). */
+#include "src/replay/replay_engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/xdr.h"
+#include "src/clnt/nfs3.h"
+
+static uint64_t key_hash(const struct nfs_fh *fh, const char *name)
+{
+	uint64_t h = xdr_fh_hash(fh->data, fh->len);
+	if (name)
+		h ^= xdr_fh_hash((const uint8_t *)name, (uint32_t)strlen(name)) * 31;
+	return h;
+}
+
+bool fhmap_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+struct fhent *fhmap_get(const struct fhmap *m, const struct nfs_fh *fh, const char *name)
+{
+	uint64_t h = key_hash(fh, name);
+	for (struct fhent *e = m->b[h & 4095]; e; e = e->next)
+		if (e->h == h && fhmap_fh_eq(&e->key, fh) &&
+		    ((!name && !e->name) || (name && e->name && !strcmp(name, e->name))))
+			return e;
+	return NULL;
+}
+
+/* Sets (or, with overwrite, replaces) an entry. */
+void fhmap_put(struct fhmap *m, const struct nfs_fh *fh, const char *name,
+		    const struct nfs_fh *val, bool overwrite)
+{
+	struct fhent *e = fhmap_get(m, fh, name);
+	if (e) {
+		if (overwrite)
+			e->val = *val;
+		return;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->h = key_hash(fh, name);
+	e->key = *fh;
+	e->val = *val;
+	if (name && !(e->name = strdup(name))) {
+		free(e);
+		return;
+	}
+	e->next = m->b[e->h & 4095];
+	m->b[e->h & 4095] = e;
+	m->n++;
+}
+
+void fhmap_free(struct fhmap *m)
+{
+	for (size_t i = 0; i < 4096; i++)
+		for (struct fhent *e = m->b[i], *n; e; e = n) {
+			n = e->next;
+			free(e->name);
+			free(e);
+		}
+}
+
+/* Names of trace handles: child -> "name" stored as an entry keyed by the
+ * child with the name in e->name and the parent in e->val. */
+void replay_tpath_put(struct engine *e, const struct nfs_fh *parent, const char *name,
+		      const struct nfs_fh *child)
+{
+	if (!strcmp(name, ".") || !strcmp(name, "..") || fhmap_fh_eq(parent, child))
+		return;
+	if (fhmap_get(&e->tparent, child, NULL))
+		return;
+	fhmap_put(&e->tparent, child, NULL, parent, false);
+	/* tname: key child, name = name (one per child) */
+	struct fhent *x = calloc(1, sizeof(*x));
+	if (!x)
+		return;
+	x->h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	x->key = *child;
+	x->name = strdup(name);
+	if (!x->name) {
+		free(x);
+		return;
+	}
+	x->next = e->tname.b[x->h & 4095];
+	e->tname.b[x->h & 4095] = x;
+}
+
+const char *replay_tpath_name(const struct engine *e, const struct nfs_fh *child)
+{
+	uint64_t h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	for (struct fhent *x = e->tname.b[h & 4095]; x; x = x->next)
+		if (x->h == h && fhmap_fh_eq(&x->key, child))
+			return x->name;
+	return NULL;
+}
+
+void replay_rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh)
+{
+	struct rdp_ctx *c = ctx;
+	if (c->target)
+		fhmap_put(&c->e->edges, c->dir, name, fh, true);
+	else
+		replay_tpath_put(c->e, c->dir, name, fh);
+}
+
+struct v4lk {
+	const struct nfs_fh *dir;
+	const char *name;
+};
+
+static unsigned v4_build_lookup(struct xenc *x, void *ctx)
+{
+	struct v4lk *a = ctx;
+	if (a->dir)
+		nfs4_enc_putfh(x, a->dir);
+	else
+		nfs4_enc_putrootfh(x);
+	if (a->name)
+		nfs4_enc_lookup(x, a->name);
+	nfs4_enc_getfh(x);
+	return a->name ? 3 : 2;
+}
+
+/* PUTFH dir (or PUTROOTFH), LOOKUP name, GETFH on the target. */
+static int v4_target_lookup(struct engine *e, const struct nfs_fh *dir, const char *name,
+			    struct nfs_fh *out)
+{
+	struct nfs4_res r;
+	struct v4lk a = { dir, name };
+	int ret;
+
+	/* NFSv4.0 needs no client ID to look up */
+	if (e->v4s.minor && (ret = replay_v4_session(e)) < 0)
+		return ret;
+	while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
+		if ((ret = xprt_poll(e->x, 100)) < 0)
+			return ret;
+	if (ret < 0)
+		return ret;
+	e->extra_lookups++;
+	if (r.status || !r.nfh)
+		return -ENOENT;
+	*out = r.fh[0];
+	if (dir && name)
+		fhmap_put(&e->edges, dir, name, out, true);
+	return 0;
+}
+
+/* Synchronous LOOKUP on the target (path resolution; read-only). */
+static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char *name,
+			 struct nfs_fh *out)
+{
+	struct nfs_msg m;
+	uint8_t rbuf[4096];
+	size_t rlen;
+	struct rpc_res res;
+
+	if (e->v4)
+		return v4_target_lookup(e, dir, name, out);
+	if (nfs3_enc_lookup(&m, &e->cred, dir, name) < 0)
+		return -EMSGSIZE;
+	int ret = xprt_call_sync(e->x, &m.req, rbuf, sizeof(rbuf), &rlen, 15000);
+	if (ret < 0)
+		return ret;
+	e->extra_lookups++;
+	if (nfs3_decode_reply(NFS3P_LOOKUP, rbuf, rlen, false, &res, NULL, NULL) < 0 || res.rpc_status)
+		return -EPROTO;
+	if (res.status || !res.has_fh)
+		return -ENOENT;
+	*out = res.fh;
+	fhmap_put(&e->edges, dir, name, out, true);
+	return 0;
+}
+
+/* trace handle -> target handle.  0, or -ENOENT (no path / not on the
+ * target), -EPERM (named by a refused call). */
+int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth)
+{
+	struct fhent *m = fhmap_get(&e->tmap, tfh, NULL);
+	if (m) {
+		*out = m->val;
+		return 0;
+	}
+	if (e->have_troot && fhmap_fh_eq(tfh, &e->troot)) {
+		if (!e->have_root && e->v4) {
+			int ret = v4_target_lookup(e, NULL, NULL, &e->root);
+			if (ret < 0)
+				return ret;
+			e->have_root = true;
+		}
+		*out = e->root;
+		return 0;
+	}
+	struct fhent *p = fhmap_get(&e->tparent, tfh, NULL);
+	const char *name = p ? replay_tpath_name(e, tfh) : NULL;
+	if (p && name && depth < 64) {
+		struct nfs_fh pdir, child;
+		int ret = replay_resolve(e, &p->val, &pdir, depth + 1);
+		if (ret < 0)
+			return ret;
+		struct fhent *ed = fhmap_get(&e->edges, &pdir, name);
+		if (ed) {
+			child = ed->val;
+		} else {
+			if (fhmap_get(&e->refused, tfh, NULL))
+				return -EPERM;
+			if ((ret = target_lookup(e, &pdir, name, &child)) < 0)
+				return ret;
+		}
+		fhmap_put(&e->tmap, tfh, NULL, &child, true);
+		*out = child;
+		return 0;
+	}
+	if (fhmap_get(&e->refused, tfh, NULL))
+		return -EPERM;
+	if (e->o->same_tree) {
+		*out = *tfh;
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,213 @@
+/* The replay's statistics: a label for each operation, and the report
+ * (text or JSON) of what was sent and how the target answered. */
+#include "src/replay/replay_engine.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "dissect/nfs_status.h"
+#include "src/clnt/nfs3.h"
+#include "src/out/out.h"
+
+unsigned replay_op_index(const struct tcall *tc)
+{
+	if (tc->prog == PROG_NFS && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
+		return tc->proc;
+	if (tc->prog == PROG_NFSACL && tc->proc < 4)
+		return 22 + tc->proc;
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->proc == 0)
+		return 28;
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
+		return V4BASE + tc->v4op;
+	return 26;
+}
+
+const char *replay_op_label(unsigned i)
+{
+	static const char *const acl[] = { "NFSACL NULL", "NFSACL GETACL", "NFSACL SETACL",
+					   "NFSACL GETXATTRDIR" };
+	static char v4[NOPS][32];
+	if (i < NFS3P_NPROCS)
+		return nfs3_proc_name(i);
+	if (i >= 22 && i < 26)
+		return acl[i - 22];
+	if (i == 27)
+		return "NFSv4.0 COMPOUND";
+	if (i == 28)
+		return "NFSv4 NULL";
+	if (i >= V4BASE && i < NOPS) {
+		if (!v4[i][0])
+			snprintf(v4[i], sizeof(v4[i]), "v4 %s", nfs4_op_name(i - V4BASE));
+		return v4[i];
+	}
+	return "NFSv4 COMPOUND";
+}
+
+void replay_report(struct engine *e, double secs, int rc)
+{
+	FILE *f = e->out;
+	const struct xprt_stats *st = &e->x->st;
+	uint64_t tot[11] = { 0 };
+
+	if (e->cbsrv)   /* 4.0: the callback server's thread counted them */
+		nfs40_cbsrv_counts(e->cbsrv, &e->cb.calls, &e->cb.recalls, &e->cb_refused);
+
+	for (unsigned i = 0; i < NOPS; i++) {
+		const struct opstat *s = &e->op[i];
+		tot[0] += s->trace; tot[1] += s->replayed; tot[2] += s->ok; tot[3] += s->mismatch;
+		tot[4] += s->errors; tot[5] += s->lost; tot[6] += s->refused; tot[7] += s->skipped;
+		tot[8] += s->unsupported; tot[9] += s->dep_refused; tot[10] += s->no_deleg;
+	}
+	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
+	if (e->o->json) {
+		fprintf(f, "{\"trace\":");
+		out_json_str(f, e->o->trace);
+		fprintf(f, ",\"target\":");
+		out_json_str(f, e->o->target);
+		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->x->ops->name);
+		out_json_str(f, e->t.export_path[0] ? e->t.export_path : "");
+		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
+			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", rc, secs,
+			secs > 0 ? (double)e->sent / secs : 0, mbs, e->bytes_read, e->bytes_written);
+		fprintf(f, "\"totals\":{\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"same_status\":%"
+			PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"unsupported\":%" PRIu64
+			",\"not_sent\":%" PRIu64 ",\"resolve_lookups\":%" PRIu64 ",\"trace_retransmits\":%"
+			PRIu64 ",\"after_refused\":%" PRIu64 ",\"no_delegation\":%" PRIu64 "},", tot[0],
+			tot[1], tot[2], tot[3], tot[4], tot[5], tot[6], tot[7], tot[8], e->not_sent,
+			e->extra_lookups, e->t.retransmits, tot[9], tot[10]);
+		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
+			",\"read_chunks\":%" PRIu64
+			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
+			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u},",
+			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
+			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
+			st->credits_granted);
+		if (e->v4 && e->v4s.minor == 0)
+			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
+				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
+				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
+				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu,\"delegations_granted\":%" PRIu64
+				",\"delegations_absent\":%" PRIu64 ",\"delegation_claims_made_plain\":%" PRIu64
+				",\"delegation_io_anonymous\":%" PRIu64 ",\"callback_server\":%s,\"callbacks\":%" PRIu64
+				",\"delegations_recalled\":%" PRIu64 ",\"delegations_returned\":%" PRIu64
+				",\"delegation_returns_failed\":%" PRIu64 ",\"callback_connections_refused\":%" PRIu64 "},",
+				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
+				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n,
+				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
+				e->cbsrv ? "true" : "false", e->cb.calls, e->cb.recalls, e->deleg_returned,
+				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
+		else if (e->v4)
+			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
+				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
+				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
+				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64
+				",\"back_channel\":%s,\"callbacks\":%" PRIu64 ",\"delegations_recalled\":%" PRIu64
+				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64
+				",\"cb_path_down_replies\":%" PRIu64 ",\"connections_bound\":%" PRIu64
+				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
+				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
+				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
+				e->v4s.back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
+				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
+				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
+				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
+				e->bind_dir == NFS4_CDFS4_BACK ? "back" : e->bind_dir == NFS4_CDFS4_FORE ? "fore" : "other");
+		fprintf(f, "\"ops\":[");
+		bool first = true;
+		for (unsigned i = 0; i < NOPS; i++) {
+			const struct opstat *s = &e->op[i];
+			if (!s->trace)
+				continue;
+			fprintf(f, "%s{\"op\":\"%s\",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
+				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
+				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
+				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64
+				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
+				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
+				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
+				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
+				first ? "" : ",", replay_op_label(i), s->trace, s->replayed, s->ok, s->mismatch,
+				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
+				s->no_deleg, s->bytes,
+				s->read_chunks, s->write_chunks, s->reply_chunks,
+				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
+				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
+				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
+			first = false;
+		}
+		fprintf(f, "],\"mismatches\":[");
+		for (unsigned i = 0; i < e->nmm; i++) {
+			const struct mismatch *m = &e->mm[i];
+			fprintf(f, "%s{\"xid\":\"0x%08x\",\"frame\":%" PRIu64 ",\"op\":\"%s\",\"trace_rpc\":%u,"
+				"\"trace_status\":%u,\"replay_rpc\":%u,\"replay_status\":%u,\"error\":%d}",
+				i ? "," : "", m->xid, m->frame, replay_op_label(m->op), m->trpc, m->tstat, m->rpc,
+				m->stat, m->err);
+		}
+		fprintf(f, "]}\n");
+		return;
+	}
+	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
+		e->o->trace, e->o->target, e->x->ops->name,
+		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
+	fprintf(f, "%-16s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
+		"trace", "sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "nodeleg",
+		"p50us",
+		"p99us", "maxus", "trace-p50", "trace-p99");
+	for (unsigned i = 0; i < NOPS; i++) {
+		const struct opstat *s = &e->op[i];
+		if (!s->trace)
+			continue;
+		fprintf(f, "%-16s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5"
+			PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64
+			" | %9.1f %9.1f %9.1f | %9.1f %9.1f\n",
+			replay_op_label(i), s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost,
+			s->refused, s->skipped, s->unsupported, s->no_deleg, (double)lhist_pct(&s->lat, 50) / 1e3,
+			(double)lhist_pct(&s->lat, 99) / 1e3, (double)s->lat.max / 1e3,
+			(double)lhist_pct(&s->tlat, 50) / 1e3, (double)lhist_pct(&s->tlat, 99) / 1e3);
+	}
+	fprintf(f, "total: %" PRIu64 " sent, %" PRIu64 " same status, %" PRIu64 " mismatches, %" PRIu64
+		" errors, %" PRIu64 " lost in flight, %" PRIu64 " refused (mutations), %" PRIu64
+		" skipped, %" PRIu64 " not sent\n", tot[1], tot[2], tot[3], tot[4], tot[5], tot[6],
+		tot[7], e->not_sent);
+	fprintf(f, "time %.3f s, %.1f calls/s, %.3f MB/s (read %" PRIu64 " B, written %" PRIu64
+		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %" PRIu64
+		" reconnects, %" PRIu64 " path lookups\n", secs, secs > 0 ? (double)e->sent / secs : 0,
+		mbs, e->bytes_read, e->bytes_written, st->read_chunks, st->write_chunks, st->reply_chunks,
+		st->reconnects, e->extra_lookups);
+	for (unsigned i = 0; i < e->nmm; i++) {
+		const struct mismatch *m = &e->mm[i];
+		if (m->err)
+			fprintf(f, "error: xid 0x%08x (frame %" PRIu64 ") %s: %s\n", m->xid, m->frame,
+				replay_op_label(m->op), strerror(-m->err));
+		else
+			fprintf(f, "mismatch: xid 0x%08x (frame %" PRIu64 ") %s: trace rpc %u status %s, "
+				"replay rpc %u status %s\n", m->xid, m->frame, replay_op_label(m->op), m->trpc,
+				nfs_stat_name(m->tstat), m->rpc, nfs_stat_name(m->stat));
+	}
+	if (tot[10])
+		fprintf(f, "note: %" PRIu64 " call(s) give back a delegation the target never granted "
+			"(or recalled and got back) and were not sent (nodeleg); "
+			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
+			e->delegs_absent);
+	if (e->v4s.back_channel || e->cbsrv)
+		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
+			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
+			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
+			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
+			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
+	if (e->conn_bound || e->conn_bind_failed || e->cb_path_down)
+		fprintf(f, "note: %" PRIu64 " new connection(s) bound to the session's back channel "
+			"(BIND_CONN_TO_SESSION), %" PRIu64 " refused; %" PRIu64 " SEQUENCE repl%s said "
+			"the callback path was down\n", e->conn_bound, e->conn_bind_failed, e->cb_path_down,
+			e->cb_path_down == 1 ? "y" : "ies");
+	if (e->deleg_claims || e->deleg_anon)
+		fprintf(f, "note: %" PRIu64 " OPEN(s) claiming such a delegation sent as plain opens "
+			"(CLAIM_NULL / CLAIM_FH); %" PRIu64 " stateid(s) of I/O under one after its "
+			"open was closed sent as the anonymous stateid\n", e->deleg_claims, e->deleg_anon);
+	if (tot[6])
+		fprintf(f, "note: %" PRIu64 " call(s) change state on the server and were not sent; "
+			"%" PRIu64 " more were skipped or answered differently only because of that; "
+			"use --allow-mutations to send them\n", tot[6], tot[9]);
+}

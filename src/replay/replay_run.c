@@ -1,0 +1,458 @@
+/* The replay engine: re-issues the calls of a capture against a live
+ * server in their recorded order, with new XIDs, mapping the trace's file
+ * handles to the target's.  See docs/replay.md.
+ *
+ * Handles: the trace's root (from its MOUNT reply, else the handle of its
+ * first FSINFO) is the target's root (MOUNT of the same export).  Every
+ * other trace handle is known by the results that named it (LOOKUP,
+ * CREATE, MKDIR, SYMLINK, MKNOD, READDIRPLUS: parent handle + name).  A
+ * trace handle maps to the target handle that the replayed call returned
+ * in the same place; failing that, its path is resolved on the target by
+ * LOOKUPs from the root (read-only).  --same-tree sends handles that have
+ * no path in the trace unchanged.
+ *
+ * Ordering: calls go out in trace order; a call that changes the
+ * namespace (everything mutating but WRITE and COMMIT) waits for every
+ * earlier call and holds back later ones until its reply; a call whose
+ * handle is not mapped yet waits until nothing is in flight (the call
+ * that names it may still be).  Concurrency: at most as many calls in
+ * flight as the trace had when it sent the call (or --max-inflight).
+ * Timing: the trace's send times divided by --speed (0: no waiting).
+ *
+ * Safety: calls that change state are refused unless --allow-mutations;
+ * the only address contacted is --target (MOUNT, portmapper, NFS).
+ *
+ * This file: the entry point, the run loop, pacing and submitting, and
+ * NFSv3 calls.  The other parts (replay_engine.h): replay_learn.c (what
+ * the trace's replies say, before replaying), replay_handles.c (handle
+ * maps, path resolution), replay_nfs3_args.c, replay_v4_send.c and
+ * replay_v4_state.c (NFSv4 COMPOUNDs rewritten with the target's state),
+ * replay_reply.c, replay_deleg.c (--delegations), replay_dry_run.c,
+ * replay_report.c. */
+#include "src/replay/replay_engine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/base/log.h"
+#include "src/clnt/mount.h"
+#include "src/clnt/nfs3.h"
+
+int replay_poll(struct engine *e, int ms)
+{
+	int n = xprt_poll(e->x, ms);
+	if (n < 0)
+		return n;
+	if (e->drop_pending) {
+		e->drop_pending = false;
+		e->drops++;
+		log_warn("replay: dropping the connection after xid 0x%08x (--disconnect-after)",
+			 e->o->disconnect_xid);
+		xprt_drop(e->x, "dropped on request");
+	}
+	if (e->v4s.back_channel && e->v4s.have_session && !e->returning)
+		replay_bind_conn(e);
+	if (e->cbsrv && !e->returning) {
+		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
+		e->nrecalls += nfs40_cbsrv_take(e->cbsrv, e->recalls + e->nrecalls, room);
+	}
+	return e->nrecalls ? replay_return_recalled(e) : 0;
+}
+
+int replay_wait_all(struct engine *e)
+{
+	while (xprt_inflight(e->x)) {
+		int ret = replay_poll(e, 100);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static struct rcall *free_rcall(struct engine *e)
+{
+	for (uint32_t i = 0; i < e->nrc; i++)
+		if (!e->rc[i].busy)
+			return &e->rc[i];
+	return NULL;
+}
+
+/* Waits until the call's recorded send time (scaled by --speed). */
+int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0)
+{
+	int ret;
+	if (e->o->speed > 0 && tc->t_call > t0_trace) {
+		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / e->o->speed);
+		for (uint64_t now; (now = xprt_now_ns()) < at;) {
+			if ((ret = replay_v40_keep_lease(e)) < 0)
+				return ret;
+			uint64_t ms = (at - now) / 1000000ull;
+			if ((ret = replay_poll(e, ms > 100 ? 100 : (int)ms)) < 0)
+				return ret;
+			if (ms == 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* Waits until a call may go out: fewer in flight than --max-inflight (or
+ * than the capture had when this call went), room in the transport, a
+ * free call slot. */
+int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out)
+{
+	const struct replay_opts *o = e->o;
+	uint32_t limit = o->max_inflight ? o->max_inflight : (tc->inflight ? tc->inflight : 1);
+	int ret;
+
+	while (xprt_inflight(e->x) >= limit || !xprt_can_send(e->x) || !(*out = free_rcall(e)))
+		if ((ret = replay_poll(e, 100)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Submits rc (the replay of call i), polling while the transport is full. */
+int replay_submit(struct engine *e, struct rcall *rc, size_t i)
+{
+	int ret;
+
+	rc->req.done = replay_done;
+	rc->req.ctx = rc;
+	rc->idx = i;
+	rc->e = e;
+	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
+		if ((ret = replay_poll(e, 100)) < 0)
+			break;
+	return ret;
+}
+
+/* A call too large for the transport is skipped (0); anything else means
+ * the connection is gone (-ENOTCONN). */
+int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret)
+{
+	free(rc->data);
+	rc->data = NULL;
+	if (ret == -EMSGSIZE) {
+		os->skipped++;
+		return 0;
+	}
+	return -ENOTCONN;
+}
+
+int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier)
+{
+	rc->busy = true;
+	os->replayed++;
+	os->read_chunks += rc->req.used_read_chunk;
+	os->write_chunks += rc->req.used_write_chunk;
+	os->reply_chunks += rc->req.used_reply_chunk;
+	e->sent++;
+	if (barrier)
+		e->barrier_pending = true;
+	return 0;
+}
+
+/* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
+ * -ENOTCONN. */
+static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+{
+	struct tcall *tc = &e->t.calls[i];
+	struct opstat *os = &e->op[replay_op_index(tc)];
+	const struct replay_opts *o = e->o;
+	int ret;
+
+	os->trace++;
+	if (tc->prog == PROG_NFS && tc->vers == 4)
+		return replay_one_v4(e, i, t0_trace, t0, os);
+	if (!(tc->prog == PROG_NFS && tc->vers == 3) && tc->prog != PROG_NFSACL) {
+		os->unsupported++;
+		return 0;
+	}
+	bool mut = tc->prog == PROG_NFSACL ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+	struct layout l;
+	bool parsed = replay_nfs3_layout(tc, &l);
+	if (mut && !o->allow_mutations) {
+		os->refused++;
+		if (e->ti[i].has_child)
+			fhmap_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
+		return 0;
+	}
+	if (!parsed) {
+		os->skipped++;
+		return 0;
+	}
+	bool barrier = mut && tc->proc != NFS3P_WRITE && tc->proc != NFS3P_COMMIT;
+	if (barrier || e->barrier_pending) {
+		if ((ret = replay_wait_all(e)) < 0)
+			return ret;
+		e->barrier_pending = false;
+	}
+	/* map the handles */
+	struct nfs_fh mapped[MAXREFS];
+	for (unsigned k = 0; k < l.nref; k++) {
+		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && xprt_inflight(e->x) &&
+		    (ret = replay_wait_all(e)) < 0)
+			return ret;
+		ret = replay_resolve(e, &l.ref[k].fh, &mapped[k], 0);
+		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
+			return -ENOTCONN;
+		if (ret < 0) {
+			if (ret == -EPERM)
+				os->dep_refused++;
+			else
+				os->skipped++;
+			e->unmapped++;
+			if (e->ti[i].has_child)
+				fhmap_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
+			if (o->verbose)
+				fprintf(e->out, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
+					replay_op_label(replay_op_index(tc)), ret == -EPERM ?
+					"named by a refused call" : "no path to it on the target");
+			return 0;
+		}
+	}
+	/* timing */
+	if ((ret = replay_pace(e, tc, t0_trace, t0)) < 0)
+		return ret;
+	/* concurrency */
+	struct rcall *rc;
+	if ((ret = replay_wait_rcall(e, tc, &rc)) < 0)
+		return ret;
+
+	/* build: header + args with mapped handles */
+	size_t args_len = l.has_ddp ? l.ddp_at + 4 : tc->args_len;
+	size_t cap = 512 + args_len + MAXREFS * NFS4_FHSIZE_MAX;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	struct rpc_cred cred;
+	if (tc->flavor == 1)
+		rpc_cred_sys(&cred, tc->uid, tc->gid);
+	else
+		memset(&cred, 0, sizeof(cred));
+	struct xenc x;
+	xenc_init(&x, buf, cap);
+	xenc_rpc_call(&x, 0, tc->prog, tc->vers, tc->proc, &cred);
+	uint32_t pos = 0;
+	for (unsigned k = 0; k < l.nref; k++) {
+		uint8_t *p = xenc_reserve(&x, l.ref[k].off - pos);
+		if (p)
+			memcpy(p, tc->args + pos, l.ref[k].off - pos);
+		xenc_fh(&x, &mapped[k]);
+		pos = l.ref[k].off + l.ref[k].size;
+	}
+	if (args_len > pos) {
+		uint8_t *p = xenc_reserve(&x, args_len - pos);
+		if (p)
+			memcpy(p, tc->args + pos, args_len - pos);
+	}
+	free(rc->buf);
+	rc->buf = buf;
+	memset(&rc->req, 0, sizeof(rc->req));
+	if (!xenc_ok(&x)) {
+		os->skipped++;
+		return 0;
+	}
+	rc->req.msg = buf;
+	rc->req.len = x.len;
+	if (l.has_ddp) {
+		/* the data: inline in the trace, else what the server pulled
+		 * from the trace's Read chunk, else a pattern */
+		rc->data = malloc(l.ddp_len ? l.ddp_len : 1);
+		if (!rc->data)
+			return -ENOMEM;
+		if (tc->args_len >= (uint64_t)l.ddp_at + 4 + l.ddp_len)
+			memcpy(rc->data, tc->args + l.ddp_at + 4, l.ddp_len);
+		else if (tc->ddp && tc->ddp_got >= l.ddp_len && tc->ddp_len >= l.ddp_len)
+			memcpy(rc->data, tc->ddp, l.ddp_len);
+		else
+			memset(rc->data, tc->proc == NFS3P_SYMLINK ? 'x' : 0x5a, l.ddp_len);
+		rc->req.has_ddp = true;
+		rc->req.ddp = rc->data;
+		rc->req.ddp_len = l.ddp_len;
+	}
+	if (tc->prog == PROG_NFS && (tc->proc == NFS3P_READ))
+		rc->req.wchunk = l.count;
+	rc->req.reply_max = tc->prog == PROG_NFSACL ? (tc->proc == 1 ? 8192 : 512) :
+			    nfs3_reply_max(tc->proc, l.count);
+	rc->has_tdir = l.nref > 0;
+	if (l.nref)
+		rc->tdir = mapped[0];
+	if ((ret = replay_submit(e, rc, i)) < 0)
+		return replay_submit_failed(rc, os, ret);
+	return replay_submitted(e, rc, os, barrier);
+}
+
+int replay_run(const struct replay_opts *o, FILE *out)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	char err[512];
+	int ret, rc = 3;
+
+	if (!e)
+		return 3;
+	e->o = o;
+	e->out = out;
+	if ((ret = trace_load(&e->t, o->trace, err, sizeof(err))) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (!e->t.n) {
+		log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
+		goto out;
+	}
+	if (o->disconnect) {
+		size_t k = 0;
+		while (k < e->t.n && e->t.calls[k].xid != o->disconnect_xid)
+			k++;
+		if (k == e->t.n) {
+			/* a typo would otherwise run the whole replay without the fault */
+			log_error("--disconnect-after: the trace has no call with xid 0x%08x", o->disconnect_xid);
+			goto out;
+		}
+	}
+	e->ti = calloc(e->t.n, sizeof(*e->ti));
+	if (!e->ti)
+		goto out;
+	if (e->t.have_root) {
+		e->troot = e->t.root;
+		e->have_troot = true;
+	}
+	replay_prepass(e);
+	replay_trace_latencies(e);
+	if (o->dry_run) {
+		rc = replay_dry_run(e);
+		goto out;
+	}
+	rpc_cred_sys(&e->cred, 0, 0);
+	bool need_mount = false, have_minor = false;
+	uint32_t minor = 1;
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->vers == 3)
+			need_mount = true;
+		else if (tc->v4known && !have_minor && tc->v4minor <= 2) {
+			/* the first COMPOUND's minor version: 0 (client ID and
+			 * owner seqids) or 1, 2 (a session) */
+			minor = tc->v4minor;
+			have_minor = true;
+		}
+	}
+	nfs41_session_init(&e->v4s, minor, "replay");
+	const char *exp = o->export_path ? o->export_path :
+			  e->t.export_path[0] ? e->t.export_path : "/export";
+	if (need_mount) {
+		if ((ret = mount3_mnt(o->target, exp, &e->cred, &e->root, err, sizeof(err))) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		e->have_root = true;
+		if (!e->t.export_path[0])
+			snprintf(e->t.export_path, sizeof(e->t.export_path), "%s", exp);
+	}
+	uint32_t maxbulk = 65536;
+	for (size_t i = 0; i < e->t.n; i++) {
+		struct layout l;
+		struct nfs4_call_info in;
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known &&
+		    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0) {
+			if (in.read_count > maxbulk && in.read_count <= (1u << 20))
+				maxbulk = in.read_count;
+			if (in.ddp_len > maxbulk && in.ddp_len <= (1u << 20))
+				maxbulk = in.ddp_len;
+			continue;
+		}
+		if (e->t.calls[i].prog == PROG_NFS && e->t.calls[i].vers == 3 &&
+		    replay_nfs3_layout(&e->t.calls[i], &l)) {
+			if (l.count > maxbulk && l.count <= (1u << 20))
+				maxbulk = l.count;
+			if (l.ddp_len > maxbulk)
+				maxbulk = l.ddp_len;
+		}
+	}
+	e->nrc = o->slots ? o->slots : 32;
+	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = e->nrc,
+				.max_bulk = maxbulk, .reply_chunk_max = 72 * 1024,
+				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll,
+				.moderate_us = o->moderate_us };
+	bool tcp = o->transport && !strcmp(o->transport, "tcp");
+	if ((ret = tcp ? xprt_tcp_open(&e->x, &xo) : xprt_rdma_open(&e->x, &xo)) < 0)
+		goto out;
+	e->rc = calloc(e->nrc, sizeof(*e->rc));
+	if (!e->rc)
+		goto out;
+	if (o->delegations && e->v4 && (ret = replay_serve_callbacks(e)) < 0)
+		goto out;
+	log_info("replay: %zu calls, %" PRIu64 " trace retransmits, root %s", e->t.n, e->t.retransmits,
+		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
+		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
+
+	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
+	size_t i;
+	ret = 0;
+	for (i = 0; i < e->t.n; i++)
+		if ((ret = replay_one(e, i, t0_trace, t0)) < 0)
+			break;
+	if (ret == 0)
+		ret = replay_wait_all(e);
+	/* NFSv4.0 has no DESTROY_CLIENTID: the replay's client ID and what
+	 * the trace left open expire with the lease */
+	if (ret == 0 && e->v4s.minor && (e->v4s.have_session || e->v4s.have_client)) {
+		/* what the trace did not destroy itself (or the replay's own) */
+		nfs41_session_close(e->x, &e->v4s, &e->cred);
+	}
+	if (ret < 0) {
+		e->not_sent = e->t.n - i;
+		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
+	}
+	double secs = (double)(xprt_now_ns() - t0) / 1e9;
+	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0;
+	for (unsigned k = 0; k < NOPS; k++) {
+		mism += e->op[k].mismatch;
+		errs += e->op[k].errors;
+		refused += e->op[k].refused;
+		skipped += e->op[k].skipped;
+	}
+	if (e->lost || ret < 0)
+		rc = 2;
+	else if (mism || errs || (skipped && !refused))
+		rc = 1;
+	else if (refused)
+		rc = 4;
+	else
+		rc = 0;
+	if (e->lost)
+		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
+	replay_report(e, secs, rc);
+out:
+	if (e->rc) {
+		for (uint32_t k = 0; k < e->nrc; k++) {
+			free(e->rc[k].buf);
+			free(e->rc[k].data);
+			free(e->rc[k].use);
+		}
+		free(e->rc);
+	}
+	nfs40_cbsrv_stop(e->cbsrv);
+	xprt_destroy(e->x);
+	fhmap_free(&e->tmap);
+	fhmap_free(&e->tparent);
+	fhmap_free(&e->tname);
+	fhmap_free(&e->edges);
+	fhmap_free(&e->refused);
+	fhmap_free(&e->sidmap);
+	fhmap_free(&e->delegmap);
+	fhmap_free(&e->closedmap);
+	fhmap_free(&e->grantmap);
+	fhmap_free(&e->recalledmap);
+	fhmap_free(&e->cidmap);
+	fhmap_free(&e->sessmap);
+	nfs40_owners_free(&e->owners);
+	free(e->ti);
+	trace_free(&e->t);
+	free(e);
+	return rc;
+}

@@ -1,0 +1,293 @@
+/* NFSv4 state on the target: the replay's own session (4.1+) or client ID
+ * (4.0) when the trace has none to replay; what the target's replies name
+ * where the trace's named the trace's (handles, stateids, delegations,
+ * client and session IDs); NFSv4.0 owner seqids, OPEN_CONFIRM and RENEW. */
+#include "src/replay/replay_engine.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "dissect/nfs_status.h"
+#include "src/base/log.h"
+
+/* NFSv4.1: the replay's own session, opened when the trace needs one it
+ * did not create (a capture that starts after CREATE_SESSION, or path
+ * resolution before the trace's session exists). */
+int replay_v4_session(struct engine *e)
+{
+	char err[256];
+	if (e->v4s.have_session)
+		return 0;
+	int ret = nfs41_session_open(e->x, &e->v4s, &e->cred, e->nrc, err, sizeof(err));
+	if (ret < 0) {
+		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s.minor,
+			  e->o->target, err);
+		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
+	}
+	e->v4_sessions++;
+	return 0;
+}
+
+/* NFSv4.0: the replay's own client ID (SETCLIENTID + CONFIRM), when the
+ * trace uses one whose SETCLIENTID is not in the capture. */
+int replay_v40_client(struct engine *e)
+{
+	char err[256];
+	if (e->v4s.have_client)
+		return 0;
+	int ret = nfs40_client_open(e->x, &e->v4s, &e->cred, err, sizeof(err));
+	if (ret < 0) {
+		log_error("replay: cannot set up an NFSv4.0 client ID on %s: %s", e->o->target, err);
+		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
+	}
+	e->v4_sessions++;
+	return 0;
+}
+
+static void put_be32(uint8_t *p, uint32_t v) { xenc_put_u32_at(p, v); }
+
+/* A client ID as a key or value of cidmap (8 bytes, big-endian). */
+struct nfs_fh replay_cid_key(uint64_t id)
+{
+	struct nfs_fh k = { .len = 8 };
+	xenc_put_u32_at(k.data, (uint32_t)(id >> 32));
+	xenc_put_u32_at(k.data + 4, (uint32_t)id);
+	return k;
+}
+
+/* The trace's client ID t is the target's g (EXCHANGE_ID, SETCLIENTID). */
+static void cid_map(struct engine *e, uint64_t t, uint64_t g)
+{
+	struct nfs_fh key = replay_cid_key(t), val = replay_cid_key(g);
+	fhmap_put(&e->cidmap, &key, NULL, &val, true);
+}
+
+/* The replay's reply to a COMPOUND names handles, stateids, the client
+ * and the session where the trace's reply named the trace's: map them. */
+void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
+{
+	for (unsigned k = 0; k < rr->nfh; k++)
+		for (unsigned j = 0; tr && j < tr->nfh; j++) {
+			if (tr->fh_at[j] != rr->fh_at[k])
+				continue;
+			fhmap_put(&e->tmap, &tr->fh[j], NULL, &rr->fh[k], true);
+			if (e->have_troot && fhmap_fh_eq(&tr->fh[j], &e->troot)) {
+				e->root = rr->fh[k];
+				e->have_root = true;
+			}
+		}
+	for (unsigned k = 0; k < rr->nsid; k++)
+		for (unsigned j = 0; tr && j < tr->nsid; j++) {
+			if (tr->sid_at[j] != rr->sid_at[k])
+				continue;
+			struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
+			memcpy(key.data, tr->sid[j].other, 12);
+			memcpy(val.data, rr->sid[k].other, 12);
+			put_be32(val.data + 12, tr->sid[j].seqid);
+			put_be32(val.data + 16, rr->sid[k].seqid);
+			fhmap_put(&e->sidmap, &key, NULL, &val, true);
+		}
+	/* The trace's delegations: the target's own (mapped like any
+	 * stateid), or, when the target granted none (the replay serves no
+	 * callbacks), the open stateid of the same OPEN stands for it. */
+	struct nfs4_deleg_pair dp[NFS4_RES_MAXSID];
+	unsigned ndp = tr ? nfs4_deleg_pairs(tr, rr, dp, NFS4_RES_MAXSID) : 0;
+	for (unsigned k = 0; k < ndp; k++) {
+		struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
+		memcpy(key.data, dp[k].tdeleg.other, 12);
+		if (dp[k].granted) {
+			memcpy(val.data, dp[k].g.other, 12);
+			put_be32(val.data + 12, dp[k].tdeleg.seqid);
+			put_be32(val.data + 16, dp[k].g.seqid);
+			fhmap_put(&e->sidmap, &key, NULL, &val, true);
+			/* for a recall: which trace delegation this one is */
+			struct nfs_fh gkey = { .len = 12 }, gval = { .len = 24 };
+			memcpy(gkey.data, dp[k].g.other, 12);
+			memcpy(gval.data, dp[k].tdeleg.other, 12);
+			memcpy(gval.data + 12, dp[k].topen.other, 12);
+			fhmap_put(&e->grantmap, &gkey, NULL, &gval, true);
+			e->delegs_granted++;
+		} else {
+			val.len = 12;
+			memcpy(val.data, dp[k].topen.other, 12);
+			fhmap_put(&e->delegmap, &key, NULL, &val, true);
+			e->delegs_absent++;
+		}
+	}
+	if (rr->has_clientid && rr->status == 0) {
+		e->v4s.have_client = true;
+		e->v4s.clientid = rr->clientid;
+		e->v4s.cs_seq = rr->eir_seq;
+		if (tr && tr->has_clientid) {
+			cid_map(e, tr->clientid, rr->clientid);
+		}
+	}
+	if (rr->has_session && rr->status == 0) {
+		struct nfs41_session *s = &e->v4s;
+		memcpy(s->sessionid, rr->sessionid, 16);
+		s->nslots = rr->fore_maxreqs < e->nrc ? rr->fore_maxreqs : e->nrc;
+		if (s->nslots > NFS41_MAX_SLOTS)
+			s->nslots = NFS41_MAX_SLOTS;
+		if (!s->nslots)
+			s->nslots = 1;
+		s->maxreq = rr->fore_maxreq;
+		s->maxresp = rr->fore_maxresp;
+		memset(s->slot_seq, 0, sizeof(s->slot_seq));
+		memset(s->slot_busy, 0, sizeof(s->slot_busy));
+		memset(s->slot_dead, 0, sizeof(s->slot_dead));
+		s->have_session = true;
+		s->cs_seq++;
+		if (tr && tr->has_session) {
+			struct nfs_fh key = { .len = 16 }, val = { .len = 16 };
+			memcpy(key.data, tr->sessionid, 16);
+			memcpy(val.data, rr->sessionid, 16);
+			fhmap_put(&e->sessmap, &key, NULL, &val, true);
+		}
+	}
+	/* NFSv4.0: SETCLIENTID gives the client ID and the confirm verifier;
+	 * the client is ours once SETCLIENTID_CONFIRM succeeds */
+	if (rr->has_setclientid && rr->status == 0) {
+		e->v4s.clientid = rr->sc_clientid;
+		memcpy(e->v4s.confirm, rr->sc_confirm, 8);
+		if (tr && tr->has_setclientid) {
+			cid_map(e, tr->sc_clientid, rr->sc_clientid);
+		}
+	}
+	if (rr->has_lease && rr->lease_time)
+		e->v4s.lease_s = rr->lease_time;
+	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
+	for (unsigned k = 0; k < n; k++) {
+		if (rr->opst[k] != 0)
+			break;
+		if (rr->op[k] == NFS4_OP_DESTROY_SESSION)
+			e->v4s.have_session = false;
+		if (rr->op[k] == NFS4_OP_DESTROY_CLIENTID)
+			e->v4s.have_client = false;
+		if (rr->op[k] == NFS4_OP_SETCLIENTID_CONFIRM || rr->op[k] == NFS4_OP_RENEW) {
+			e->v4s.have_client = true;
+			e->v4s.last_renew_ns = xprt_now_ns();
+		}
+	}
+}
+
+/* The sidmap entry of a trace stateid: the target's now has seqid gseq. */
+static void sid_update(struct engine *e, const uint8_t tother[12], const struct nfs4_stateid *g)
+{
+	struct nfs_fh key = { .len = 12 };
+	memcpy(key.data, tother, 12);
+	struct fhent *m = fhmap_get(&e->sidmap, &key, NULL);
+	if (m && memcmp(m->val.data, g->other, 12) == 0)
+		put_be32(m->val.data + 16, g->seqid);
+}
+
+/* NFSv4.0, after a reply: the owners' seqids advance as RFC 7530 9.1.7
+ * says (ops that ran, on success and most errors); the trace's new
+ * stateids are bound to their owners; an OPEN the target wants confirmed
+ * is remembered (confirmed before the next call, unless that call is the
+ * trace's own OPEN_CONFIRM). */
+void replay_v40_after(struct engine *e, struct rcall *rc, const struct nfs4_res *rr,
+		      const struct nfs4_res *tr)
+{
+	for (unsigned k = 0; k < rc->nuse; k++) {
+		const struct v40use *u = &rc->use[k];
+		bool ran = u->idx < rr->nres && u->idx < NFS4_RES_MAXOPS && rr->op[u->idx] == u->op;
+		if (ran && nfs40_seqid_advances(rr->opst[u->idx]))
+			u->o->seqid = u->seqid + 1;
+		else if (ran)
+			e->v40_seqid_errors++;
+		if (u->op == NFS4_OP_OPEN_CONFIRM && ran)
+			e->v40_confirm = false;   /* the trace's own confirmed it */
+		if (!u->names_owner || !tr)
+			continue;
+		for (unsigned j = 0; j < tr->nsid; j++)
+			if (tr->sid_at[j] == u->idx)
+				nfs40_owner_bind(&e->owners, tr->sid[j].other, u->o);
+		if (u->op == NFS4_OP_OPEN && ran && rr->opst[u->idx] == 0 && rr->has_open &&
+		    rr->open_at == u->idx && (rr->open_rflags & NFS4_OPEN_RESULT_CONFIRM)) {
+			/* the handle: the GETFH after the OPEN */
+			bool fh = false, sid = false;
+			for (unsigned j = 0; j < rr->nfh && !fh; j++)
+				if (rr->fh_at[j] > u->idx) {
+					e->v40_conf_fh = rr->fh[j];
+					fh = true;
+				}
+			for (unsigned j = 0; j < rr->nsid && !sid; j++)
+				if (rr->sid_at[j] == u->idx) {
+					e->v40_conf_sid = rr->sid[j];
+					sid = true;
+				}
+			e->v40_conf_have_tr = false;
+			for (unsigned j = 0; tr && j < tr->nsid; j++)
+				if (tr->sid_at[j] == u->idx) {
+					memcpy(e->v40_conf_tother, tr->sid[j].other, 12);
+					e->v40_conf_have_tr = true;
+				}
+			e->v40_confirm = fh && sid;
+			e->v40_conf_owner = u->o;
+			if (!fh)
+				log_warn("replay: the target asks to confirm an OPEN whose COMPOUND has no GETFH");
+		}
+	}
+}
+
+/* Sends the OPEN_CONFIRM the target asked for and the trace did not have
+ * (its client's open-owner was already confirmed there). */
+int replay_v40_confirm(struct engine *e)
+{
+	struct nfs4_res r;
+	struct nfs40_owner *o = e->v40_conf_owner;
+	e->v40_confirm = false;
+	int ret = nfs40_open_confirm(e->x, &e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
+				     o->seqid, &r);
+	if (ret < 0)
+		return ret == -EPROTO ? 0 : -ENOTCONN;
+	e->v40_confirms_added++;
+	bool ran = r.nres >= 2 && r.op[1] == NFS4_OP_OPEN_CONFIRM;
+	if (ran && nfs40_seqid_advances(r.opst[1]))
+		o->seqid++;
+	if (r.status) {
+		log_warn("replay: OPEN_CONFIRM added for the target: %s", nfs_stat_name(r.status));
+		return 0;
+	}
+	if (r.nsid && e->v40_conf_have_tr)
+		sid_update(e, e->v40_conf_tother, &r.sid[0]);
+	return 0;
+}
+
+/* The open stateids the target's reply says were closed (CLOSE answered
+ * OK): a trace delegation standing for one of them can no longer be. */
+void replay_v4_note_closes(struct engine *e, const struct tcall *tc, const struct nfs4_res *rr)
+{
+	struct nfs4_call_info in;
+	if (tc->proc != 1 || nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)
+		return;
+	for (unsigned k = 0; k < in.nclosed; k++) {
+		uint32_t at = in.closed_at[k];
+		if (at >= rr->nres || at >= NFS4_RES_MAXOPS || rr->op[at] != NFS4_OP_CLOSE || rr->opst[at])
+			continue;
+		struct nfs_fh key = { .len = 12 };
+		memcpy(key.data, in.closed[k].other, 12);
+		fhmap_put(&e->closedmap, &key, NULL, &key, true);
+	}
+}
+
+/* NFSv4.0: a RENEW when half the lease has gone by since the last one
+ * (or the client's confirmation): the replay's client ID would otherwise
+ * lapse during a long wait (--speed below 1, long gaps in the trace). */
+int replay_v40_keep_lease(struct engine *e)
+{
+	struct nfs41_session *s = &e->v4s;
+	uint32_t lease = s->lease_s ? s->lease_s : 90;   /* knfsd's default */
+	if (s->minor != 0 || !s->have_client ||
+	    xprt_now_ns() - s->last_renew_ns < (uint64_t)lease * 500000000ull)
+		return 0;
+	uint32_t st;
+	int ret = nfs40_renew(e->x, s, &e->cred, &st);
+	e->v40_renews++;
+	if (ret == -EPROTO) {
+		log_warn("replay: RENEW: %s", nfs_stat_name(st));
+		s->last_renew_ns = xprt_now_ns();
+		return 0;
+	}
+	return ret < 0 ? -ENOTCONN : 0;
+}
