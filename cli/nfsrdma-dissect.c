@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "dissect/dissect.h"
+#include "dissect/programs.h"
 #include "dissect/transport.h"
 #include "src/out/addr_filter.h"
 #include "src/out/export_fields.h"
@@ -97,7 +98,14 @@ static int handle(int key, const char *arg, void *ctx)
 		break;
 	case K_TSV: c->tsv = true; break;
 	case K_PLOT: c->plot_path = arg; break;
-	case K_OP: c->op = arg; break;
+	case K_OP:
+		if (!prog_name_known(arg)) {
+			log_error("--op '%s': no procedure or NFSv4 operation has that name (e.g. READ, "
+				  "WRITE, GETATTR, OPEN, LOOKUP_ROOT, CB_RECALL)", arg);
+			return -EINVAL;
+		}
+		c->op = arg;
+		break;
 	case K_ADDR: {
 		char err[256];
 		if (addr_filter_parse(&c->addr_f, arg, err, sizeof(err)) < 0) {

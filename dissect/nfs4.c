@@ -584,6 +584,29 @@ static void nfs4_reply(struct pdec *d)
 }
 
 /* The name the client would give this COMPOUND (see nfs4.h). */
+/* Every name nfs4_compound_name returns besides operation names, for
+ * --op validation (prog_name_known). */
+const char *const nfs4_compound_names[] = {
+	"CB_COMPOUND",
+	"CB_NULL",
+	"CB_SEQUENCE",
+	"COMPOUND",
+	"FSINFO",
+	"FS_LOCATIONS",
+	"GETACL",
+	"GET_LEASE_TIME",
+	"LOOKUP_ROOT",
+	"NULL",
+	"OPEN_NOATTR",
+	"PATHCONF",
+	"SEQUENCE",
+	"SERVER_CAPS",
+	"SETATTR",
+	"STATFS",
+	"SYMLINK",
+	NULL
+};
+
 const char *nfs4_compound_name(const struct nfsrdma_record *r)
 {
 	bool rootfh = false, getfh = false;

@@ -12,5 +12,6 @@
  * PUTFH/PUTROOTFH/PUTPUBFH, or a trailing GETATTR/GETFH; "COMPOUND" if
  * none (e.g. an empty one), "NULL" for procedure 0. */
 const char *nfs4_compound_name(const struct nfsrdma_record *r);
+extern const char *const nfs4_compound_names[];
 
 #endif

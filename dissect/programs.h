@@ -30,6 +30,10 @@ const struct prog_info *prog_lookup(uint32_t prog, uint32_t vers);
 const char *prog_short_name(uint32_t prog, uint32_t vers, char *buf, size_t len);
 /* Procedure name or NULL. */
 const char *prog_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);
+/* True when a record can carry this procedure or operation name (any
+ * program, NFSv4 operation, callback operation or COMPOUND name the
+ * decoders give), case-insensitively: what --op may name. */
+bool prog_name_known(const char *name);
 
 extern const struct prog_info prog_nfs2, prog_nfs3, prog_nfs4, prog_nfs_cb, prog_mount,
 	prog_nlm, prog_nsm, prog_nfsacl, prog_portmap;

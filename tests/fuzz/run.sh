@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer harness (build/fuzz/fuzz_*) for a bounded time each,
-# seeded from tests/badinput/ and the captures, under ASan/UBSan.
+# under ASan/UBSan, starting from its committed corpus (tests/fuzz/corpus/),
+# tests/badinput/ and tests/fuzz/seeds/.  The run's own finds are thrown
+# away: long campaigns (tests/fuzz/campaign.sh) are what grow the corpus.
 #   tests/fuzz/run.sh [SECONDS_PER_HARNESS]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,8 +15,10 @@ for h in "$O"/fuzz/fuzz_*; do
 	[ -x "$h" ] || continue
 	name=${h##*/}
 	corpus=$(mktemp -d)
-	# Seeds: the bad-input corpus of that layer and its dictionary, if any.
+	# Seeds: the harness's committed corpus (grown by tests/fuzz/campaign.sh),
+	# the bad-input corpus of that layer and its hand-made seeds.
 	layer=${name#fuzz_}
+	[ -d "tests/fuzz/corpus/$layer" ] && cp -r "tests/fuzz/corpus/$layer/." "$corpus/" 2>/dev/null
 	[ -d "tests/badinput/$layer" ] && cp -r "tests/badinput/$layer/." "$corpus/" 2>/dev/null
 	[ -d "tests/fuzz/seeds/$layer" ] && cp -r "tests/fuzz/seeds/$layer/." "$corpus/" 2>/dev/null
 	log=$(mktemp)

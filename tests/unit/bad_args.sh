@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Bad and conflicting arguments of nfsrdma-dissect are refused with one
+# line naming the problem and exit 2, before anything is read: conflicting
+# output flags in either order (never "last one wins"), unknown --op names,
+# malformed --addr.  Closing line: "bad-args: N passed, N failed".
+set -uo pipefail
+cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
+BIN=${O:-build}/bin/nfsrdma-dissect
+cap=tests/captures/nfs40.pcap
+pass=0 fail=0
+while IFS='|' read -r args want; do
+	[ -n "$args" ] || continue
+	# shellcheck disable=SC2086
+	out=$("$BIN" $args "$cap" 2>/tmp/cf.$$); rc=$?
+	err=$(cat /tmp/cf.$$)
+	if [ "$rc" -eq 2 ] && [ -z "$out" ] && [ "$(wc -l </tmp/cf.$$)" -eq 1 ] && grep -q -- "$want" /tmp/cf.$$; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1)); echo "FAIL bad-args: '$args': exit $rc, stderr: $err"
+	fi
+done <<'EOF_CASES'
+--json -V|--json and -V cannot be combined
+-V --json|-V and --json cannot be combined
+--json --csv|--json and --csv cannot be combined
+--csv -V|--csv and -V cannot be combined
+--tsv|--tsv needs --fields
+--fields default --json|--fields and --json cannot be combined
+--csv --fields all|--fields and --csv cannot be combined
+--op bogus|--op 'bogus': no procedure or NFSv4 operation
+--op READX|--op 'READX'
+--addr bogus|--addr 'bogus': not an address
+--addr 10.9.0.0/40|prefix length is 0..32
+--xid 0x1ffffffff|xid
+EOF_CASES
+rm -f /tmp/cf.$$
+# what the tool prints is what it takes: --op names and --addr endpoints
+for args in "--op LOOKUP_ROOT" "--op read" "--op CB_RECALL" "--addr 10.9.0.2.qp17" "--addr 10.9.0.0/24"; do
+	# shellcheck disable=SC2086
+	"$BIN" $args "$cap" >/dev/null 2>&1; rc=$?
+	if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL bad-args: '$args' refused (exit $rc)"; fi
+done
+# the same flag twice is not a conflict
+if "$BIN" --json --json "$cap" >/dev/null 2>&1; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL bad-args: --json --json refused"; fi
+echo "bad-args: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
