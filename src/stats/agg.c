@@ -59,11 +59,14 @@ struct agg *agg_new(const struct agg_config *c)
 	return a;
 }
 
-static void ent_free(struct agg_ent *e)
+static void ent_free(struct agg *a, struct agg_ent *e)
 {
 	if (!e)
 		return;
-	free(e->phase);
+	hist_free(&e->lat);
+	if (e->wlat)
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			hist_free(&e->wlat[i]);
 	free(e->wlat);
 	free(e);
 }
@@ -74,9 +77,9 @@ void agg_free(struct agg *a)
 		return;
 	for (int d = 0; d < AGG_NDIM; d++) {
 		for (size_t i = 0; i < a->t[d].n; i++)
-			ent_free(a->t[d].order[i]);
+			ent_free(a, a->t[d].order[i]);
 		free(a->t[d].order);
-		ent_free(a->t[d].other);
+		ent_free(a, a->t[d].other);
 	}
 	free(a);
 }
@@ -98,15 +101,22 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 		return NULL;
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
-	a->mem += sizeof(*e);
+	if (hist_init(&e->lat, HIST_RES) < 0) {
+		ent_free(a, e);
+		return NULL;
+	}
+	a->mem += sizeof(*e) + hist_bytes(HIST_RES);
 	if (d == AGG_OP) {
-		e->phase = calloc(PH_N, sizeof(*e->phase));
-		e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat));
-		if (!e->phase || !e->wlat) {
-			ent_free(e);
+		if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat)))) {
+			ent_free(a, e);
 			return NULL;
 		}
-		a->mem += PH_N * sizeof(*e->phase) + a->cfg.slots * sizeof(*e->wlat);
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			if (hist_init(&e->wlat[i], HIST_RES) < 0) {
+				ent_free(a, e);
+				return NULL;
+			}
+		a->mem += a->cfg.slots * (sizeof(*e->wlat) + hist_bytes(HIST_RES));
 	}
 	return e;
 }
@@ -237,13 +247,6 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct nfsrdma_recor
 	hist_add(&e->lat, r->d_total);
 	if (e->wlat)
 		hist_add(&e->wlat[idx], r->d_total);
-	if (e->phase) {
-		hist_add(&e->phase[PH_CALL], r->d_call);
-		hist_add(&e->phase[PH_PULL], r->d_pull);
-		hist_add(&e->phase[PH_SERVER], r->d_server);
-		hist_add(&e->phase[PH_PUSH], r->d_push);
-		hist_add(&e->phase[PH_REPLY], r->d_reply);
-	}
 	double s = (double)r->d_total / 1e9;
 	unsigned i = 0;
 	while (i < AGG_PROM_NLE && s > agg_prom_le[i])
@@ -419,12 +422,16 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 	s->rate = (double)w.records / win;
 	s->bw = (double)w.bytes / win;
 
+	struct hist wh;   /* an operation's window slots, merged */
+	if (hist_init(&wh, HIST_RES) < 0)
+		return -ENOMEM;
 	for (int d = 0; d < AGG_NDIM; d++) {
 		size_t n = agg_count(a, d);
 		if (!n)
 			continue;
 		struct agg_row *rows = calloc(n, sizeof(*rows));
 		if (!rows) {
+			hist_free(&wh);
 			agg_snap_free(s);
 			return -ENOMEM;
 		}
@@ -433,7 +440,6 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct agg_ent *e = agg_entry(a, d, i);
 			struct agg_row *r = &rows[i];
-			struct hist wh;
 			hist_reset(&wh);
 			snprintf(r->key, sizeof(r->key), "%s", e->key);
 			if (d == AGG_SERIES && e->label[1][0])
@@ -458,6 +464,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 			r->credits = e->credits_granted;
 		}
 	}
+	hist_free(&wh);
 	s->nslow = a->nslow;
 	memcpy(s->slow, a->slow, a->nslow * sizeof(s->slow[0]));
 	return 0;
