@@ -91,6 +91,37 @@ int main(void)
 	char g1[] = "NFSRDMA-CTL 1", g2[] = "HELLO 1";
 	CHECK(ctl_parse_greeting(g1) == 1 && ctl_parse_greeting(g2) < 0, "greeting");
 	free(buf); agg_snap_free(&s); agg_snap_free(&b); agg_free(a);
+
+	/* numeric keys: NFSv4 NULL under minor versions 0 and 1 is one row
+	 * "NFSv4 NULL" (names decide rows, numbers only find them); a flood of
+	 * distinct clients past max_keys folds into (other), every record
+	 * counted, and memory stops growing once the tables are full */
+	a = agg_new(&(struct agg_config){ .max_keys = { 0, 4, 0, 0, 0 } });
+	memset(&r, 0, sizeof(r));
+	r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 4; r.proc = 0;
+	r.caller.family = 4; r.caller.addr[0] = 10; r.callee.family = 4; r.callee.addr[0] = 10; r.callee.addr[3] = 1;
+	r.d_total = 5000;
+	for (int i = 0; i < 2; i++) { r.minorvers = (uint32_t)i; agg_add(a, &r, t); }
+	size_t mem0 = 0;
+	for (int i = 0; i < 20000; i++) {
+		r.caller.addr[1] = (uint8_t)(i >> 8); r.caller.addr[2] = (uint8_t)i; r.caller.addr[3] = 7;
+		agg_add(a, &r, t + 1);
+		if (i == 9999) mem0 = agg_memory(a);
+	}
+	CHECK(agg_snapshot(a, t + 2, &s) == 0, "snapshot after flood");
+	CHECK(s.nrows[AGG_OP] == 1 && !strcmp(s.rows[AGG_OP][0].key, "NFSv4 NULL") && s.rows[AGG_OP][0].tot.records == 20002,
+	      "NFSv4 NULL minor 0 and 1: one row of 20002 (%zu rows, %s)", s.nrows[AGG_OP], s.nrows[AGG_OP] ? s.rows[AGG_OP][0].key : "-");
+	/* 10.0.0.0 (2 records), then 20000 clients 10.x.y.7: 3 of them get the
+	 * remaining rows, the other 19997 fold into (other) */
+	CHECK(s.nrows[AGG_CLIENT] == 5 && s.t.overflow[AGG_CLIENT] == 19997 && s.rows[AGG_CLIENT][0].tot.records == 2 &&
+	      !strcmp(s.rows[AGG_CLIENT][4].key, "(other)") && s.rows[AGG_CLIENT][4].tot.records == 19997,
+	      "client flood: 4 rows + (other), overflow %llu", (unsigned long long)s.t.overflow[AGG_CLIENT]);
+	CHECK(!strcmp(s.rows[AGG_CLIENT][1].key, "10.0.0.7") && !strcmp(s.rows[AGG_CLIENT][2].key, "10.0.1.7"),
+	      "client rows named once, from the numbers: %s %s", s.rows[AGG_CLIENT][1].key, s.rows[AGG_CLIENT][2].key);
+	CHECK(agg_memory(a) == mem0, "memory flat after the tables filled (%zu vs %zu)", agg_memory(a), mem0);
+	CHECK(s.nslow >= 1 && !strcmp(s.slow[0].op, "NFSv4 NULL") && !strcmp(s.slow[0].server, "10.0.0.1"),
+	      "slow list named at snapshot: %s %s", s.nslow ? s.slow[0].op : "-", s.nslow ? s.slow[0].server : "-");
+	agg_snap_free(&s); agg_free(a);
 	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
 	return fail != 0;
 }
