@@ -17,6 +17,10 @@ struct rec_queue *rec_queue_new(size_t cap);
 void rec_queue_free(struct rec_queue *q);
 /* Returns true if queued, false if dropped (lossy) or closed. */
 bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless);
+/* Queues n records under one lock and with at most one wakeup of the
+ * consumer; returns how many were queued (the rest were dropped, lossy,
+ * or the queue closed).  A lossless producer waits for room. */
+size_t rec_queue_push_many(struct rec_queue *q, const struct nfsrdma_record *r, size_t n, bool lossless);
 /* Moves up to max records into out; returns how many. Never blocks. */
 size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max);
 /* Wakes blocked producers for good (shutdown). */
