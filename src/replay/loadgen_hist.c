@@ -10,14 +10,13 @@ _Static_assert(HIST_NBUCKETS(HIST_RES) <= HIST_POW * HIST_SUB, "struct lhist too
 
 void lhist_add(struct lhist *h, uint64_t ns)
 {
-	struct hist v = { .n = h->n, .sum = h->sum, .min = h->min, .max = h->max,
-			  .c = &h->b[0][0], .res = HIST_RES };
-
-	hist_add(&v, ns);
-	h->n = v.n;
-	h->sum = v.sum;
-	h->min = v.min;
-	h->max = v.max;
+	(&h->b[0][0])[hist_index(HIST_RES, ns)]++;
+	if (!h->n || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->n++;
+	h->sum += ns;
 }
 
 /* pct in 0..100 */

@@ -126,22 +126,16 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 		return NULL;
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
-	if (hist_init(&e->lat, HIST_RES) < 0) {
-		ent_free(a, e);
-		return NULL;
-	}
-	a->mem += sizeof(*e) + hist_bytes(HIST_RES);
+	hist_init(&e->lat, HIST_RES);
+	a->mem += sizeof(*e);
 	if (d == AGG_OP) {
 		if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat)))) {
 			ent_free(a, e);
 			return NULL;
 		}
 		for (unsigned i = 0; i < a->cfg.slots; i++)
-			if (hist_init(&e->wlat[i], HIST_RES) < 0) {
-				ent_free(a, e);
-				return NULL;
-			}
-		a->mem += a->cfg.slots * (sizeof(*e->wlat) + hist_bytes(HIST_RES));
+			hist_init(&e->wlat[i], HIST_RES);
+		a->mem += a->cfg.slots * sizeof(*e->wlat);
 	}
 	return e;
 }
@@ -489,9 +483,30 @@ const struct agg_ent *agg_entry(const struct agg *a, enum agg_dim d, size_t i)
 	return i == a->t[d].n ? a->t[d].other : NULL;
 }
 
+static size_t ent_hist_memory(const struct agg *a, const struct agg_ent *e)
+{
+	size_t m = 0;
+
+	if (!e)
+		return 0;
+	m += e->lat.bytes;
+	if (e->wlat)
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			m += e->wlat[i].bytes;
+	return m;
+}
+
 size_t agg_memory(const struct agg *a)
 {
-	return a->mem;
+	size_t m = a->mem;
+
+	/* histogram chunks come as samples land: counted here, not per add */
+	for (int d = 0; d < AGG_NDIM; d++) {
+		for (size_t i = 0; i < a->t[d].n; i++)
+			m += ent_hist_memory(a, a->t[d].order[i]);
+		m += ent_hist_memory(a, a->t[d].other);
+	}
+	return m;
 }
 
 /* Sums the live window slots: those within the last `slots` seconds of now. */
@@ -535,8 +550,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 	s->bw = (double)w.bytes / win;
 
 	struct hist wh;   /* an operation's window slots, merged */
-	if (hist_init(&wh, HIST_RES) < 0)
-		return -ENOMEM;
+	hist_init(&wh, HIST_RES);
 	for (int d = 0; d < AGG_NDIM; d++) {
 		size_t n = agg_count(a, d);
 		if (!n)

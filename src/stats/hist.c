@@ -1,6 +1,7 @@
 /* Log-linear histogram (see hist.h).  With S = 2^res sub-buckets, buckets
  * 0..S-1 hold the values 0..S-1; above, bucket S + (e-res)*S + s holds
- * [2^e + s*2^(e-res), 2^e + (s+1)*2^(e-res)) for e in res..HIST_MAX_EXP-1. */
+ * [2^e + s*2^(e-res), 2^e + (s+1)*2^(e-res)) for e in res..HIST_MAX_EXP-1.
+ * Chunk k holds buckets k*S .. k*S + S-1. */
 #include "src/stats/hist.h"
 
 #include <errno.h>
@@ -12,33 +13,42 @@ unsigned hist_nbuckets(unsigned res)
 	return HIST_NBUCKETS(res);
 }
 
-size_t hist_bytes(unsigned res)
-{
-	return hist_nbuckets(res) * sizeof(uint64_t);
-}
-
 int hist_init(struct hist *h, unsigned res)
 {
 	memset(h, 0, sizeof(*h));
 	if (res < 1 || res > HIST_RES_MAX)
 		return -EINVAL;
-	if (!(h->c = calloc(hist_nbuckets(res), sizeof(*h->c))))
-		return -ENOMEM;
 	h->res = res;
 	return 0;
 }
 
 void hist_free(struct hist *h)
 {
-	free(h->c);
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
+		free(h->chunk[k]);
 	memset(h, 0, sizeof(*h));
 }
 
 void hist_reset(struct hist *h)
 {
-	if (h->c)
-		memset(h->c, 0, hist_bytes(h->res));
-	h->n = h->sum = h->min = h->max = 0;
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
+		if (h->chunk[k])
+			memset(h->chunk[k], 0, sizeof(uint64_t) << h->res);
+	h->n = h->sum = h->min = h->max = h->lost = 0;
+}
+
+static uint64_t *chunk_of(struct hist *h, unsigned k)
+{
+	if (!h->chunk[k] && (h->chunk[k] = calloc((size_t)1 << h->res, sizeof(uint64_t))))
+		h->bytes += sizeof(uint64_t) << h->res;
+	return h->chunk[k];
+}
+
+uint64_t hist_count(const struct hist *h, unsigned i)
+{
+	const uint64_t *c = h->chunk[i >> h->res];
+
+	return c ? c[i & ((1u << h->res) - 1)] : 0;
 }
 
 unsigned hist_index(unsigned res, uint64_t v)
@@ -70,7 +80,13 @@ uint64_t hist_bucket_hi(unsigned res, unsigned i)
 
 void hist_add(struct hist *h, uint64_t v)
 {
-	h->c[hist_index(h->res, v)]++;
+	unsigned i = hist_index(h->res, v);
+	uint64_t *c = chunk_of(h, i >> h->res);
+
+	if (c)
+		c[i & ((1u << h->res) - 1)]++;
+	else
+		h->lost++;
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -85,18 +101,28 @@ int hist_merge(struct hist *a, const struct hist *b)
 		return -EINVAL;
 	if (!b->n)
 		return 0;
-	for (unsigned i = 0, nb = hist_nbuckets(a->res); i < nb; i++)
-		a->c[i] += b->c[i];
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++) {
+		if (!b->chunk[k])
+			continue;
+		uint64_t *c = chunk_of(a, k);
+		if (!c)
+			return -ENOMEM;
+		for (unsigned i = 0; i < 1u << a->res; i++)
+			c[i] += b->chunk[k][i];
+	}
 	if (!a->n || b->min < a->min)
 		a->min = b->min;
 	if (b->max > a->max)
 		a->max = b->max;
 	a->n += b->n;
 	a->sum += b->sum;
+	a->lost += b->lost;
 	return 0;
 }
 
-uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t max, double p)
+/* The one percentile rule (hist.h), over counts however they are stored. */
+static uint64_t pct(unsigned res, uint64_t (*count)(const void *, unsigned), const void *ctx, uint64_t n,
+		    uint64_t max, double p)
 {
 	if (!n)
 		return 0;
@@ -108,7 +134,7 @@ uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t m
 		want = 1;
 	/* Only buckets up to the max's can hold the rank. */
 	for (unsigned i = 0, last = hist_index(res, max); i <= last; i++) {
-		acc += c[i];
+		acc += count(ctx, i);
 		if (acc >= want) {
 			uint64_t hi = hist_bucket_hi(res, i);
 			return hi < max ? hi : max;
@@ -117,9 +143,24 @@ uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t m
 	return max;
 }
 
+static uint64_t flat_count(const void *ctx, unsigned i)
+{
+	return ((const uint64_t *)ctx)[i];
+}
+
+static uint64_t hist_count_cb(const void *ctx, unsigned i)
+{
+	return hist_count(ctx, i);
+}
+
+uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t max, double p)
+{
+	return pct(res, flat_count, c, n, max, p);
+}
+
 uint64_t hist_pct(const struct hist *h, double p)
 {
-	return hist_pct_counts(h->res, h->c, h->n, h->max, p);
+	return pct(h->res, hist_count_cb, h, h->n, h->max, p);
 }
 
 uint64_t hist_count_le(const struct hist *h, uint64_t v)
@@ -129,6 +170,6 @@ uint64_t hist_count_le(const struct hist *h, uint64_t v)
 	if (v >= h->max)
 		return h->n;
 	for (unsigned i = 0, nb = hist_nbuckets(h->res); i < nb && hist_bucket_hi(h->res, i) <= v; i++)
-		acc += h->c[i];
+		acc += hist_count(h, i);
 	return acc;
 }

@@ -8,9 +8,13 @@
  * below 2^(res+1) have a bucket each (exact).  HIST_RES (5: 32 sub-buckets,
  * buckets at most 3.1 % wide) is what every tool uses.  Values are
  * nanoseconds up to 2^HIST_MAX_EXP (~18 min); larger ones share the last
- * bucket.  n, sum, min and max are exact.  Histograms of one resolution
- * merge by adding counts (per-window and per-key copies sum into any
- * aggregate).
+ * bucket.  n, sum, min and max are exact.  Counts are 64-bit and kept in
+ * one chunk of 2^res per power of two, allocated when a sample first
+ * lands there: a key's latencies span a few powers of two, so it holds
+ * ~2 KB rather than all 9 KB (the daemon keeps thousands of keys, and
+ * fresh pages cost it more CPU than the counting).  Histograms of one
+ * resolution merge by adding counts (per-window and per-key copies sum
+ * into any aggregate).
  *
  * Percentile p (0..1): take the nearest rank k = ceil(p * n) (at least 1;
  * p >= 1 is the exact max).  The value reported is the upper bound of the
@@ -33,18 +37,20 @@
 
 struct hist {
 	uint64_t n, sum, min, max;
-	uint64_t *c;           /* hist_nbuckets(res) counts */
+	uint64_t *chunk[HIST_MAX_EXP];   /* 2^res counts each, or NULL: all 0 */
+	size_t bytes;                     /* counts allocated */
+	uint64_t lost;                    /* samples no chunk could be allocated for */
 	unsigned res;
 };
 
-/* Empty histogram of resolution res (1..HIST_RES_MAX); 0, -EINVAL or
- * -ENOMEM.  hist_free releases it (safe on a zeroed struct). */
+/* Empty histogram of resolution res (1..HIST_RES_MAX); 0 or -EINVAL.
+ * hist_free releases it (safe on a zeroed struct). */
 int hist_init(struct hist *h, unsigned res);
 void hist_free(struct hist *h);
 /* Empties it, keeping its resolution and memory. */
 void hist_reset(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
-/* a += b; -EINVAL when their resolutions differ. */
+/* a += b; -EINVAL when their resolutions differ, -ENOMEM. */
 int hist_merge(struct hist *a, const struct hist *b);
 /* Percentile as described above; 0 when empty. */
 uint64_t hist_pct(const struct hist *h, double p);
@@ -60,7 +66,7 @@ unsigned hist_nbuckets(unsigned res);
 unsigned hist_index(unsigned res, uint64_t v);
 uint64_t hist_bucket_lo(unsigned res, unsigned i);
 uint64_t hist_bucket_hi(unsigned res, unsigned i);
-/* Bytes of counts a histogram of resolution res holds. */
-size_t hist_bytes(unsigned res);
+/* Samples in bucket i. */
+uint64_t hist_count(const struct hist *h, unsigned i);
 
 #endif

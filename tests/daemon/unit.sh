@@ -22,7 +22,7 @@ int main(void)
 	/* percentiles: never below the exact nearest rank, above it by less than
 	 * the 1/32 bucket resolution (hist.h: upper bound of the rank's bucket) */
 	static uint64_t v[10000]; struct hist h, h1, h2;
-	CHECK(hist_init(&h, HIST_RES) == 0 && hist_init(&h1, HIST_RES) == 0 && hist_init(&h2, HIST_RES) == 0, "init");
+	CHECK(hist_init(&h, HIST_RES) == 0 && hist_init(&h1, HIST_RES) == 0 && hist_init(&h2, HIST_RES) == 0 && hist_init(&h2, 0) < 0 && hist_init(&h2, HIST_RES) == 0, "init");
 	uint64_t x = 88172645463325252ull;
 	for (int i = 0; i < 10000; i++) {
 		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
@@ -37,7 +37,9 @@ int main(void)
 	}
 	CHECK(hist_pct(&h, 1.0) == v[9999] && h.max == v[9999], "max exact");
 	CHECK(hist_merge(&h1, &h2) == 0, "merge same resolution");
-	CHECK(!memcmp(h1.c, h.c, hist_bytes(HIST_RES)) && h1.n == h.n && h1.sum == h.sum && h1.max == h.max && h1.min == h.min, "merge = whole");
+	int same = 1;
+	for (unsigned i = 0; i < hist_nbuckets(HIST_RES); i++) same = same && hist_count(&h1, i) == hist_count(&h, i);
+	CHECK(same && h1.n == h.n && h1.sum == h.sum && h1.max == h.max && h1.min == h.min, "merge = whole");
 	CHECK(hist_index(HIST_RES, 15) == 15 && hist_bucket_lo(HIST_RES, hist_index(HIST_RES, 1u << 20)) == 1u << 20, "bucket bounds");
 	/* 1000 = 0b1111101000: in [2^9, 2^10), buckets 2^(9-5) = 16 wide: [992, 1007] */
 	CHECK(hist_bucket_lo(HIST_RES, hist_index(HIST_RES, 1000)) == 992 && hist_bucket_hi(HIST_RES, hist_index(HIST_RES, 1000)) == 1007, "bucket of 1000 is [992, 1007]");
@@ -50,7 +52,10 @@ int main(void)
 		struct hist o; hist_init(&o, HIST_RES + 1);
 		CHECK(hist_merge(&o, &s4) < 0, "merge across resolutions refused");
 		hist_reset(&s4);
-		CHECK(s4.n == 0 && hist_pct(&s4, 0.5) == 0 && s4.res == HIST_RES, "reset empties, keeps resolution");
+		CHECK(s4.n == 0 && hist_pct(&s4, 0.5) == 0 && s4.res == HIST_RES && hist_count(&s4, hist_index(HIST_RES, 1000)) == 0, "reset empties, keeps resolution");
+		/* memory follows the data: 1000 and 5000 are in two powers of two */
+		hist_add(&s4, 1000); hist_add(&s4, 1001); hist_add(&s4, 5000);
+		CHECK(s4.bytes == 2 * (sizeof(uint64_t) << HIST_RES) && s4.lost == 0, "two chunks for two powers of two (%zu bytes)", s4.bytes);
 		hist_free(&s4); hist_free(&o);
 	}
 	hist_free(&h); hist_free(&h1); hist_free(&h2);
