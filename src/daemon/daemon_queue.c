@@ -148,6 +148,27 @@ size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max
 	return n;
 }
 
+size_t rec_queue_peek(struct rec_queue *q, const struct nfsrdma_record **first)
+{
+	pthread_mutex_lock(&q->mu);
+	size_t n = q->cap - q->head < q->len ? q->cap - q->head : q->len;
+	*first = &q->ring[q->head];
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
+void rec_queue_release(struct rec_queue *q, size_t n)
+{
+	pthread_mutex_lock(&q->mu);
+	if (n > q->len)
+		n = q->len;
+	q->head = (q->head + n) % q->cap;
+	q->len -= n;
+	if (n && q->waiting && (q->cap - q->len >= room_wanted(q, q->cap) || !q->len))
+		pthread_cond_broadcast(&q->space);
+	pthread_mutex_unlock(&q->mu);
+}
+
 void rec_queue_close(struct rec_queue *q)
 {
 	pthread_mutex_lock(&q->mu);

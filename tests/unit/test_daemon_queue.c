@@ -113,6 +113,24 @@ int main(void)
 	pthread_join(th, &ret);
 	CHECK(ret == (void *)6 && got == 6 && in_order, "a lossless batch larger than the queue arrives whole, in order (%d)", got);
 	CHECK_EQ_U64(rec_queue_drops(q), 2);
+
+	/* zero-copy consumer: peek sees the ring's contiguous run (up to the
+	 * wrap), the slots stay taken until released, then the rest follows */
+	for (int i = 0; i < 4; i++)
+		batch[i].xid = 20 + (uint32_t)i;
+	rec_queue_push_many(q, batch, 3, false);         /* head is at slot 2 of 4 after 6 + 4 pops */
+	const struct nfsrdma_record *run;
+	size_t k = rec_queue_peek(q, &run);
+	CHECK(k == 2 && run[0].xid == 20 && run[1].xid == 21, "peek: the run up to the ring's end (%zu)", k);
+	CHECK_EQ_U64(rec_queue_push_many(q, &batch[3], 1, false), 1);
+	CHECK(!rec_queue_push(q, &r, false), "peeked records still hold their slots: full");
+	CHECK(run[0].xid == 20 && run[1].xid == 21, "peeked records untouched by producers");
+	rec_queue_release(q, k);
+	CHECK_EQ_U64(rec_queue_len(q), 2);
+	k = rec_queue_peek(q, &run);
+	CHECK(k == 2 && run[0].xid == 22 && run[1].xid == 23, "after release, the rest from the ring's start");
+	rec_queue_release(q, k);
+	CHECK(rec_queue_peek(q, &run) == 0, "empty after releasing all");
 	rec_queue_free(q);
 	return check_summary("daemon-queue");
 }
