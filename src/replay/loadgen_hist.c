@@ -1,16 +1,10 @@
-/* HDR-style latency histogram (see loadgen_hist.h). */
+/* The replay's and load generator's holder of the shared histogram
+ * (see loadgen_hist.h). */
 #include "src/replay/loadgen_hist.h"
-
-/* struct lhist's storage holds the shared histogram's counts
- * (src/stats/hist.h) at HIST_RES, so replay and loadgen bucket and report
- * percentiles exactly as nfsrdma-dissect -z, nfsrdma-top and nfsrdmad do. */
-#include "src/stats/hist.h"
-
-_Static_assert(HIST_NBUCKETS(HIST_RES) <= HIST_POW * HIST_SUB, "struct lhist too small for HIST_RES");
 
 void lhist_add(struct lhist *h, uint64_t ns)
 {
-	(&h->b[0][0])[hist_index(HIST_RES, ns)]++;
+	h->b[hist_index(HIST_RES, ns)]++;
 	if (!h->n || ns < h->min)
 		h->min = ns;
 	if (ns > h->max)
@@ -22,7 +16,7 @@ void lhist_add(struct lhist *h, uint64_t ns)
 /* pct in 0..100 */
 uint64_t lhist_pct(const struct lhist *h, double pct)
 {
-	return hist_pct_counts(HIST_RES, &h->b[0][0], h->n, h->max, pct / 100.0);
+	return hist_pct_counts(HIST_RES, h->b, h->n, h->max, pct / 100.0);
 }
 
 void lhist_merge(struct lhist *dst, const struct lhist *src)
@@ -30,7 +24,7 @@ void lhist_merge(struct lhist *dst, const struct lhist *src)
 	if (!src->n)
 		return;
 	for (unsigned i = 0; i < HIST_NBUCKETS(HIST_RES); i++)
-		(&dst->b[0][0])[i] += (&src->b[0][0])[i];
+		dst->b[i] += src->b[i];
 	if (!dst->n || src->min < dst->min)
 		dst->min = src->min;
 	if (src->max > dst->max)
