@@ -65,8 +65,9 @@ tier_golden() {
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
 	local t
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
+	# every lab capture: -z proc = top = daemon summary = Prometheus buckets
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh \
-		tests/export/tshark.sh; do
+		tests/export/tshark.sh tests/daemon/percentiles.sh; do
 		run_counted "$t"
 	done
 }

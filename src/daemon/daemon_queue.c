@@ -1,6 +1,8 @@
-/* Bounded record queue (see daemon_queue.h): a ring under one mutex.  The
- * critical section is a memcpy of one record, so contention is low at the
- * rates one dissector thread produces. */
+/* Bounded record queue (see daemon_queue.h): a ring under one mutex.
+ * Producers hand in batches (the records of one source_poll), so the lock
+ * is taken and the consumer woken once per batch, not per record: per
+ * record, the lock hand-offs and eventfd wakeups between a source thread
+ * and the main thread cost more CPU than the aggregation itself. */
 #include "src/daemon/daemon_queue.h"
 
 #include <pthread.h>
@@ -16,6 +18,7 @@ struct rec_queue {
 	size_t cap, head, len;
 	uint64_t drops;
 	bool closed;
+	unsigned waiting;   /* lossless producers waiting for room */
 	int efd;   /* readable while records wait (-1: none, the consumer polls) */
 };
 
@@ -74,28 +77,59 @@ int rec_queue_fd(const struct rec_queue *q)
 	return q->efd;
 }
 
-bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless)
+/* Room a waiting lossless producer asks for before it is woken: a
+ * quarter of the queue (or its whole batch, if smaller), so it wakes once
+ * per many records rather than once per consumer pop. */
+static size_t room_wanted(const struct rec_queue *q, size_t left)
 {
-	bool ok = false, first = false;
+	size_t quarter = q->cap / 4 ? q->cap / 4 : 1;
+
+	return left < quarter ? left : quarter;
+}
+
+size_t rec_queue_push_many(struct rec_queue *q, const struct nfsrdma_record *r, size_t n, bool lossless)
+{
+	size_t done = 0;
+	bool kick = false;
 
 	pthread_mutex_lock(&q->mu);
-	while (lossless && q->len == q->cap && !q->closed)
-		pthread_cond_wait(&q->space, &q->mu);
-	if (q->closed) {
-		/* shutting down: nothing is lost that anyone will read */
-	} else if (q->len == q->cap) {
-		q->drops++;
-	} else {
-		memcpy(&q->ring[(q->head + q->len) % q->cap], r, sizeof(*r));
-		first = q->len++ == 0;
-		ok = true;
+	while (done < n && !q->closed) {
+		if (lossless && q->cap - q->len < room_wanted(q, n - done)) {
+			if (kick) {
+				/* the consumer must hear of what we queued before we sleep */
+				pthread_mutex_unlock(&q->mu);
+				rec_queue_kick(q);
+				kick = false;
+				pthread_mutex_lock(&q->mu);
+				continue;
+			}
+			q->waiting++;
+			pthread_cond_wait(&q->space, &q->mu);
+			q->waiting--;
+			continue;
+		}
+		size_t room = q->cap - q->len, k = n - done < room ? n - done : room;
+		if (!k) {
+			q->drops += n - done;   /* lossy and full */
+			break;
+		}
+		/* Only the records that end an empty spell wake the consumer: it
+		 * clears the signal before it drains, and drains until empty. */
+		kick = kick || q->len == 0;
+		for (size_t i = 0; i < k; i++)
+			memcpy(&q->ring[(q->head + q->len + i) % q->cap], &r[done + i], sizeof(*r));
+		q->len += k;
+		done += k;
 	}
 	pthread_mutex_unlock(&q->mu);
-	/* Only the record that ends an empty spell wakes the consumer: it
-	 * clears the signal before it drains, and drains until empty. */
-	if (first)
+	if (kick)
 		rec_queue_kick(q);
-	return ok;
+	return done;
+}
+
+bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless)
+{
+	return rec_queue_push_many(q, r, 1, lossless) == 1;
 }
 
 size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max)
@@ -108,10 +142,31 @@ size_t rec_queue_pop(struct rec_queue *q, struct nfsrdma_record *out, size_t max
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 	}
-	if (n)
+	if (n && q->waiting && (q->cap - q->len >= room_wanted(q, q->cap) || !q->len))
 		pthread_cond_broadcast(&q->space);
 	pthread_mutex_unlock(&q->mu);
 	return n;
+}
+
+size_t rec_queue_peek(struct rec_queue *q, const struct nfsrdma_record **first)
+{
+	pthread_mutex_lock(&q->mu);
+	size_t n = q->cap - q->head < q->len ? q->cap - q->head : q->len;
+	*first = &q->ring[q->head];
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
+void rec_queue_release(struct rec_queue *q, size_t n)
+{
+	pthread_mutex_lock(&q->mu);
+	if (n > q->len)
+		n = q->len;
+	q->head = (q->head + n) % q->cap;
+	q->len -= n;
+	if (n && q->waiting && (q->cap - q->len >= room_wanted(q, q->cap) || !q->len))
+		pthread_cond_broadcast(&q->space);
+	pthread_mutex_unlock(&q->mu);
 }
 
 void rec_queue_close(struct rec_queue *q)

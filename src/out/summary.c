@@ -1,7 +1,7 @@
-/* -z summaries.  Latencies go into log-linear histograms (32 sub-buckets
- * per power of two, ~3% resolution) so memory stays fixed however long
- * the capture; the first EXACT_N samples are also kept, so percentiles of
- * small populations are exact (nearest rank); max is always exact. */
+/* -z summaries.  Latencies go into the shared log-linear histogram
+ * (src/stats/hist.h, HIST_RES) so memory stays fixed however long the
+ * capture, and the percentiles are the ones nfsrdma-top and nfsrdmad
+ * report for the same records. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,75 +11,7 @@
 #include "dissect/programs.h"
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
-
-#define H_SUB 32
-#define H_LIN 64
-#define H_N   (H_LIN + (64 - 6) * H_SUB)
-
-#define EXACT_N 4096
-
-struct hist {
-	uint64_t n, max;
-	uint32_t c[H_N];
-	uint64_t exact[EXACT_N];
-};
-
-static unsigned h_idx(uint64_t v)
-{
-	if (v < H_LIN)
-		return (unsigned)v;
-	unsigned e = 63u - (unsigned)__builtin_clzll(v);       /* >= 6 */
-	unsigned sub = (unsigned)(v >> (e - 5)) & (H_SUB - 1);
-	return H_LIN + (e - 6) * H_SUB + sub;
-}
-
-/* lower bound of bucket i */
-static uint64_t h_val(unsigned i)
-{
-	if (i < H_LIN)
-		return i;
-	unsigned e = (i - H_LIN) / H_SUB + 6, sub = (i - H_LIN) % H_SUB;
-	return ((uint64_t)(H_SUB + sub)) << (e - 5);
-}
-
-static void h_add(struct hist *h, uint64_t v)
-{
-	h->c[h_idx(v)]++;
-	if (h->n < EXACT_N)
-		h->exact[h->n] = v;
-	h->n++;
-	if (v > h->max)
-		h->max = v;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile: exact from the sorted samples when there are
- * few enough of them (sorted != NULL), else from the buckets. */
-static uint64_t h_pct(const struct hist *h, uint64_t *sorted, double p)
-{
-	if (!h->n)
-		return 0;
-	uint64_t want = (uint64_t)(p * (double)h->n + 0.999999), acc = 0;
-	if (want < 1)
-		want = 1;
-	if (sorted)
-		return sorted[want - 1];
-	for (unsigned i = 0; i < H_N; i++) {
-		acc += h->c[i];
-		if (acc >= want) {
-			/* mid-point of the bucket, never past the exact max */
-			uint64_t lo = h_val(i), hi = i + 1 < H_N ? h_val(i + 1) : lo;
-			uint64_t v = lo + (hi - lo) / 2;
-			return v > h->max ? h->max : v;
-		}
-	}
-	return h->max;
-}
+#include "src/stats/hist.h"
 
 struct sum_ent {
 	char key[96];
@@ -118,8 +50,10 @@ void summary_free(struct summary *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		hist_free(&s->e[i]->lat);
 		free(s->e[i]);
+	}
 	free(s->e);
 	free(s);
 }
@@ -142,6 +76,10 @@ static struct sum_ent *ent_get(struct summary *s, const char *key)
 	struct sum_ent *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
+	if (hist_init(&x->lat, HIST_RES) < 0) {
+		free(x);
+		return NULL;
+	}
 	snprintf(x->key, sizeof(x->key), "%s", key);
 	s->e[s->n++] = x;
 	return x;
@@ -215,7 +153,7 @@ have:
 		if (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE))
 			e->errors++;
 		if (r->flags & RECF_CALL)
-			h_add(&e->lat, r->d_total);
+			hist_add(&e->lat, r->d_total);
 	} else {
 		e->noreply++;
 	}
@@ -270,15 +208,9 @@ void summary_print(const struct summary *s, FILE *f)
 		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
 			" %12" PRIu64, (int)w, e->key, e->calls, e->replies, e->errors, e->noreply,
 			e->bytes_inline, e->bytes_ddp);
-		uint64_t *sorted = NULL;
-		if (e->lat.n && e->lat.n <= EXACT_N && (sorted = malloc(e->lat.n * sizeof(*sorted)))) {
-			memcpy(sorted, e->lat.exact, e->lat.n * sizeof(*sorted));
-			qsort(sorted, e->lat.n, sizeof(*sorted), cmp_u64);
-		}
-		us(f, h_pct(&e->lat, sorted, 0.50));
-		us(f, h_pct(&e->lat, sorted, 0.90));
-		us(f, h_pct(&e->lat, sorted, 0.99));
-		free(sorted);
+		us(f, hist_pct(&e->lat, 0.50));
+		us(f, hist_pct(&e->lat, 0.90));
+		us(f, hist_pct(&e->lat, 0.99));
 		us(f, e->lat.max);
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n", e->mix_inline,
 			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);

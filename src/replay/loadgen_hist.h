@@ -4,14 +4,15 @@
 
 #include <stdint.h>
 
-/* ---- latency histogram (loadgen_hist.c) ---- */
-/* HDR-style log-linear histogram: 64 linear sub-buckets per power of two
- * of nanoseconds (relative error < 1.6 %), 1 ns .. ~2^40 ns. */
-#define HIST_SUB 64
-#define HIST_POW 41
+#include "src/stats/hist.h"
+
+/* A fixed-size holder of the project's one histogram (src/stats/hist.h) at
+ * HIST_RES, so the replay and the load generator bucket and report
+ * percentiles exactly as nfsrdma-dissect -z, nfsrdma-top and nfsrdmad do;
+ * fixed-size because it lives inside per-operation arrays. */
 struct lhist {
 	uint64_t n, min, max, sum;
-	uint64_t b[HIST_POW][HIST_SUB];
+	uint64_t b[HIST_NBUCKETS(HIST_RES)];
 };
 void lhist_add(struct lhist *h, uint64_t ns);
 uint64_t lhist_pct(const struct lhist *h, double pct);

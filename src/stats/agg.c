@@ -8,6 +8,7 @@
 
 #include "dissect/dissect.h"
 #include "src/out/recfmt.h"
+#include "src/stats/agg_key.h"
 
 const double agg_prom_le[AGG_PROM_NLE] = {
 	0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -21,10 +22,23 @@ const char *const agg_mix_name[MIX_N] = { "inline", "read", "write", "reply", "p
 #define OTHER_KEY "(other)"
 
 struct table {
-	struct agg_ent *bucket[NBUCKETS];
+	struct agg_ent *bucket[NBUCKETS];   /* by key string */
 	struct agg_ent **order;   /* insertion order */
 	size_t n, cap, max;
 	struct agg_ent *other;
+	/* numeric key -> entry: the hot path.  Several numeric keys may name
+	 * one entry (two NFSv4 minor versions of NULL are both "NFSv4 NULL");
+	 * keys folded into "(other)" map to it too. */
+	struct agg_map *fast;
+};
+
+/* A slow RPC as kept on the hot path: numbers, formatted at snapshot. */
+struct slow_rec {
+	uint64_t t_ns, total;
+	uint64_t phase[PH_N];
+	uint32_t xid, conn;
+	struct agg_op_id op;
+	struct agg_ep_id client, server;
 };
 
 struct agg {
@@ -34,7 +48,11 @@ struct agg {
 	uint64_t start_ns, now_ns;
 	struct agg_win win[AGG_SLOTS_MAX];
 	unsigned nslow;
-	struct agg_slow slow[AGG_SLOW_MAX];
+	struct slow_rec slow[AGG_SLOW_MAX];
+	/* once the list is full: the first fastest entry and the oldest time,
+	 * so most records are turned away without a scan */
+	unsigned slow_min;
+	uint64_t slow_oldest;
 	size_t mem;
 };
 
@@ -47,23 +65,32 @@ struct agg *agg_new(const struct agg_config *c)
 		return NULL;
 	if (c)
 		a->cfg = *c;
-	for (int d = 0; d < AGG_NDIM; d++)
+	a->mem = sizeof(*a);
+	for (int d = 0; d < AGG_NDIM; d++) {
 		a->t[d].max = a->cfg.max_keys[d] ? a->cfg.max_keys[d] : defmax[d];
+		if (!(a->t[d].fast = agg_map_new(2 * a->t[d].max))) {
+			agg_free(a);
+			return NULL;
+		}
+		a->mem += agg_map_memory(a->t[d].fast);
+	}
 	if (!a->cfg.slots || a->cfg.slots > AGG_SLOTS_MAX)
 		a->cfg.slots = 10;
 	if (!a->cfg.slot_ns)
 		a->cfg.slot_ns = 1000000000ull;
 	if (!a->cfg.slow_n || a->cfg.slow_n > AGG_SLOW_MAX)
 		a->cfg.slow_n = 20;
-	a->mem = sizeof(*a);
 	return a;
 }
 
-static void ent_free(struct agg_ent *e)
+static void ent_free(struct agg *a, struct agg_ent *e)
 {
 	if (!e)
 		return;
-	free(e->phase);
+	hist_free(&e->lat);
+	if (e->wlat)
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			hist_free(&e->wlat[i]);
 	free(e->wlat);
 	free(e);
 }
@@ -74,9 +101,10 @@ void agg_free(struct agg *a)
 		return;
 	for (int d = 0; d < AGG_NDIM; d++) {
 		for (size_t i = 0; i < a->t[d].n; i++)
-			ent_free(a->t[d].order[i]);
+			ent_free(a, a->t[d].order[i]);
 		free(a->t[d].order);
-		ent_free(a->t[d].other);
+		ent_free(a, a->t[d].other);
+		agg_map_free(a->t[d].fast);
 	}
 	free(a);
 }
@@ -98,15 +126,16 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 		return NULL;
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
+	hist_init(&e->lat, HIST_RES);
 	a->mem += sizeof(*e);
 	if (d == AGG_OP) {
-		e->phase = calloc(PH_N, sizeof(*e->phase));
-		e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat));
-		if (!e->phase || !e->wlat) {
-			ent_free(e);
+		if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat)))) {
+			ent_free(a, e);
 			return NULL;
 		}
-		a->mem += PH_N * sizeof(*e->phase) + a->cfg.slots * sizeof(*e->wlat);
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			hist_init(&e->wlat[i], HIST_RES);
+		a->mem += a->cfg.slots * sizeof(*e->wlat);
 	}
 	return e;
 }
@@ -146,15 +175,47 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	return e;
 }
 
-static bool is_error(const struct nfsrdma_record *r)
+/* What a record adds to every entry it lands in, worked out once. */
+struct facts {
+	const struct nfsrdma_record *r;
+	uint64_t bytes_inline, bytes_ddp;
+	bool error, answered, finding;
+	bool mix[MIX_N];
+	unsigned prom;   /* index into agg_prom_le (AGG_PROM_NLE = +Inf) */
+};
+
+/* agg_prom_le in nanoseconds, so the bucket search compares integers */
+static const uint64_t prom_le_ns[AGG_PROM_NLE] = {
+	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
+	5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 1000000000, 10000000000,
+};
+
+static void facts_of(const struct nfsrdma_record *r, struct facts *f)
 {
-	/* Same rule as the dissector's -z summaries. */
-	return (r->flags & RECF_REPLY) &&
-	       (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE));
+	f->r = r;
+	f->bytes_inline = rec_bytes_inline(r);
+	f->bytes_ddp = rec_bytes_ddp(r);
+	/* Same error rule as the dissector's -z summaries. */
+	f->error = (r->flags & RECF_REPLY) &&
+		   (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE));
+	f->answered = (r->flags & (RECF_CALL | RECF_REPLY)) == (RECF_CALL | RECF_REPLY);
+	f->finding = r->nfindings || r->findings;
+	unsigned reads = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) && r->n_read_chunks ? 1 : 0);
+	f->mix[MIX_P0] = r->flags & RECF_ARGS_DDP;
+	f->mix[MIX_READ] = reads;
+	f->mix[MIX_WRITE] = r->n_write_chunks;
+	f->mix[MIX_REPLY] = r->n_reply_segs;
+	f->mix[MIX_INLINE] = !(r->flags & RECF_ARGS_DDP) && !reads && !r->n_write_chunks && !r->n_reply_segs;
+	unsigned i = 0;
+	while (i < AGG_PROM_NLE && r->d_total > prom_le_ns[i])
+		i++;
+	f->prom = i;
 }
 
-static void count(struct agg_counts *c, const struct nfsrdma_record *r)
+static void count(struct agg_counts *c, const struct facts *f)
 {
+	const struct nfsrdma_record *r = f->r;
+
 	c->records++;
 	if (r->flags & RECF_CALL)
 		c->calls++;
@@ -162,24 +223,13 @@ static void count(struct agg_counts *c, const struct nfsrdma_record *r)
 		c->replies++;
 	else
 		c->noreply++;
-	if (is_error(r))
-		c->errors++;
-	if (r->nfindings || r->findings)
-		c->findings++;
-	c->bytes_inline += rec_bytes_inline(r);
-	c->bytes_ddp += rec_bytes_ddp(r);
-	unsigned reads = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) && r->n_read_chunks ? 1 : 0);
-	if (r->flags & RECF_ARGS_DDP)
-		c->mix[MIX_P0]++;
-	if (reads)
-		c->mix[MIX_READ]++;
-	if (r->n_write_chunks)
-		c->mix[MIX_WRITE]++;
-	if (r->n_reply_segs)
-		c->mix[MIX_REPLY]++;
-	if (!(r->flags & RECF_ARGS_DDP) && !reads && !r->n_write_chunks && !r->n_reply_segs)
-		c->mix[MIX_INLINE]++;
-	if ((r->flags & (RECF_CALL | RECF_REPLY)) == (RECF_CALL | RECF_REPLY)) {
+	c->errors += f->error;
+	c->findings += f->finding;
+	c->bytes_inline += f->bytes_inline;
+	c->bytes_ddp += f->bytes_ddp;
+	for (int m = 0; m < MIX_N; m++)
+		c->mix[m] += f->mix[m];
+	if (f->answered) {
 		c->phase_sum[PH_CALL] += r->d_call;
 		c->phase_sum[PH_PULL] += r->d_pull;
 		c->phase_sum[PH_SERVER] += r->d_server;
@@ -188,11 +238,6 @@ static void count(struct agg_counts *c, const struct nfsrdma_record *r)
 		c->lat_sum += r->d_total;
 		c->lat_n++;
 	}
-}
-
-static bool answered(const struct nfsrdma_record *r)
-{
-	return (r->flags & (RECF_CALL | RECF_REPLY)) == (RECF_CALL | RECF_REPLY);
 }
 
 /* The slot for now, cleared if it last held an older second. */
@@ -206,57 +251,49 @@ static struct agg_win *win_slot(struct agg_win *w, unsigned slots, uint64_t slot
 	return &w[*idx];
 }
 
-static void win_add(struct agg_win *w, const struct nfsrdma_record *r)
+static void win_add(struct agg_win *w, const struct facts *f)
 {
 	w->records++;
-	if (is_error(r))
-		w->errors++;
-	w->bytes += rec_bytes_inline(r) + rec_bytes_ddp(r);
-	if (answered(r)) {
-		w->lat_sum += r->d_total;
+	w->errors += f->error;
+	w->bytes += f->bytes_inline + f->bytes_ddp;
+	if (f->answered) {
+		w->lat_sum += f->r->d_total;
 		w->lat_n++;
 	}
 }
 
-static void ent_add(struct agg *a, struct agg_ent *e, const struct nfsrdma_record *r, uint64_t slot)
+static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uint64_t slot)
 {
+	const struct nfsrdma_record *r = f->r;
 	unsigned idx;
 
-	count(&e->tot, r);
+	count(&e->tot, f);
 	e->last_ns = a->now_ns;
 	struct agg_win *w = win_slot(e->win, a->cfg.slots, slot, &idx);
 	if (e->wlat && w->records == 0)
 		hist_reset(&e->wlat[idx]);
-	win_add(w, r);
+	win_add(w, f);
 	if (r->credits_granted)
 		e->credits_granted = r->credits_granted;
 	if (r->credits_asked)
 		e->credits_asked = r->credits_asked;
-	if (!answered(r))
+	if (!f->answered)
 		return;
 	hist_add(&e->lat, r->d_total);
 	if (e->wlat)
 		hist_add(&e->wlat[idx], r->d_total);
-	if (e->phase) {
-		hist_add(&e->phase[PH_CALL], r->d_call);
-		hist_add(&e->phase[PH_PULL], r->d_pull);
-		hist_add(&e->phase[PH_SERVER], r->d_server);
-		hist_add(&e->phase[PH_PUSH], r->d_push);
-		hist_add(&e->phase[PH_REPLY], r->d_reply);
-	}
-	double s = (double)r->d_total / 1e9;
-	unsigned i = 0;
-	while (i < AGG_PROM_NLE && s > agg_prom_le[i])
-		i++;
-	e->prom[i]++;
+	e->prom[f->prom]++;
 }
 
-static void slow_add(struct agg *a, const struct nfsrdma_record *r)
+static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct agg_op_id *op,
+		     const struct agg_ep_id *client, const struct agg_ep_id *server)
 {
 	uint64_t horizon = a->cfg.slot_ns * a->cfg.slots;
 	unsigned victim = a->nslow;
 
-	if (!answered(r))
+	/* What the scan below concludes when nothing has expired. */
+	if (a->nslow >= a->cfg.slow_n && a->now_ns <= a->slow_oldest + horizon &&
+	    a->slow[a->slow_min].total >= r->d_total)
 		return;
 	if (a->nslow >= a->cfg.slow_n) {
 		/* replace an expired entry, else the fastest if we are slower */
@@ -275,8 +312,7 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r)
 	} else {
 		a->nslow++;
 	}
-	struct agg_slow *s = &a->slow[victim];
-	memset(s, 0, sizeof(*s));
+	struct slow_rec *s = &a->slow[victim];
 	s->t_ns = a->now_ns;
 	s->total = r->d_total;
 	s->phase[PH_CALL] = r->d_call;
@@ -286,15 +322,94 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r)
 	s->phase[PH_REPLY] = r->d_reply;
 	s->xid = r->xid;
 	s->conn = r->conn_id;
-	rec_name_str(r, s->op, sizeof(s->op));
-	dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, s->client, sizeof(s->client));
-	dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee, s->server, sizeof(s->server));
+	s->op = *op;
+	s->client = *client;
+	s->server = *server;
+	if (a->nslow < a->cfg.slow_n)
+		return;
+	a->slow_min = 0;
+	a->slow_oldest = a->slow[0].t_ns;
+	for (unsigned i = 1; i < a->nslow; i++) {
+		if (a->slow[i].total < a->slow[a->slow_min].total)
+			a->slow_min = i;
+		if (a->slow[i].t_ns < a->slow_oldest)
+			a->slow_oldest = a->slow[i].t_ns;
+	}
+}
+
+/* The key string and labels of a new numeric key: made once per key. */
+static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *key, size_t klen,
+			char lab[4][AGG_LABEL_MAX])
+{
+	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
+	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
+	char ea[64], eb[64];
+
+	memset(lab, 0, 4 * AGG_LABEL_MAX);
+	rec_prog_str(r, lab[0], AGG_LABEL_MAX);
+	rec_proc_str(r, lab[1], AGG_LABEL_MAX);
+	dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
+	dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
+	switch (d) {
+	case AGG_OP:
+		snprintf(key, klen, "%s %s", lab[0], lab[1]);
+		break;
+	case AGG_CLIENT:
+		snprintf(key, klen, "%s", lab[2]);
+		break;
+	case AGG_SERVER:
+		snprintf(key, klen, "%s", lab[3]);
+		break;
+	case AGG_CONN:
+		snprintf(key, klen, "%u %s <> %s", r->conn_id, fmt_ep(client, ea, sizeof(ea)),
+			 fmt_ep(server, eb, sizeof(eb)));
+		break;
+	default:
+		/* labels are joined by a byte that cannot occur in them */
+		snprintf(key, klen, "%s\x1f%s\x1f%s\x1f%s", lab[0], lab[1], lab[2], lab[3]);
+		break;
+	}
+}
+
+/* The entry of a record in dimension d: by its numeric key when seen
+ * before, else by its key string (made here, once per numeric key). */
+static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key *k,
+			    const struct nfsrdma_record *r)
+{
+	struct table *t = &a->t[d];
+	struct agg_ent *e = agg_map_get(t->fast, k);
+	char key[AGG_KEY_MAX], lab[4][AGG_LABEL_MAX];
+
+	if (e) {
+		if (e == t->other)
+			a->tot.overflow[d]++;
+		return e;
+	}
+	key_strings(d, r, key, sizeof(key), lab);
+	if (!(e = lookup(a, d, key)))
+		return NULL;
+	if (e != t->other && !e->label[1][0] && (d == AGG_OP || d == AGG_SERIES)) {
+		snprintf(e->label[0], sizeof(e->label[0]), "%s", lab[0]);
+		snprintf(e->label[1], sizeof(e->label[1]), "%s", lab[1]);
+		if (d == AGG_SERIES) {
+			snprintf(e->label[2], sizeof(e->label[2]), "%s", lab[2]);
+			snprintf(e->label[3], sizeof(e->label[3]), "%s", lab[3]);
+		}
+	}
+	/* A full map refuses: this key takes the slow path again next time
+	 * (memory stays bounded under a flood of distinct keys). */
+	agg_map_put(t->fast, k, e);
+	return e;
 }
 
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
-	char key[AGG_KEY_MAX], prog[AGG_LABEL_MAX], op[AGG_LABEL_MAX], cl[AGG_LABEL_MAX], sv[AGG_LABEL_MAX];
+	struct agg_op_id op;
+	struct agg_ep_id cl, sv, clq, svq;
+	struct agg_key_part pop, pcl, psv, pclq, psvq;
+	struct agg_key k;
 	struct agg_ent *e;
+	struct facts f;
 	unsigned idx;
 
 	if (now_ns > a->now_ns)
@@ -305,46 +420,40 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
 
-	count(&a->tot.tot, r);
-	win_add(win_slot(a->win, a->cfg.slots, slot, &idx), r);
+	facts_of(r, &f);
+	count(&a->tot.tot, &f);
+	win_add(win_slot(a->win, a->cfg.slots, slot, &idx), &f);
 	for (unsigned i = 0; i < r->nfindings && i < REC_MAX_FINDINGS; i++)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	rec_prog_str(r, prog, sizeof(prog));
-	rec_proc_str(r, op, sizeof(op));
-	dissect_addr_str(client, cl, sizeof(cl));
-	dissect_addr_str(server, sv, sizeof(sv));
-
-	snprintf(key, sizeof(key), "%s %s", prog, op);
-	if ((e = lookup(a, AGG_OP, key))) {
-		if (strcmp(e->key, OTHER_KEY) != 0 && !e->label[1][0]) {
-			snprintf(e->label[0], sizeof(e->label[0]), "%s", prog);
-			snprintf(e->label[1], sizeof(e->label[1]), "%s", op);
-		}
-		ent_add(a, e, r, slot);
-	}
-	if ((e = lookup(a, AGG_CLIENT, cl)))
-		ent_add(a, e, r, slot);
-	if ((e = lookup(a, AGG_SERVER, sv)))
-		ent_add(a, e, r, slot);
-	char ea[64], eb[64];
-	snprintf(key, sizeof(key), "%u %s <> %s", r->conn_id, fmt_ep(client, ea, sizeof(ea)),
-		 fmt_ep(server, eb, sizeof(eb)));
-	if ((e = lookup(a, AGG_CONN, key)))
-		ent_add(a, e, r, slot);
-	/* labels are joined by a byte that cannot occur in them */
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s", prog, op, cl, sv);
-	if ((e = lookup(a, AGG_SERIES, key))) {
-		if (strcmp(e->key, OTHER_KEY) != 0 && !e->label[1][0]) {
-			snprintf(e->label[0], sizeof(e->label[0]), "%s", prog);
-			snprintf(e->label[1], sizeof(e->label[1]), "%s", op);
-			snprintf(e->label[2], sizeof(e->label[2]), "%s", cl);
-			snprintf(e->label[3], sizeof(e->label[3]), "%s", sv);
-		}
-		ent_add(a, e, r, slot);
-	}
-	slow_add(a, r);
+	agg_op_id(r, &op);
+	agg_ep_id(client, false, &cl);
+	agg_ep_id(server, false, &sv);
+	agg_ep_id(client, true, &clq);
+	agg_ep_id(server, true, &svq);
+	agg_part_op(&pop, &op);
+	agg_part_ep(&pcl, &cl);
+	agg_part_ep(&psv, &sv);
+	agg_part_ep(&pclq, &clq);
+	agg_part_ep(&psvq, &svq);
+	agg_key_make(&k, 0, &pop, NULL, NULL);
+	if ((e = find(a, AGG_OP, &k, r)))
+		ent_add(a, e, &f, slot);
+	agg_key_make(&k, 0, NULL, &pcl, NULL);
+	if ((e = find(a, AGG_CLIENT, &k, r)))
+		ent_add(a, e, &f, slot);
+	agg_key_make(&k, 0, NULL, NULL, &psv);
+	if ((e = find(a, AGG_SERVER, &k, r)))
+		ent_add(a, e, &f, slot);
+	agg_key_make(&k, r->conn_id, NULL, &pclq, &psvq);
+	if ((e = find(a, AGG_CONN, &k, r)))
+		ent_add(a, e, &f, slot);
+	agg_key_make(&k, 0, &pop, &pcl, &psv);
+	if ((e = find(a, AGG_SERIES, &k, r)))
+		ent_add(a, e, &f, slot);
+	if (f.answered)
+		slow_add(a, r, &op, &cl, &sv);
 }
 
 void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source,
@@ -374,9 +483,30 @@ const struct agg_ent *agg_entry(const struct agg *a, enum agg_dim d, size_t i)
 	return i == a->t[d].n ? a->t[d].other : NULL;
 }
 
+static size_t ent_hist_memory(const struct agg *a, const struct agg_ent *e)
+{
+	size_t m = 0;
+
+	if (!e)
+		return 0;
+	m += e->lat.bytes;
+	if (e->wlat)
+		for (unsigned i = 0; i < a->cfg.slots; i++)
+			m += e->wlat[i].bytes;
+	return m;
+}
+
 size_t agg_memory(const struct agg *a)
 {
-	return a->mem;
+	size_t m = a->mem;
+
+	/* histogram chunks come as samples land: counted here, not per add */
+	for (int d = 0; d < AGG_NDIM; d++) {
+		for (size_t i = 0; i < a->t[d].n; i++)
+			m += ent_hist_memory(a, a->t[d].order[i]);
+		m += ent_hist_memory(a, a->t[d].other);
+	}
+	return m;
 }
 
 /* Sums the live window slots: those within the last `slots` seconds of now. */
@@ -419,12 +549,15 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 	s->rate = (double)w.records / win;
 	s->bw = (double)w.bytes / win;
 
+	struct hist wh;   /* an operation's window slots, merged */
+	hist_init(&wh, HIST_RES);
 	for (int d = 0; d < AGG_NDIM; d++) {
 		size_t n = agg_count(a, d);
 		if (!n)
 			continue;
 		struct agg_row *rows = calloc(n, sizeof(*rows));
 		if (!rows) {
+			hist_free(&wh);
 			agg_snap_free(s);
 			return -ENOMEM;
 		}
@@ -433,7 +566,6 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct agg_ent *e = agg_entry(a, d, i);
 			struct agg_row *r = &rows[i];
-			struct hist wh;
 			hist_reset(&wh);
 			snprintf(r->key, sizeof(r->key), "%s", e->key);
 			if (d == AGG_SERIES && e->label[1][0])
@@ -458,8 +590,24 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 			r->credits = e->credits_granted;
 		}
 	}
+	hist_free(&wh);
 	s->nslow = a->nslow;
-	memcpy(s->slow, a->slow, a->nslow * sizeof(s->slow[0]));
+	for (unsigned i = 0; i < a->nslow; i++) {
+		const struct slow_rec *sr = &a->slow[i];
+		struct agg_slow *o = &s->slow[i];
+		char prog[AGG_LABEL_MAX], op[AGG_LABEL_MAX];
+		memset(o, 0, sizeof(*o));
+		o->t_ns = sr->t_ns;
+		o->total = sr->total;
+		memcpy(o->phase, sr->phase, sizeof(o->phase));
+		o->xid = sr->xid;
+		o->conn = sr->conn;
+		agg_op_id_str(&sr->op, prog, sizeof(prog), op, sizeof(op));
+		if (snprintf(o->op, sizeof(o->op), "%s %s", prog, op) >= (int)sizeof(o->op))
+			o->op[sizeof(o->op) - 1] = 0;   /* cut short, as rec_name_str would */
+		agg_ep_id_str(&sr->client, o->client, sizeof(o->client));
+		agg_ep_id_str(&sr->server, o->server, sizeof(o->server));
+	}
 	return 0;
 }
 

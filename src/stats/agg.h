@@ -53,7 +53,6 @@ struct agg_ent {
 	struct agg_ent *next;
 	struct agg_counts tot;
 	struct hist lat;                   /* d_total since start */
-	struct hist *phase;                /* AGG_OP only: PH_N histograms since start */
 	struct hist *wlat;                 /* AGG_OP only: one per window slot */
 	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
 	struct agg_win win[AGG_SLOTS_MAX];

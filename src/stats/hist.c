@@ -1,41 +1,92 @@
-/* Log-linear histogram (see hist.h).  Buckets 0..15 hold the values 0..15
- * exactly; above, bucket (e, s) holds [2^e + s*2^(e-4), 2^e + (s+1)*2^(e-4)). */
+/* Log-linear histogram (see hist.h).  With S = 2^res sub-buckets, buckets
+ * 0..S-1 hold the values 0..S-1; above, bucket S + (e-res)*S + s holds
+ * [2^e + s*2^(e-res), 2^e + (s+1)*2^(e-res)) for e in res..HIST_MAX_EXP-1.
+ * Chunk k holds buckets k*S .. k*S + S-1. */
 #include "src/stats/hist.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-void hist_reset(struct hist *h)
+unsigned hist_nbuckets(unsigned res)
 {
+	return HIST_NBUCKETS(res);
+}
+
+int hist_init(struct hist *h, unsigned res)
+{
+	memset(h, 0, sizeof(*h));
+	if (res < 1 || res > HIST_RES_MAX)
+		return -EINVAL;
+	h->res = res;
+	return 0;
+}
+
+void hist_free(struct hist *h)
+{
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
+		free(h->chunk[k]);
 	memset(h, 0, sizeof(*h));
 }
 
-unsigned hist_index(uint64_t v)
+void hist_reset(struct hist *h)
 {
-	if (v < HIST_SUB)
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
+		if (h->chunk[k])
+			memset(h->chunk[k], 0, sizeof(uint64_t) << h->res);
+	h->n = h->sum = h->min = h->max = h->lost = 0;
+}
+
+static uint64_t *chunk_of(struct hist *h, unsigned k)
+{
+	if (!h->chunk[k] && (h->chunk[k] = calloc((size_t)1 << h->res, sizeof(uint64_t))))
+		h->bytes += sizeof(uint64_t) << h->res;
+	return h->chunk[k];
+}
+
+uint64_t hist_count(const struct hist *h, unsigned i)
+{
+	const uint64_t *c = h->chunk[i >> h->res];
+
+	return c ? c[i & ((1u << h->res) - 1)] : 0;
+}
+
+unsigned hist_index(unsigned res, uint64_t v)
+{
+	uint64_t sub = 1u << res;
+
+	if (v < sub)
 		return (unsigned)v;
 	unsigned e = 63u - (unsigned)__builtin_clzll(v);
 	if (e >= HIST_MAX_EXP)
-		return HIST_N - 1;
-	unsigned sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
-	return HIST_SUB + (e - HIST_SUB_BITS) * HIST_SUB + sub;
+		return hist_nbuckets(res) - 1;
+	return (unsigned)(sub + (e - res) * sub + ((v >> (e - res)) & (sub - 1)));
 }
 
-uint64_t hist_bucket_lo(unsigned i)
+uint64_t hist_bucket_lo(unsigned res, unsigned i)
 {
-	if (i < HIST_SUB)
+	unsigned sub = 1u << res;
+
+	if (i < sub)
 		return i;
-	unsigned e = (i - HIST_SUB) / HIST_SUB + HIST_SUB_BITS, sub = (i - HIST_SUB) % HIST_SUB;
-	return ((uint64_t)(HIST_SUB + sub)) << (e - HIST_SUB_BITS);
+	unsigned e = (i - sub) / sub + res, s = (i - sub) % sub;
+	return ((uint64_t)(sub + s)) << (e - res);
 }
 
-static uint64_t bucket_hi(unsigned i)
+uint64_t hist_bucket_hi(unsigned res, unsigned i)
 {
-	return i + 1 < HIST_N ? hist_bucket_lo(i + 1) : UINT64_MAX;
+	return i + 1 < hist_nbuckets(res) ? hist_bucket_lo(res, i + 1) - 1 : UINT64_MAX;
 }
 
 void hist_add(struct hist *h, uint64_t v)
 {
-	h->c[hist_index(v)]++;
+	unsigned i = hist_index(h->res, v);
+	uint64_t *c = chunk_of(h, i >> h->res);
+
+	if (c)
+		c[i & ((1u << h->res) - 1)]++;
+	else
+		h->lost++;
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -44,42 +95,72 @@ void hist_add(struct hist *h, uint64_t v)
 	h->sum += v;
 }
 
-void hist_merge(struct hist *a, const struct hist *b)
+int hist_merge(struct hist *a, const struct hist *b)
 {
+	if (a->res != b->res)
+		return -EINVAL;
 	if (!b->n)
-		return;
-	for (unsigned i = 0; i < HIST_N; i++)
-		a->c[i] += b->c[i];
+		return 0;
+	for (unsigned k = 0; k < HIST_MAX_EXP; k++) {
+		if (!b->chunk[k])
+			continue;
+		uint64_t *c = chunk_of(a, k);
+		if (!c)
+			return -ENOMEM;
+		for (unsigned i = 0; i < 1u << a->res; i++)
+			c[i] += b->chunk[k][i];
+	}
 	if (!a->n || b->min < a->min)
 		a->min = b->min;
 	if (b->max > a->max)
 		a->max = b->max;
 	a->n += b->n;
 	a->sum += b->sum;
+	a->lost += b->lost;
+	return 0;
+}
+
+/* The one percentile rule (hist.h), over counts however they are stored. */
+static uint64_t pct(unsigned res, uint64_t (*count)(const void *, unsigned), const void *ctx, uint64_t n,
+		    uint64_t max, double p)
+{
+	if (!n)
+		return 0;
+	if (p >= 1.0)
+		return max;
+	/* ceil(p * n), tolerant of p * n landing a hair above an integer */
+	uint64_t want = (uint64_t)(p * (double)n + 0.999999), acc = 0;
+	if (want < 1)
+		want = 1;
+	/* Only buckets up to the max's can hold the rank. */
+	for (unsigned i = 0, last = hist_index(res, max); i <= last; i++) {
+		acc += count(ctx, i);
+		if (acc >= want) {
+			uint64_t hi = hist_bucket_hi(res, i);
+			return hi < max ? hi : max;
+		}
+	}
+	return max;
+}
+
+static uint64_t flat_count(const void *ctx, unsigned i)
+{
+	return ((const uint64_t *)ctx)[i];
+}
+
+static uint64_t hist_count_cb(const void *ctx, unsigned i)
+{
+	return hist_count(ctx, i);
+}
+
+uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t max, double p)
+{
+	return pct(res, flat_count, c, n, max, p);
 }
 
 uint64_t hist_pct(const struct hist *h, double p)
 {
-	if (!h->n)
-		return 0;
-	if (p >= 1.0)
-		return h->max;
-	uint64_t want = (uint64_t)(p * (double)h->n + 0.999999), acc = 0;
-	if (want < 1)
-		want = 1;
-	for (unsigned i = 0; i < HIST_N; i++) {
-		acc += h->c[i];
-		if (acc >= want) {
-			uint64_t lo = hist_bucket_lo(i), hi = bucket_hi(i);
-			uint64_t v = i < HIST_SUB ? lo : lo + (hi - lo) / 2;
-			if (v > h->max)
-				v = h->max;
-			if (v < h->min)
-				v = h->min;
-			return v;
-		}
-	}
-	return h->max;
+	return pct(h->res, hist_count_cb, h, h->n, h->max, p);
 }
 
 uint64_t hist_count_le(const struct hist *h, uint64_t v)
@@ -88,10 +169,7 @@ uint64_t hist_count_le(const struct hist *h, uint64_t v)
 
 	if (v >= h->max)
 		return h->n;
-	for (unsigned i = 0; i < HIST_N; i++) {
-		if (bucket_hi(i) - 1 > v)
-			break;
-		acc += h->c[i];
-	}
+	for (unsigned i = 0, nb = hist_nbuckets(h->res); i < nb && hist_bucket_hi(h->res, i) <= v; i++)
+		acc += hist_count(h, i);
 	return acc;
 }

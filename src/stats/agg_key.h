@@ -1,0 +1,68 @@
+/* The numbers the aggregation engine keys a record by, per dimension: the
+ * operation (program, version, procedure, minor version, NFSv4 main-op
+ * name), binary addresses, QPs and the connection id; and a bounded map
+ * from those keys to entries.  Building a key formats nothing, so the hot
+ * path (agg_add) makes no string; names and address strings are made once
+ * per new key (agg.c) and for the slowest-RPC list at snapshot time. */
+#ifndef NFSRDMA_AGG_KEY_H
+#define NFSRDMA_AGG_KEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/record.h"
+
+#define AGG_KEY_WORDS 10
+
+struct agg_key {
+	uint64_t w[AGG_KEY_WORDS];
+	uint64_t hash;
+	unsigned n;                 /* words in use */
+};
+
+/* What an operation's name depends on (rec_prog_str / rec_proc_str). */
+struct agg_op_id {
+	uint32_t prog, vers, proc, minor;   /* all 0: no call seen or no program */
+	const char *name;                   /* NFSv4 COMPOUND: nfs4_compound_name(), a static string */
+};
+
+/* The address part of an endpoint, as dissect_addr_str shows it, and
+ * with the QP (fmt_ep). */
+struct agg_ep_id {
+	uint8_t family, pad;
+	uint16_t lid;
+	uint32_t qpn;
+	uint8_t addr[16];
+};
+
+void agg_op_id(const struct nfsrdma_record *r, struct agg_op_id *id);
+void agg_ep_id(const struct rec_endpoint *e, bool with_qp, struct agg_ep_id *id);
+/* "NFSv3" / "READ" from an id, as rec_prog_str / rec_proc_str would. */
+void agg_op_id_str(const struct agg_op_id *id, char *prog, size_t plen, char *op, size_t olen);
+void agg_ep_id_str(const struct agg_ep_id *id, char *buf, size_t len);
+
+/* A key part: three words and their hash, made once per record and
+ * shared by the keys that contain it. */
+struct agg_key_part {
+	uint64_t w[3];
+	uint64_t hash;
+};
+void agg_part_op(struct agg_key_part *p, const struct agg_op_id *id);
+void agg_part_ep(struct agg_key_part *p, const struct agg_ep_id *id);
+/* Key of the given parts (any may be NULL) and a connection id. */
+void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *op, const struct agg_key_part *a,
+		  const struct agg_key_part *b);
+
+/* Open-addressing map key -> pointer, fixed capacity (no growth, no
+ * deletion): once full, agg_map_put refuses and the caller takes its slow
+ * path, so memory stays bounded whatever the input. */
+struct agg_map;
+struct agg_map *agg_map_new(size_t max_entries);
+void agg_map_free(struct agg_map *m);
+void *agg_map_get(const struct agg_map *m, const struct agg_key *k);
+/* 0, or -ENOSPC when full. */
+int agg_map_put(struct agg_map *m, const struct agg_key *k, void *v);
+size_t agg_map_memory(const struct agg_map *m);
+
+#endif
