@@ -6,9 +6,10 @@
 #ifndef NFSRDMA_RECORD_H
 #define NFSRDMA_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#define NFSRDMA_RECORD_VERSION 1
+#define NFSRDMA_RECORD_VERSION 2   /* 2: the phases partition the total (rec_phase) */
 
 enum rec_source {
 	REC_SRC_WIRE = 1,          /* nfsrdma-dissect on a capture */
@@ -85,6 +86,31 @@ struct rec_finding {
 	uint64_t b;
 };
 
+/* Where an RPC's time went as the wire shows it, in time order.  Each
+ * phase is an interval between two observed packets; together the phases
+ * that happened partition [first call packet, last reply packet]
+ * (docs/record.md defines every boundary). */
+enum rec_phase {
+	REC_PH_CALL,          /* the call's SEND, first to last packet */
+	REC_PH_QUEUE,         /* call received .. first RDMA READ of its arguments */
+	REC_PH_PULL,          /* the RDMA READs of the arguments (Read chunks) */
+	REC_PH_SERVER,        /* arguments pulled .. first result byte (WRITE or reply) */
+	REC_PH_QUEUE_SERVER,  /* no pull: queueing and execution, one interval on the wire */
+	REC_PH_PUSH,          /* the RDMA WRITEs of the results (Write/Reply chunks) */
+	REC_PH_WAIT,          /* last result WRITE .. the reply's SEND */
+	REC_PH_REPLY,         /* the reply's SEND, first to last packet */
+	REC_PH_N
+};
+
+/* The one name of each phase, in every output (text, JSON keys, CSV
+ * columns, Prometheus labels, top, plots). */
+static inline const char *rec_phase_name(unsigned ph)
+{
+	static const char *const n[REC_PH_N] = { "call", "queue", "pull", "server", "queue+server",
+						 "push", "wait", "reply" };
+	return ph < REC_PH_N ? n[ph] : "?";
+}
+
 struct nfsrdma_record {
 	/* identity */
 	uint16_t rec_version;     /* NFSRDMA_RECORD_VERSION */
@@ -125,8 +151,13 @@ struct nfsrdma_record {
 	uint32_t k_rtt_us;           /* client: rpc_stats_latency rtt (from the latest transmission) */
 	uint32_t k_exec_us;          /* rpc_stats_latency / svc_stats_latency execute */
 	uint32_t k_pad;
-	/* derived split (ns); 0 when a part is missing */
-	uint64_t d_call, d_pull, d_server, d_push, d_reply, d_total;
+	/* derived split (ns, rec_derive): the phases that happened partition
+	 * [t_call_first, t_reply_last]; phase_mask says which happened (bit
+	 * REC_PH_N: d_total is known, i.e. call and reply were both seen) */
+	uint64_t d_phase[REC_PH_N];
+	uint64_t d_total;
+	uint32_t phase_mask;
+	uint32_t phase_pad;
 	uint64_t frame_call, frame_reply;      /* 1-based frame of the first packet */
 
 	/* how many bytes, and how */
@@ -155,22 +186,79 @@ struct nfsrdma_record {
 
 static inline uint64_t rec_dur(uint64_t a, uint64_t b) { return (a && b && b >= a) ? b - a : 0; }
 
-/* Fills the derived split from the timestamps. */
+static inline bool rec_phase_seen(const struct nfsrdma_record *r, enum rec_phase ph)
+{
+	return r->phase_mask & (1u << ph);
+}
+static inline bool rec_total_known(const struct nfsrdma_record *r)
+{
+	return r->phase_mask & (1u << REC_PH_N);
+}
+
+/* Fills the derived split from the timestamps: a chain of boundaries from
+ * the first call packet to the last reply packet, each kept between the one
+ * before it and the end (packets reordered by the capture never make a
+ * phase negative), so the phases that happened sum to d_total exactly. */
 static inline void rec_derive(struct nfsrdma_record *r)
 {
-	uint64_t args_done = r->t_call_last;
-	uint64_t res_start = r->t_reply_first;
+	const bool call = r->t_call_first && r->t_call_last;
+	const bool pull = r->t_read_first && r->t_read_last;
+	const bool push = r->t_write_first && r->t_write_last;
+	const bool reply = r->t_reply_first && r->t_reply_last;
+	uint64_t at[REC_PH_N + 1];
+	unsigned ph[REC_PH_N], n = 0;
 
-	if (r->t_read_last > args_done)
-		args_done = r->t_read_last;
-	if (r->t_write_first && (!res_start || r->t_write_first < res_start))
-		res_start = r->t_write_first;
-	r->d_call = rec_dur(r->t_call_first, r->t_call_last);
-	r->d_pull = rec_dur(r->t_read_first, r->t_read_last);
-	r->d_server = rec_dur(args_done, res_start);
-	r->d_push = rec_dur(r->t_write_first, r->t_write_last);
-	r->d_reply = rec_dur(r->t_reply_first, r->t_reply_last);
-	r->d_total = rec_dur(r->t_call_first, r->t_reply_last);
+	for (unsigned i = 0; i < REC_PH_N; i++)
+		r->d_phase[i] = 0;
+	r->d_total = 0;
+	r->phase_mask = 0;
+	if (!call) {
+		/* a reply whose call the capture missed: only its own parts */
+		if (push) {
+			r->d_phase[REC_PH_PUSH] = rec_dur(r->t_write_first, r->t_write_last);
+			r->phase_mask |= 1u << REC_PH_PUSH;
+		}
+		if (push && reply) {
+			r->d_phase[REC_PH_WAIT] = rec_dur(r->t_write_last, r->t_reply_first);
+			r->phase_mask |= 1u << REC_PH_WAIT;
+		}
+		if (reply) {
+			r->d_phase[REC_PH_REPLY] = rec_dur(r->t_reply_first, r->t_reply_last);
+			r->phase_mask |= 1u << REC_PH_REPLY;
+		}
+		return;
+	}
+	/* phase ph[i] runs from at[i] to at[i + 1] */
+	at[0] = r->t_call_first;
+	ph[n] = REC_PH_CALL, at[++n] = r->t_call_last;
+	if (pull) {
+		ph[n] = REC_PH_QUEUE, at[++n] = r->t_read_first;
+		ph[n] = REC_PH_PULL, at[++n] = r->t_read_last;
+	}
+	if (push || reply)
+		ph[n] = pull ? REC_PH_SERVER : REC_PH_QUEUE_SERVER, at[++n] = push ? r->t_write_first : r->t_reply_first;
+	if (push) {
+		ph[n] = REC_PH_PUSH, at[++n] = r->t_write_last;
+		if (reply)
+			ph[n] = REC_PH_WAIT, at[++n] = r->t_reply_first;
+	}
+	if (reply)
+		ph[n] = REC_PH_REPLY, at[++n] = r->t_reply_last;
+	uint64_t end = at[n] > at[0] ? at[n] : at[0];
+	for (unsigned i = 1; i <= n; i++) {
+		if (at[i] < at[i - 1])
+			at[i] = at[i - 1];
+		if (at[i] > end)
+			at[i] = end;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		r->d_phase[ph[i]] = at[i + 1] - at[i];
+		r->phase_mask |= 1u << ph[i];
+	}
+	if (reply) {
+		r->d_total = at[n] - at[0];
+		r->phase_mask |= 1u << REC_PH_N;
+	}
 }
 
 #endif

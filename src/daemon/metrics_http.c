@@ -101,13 +101,13 @@ void metrics_write(FILE *f, const struct agg *a)
 	}
 
 	help(f, "nfsrdma_rpc_phase_seconds_total", "counter",
-	     "Time spent per latency phase: call (inline send), pull (RDMA READ), server, push (RDMA WRITE), reply.");
+	     "Time spent per latency phase of answered RPCs (docs/record.md): call, queue, pull, server, queue+server (no pull), push, wait, reply; they sum to nfsrdma_rpc_duration_seconds_sum.");
 	for (size_t i = 0; i < agg_count(a, AGG_OP); i++) {
 		const struct agg_ent *e = agg_entry(a, AGG_OP, i);
 		for (int p = 0; p < PH_N; p++) {
 			fputs("nfsrdma_rpc_phase_seconds_total{", f);
 			op_labels(f, e);
-			fprintf(f, ",phase=\"%s\"} %.9f\n", agg_phase_name[p], (double)e->tot.phase_sum[p] / 1e9);
+			fprintf(f, ",phase=\"%s\"} %.9f\n", rec_phase_name(p), (double)e->tot.phase_sum[p] / 1e9);
 		}
 	}
 	help(f, "nfsrdma_rpc_chunks_total", "counter", "RPCs by chunk mix: inline, read, write, reply, p0 (position-zero Read).");

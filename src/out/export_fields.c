@@ -52,7 +52,13 @@ static void f_proc(const struct nfsrdma_record *r, char *b, size_t n) { if (r->f
 static void f_flavor(const struct nfsrdma_record *r, char *b, size_t n) { U(r->auth_flavor); }
 static void f_uid(const struct nfsrdma_record *r, char *b, size_t n) { if (r->auth_flavor == 1) U(r->auth_uid); else b[0] = 0; }
 static void f_gid(const struct nfsrdma_record *r, char *b, size_t n) { if (r->auth_flavor == 1) U(r->auth_gid); else b[0] = 0; }
-static void f_rpctime(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_total); }
+static void f_rpctime(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	if (rec_total_known(r))
+		sec(b, n, r->d_total);
+	else
+		b[0] = 0;
+}
 static void f_accept(const struct nfsrdma_record *r, char *b, size_t n) { if (r->rpc_status < 100) U(r->rpc_status); else b[0] = 0; }
 static void f_opcode(const struct nfsrdma_record *r, char *b, size_t n)
 {
@@ -78,17 +84,28 @@ static void f_program(const struct nfsrdma_record *r, char *b, size_t n) { rec_p
 static void f_op(const struct nfsrdma_record *r, char *b, size_t n) { rec_proc_str(r, b, n); }
 static void f_ops(const struct nfsrdma_record *r, char *b, size_t n) { rec_ops_str(r, b, n); }
 static void f_stat(const struct nfsrdma_record *r, char *b, size_t n) { rec_status_str(r, b, n); }
-static void f_l_call(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_call); }
-static void f_l_pull(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_pull); }
-static void f_l_server(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_server); }
-static void f_l_push(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_push); }
-static void f_l_reply(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->d_reply); }
+/* a phase: empty when it did not happen, as in --csv */
+static void phase(const struct nfsrdma_record *r, unsigned ph, char *b, size_t n)
+{
+	if (rec_phase_seen(r, ph))
+		sec(b, n, r->d_phase[ph]);
+	else
+		b[0] = 0;
+}
+static void f_l_call(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_CALL, b, n); }
+static void f_l_queue(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_QUEUE, b, n); }
+static void f_l_pull(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_PULL, b, n); }
+static void f_l_server(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_SERVER, b, n); }
+static void f_l_qserver(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_QUEUE_SERVER, b, n); }
+static void f_l_push(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_PUSH, b, n); }
+static void f_l_wait(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_WAIT, b, n); }
+static void f_l_reply(const struct nfsrdma_record *r, char *b, size_t n) { phase(r, REC_PH_REPLY, b, n); }
 static void f_chunks(const struct nfsrdma_record *r, char *b, size_t n) { rec_chunk_mix(r, b, n); }
 static void f_binl(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_inline(r)); }
 static void f_bddp(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_ddp(r)); }
 static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_granted); }
 static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r->nfindings); }
-static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { snprintf(b, n, "0x%x", r->flags); }
+static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { U(r->flags); }
 
 static const struct field fields[] = {
 	{ "frame.number", "first frame of the call (of the reply if no call was seen)", f_frame, true },
@@ -121,11 +138,14 @@ static const struct field fields[] = {
 	{ "nfsrdma.op", "procedure or main COMPOUND operation name", f_op, true },
 	{ "nfsrdma.ops", "NFSv4 COMPOUND operation names", f_ops, false },
 	{ "nfsrdma.status", "outcome as text", f_stat, true },
-	{ "nfsrdma.latency.call", "inline send of the call, seconds", f_l_call, true },
+	{ "nfsrdma.latency.call", "the call's SEND, first to last packet, seconds", f_l_call, true },
+	{ "nfsrdma.latency.queue", "call received to the first RDMA READ of its arguments, seconds", f_l_queue, true },
 	{ "nfsrdma.latency.pull", "RDMA READ of the arguments, seconds", f_l_pull, true },
-	{ "nfsrdma.latency.server", "server time, seconds", f_l_server, true },
+	{ "nfsrdma.latency.server", "arguments pulled to the first result byte, seconds", f_l_server, true },
+	{ "nfsrdma.latency.queue+server", "no pull: call received to the first result byte (queueing and execution), seconds", f_l_qserver, true },
 	{ "nfsrdma.latency.push", "RDMA WRITE of the results, seconds", f_l_push, true },
-	{ "nfsrdma.latency.reply", "inline send of the reply, seconds", f_l_reply, true },
+	{ "nfsrdma.latency.wait", "last result WRITE to the reply's SEND, seconds", f_l_wait, true },
+	{ "nfsrdma.latency.reply", "the reply's SEND, first to last packet, seconds", f_l_reply, true },
 	{ "nfsrdma.chunks", "chunk mix (inline, read, write, reply, p0)", f_chunks, true },
 	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true },
 	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true },

@@ -7,7 +7,10 @@ void out_csv_header(FILE *f)
 {
 	fputs("ts_call,conn,xid,caller,callee,program,procedure,ops,status,fh,offset,count,res_count,"
 	      "name,call_first,call_last,read_first,read_last,write_first,write_last,reply_first,"
-	      "reply_last,ns_call,ns_pull,ns_server,ns_push,ns_reply,ns_total,call_inline,"
+	      "reply_last", f);
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		fprintf(f, ",ns_%s", rec_phase_name(ph));
+	fputs(",ns_total,call_inline,"
 	      "reply_inline,read_chunk_bytes,read_bytes,write_chunk_bytes,write_bytes,"
 	      "reply_chunk_bytes,reply_bytes,read_chunks,write_chunks,reply_segs,chunk_mix,"
 	      "credits_asked,credits_granted,flags,findings\n", f);
@@ -41,12 +44,20 @@ void out_csv(FILE *f, const struct nfsrdma_record *r)
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64, r->t_call_first, r->t_call_last, r->t_read_first, r->t_read_last,
 		r->t_write_first, r->t_write_last, r->t_reply_first, r->t_reply_last);
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-		r->d_call, r->d_pull, r->d_server, r->d_push, r->d_reply, r->d_total);
+	/* an empty cell: the phase did not happen (0 is a phase that took no time) */
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		if (rec_phase_seen(r, ph))
+			fprintf(f, ",%" PRIu64, r->d_phase[ph]);
+		else
+			fputc(',', f);
+	if (rec_total_known(r))
+		fprintf(f, ",%" PRIu64, r->d_total);
+	else
+		fputc(',', f);
 	fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		r->call_inline, r->reply_inline, r->read_chunk_bytes, r->read_bytes,
 		r->write_chunk_bytes, r->write_bytes, r->reply_chunk_bytes, r->reply_bytes);
-	fprintf(f, ",%u,%u,%u,%s,%u,%u,0x%x,%u\n", r->n_read_chunks, r->n_write_chunks,
+	fprintf(f, ",%u,%u,%u,%s,%u,%u,%u,%u\n", r->n_read_chunks, r->n_write_chunks,
 		r->n_reply_segs, rec_chunk_mix(r, mix, sizeof(mix)), r->credits_asked,
 		r->credits_granted, r->flags, r->nfindings);
 }

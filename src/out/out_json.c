@@ -168,10 +168,19 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		fprintf(f, "{\"marshal\":%" PRIu64 ",\"backlog_us\":%u,\"rtt_us\":%u,\"exec_us\":%u}",
 			r->t_marshal, r->k_backlog_us, r->k_rtt_us, r->k_exec_us);
 	}
+	/* every phase, null when it did not happen; those that did sum to total */
 	jkey(f, "ns");
-	fprintf(f, "{\"call\":%" PRIu64 ",\"pull\":%" PRIu64 ",\"server\":%" PRIu64 ",\"push\":%" PRIu64
-		",\"reply\":%" PRIu64 ",\"total\":%" PRIu64 "}",
-		r->d_call, r->d_pull, r->d_server, r->d_push, r->d_reply, r->d_total);
+	for (unsigned ph = 0; ph < REC_PH_N; ph++) {
+		fprintf(f, "%c\"%s\":", ph ? ',' : '{', rec_phase_name(ph));
+		if (rec_phase_seen(r, ph))
+			fprintf(f, "%" PRIu64, r->d_phase[ph]);
+		else
+			fputs("null", f);
+	}
+	if (rec_total_known(r))
+		fprintf(f, ",\"total\":%" PRIu64 "}", r->d_total);
+	else
+		fputs(",\"total\":null}", f);
 	ju(f, "frame_call", r->frame_call);
 	ju(f, "frame_reply", r->frame_reply);
 	jkey(f, "bytes");

@@ -5,8 +5,7 @@
 
 void out_line(FILE *f, const struct nfsrdma_record *r)
 {
-	char ts[40], a[80], b[80], name[96], st[48], tot[24], c1[24], c2[24], c3[24], c4[24],
-		c5[24], mix[40];
+	char ts[40], a[80], b[80], name[96], st[48], tot[24], d[24], mix[40];
 	uint64_t t0 = r->t_call_first ? r->t_call_first : r->t_reply_first;
 
 	fprintf(f, "%s %s > %s xid 0x%08x %s", fmt_ts(t0, ts, sizeof(ts)),
@@ -23,10 +22,11 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	fprintf(f, " -> %s", rec_status_str(r, st, sizeof(st)));
 	if (r->res_count)
 		fprintf(f, " %u", r->res_count);
-	fprintf(f, " total %s [call %s pull %s srv %s push %s reply %s]",
-		fmt_dur(r->d_total, tot, sizeof(tot)), fmt_dur(r->d_call, c1, sizeof(c1)),
-		fmt_dur(r->d_pull, c2, sizeof(c2)), fmt_dur(r->d_server, c3, sizeof(c3)),
-		fmt_dur(r->d_push, c4, sizeof(c4)), fmt_dur(r->d_reply, c5, sizeof(c5)));
+	unsigned ph[REC_PH_N], nph = rec_phases_shown(r, ph);
+	fprintf(f, " total %s [", rec_total_str(r, tot, sizeof(tot)));
+	for (unsigned i = 0; i < nph; i++)
+		fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
+	fputc(']', f);
 	fprintf(f, " inline %u/%u %s", r->call_inline, r->reply_inline,
 		rec_chunk_mix(r, mix, sizeof(mix)));
 	if (r->read_bytes)

@@ -11,7 +11,6 @@
 
 #include "src/stats/agg.h"
 
-#define MAX_ROWS 24
 #define ROW_H    30
 #define LABEL_W  190
 #define DIST_X0  200
@@ -20,9 +19,11 @@
 #define SPLIT_W  300
 #define WIDTH    (SPLIT_X0 + SPLIT_W + 20)
 
-static const char *const phase_color[PH_N] = { "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2" };
-static const char *const phase_label[PH_N] = { "call (inline send)", "RDMA READ (pull)", "server",
-					       "RDMA WRITE (push)", "reply (inline send)" };
+/* rec_phase order; the two waits in warm colours, where queueing shows */
+static const char *const phase_color[PH_N] = { "#4e79a7", "#e15759", "#f28e2b", "#59a14f", "#8cd17d",
+					       "#b07aa1", "#ff9da7", "#76b7b2" };
+static const char *const phase_note[PH_N] = { "", " (before the pull)", " (RDMA READ)", "", " (no pull)",
+					      " (RDMA WRITE)", " (before the reply)", "" };
 
 struct plot {
 	struct agg *a;
@@ -98,8 +99,6 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 	struct agg_row *rows = s.rows[AGG_OP];
 	if (n)
 		qsort(rows, n, sizeof(*rows), cmp_records);
-	if (n > MAX_ROWS)
-		n = MAX_ROWS;
 	/* log axis from the decade below the smallest p50 to the one above the largest max */
 	double lo = 1e12, hi = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -124,7 +123,7 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 		return rc;
 	}
 	FILE *f = of.f;
-	int height = 90 + (int)(n ? n : 1) * ROW_H + 80;
+	int height = 90 + (int)(n ? n : 1) * ROW_H + 80 + 18;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, height);
@@ -132,7 +131,7 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 	text(f, title ? title : "NFS over RDMA latency");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"50\">latency: box p50-p99, whisker to max, tick p90 and p99.9 (log scale)</text>\n",
 		DIST_X0);
-	fprintf(f, "<text x=\"%d\" y=\"50\">mean latency split</text>\n", SPLIT_X0);
+	fprintf(f, "<text x=\"%d\" y=\"50\">mean latency split (the phases add up to the total)</text>\n", SPLIT_X0);
 	int y0 = 70;
 	for (double d = dlo; d <= dhi; d++) {
 		char b[32];
@@ -178,16 +177,16 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 			if (w <= 0)
 				continue;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-				x, cy - 8, w, phase_color[ph], phase_label[ph], 100.0 * (double)r->phase_mean[ph] / (double)sum);
+				x, cy - 8, w, phase_color[ph], rec_phase_name(ph), 100.0 * (double)r->phase_mean[ph] / (double)sum);
 			x += w;
 		}
 		fprintf(f, "</g>\n");
 	}
 	int ly = y0 + (int)n * ROW_H + 40;
 	for (int ph = 0; ph < PH_N; ph++) {
-		int lx = 10 + ph * 190;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
-			lx, ly - 10, phase_color[ph], lx + 16, ly, phase_label[ph]);
+		int lx = 10 + (ph % 4) * 240, y = ly + (ph / 4) * 18;
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s%s</text>\n",
+			lx, y - 10, phase_color[ph], lx + 16, y, rec_phase_name(ph), phase_note[ph]);
 	}
 	fprintf(f, "</svg>\n");
 	agg_snap_free(&s);

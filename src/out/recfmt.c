@@ -122,6 +122,51 @@ const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+static const char *fmt_dur0(uint64_t ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "0ns");
+	else
+		fmt_dur(ns, buf, len);
+	return buf;
+}
+
+const char *rec_phase_str(const struct nfsrdma_record *r, unsigned ph, char *buf, size_t len)
+{
+	if (ph >= REC_PH_N || !rec_phase_seen(r, ph))
+		snprintf(buf, len, "-");
+	else
+		fmt_dur0(r->d_phase[ph], buf, len);
+	return buf;
+}
+
+const char *rec_total_str(const struct nfsrdma_record *r, char *buf, size_t len)
+{
+	if (!rec_total_known(r))
+		snprintf(buf, len, "-");
+	else
+		fmt_dur0(r->d_total, buf, len);
+	return buf;
+}
+
+unsigned rec_phases_shown(const struct nfsrdma_record *r, unsigned ph[REC_PH_N])
+{
+	unsigned n = 0;
+
+	ph[n++] = REC_PH_CALL;
+	if (rec_phase_seen(r, REC_PH_PULL)) {
+		ph[n++] = REC_PH_QUEUE;
+		ph[n++] = REC_PH_PULL;
+		ph[n++] = REC_PH_SERVER;
+	} else {
+		ph[n++] = REC_PH_QUEUE_SERVER;
+	}
+	ph[n++] = REC_PH_PUSH;
+	ph[n++] = REC_PH_WAIT;
+	ph[n++] = REC_PH_REPLY;
+	return n;
+}
+
 const char *fmt_ts(uint64_t ns, char *buf, size_t len)
 {
 	time_t s = (time_t)(ns / 1000000000ull);

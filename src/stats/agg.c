@@ -15,7 +15,6 @@ const double agg_prom_le[AGG_PROM_NLE] = {
 	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 10.0,
 };
 const char *const agg_dim_name[AGG_NDIM] = { "op", "client", "server", "conn", "series" };
-const char *const agg_phase_name[PH_N] = { "call", "pull", "server", "push", "reply" };
 const char *const agg_mix_name[MIX_N] = { "inline", "read", "write", "reply", "p0" };
 
 #define NBUCKETS 1024   /* hash chains per dimension */
@@ -230,11 +229,8 @@ static void count(struct agg_counts *c, const struct facts *f)
 	for (int m = 0; m < MIX_N; m++)
 		c->mix[m] += f->mix[m];
 	if (f->answered) {
-		c->phase_sum[PH_CALL] += r->d_call;
-		c->phase_sum[PH_PULL] += r->d_pull;
-		c->phase_sum[PH_SERVER] += r->d_server;
-		c->phase_sum[PH_PUSH] += r->d_push;
-		c->phase_sum[PH_REPLY] += r->d_reply;
+		for (int p = 0; p < PH_N; p++)
+			c->phase_sum[p] += r->d_phase[p];
 		c->lat_sum += r->d_total;
 		c->lat_n++;
 	}
@@ -315,11 +311,8 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	struct slow_rec *s = &a->slow[victim];
 	s->t_ns = a->now_ns;
 	s->total = r->d_total;
-	s->phase[PH_CALL] = r->d_call;
-	s->phase[PH_PULL] = r->d_pull;
-	s->phase[PH_SERVER] = r->d_server;
-	s->phase[PH_PUSH] = r->d_push;
-	s->phase[PH_REPLY] = r->d_reply;
+	for (int p = 0; p < PH_N; p++)
+		s->phase[p] = r->d_phase[p];
 	s->xid = r->xid;
 	s->conn = r->conn_id;
 	s->op = *op;

@@ -18,7 +18,7 @@
 #include "src/stats/hist.h"
 
 enum agg_dim { AGG_OP = 0, AGG_CLIENT, AGG_SERVER, AGG_CONN, AGG_SERIES, AGG_NDIM };
-enum agg_phase { PH_CALL = 0, PH_PULL, PH_SERVER, PH_PUSH, PH_REPLY, PH_N };
+#define PH_N REC_PH_N   /* the phases of dissect/record.h, named by rec_phase_name */
 enum agg_mix { MIX_INLINE = 0, MIX_READ, MIX_WRITE, MIX_REPLY, MIX_P0, MIX_N };
 
 #define AGG_KEY_MAX   200
@@ -124,7 +124,6 @@ void agg_snap_free(struct agg_snap *s);
 size_t agg_memory(const struct agg *a);
 
 extern const char *const agg_dim_name[AGG_NDIM];   /* "op", "client", ... */
-extern const char *const agg_phase_name[PH_N];     /* "call", "pull", ... */
 extern const char *const agg_mix_name[MIX_N];
 
 #endif

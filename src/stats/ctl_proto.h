@@ -1,6 +1,6 @@
 /* The nfsrdmad <-> nfsrdma-top protocol over the daemon's UNIX socket,
- * version 1.  Line-based text, tab-separated fields; docs/daemon-protocol.md
- * is the reference.  The daemon greets with "NFSRDMA-CTL 1"; the client
+ * version 2.  Line-based text, tab-separated fields; docs/daemon-protocol.md
+ * is the reference.  The daemon greets with "NFSRDMA-CTL 2"; the client
  * sends "SNAPSHOT" and reads lines up to "END". */
 #ifndef NFSRDMA_CTL_PROTO_H
 #define NFSRDMA_CTL_PROTO_H
@@ -10,7 +10,7 @@
 
 #include "src/stats/agg.h"
 
-#define CTL_PROTO_VERSION 1
+#define CTL_PROTO_VERSION 2   /* 2: eight phases that add up to the total */
 #define CTL_GREETING "NFSRDMA-CTL"
 #define CTL_LINE_MAX 4096     /* longest line either side sends */
 

@@ -13,7 +13,7 @@
 #include "src/base/log.h"
 
 
-enum { CP_HDR = 1, CP_SEL, CP_PH0 };   /* CP_PH0..CP_PH0+4: phases */
+enum { CP_HDR = 1, CP_SEL, CP_PH0 };   /* CP_PH0..CP_PH0+PH_N-1: phases */
 
 static void help_screen(void)
 {
@@ -25,8 +25,9 @@ static void help_screen(void)
 		"  /  filter rows (empty clears)          d  detail pane (slowest XIDs) on/off",
 		"  p  or space: pause   h or ?: this help q  quit",
 		"",
-		"split bar: c call (inline send)  R RDMA READ (argument pull)  s server",
-		"           W RDMA WRITE (result push)  r reply (inline send)",
+		"split bar: c call  q queue (before the pull)  p pull (RDMA READ)  s server",
+		"           S queue+server (no pull)  P push (RDMA WRITE)  w wait (before the reply)",
+		"           r reply  (phases add up to the total: docs/record.md)",
 		"",
 		"any key returns",
 	};
@@ -40,7 +41,6 @@ static void help_screen(void)
 
 static void bar(int y, int x, const struct agg_row *r, int width)
 {
-	static const char sym[PH_N] = { 'c', 'R', 's', 'W', 'r' };
 	char b[256];
 
 	if (width <= 0)
@@ -52,7 +52,7 @@ static void bar(int y, int x, const struct agg_row *r, int width)
 	for (int i = 0; i < width && b[i]; i++) {
 		int p = -1;
 		for (int k = 0; k < PH_N; k++)
-			if (b[i] == sym[k])
+			if (b[i] == top_phase_sym[k])
 				p = k;
 		if (p >= 0 && has_colors())
 			attron(COLOR_PAIR(CP_PH0 + p));
@@ -135,7 +135,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 		if (detail_h) {
 			int dy = H - 1 - detail_h;
 			attron(A_REVERSE);
-			snprintf(line, sizeof(line), "%-10s %4s %-22s %-15s %9s  split c/R/s/W/r", "SLOWEST XID",
+			snprintf(line, sizeof(line), "%-10s %4s %-22s %-15s %9s  split (letters as in the bar)", "SLOWEST XID",
 				 "CONN", "OPERATION", "CLIENT", "TOTAL");
 			mvaddnstr(dy, 0, line, W);
 			for (int x = (int)strlen(line); x < W; x++)
@@ -154,12 +154,15 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 					o[j - 1] = tmp;
 				}
 			for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
-				char ph[5][16];
-				for (int p = 0; p < PH_N; p++)
-					top_fmt_lat(o[i]->phase[p], ph[p], sizeof(ph[p]));
-				snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s  %s/%s/%s/%s/%s", o[i]->xid,
-					 o[i]->conn, o[i]->op, o[i]->client, top_fmt_lat(o[i]->total, t1, sizeof(t1)),
-					 ph[0], ph[1], ph[2], ph[3], ph[4]);
+				int len = snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s ", o[i]->xid,
+						   o[i]->conn, o[i]->op, o[i]->client,
+						   top_fmt_lat(o[i]->total, t1, sizeof(t1)));
+				/* the phases that took time, by their bar letter */
+				for (int p = 0; p < PH_N && len > 0 && (size_t)len < sizeof(line); p++)
+					if (o[i]->phase[p])
+						len += snprintf(line + len, sizeof(line) - (size_t)len, " %c:%s",
+								top_phase_sym[p],
+								top_fmt_lat(o[i]->phase[p], t2, sizeof(t2)));
 				mvaddnstr(dy + 1 + (int)i, 0, line, W);
 			}
 		}
@@ -206,11 +209,11 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 		use_default_colors();
 		init_pair(CP_HDR, COLOR_BLACK, COLOR_CYAN);
 		init_pair(CP_SEL, COLOR_BLACK, COLOR_WHITE);
-		init_pair(CP_PH0 + 0, COLOR_CYAN, -1);
-		init_pair(CP_PH0 + 1, COLOR_YELLOW, -1);
-		init_pair(CP_PH0 + 2, COLOR_GREEN, -1);
-		init_pair(CP_PH0 + 3, COLOR_MAGENTA, -1);
-		init_pair(CP_PH0 + 4, COLOR_BLUE, -1);
+		/* waits red: where queueing shows */
+		static const short col[PH_N] = { COLOR_CYAN, COLOR_RED, COLOR_YELLOW, COLOR_GREEN, COLOR_GREEN,
+						 COLOR_MAGENTA, COLOR_RED, COLOR_BLUE };
+		for (int p = 0; p < PH_N; p++)
+			init_pair((short)(CP_PH0 + p), col[p], -1);
 	}
 	while (!*quit) {
 		uint64_t now = top_mono_ns();

@@ -73,9 +73,19 @@ size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const s
 	return n;
 }
 
+/* One letter per phase of rec_phase_name, for the split bar (legend in the
+ * view's help and the man page). */
+const char top_phase_sym[PH_N] = { 'c', 'q', 'p', 's', 'S', 'P', 'w', 'r' };
+
+/* "call/queue/pull/server/queue+server/push/wait/reply" */
+static void phase_names(FILE *f)
+{
+	for (int p = 0; p < PH_N; p++)
+		fprintf(f, "%s%s", p ? "/" : "", rec_phase_name(p));
+}
+
 void top_split_bar(const struct agg_row *r, char *buf, size_t width)
 {
-	static const char sym[PH_N] = { 'c', 'R', 's', 'W', 'r' };
 	uint64_t sum = 0;
 	size_t pos = 0;
 
@@ -104,7 +114,7 @@ void top_split_bar(const struct agg_row *r, char *buf, size_t width)
 		}
 		for (int p = 0; p < PH_N; p++)
 			for (size_t i = 0; i < cells[p] && pos < width; i++)
-				buf[pos++] = sym[p];
+				buf[pos++] = top_phase_sym[p];
 	}
 	while (pos < width)
 		buf[pos++] = sum ? ' ' : '.';
@@ -159,28 +169,32 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	for (size_t i = 0; i < n; i++)
 		if (strlen(rows[i]->key) > w)
 			w = strlen(rows[i]->key);
-	fprintf(f, "%-*s %8s %8s %8s %6s %7s %12s %12s %9s %10s %10s %10s %10s %10s  %s  %s\n", (int)w,
+	fprintf(f, "%-*s %8s %8s %8s %6s %7s %12s %12s %9s %10s %10s %10s %10s %10s  split%% ", (int)w,
 		top_dim_title[v->dim], "records", "calls", "replies", "errors", "noreply", "bytes_inl",
-		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
-		"split% call/read/server/write/reply", "chunks inline/read/write/reply/p0");
+		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us");
+	phase_names(f);
+	fputs("  chunks inline/read/write/reply/p0\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_row *r = rows[i];
 		uint64_t sum = 0;
 		for (int p = 0; p < PH_N; p++)
 			sum += r->phase_mean[p];
 		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
-			" %12" PRIu64 " %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f  %.0f/%.0f/%.0f/%.0f/%.0f"
-			"  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
+			" %12" PRIu64 " %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f ",
 			(int)w, r->key, r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
 			r->tot.bytes_inline, r->tot.bytes_ddp, r->rate, r->p50 / 1e3, r->p90 / 1e3, r->p99 / 1e3,
-			r->p999 / 1e3, r->max / 1e3, pct(r->phase_mean[0], sum), pct(r->phase_mean[1], sum),
-			pct(r->phase_mean[2], sum), pct(r->phase_mean[3], sum), pct(r->phase_mean[4], sum),
+			r->p999 / 1e3, r->max / 1e3);
+		for (int p = 0; p < PH_N; p++)
+			fprintf(f, "%c%.0f", p ? '/' : ' ', pct(r->phase_mean[p], sum));
+		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
 			r->tot.mix[MIX_INLINE], r->tot.mix[MIX_READ], r->tot.mix[MIX_WRITE], r->tot.mix[MIX_REPLY],
 			r->tot.mix[MIX_P0]);
 	}
 	if (s->nslow) {
-		fprintf(f, "\nslowest recent RPCs:\n%-10s %5s %-24s %-16s %10s  %s\n", "xid", "conn", "operation",
-			"client", "total_us", "call/read/server/write/reply us");
+		fprintf(f, "\nslowest recent RPCs:\n%-10s %5s %-24s %-16s %10s  ", "xid", "conn", "operation",
+			"client", "total_us");
+		phase_names(f);
+		fputs(" us\n", f);
 		/* slowest first */
 		const struct agg_slow *o[AGG_SLOW_MAX];
 		size_t k = 0;
@@ -193,9 +207,13 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 				o[j - 1] = t;
 			}
 		for (size_t i = 0; i < k; i++)
-			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f  %.1f/%.1f/%.1f/%.1f/%.1f\n", o[i]->xid, o[i]->conn,
-				o[i]->op, o[i]->client, o[i]->total / 1e3, o[i]->phase[0] / 1e3,
-				o[i]->phase[1] / 1e3, o[i]->phase[2] / 1e3, o[i]->phase[3] / 1e3, o[i]->phase[4] / 1e3);
+		{
+			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f ", o[i]->xid, o[i]->conn, o[i]->op, o[i]->client,
+				o[i]->total / 1e3);
+			for (int p = 0; p < PH_N; p++)
+				fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+			fputc('\n', f);
+		}
 	}
 	fputc('\n', f);
 	free(rows);
@@ -226,7 +244,7 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
 			r->tot.bytes_ddp, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", agg_phase_name[p], r->phase_mean[p]);
+			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
 		fputs("},\"chunks\":{", f);
 		for (int m = 0; m < MIX_N; m++)
 			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);

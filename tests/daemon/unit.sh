@@ -68,7 +68,7 @@ int main(void)
 	uint64_t t = 1700000000000000000ull;
 	for (int i = 0; i < 5; i++) {
 		r.proc = i < 3 ? 6 : 1; r.caller.addr[0] = 10; r.caller.addr[3] = (uint8_t)(2 + i % 2);
-		r.status = i == 0 ? 2 : 0; r.d_total = 1000000u * (i + 1); r.d_server = r.d_total / 2;
+		r.status = i == 0 ? 2 : 0; r.d_total = 1000000u * (i + 1); r.d_phase[REC_PH_SERVER] = r.d_phase[REC_PH_PULL] = r.d_total / 2; r.phase_mask = 1u << REC_PH_SERVER | 1u << REC_PH_PULL | 1u << REC_PH_N;
 		r.call_inline = 100; r.read_bytes = i < 3 ? 4096 : 0;
 		agg_add(a, &r, t + i * 100000000ull);
 	}
@@ -78,7 +78,7 @@ int main(void)
 	/* one client row allowed: the second client folds into (other), counted */
 	CHECK(s.nrows[AGG_CLIENT] == 2 && !strcmp(s.rows[AGG_CLIENT][1].key, "(other)") && s.t.overflow[AGG_CLIENT] == 2, "client overflow");
 	const struct agg_row *rd = !strcmp(s.rows[AGG_OP][0].key, "NFSv3 READ") ? &s.rows[AGG_OP][0] : &s.rows[AGG_OP][1];
-	CHECK(!strcmp(rd->key, "NFSv3 READ") && rd->tot.records == 3 && rd->max == 3000000 && rd->phase_mean[PH_SERVER] == 1000000, "READ row");
+	CHECK(!strcmp(rd->key, "NFSv3 READ") && rd->tot.records == 3 && rd->max == 3000000 && rd->phase_mean[REC_PH_SERVER] == 1000000 && rd->phase_mean[REC_PH_PULL] == 1000000, "READ row");
 	/* all five arrive within the first 1-s slot: the window is that one second */
 	CHECK(rd->rate > 2.99 && rd->rate < 3.01 && s.win_s == 1.0, "window rate 3 READs in 1 s: %f", rd->rate);
 

@@ -9,6 +9,17 @@
 #include "dissect/programs.h"
 
 #define MAXREC 16
+/* the phases that happened, added up: must be the total exactly */
+static uint64_t phase_sum(const struct nfsrdma_record *r)
+{
+	uint64_t sum = 0;
+
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		if (rec_phase_seen(r, ph))
+			sum += r->d_phase[ph];
+	return sum;
+}
+
 static struct nfsrdma_record recs[MAXREC];
 static unsigned nrec, ndiag;
 
@@ -72,7 +83,10 @@ static void test_getattr(void)
 	CHECK_EQ_U64(r->credits_asked, 128);
 	CHECK_EQ_U64(r->credits_granted, 64);
 	CHECK_EQ_U64(r->d_total, 1501000 - 1000000);
-	CHECK_EQ_U64(r->d_server, 1500000 - 1001000);
+	/* an inline call: queueing and execution are one interval */
+	CHECK_EQ_U64(r->d_phase[REC_PH_QUEUE_SERVER], 1500000 - 1001000);
+	CHECK(!rec_phase_seen(r, REC_PH_SERVER) && !rec_phase_seen(r, REC_PH_QUEUE), "no separate queue/server");
+	CHECK_EQ_U64(phase_sum(r), r->d_total);
 	CHECK_EQ_U64(r->frame_call, 1);
 	CHECK_EQ_U64(r->frame_reply, 2);
 	CHECK(r->flags & RECF_CALL && r->flags & RECF_REPLY, "call+reply flags 0x%x", r->flags);
@@ -144,8 +158,10 @@ static void test_read_write_chunk(void)
 	CHECK_EQ_U64(r->n_rdma_writes, 1);
 	CHECK_EQ_U64(r->t_write_first, 1200000);
 	CHECK_EQ_U64(r->t_write_last, 1202000);
-	CHECK_EQ_U64(r->d_push, 2000);
-	CHECK_EQ_U64(r->d_server, 1200000 - 1001000);
+	CHECK_EQ_U64(r->d_phase[REC_PH_PUSH], 2000);
+	CHECK_EQ_U64(r->d_phase[REC_PH_QUEUE_SERVER], 1200000 - 1001000);
+	CHECK(rec_phase_seen(r, REC_PH_WAIT), "the wait between the last WRITE and the reply");
+	CHECK_EQ_U64(phase_sum(r), r->d_total);
 	CHECK(!(r->flags & RECF_XID_HINT), "matched by handle, not hint");
 	CHECK(!(r->flags & RECF_REPLY_PARTIAL), "reply decoded fully (flags 0x%x)", r->flags);
 	CHECK_EQ_U64(r->nfindings, 0);
@@ -207,8 +223,10 @@ static void test_write_read_chunk(void)
 	CHECK_EQ_U64(r->n_read_chunks, 1);
 	CHECK_EQ_U64(r->read_chunk_bytes, 5000);
 	CHECK_EQ_U64(r->read_bytes, 5000);
-	CHECK_EQ_U64(r->d_pull, 2000);
-	CHECK_EQ_U64(r->d_server, 1300000 - 1102000);
+	CHECK_EQ_U64(r->d_phase[REC_PH_PULL], 2000);
+	CHECK_EQ_U64(r->d_phase[REC_PH_SERVER], 1300000 - 1102000);
+	CHECK(rec_phase_seen(r, REC_PH_QUEUE) && !rec_phase_seen(r, REC_PH_QUEUE_SERVER), "queue split from server");
+	CHECK_EQ_U64(phase_sum(r), r->d_total);
 	CHECK(!(r->flags & (RECF_CALL_PARTIAL | RECF_ARGS_DDP)), "flags 0x%x", r->flags);
 	CHECK_EQ_U64(r->nfindings, 0);
 	CHECK_EQ_U64(ndiag, 0);
