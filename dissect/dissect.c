@@ -41,8 +41,6 @@ void dissect_free(struct dissect *d)
 {
 	if (!d)
 		return;
-	if (d->tp && d->tp_free)
-		d->tp_free(d->tp);
 	xid_table_free(&d->xids);
 	seg_table_free(&d->segs);
 	for (size_t i = 0; i < d->nconns; i++) {

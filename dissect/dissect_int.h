@@ -1,5 +1,5 @@
-/* Internals shared by dissect.c (events -> records) and dissect_run.c
- * (capture file -> transport -> events). */
+/* Internals of the dissector, shared by the files of dissect/ only (the
+ * layering test keeps every other folder out). */
 #ifndef NFSRDMA_DISSECT_INT_H
 #define NFSRDMA_DISSECT_INT_H
 
@@ -7,9 +7,8 @@
 #include "dissect/dissect.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/rpcrdma2.h"
+#include "dissect/transport.h"
 #include "dissect/xid.h"
-
-struct transport;
 
 /* Upper-layer state of one connection, indexed by rdma_conn id. */
 struct uconn {
@@ -59,8 +58,9 @@ struct dissect {
 	const struct rpcrdma2_hdr *h2;  /* the v2 header of the current SEND, NULL for v1 */
 	bool     noted;          /* frame notes: the current event's frames are taken care of */
 	uint32_t cont_biggest, cont_limit;
-	struct transport *tp;
-	void (*tp_free)(struct transport *);   /* set by dissect_run.c */
+	/* the transport counters of the last feed run into it (feed.c) */
+	struct transport_stats tstats;
+	bool     tstats_valid;
 	uint64_t now_ns;
 };
 

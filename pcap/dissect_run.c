@@ -16,20 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dissect/dissect_int.h"
-#include "dissect/transport.h"
+#include "dissect/feed.h"
 #include "pcap/capfile.h"
+#include "pcap/dissect_run.h"
 
 #define READ_BUF     (256u << 10)
 #define MAX_CAPLEN   262144u      /* libpcap's largest snapshot length */
-
-static void run_diag(const struct diag *g, void *ctx)
-{
-	struct dissect *d = ctx;
-
-	if (d->cbs.diag)
-		d->cbs.diag(g, d->cbs.ctx);
-}
 
 struct classic {
 	int fd;
@@ -131,7 +123,7 @@ static bool classic_want(struct classic *m, size_t n)
 /* Runs the records through the transport.  Returns the number of records
  * done when it stops early (a record libpcap must judge), or UINT64_MAX
  * at the clean end of the file. */
-static uint64_t classic_run(struct dissect *d, struct classic *m, uint64_t *frame)
+static uint64_t classic_run(struct dissect_feed *f, struct classic *m)
 {
 	uint64_t done = 0;
 
@@ -145,73 +137,54 @@ static uint64_t classic_run(struct dissect *d, struct classic *m, uint64_t *fram
 			return done;
 		const uint8_t *p = m->buf + m->pos + 16;
 		uint64_t ts = (uint64_t)sec * 1000000000ull + (m->nsec ? sub : (uint64_t)sub * 1000u);
-		transport_packet(d->tp, ts, ++*frame, p, caplen, len < caplen ? caplen : len);
+		dissect_feed_packet(f, 0, ts, p, caplen, len < caplen ? caplen : len);
 		m->pos += 16 + (size_t)caplen;
 		done++;
 	}
 }
 
-/* Payload the upper layers will not look at is not copied (Write chunk
- * data: the file bytes of an NFS READ; Read chunks at a position > 0). */
-static bool want_data(const struct rdma_conn *c, int dir, int type, uint32_t rkey, uint64_t va,
-		      uint32_t len, void *ctx)
+/* The feed is made once the capture is open: a file that cannot be
+ * opened leaves no transport counters behind (dissect_transport_stats). */
+static int new_feed(struct dissect_feed **f, struct dissect *d, const char *path, int lt,
+		    char *errbuf, size_t errlen)
 {
-	const struct dissect *d = ctx;
-	(void)type;
-	(void)len;
-	return chunks_wants_data(&d->segs, c->id, dir ^ 1, rkey, va);
-}
-
-static int new_transport(struct dissect *d, const char *path, int lt, char *errbuf, size_t errlen)
-{
-	if (d->tp)
-		transport_free(d->tp);
-	d->tp = transport_new(dissect_event, run_diag, d);
-	d->tp_free = transport_free;
-	if (!d->tp) {
+	if (!(*f = dissect_feed_new(d, NULL))) {
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	transport_set_data_filter(d->tp, want_data);
-	transport_set_frame_tracking(d->tp, dissect_wants_frames(d));
-	if (transport_set_linktype(d->tp, lt) < 0) {
-		const char *name = transport_linktype_name(lt);
-		snprintf(errbuf, errlen, "%s: unsupported link type %d (%s)", path, lt,
-			 name ? name : "unknown");
-		return -EPROTONOSUPPORT;
-	}
-	return 0;
+	return dissect_feed_set_linktype(*f, lt, path, errbuf, errlen);
 }
 
 int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen)
 {
 	struct pcap_source *src = NULL;
+	struct dissect_feed *f = NULL;
 	struct classic m;
-	uint64_t frame = 0, skip = 0;
+	uint64_t skip = 0;
 	int ret;
 
 	if (path && classic_open(&m, path)) {
-		ret = new_transport(d, path, m.linktype, errbuf, errlen);
+		ret = new_feed(&f, d, path, m.linktype, errbuf, errlen);
 		if (ret < 0) {
 			classic_close(&m);
-			return ret;
+			goto out;
 		}
-		skip = classic_run(d, &m, &frame);
+		skip = classic_run(f, &m);
 		classic_close(&m);
 		if (skip == UINT64_MAX)
-			goto done;
+			goto finish;
 		/* hand the rest to libpcap, from the record we stopped at */
 		ret = pcap_source_open(&src, path, errbuf, errlen);
 		if (ret < 0)
-			goto fail;
+			goto finish;
 	} else {
 		ret = pcap_source_open(&src, path, errbuf, errlen);
 		if (ret < 0)
 			return ret;
-		ret = new_transport(d, path, pcap_source_linktype(src), errbuf, errlen);
+		ret = new_feed(&f, d, path, pcap_source_linktype(src), errbuf, errlen);
 		if (ret < 0) {
 			pcap_source_close(src);
-			return ret;
+			goto out;
 		}
 	}
 	uint64_t ts;
@@ -222,22 +195,12 @@ int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errle
 			skip--;
 			continue;
 		}
-		transport_packet(d->tp, ts, ++frame, data, caplen, wirelen);
+		dissect_feed_packet(f, 0, ts, data, caplen, wirelen);
 	}
 	pcap_source_close(src);
-	if (ret < 0)
-		goto fail;
-done:
-	transport_flush(d->tp);
-	dissect_flush(d);
-	return 0;
-fail:
-	transport_flush(d->tp);
-	dissect_flush(d);
-	return ret;
-}
-
-const struct transport_stats *dissect_transport_stats(const struct dissect *d)
-{
-	return d->tp ? transport_stats(d->tp) : NULL;
+finish:
+	dissect_feed_finish(f);
+out:
+	dissect_feed_free(f);
+	return ret < 0 ? ret : 0;
 }
