@@ -4,6 +4,7 @@
 #define NFSRDMA_DISSECT_INT_H
 
 #include "dissect/chunks.h"
+#include "dissect/extract.h"
 #include "dissect/dissect.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/rpcrdma2.h"
@@ -63,5 +64,31 @@ struct dissect {
 	bool     tstats_valid;
 	uint64_t now_ns;
 };
+
+/* Shared by the parts of the dissector: dissect.c (set-up, diagnostics,
+ * frame notes, the event switch), dissect_record.c (calls and replies ->
+ * records), dissect_v2.c (RPC-over-RDMA version 2 SENDs). */
+void dx_diag(struct dissect *d, uint64_t frame, size_t off, const char *layer,
+	     enum cur_err kind, const char *msg);
+/* Reports a failed cursor: "truncated: <field>" / "invalid: <field>". */
+void dx_diag_cur(struct dissect *d, uint64_t frame, size_t base, const struct cursor *c,
+		 const char *layer);
+void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
+		uint64_t ts, unsigned id, uint32_t a, uint64_t b);
+void dx_note_now(struct dissect *d, uint64_t frame, uint32_t conn_id, uint32_t xid, uint8_t role);
+void dx_note_attach(struct dissect *d, struct xentry *x, const struct rdma_event *ev, uint8_t role);
+void dx_note_record(struct dissect *d, struct xentry *x);
+void dx_endpoint(struct rec_endpoint *e, const struct rdma_endpoint *s);
+void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
+		    uint64_t frame, size_t base);
+void dx_evict(struct dissect *d);
+/* Inline threshold for messages sent by side dir (vers 1 or 2). */
+uint32_t dx_inline_limit(const struct uconn *u, const struct rdma_conn *c, int dir, uint32_t vers);
+void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
+		    const struct rpcrdma_hdr *h);
+void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
+		     const struct rpcrdma_hdr *h, struct xentry *x);
+void dx_cont_drop(struct dissect *d, struct v2cont *k, uint64_t frame, const char *why);
+void dx_on_send_v2(struct dissect *d, struct uconn *u, const struct rdma_event *ev);
 
 #endif
