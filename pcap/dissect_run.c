@@ -1,18 +1,20 @@
-/* Capture file -> transport -> dissect_event.  Kept apart from dissect.c
- * so tools and tests that feed events directly need no transport.
+/* Capture file -> packet feed (dissect/feed.h) -> dissector.
  *
- * Classic pcap files are read here with large read()s into one reused
- * buffer (READ_BUF bytes): no per-record stdio calls, the same cost as
- * `cat`, and a resident set that does not grow with the file.  pcapng,
- * stdin and anything unusual go through libpcap (pcap/capfile.c).  When
- * this reader meets a record it would have to interpret (cut short,
- * longer than the snapshot length), it hands over to libpcap at that
- * record, so damaged files end exactly as libpcap says. */
+ * A classic pcap that is a regular file is mapped whole and its records
+ * handed to the feed straight from the mapping: no read(2) copies, no
+ * per-record library calls, and the pages are the page cache's, so the
+ * resident set does not count them against us.  pcapng, stdin and
+ * anything unusual go through libpcap (pcap/capfile.c, which reads in
+ * large blocks).  When this reader meets a record it would have to
+ * interpret (cut short, longer than the snapshot length), it hands over
+ * to libpcap at that record, so damaged files end exactly as libpcap
+ * says. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,17 +22,14 @@
 #include "pcap/capfile.h"
 #include "pcap/dissect_run.h"
 
-#define READ_BUF     (256u << 10)
 #define MAX_CAPLEN   262144u      /* libpcap's largest snapshot length */
 
 struct classic {
-	int fd;
 	bool swap, nsec;
 	uint32_t snaplen;
 	int linktype;
-	uint8_t *buf;
-	size_t have, pos;        /* bytes in buf, next record */
-	bool eof;
+	const uint8_t *map;      /* the whole file */
+	size_t size, pos;        /* its length, the next record */
 };
 
 static uint32_t rd32(const uint8_t *p, bool swap)
@@ -40,21 +39,21 @@ static uint32_t rd32(const uint8_t *p, bool swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
-/* Opens path as a classic pcap for this reader; false when it is not one
- * (or not a regular file), and the libpcap path takes it. */
+/* Maps path as a classic pcap for this reader; false when it is not one
+ * (or not a regular file, or cannot be mapped), and libpcap takes it. */
 static bool classic_open(struct classic *m, const char *path)
 {
 	struct stat st;
 	uint8_t h[24];
 
 	memset(m, 0, sizeof(*m));
-	m->fd = -1;
 	if (!strcmp(path, "-"))
 		return false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 24 || read(fd, h, 24) != 24) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 24 ||
+	    (uint64_t)st.st_size > SIZE_MAX || pread(fd, h, 24, 0) != 24) {
 		close(fd);
 		return false;
 	}
@@ -77,67 +76,52 @@ static bool classic_open(struct classic *m, const char *path)
 	uint32_t lt = rd32(h + 20, m->swap);
 	m->snaplen = rd32(h + 16, m->swap);
 	/* FCS-length bits or an odd version: leave it to libpcap */
-	if (maj != 2 || min != 4 || (lt & 0xffff0000u) || m->snaplen == 0 ||
-	    !(m->buf = malloc(READ_BUF))) {
+	if (maj != 2 || min != 4 || (lt & 0xffff0000u) || m->snaplen == 0) {
 		close(fd);
 		return false;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	/* read ahead; the pages behind us are not needed again */
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	m->map = map;
+	m->size = (size_t)st.st_size;
+	m->pos = 24;
 	m->linktype = (int)lt;
-	m->fd = fd;
 	return true;
 }
 
 static void classic_close(struct classic *m)
 {
-	if (m->fd >= 0)
-		close(m->fd);
-	free(m->buf);
-	m->buf = NULL;
-	m->fd = -1;
+	if (m->map)
+		munmap((void *)(uintptr_t)m->map, m->size);
+	m->map = NULL;
 }
 
-/* Makes n bytes available at buf + pos; false at the end of the file. */
-static bool classic_want(struct classic *m, size_t n)
-{
-	while (m->have - m->pos < n) {
-		if (m->eof)
-			return false;
-		if (m->pos) {
-			memmove(m->buf, m->buf + m->pos, m->have - m->pos);
-			m->have -= m->pos;
-			m->pos = 0;
-		}
-		ssize_t r = read(m->fd, m->buf + m->have, READ_BUF - m->have);
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			m->eof = true;   /* a read error: libpcap takes over and says so */
-			return false;
-		}
-		m->have += (size_t)r;
-	}
-	return true;
-}
-
-/* Runs the records through the transport.  Returns the number of records
- * done when it stops early (a record libpcap must judge), or UINT64_MAX
- * at the clean end of the file. */
+/* Runs the records through the feed.  Returns the number of records done
+ * when it stops early (a record libpcap must judge), or UINT64_MAX at the
+ * clean end of the file.  The size is the file's when it was opened: a
+ * capture still being written ends at a record boundary there, or hands
+ * the cut record (and what follows it by then) to libpcap. */
 static uint64_t classic_run(struct dissect_feed *f, struct classic *m)
 {
 	uint64_t done = 0;
 
 	for (;;) {
-		if (!classic_want(m, 16))
-			return m->have == m->pos && m->eof ? UINT64_MAX : done;
-		const uint8_t *h = m->buf + m->pos;
+		size_t left = m->size - m->pos;
+		if (left == 0)
+			return UINT64_MAX;
+		if (left < 16)
+			return done;
+		const uint8_t *h = m->map + m->pos;
 		uint32_t sec = rd32(h, m->swap), sub = rd32(h + 4, m->swap);
 		uint32_t caplen = rd32(h + 8, m->swap), len = rd32(h + 12, m->swap);
-		if (caplen > m->snaplen || caplen > MAX_CAPLEN || !classic_want(m, 16 + (size_t)caplen))
+		if (caplen > m->snaplen || caplen > MAX_CAPLEN || left - 16 < caplen)
 			return done;
-		const uint8_t *p = m->buf + m->pos + 16;
 		uint64_t ts = (uint64_t)sec * 1000000000ull + (m->nsec ? sub : (uint64_t)sub * 1000u);
-		dissect_feed_packet(f, 0, ts, p, caplen, len < caplen ? caplen : len);
+		dissect_feed_packet(f, 0, ts, h + 16, caplen, len < caplen ? caplen : len);
 		m->pos += 16 + (size_t)caplen;
 		done++;
 	}
