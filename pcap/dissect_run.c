@@ -23,6 +23,7 @@
 #include "pcap/dissect_run.h"
 
 #define MAX_CAPLEN   262144u      /* libpcap's largest snapshot length */
+#define DROP_STEP    (8u << 20)   /* let go of the mapping behind us this often */
 
 struct classic {
 	bool swap, nsec;
@@ -30,7 +31,21 @@ struct classic {
 	int linktype;
 	const uint8_t *map;      /* the whole file */
 	size_t size, pos;        /* its length, the next record */
+	size_t dropped;          /* mapped pages before this are let go */
 };
+
+/* Pages already decoded leave our resident set (they stay in the page
+ * cache), so the resident set does not grow with the file.  No packet is
+ * referenced once the feed returns: the transport copies what it keeps. */
+static void classic_drop(struct classic *m)
+{
+	size_t upto = m->pos & ~(size_t)(DROP_STEP - 1);
+
+	if (upto > m->dropped) {
+		madvise((void *)(uintptr_t)(m->map + m->dropped), upto - m->dropped, MADV_DONTNEED);
+		m->dropped = upto;
+	}
+}
 
 static uint32_t rd32(const uint8_t *p, bool swap)
 {
@@ -124,6 +139,8 @@ static uint64_t classic_run(struct dissect_feed *f, struct classic *m)
 		dissect_feed_packet(f, 0, ts, h + 16, caplen, len < caplen ? caplen : len);
 		m->pos += 16 + (size_t)caplen;
 		done++;
+		if (m->pos - m->dropped >= 2 * (size_t)DROP_STEP)
+			classic_drop(m);
 	}
 }
 
