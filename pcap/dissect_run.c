@@ -24,7 +24,7 @@
 
 #define MAX_CAPLEN   262144u      /* libpcap's largest snapshot length */
 #define PF_AHEAD     8192u        /* and two pages on: its TLB walk starts early */
-#define STEP         (8u << 20)   /* the mapping is filled ahead / let go behind by this */
+#define STEP         (2u << 20)   /* the mapping is filled ahead / let go behind by this */
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22     /* Linux 5.14; older kernels say EINVAL and fault instead */
 #endif
