@@ -2,7 +2,8 @@
 # Include layering: every `#include "..."` of every file in the folders of
 # the table "Layers: where does X live" in docs/design.md must name a
 # folder that the table lets that folder include (its own always), and
-# dissect/ may include nothing but its own headers and libc's.
+# dissect/ may include nothing but its own headers and libc's, and
+# dissect/dissect_int.h (the dissector's internals) nothing outside dissect/.
 #
 #   tests/unit/layering.sh [--only FOLDER]
 #
@@ -57,7 +58,9 @@ check() {
 					fi
 					ok=0
 					[[ $allowed == *" $tgt "* ]] && ok=1
-					if [ $ok = 1 ]; then
+					if [ "$inc" = dissect/dissect_int.h ] && [ "$folder" != dissect ]; then
+						echo "FAIL layering: ${f#"$root"/}:$n: \"$inc\" is private to dissect/"
+					elif [ $ok = 1 ]; then
 						echo "ok $folder: $inc"
 					else
 						echo "FAIL layering: ${f#"$root"/}:$n: $folder/ may not include \"$inc\" (allowed: $(xargs <<<"$allowed"))"
@@ -77,26 +80,28 @@ check() {
 
 pass=0 fail=0
 
-# The checker itself: a made-up tree with two folders and three forbidden
-# includes (up a layer, a library header in dissect/, an unknown file).
+# The checker itself: a made-up tree with two folders and four forbidden
+# includes (up a layer, a library header in dissect/, an unknown file,
+# the dissector's internals from outside).
 if [ -z "$ONLY" ]; then
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/layering.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$tmp/docs" "$tmp/dissect" "$tmp/pcap"
 	printf '## Layers\n\n| folder | holds | may include | used by |\n| --- | --- | --- | --- |\n| `dissect` | x | `dissect` | y |\n| `pcap` | x | `dissect` `pcap` | y |\n' >"$tmp/docs/design.md"
 	printf '#include "dissect/a.h"\n#include <stdint.h>\n#include "pcap/p.h"\n#include <pcap/pcap.h>\n' >"$tmp/dissect/a.h"
-	printf '#include "dissect/a.h"\n#include "pcap/p.h"\n#include "nowhere.h"\n' >"$tmp/pcap/p.h"
+	printf '#include "dissect/a.h"\n#include "pcap/p.h"\n#include "nowhere.h"\n#include "dissect/dissect_int.h"\n' >"$tmp/pcap/p.h"
 	got=$(check "$tmp")
 	bad=$(grep -c '^FAIL' <<<"$got")
 	good=$(grep -c '^ok' <<<"$got")
-	if [ "$bad" -eq 3 ] && [ "$good" -eq 4 ] &&
+	if [ "$bad" -eq 4 ] && [ "$good" -eq 4 ] &&
 	   grep -q 'dissect/a.h:3: dissect/ may not include "pcap/p.h"' <<<"$got" &&
 	   grep -q 'dissect/a.h:4: dissect/ may include libc headers only, not <pcap/pcap.h>' <<<"$got" &&
-	   grep -q 'pcap/p.h:3: pcap/ may not include "nowhere.h"' <<<"$got"; then
+	   grep -q 'pcap/p.h:3: pcap/ may not include "nowhere.h"' <<<"$got" &&
+	   grep -q 'pcap/p.h:4: "dissect/dissect_int.h" is private to dissect/' <<<"$got"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		echo "FAIL layering: the checker did not reject exactly the 3 forbidden includes of its test tree:"
+		echo "FAIL layering: the checker did not reject exactly the 4 forbidden includes of its test tree:"
 		sed 's/^/  /' <<<"$got"
 	fi
 fi
