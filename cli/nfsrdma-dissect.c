@@ -8,6 +8,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
+#include "pcap/dissect_run.h"
 #include "src/out/export_fields.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/log.h"

@@ -368,11 +368,9 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 	struct source_opts so = { .speed = 0 };
 	struct pcapng_export *x = NULL;
 	struct source *s;
-	char spec[4096];
 	int rc;
 
-	snprintf(spec, sizeof(spec), "pcap:%s", in);
-	if ((rc = source_open(&s, spec, &so, file_record, &x, err, errlen)) < 0)
+	if ((rc = source_type_pcap.open(&s, in, &so, file_record, &x, err, errlen)) < 0)
 		return rc;
 	struct pcapng_export_opts o = { .path = out };
 	if ((rc = pcapng_export_new(&x, s, &o, err, errlen)) < 0) {
