@@ -1,5 +1,7 @@
 # nfsrdma top-level Makefile.  `make` builds everything into $(O)/ (build/).
 # Sources are found by directory, so adding a file needs no edit here:
+#   dissect/ *.c             -> $(O)/libnfsrdma-dissect.a (libc alone; its
+#                               includes checked by tests/unit/layering.sh first)
 #   dissect/ pcap/ src/ *.c  -> $(O)/libnfsrdma.a
 #   cli/<tool>.c             -> $(O)/bin/<tool>
 #   bpf/<name>.bpf.c         -> $(O)/bpf/<name>.bpf.o + $(O)/<name>.skel.h
@@ -12,6 +14,9 @@ include common.mk
 LIB_SRCS  := $(sort $(wildcard dissect/*.c pcap/*.c src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/obj/%.o)
 LIB       := $(O)/libnfsrdma.a
+DISSECT_SRCS := $(sort $(wildcard dissect/*.c))
+DISSECT_OBJS := $(DISSECT_SRCS:%.c=$(O)/obj/%.o)
+DISSECT_LIB  := $(O)/libnfsrdma-dissect.a
 
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
 CLI_BINS  := $(CLI_SRCS:cli/%.c=$(O)/bin/%)
@@ -20,6 +25,8 @@ BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(O)/%.skel.h)
 
+# linked against the dissect archive and libc alone (rule below)
+ALONE_TESTS := test_dissect_alone
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(O)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c))
@@ -38,7 +45,7 @@ LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
 all: lib bpf bins tests
 
-lib: $(LIB)
+lib: $(DISSECT_LIB) $(LIB)
 bins: $(CLI_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
 tests: $(TEST_BINS) $(BPFTEST_BINS)
@@ -61,10 +68,19 @@ $(O)/obj/%.o: %.c $(BPF_SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
+# dissect/ is the decode library: it may include only its own headers
+# and libc's (docs/design.md, "Layers"); the archive is not made if not.
+$(DISSECT_LIB): $(DISSECT_OBJS) tests/unit/layering.sh docs/design.md
+	$(call msg,LAYERS,dissect/)
+	$(Q)out=$$(tests/unit/layering.sh --only dissect) || { echo "$$out" >&2; exit 1; }
 	$(call msg,AR,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(DISSECT_OBJS)
+
+$(LIB): $(LIB_OBJS) $(DISSECT_LIB)
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(LIB_OBJS)
 
 $(O)/bin/%: cli/%.c $(LIB)
 	$(call msg,LINK,$@)
@@ -75,6 +91,13 @@ $(O)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) $(O)/obj/tests
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/$*.d $< $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+# No library but libc: every object of the archive, so each one's needs count.
+$(ALONE_TESTS:%=$(O)/tests/%): $(O)/tests/%: tests/unit/%.c $(DISSECT_LIB)
+	$(call msg,LINK,$@ (libc alone))
+	$(Q)mkdir -p $(@D) $(O)/obj/tests
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/$*.d $< -o $@ $(LDFLAGS) \
+		-Wl,--whole-archive $(DISSECT_LIB) -Wl,--no-whole-archive
 
 $(O)/tests/bpf/%: tests/bpf/%.c $(LIB) $(BPF_SKELS)
 	$(call msg,LINK,$@)

@@ -9,6 +9,15 @@
 # ~100 times slower; rates, not times, are compared).  Prints rates,
 # the ratios against the targets (>= 50x tshark, >= 1 M packets/s on one
 # core, >= 25 % of cat) and the maximum RSS at 1x and 10x.  Not pass/fail.
+#
+# Then "vs dd": a ~400 MB capture of large frames, the lab capture of
+# parallel 64 KB reads and writes (tests/captures/parallel.pcap, 1.3 MB)
+# repeated by bench/mkbigcap.c (each pass a new connection, later in time;
+# `mergecap -a` of identical copies would replay the same connections and
+# XIDs with time going backwards), and `nfsrdma-dissect --json big.pcap
+# >/dev/null` timed in turns with `dd if=big.pcap of=/dev/null bs=1M`,
+# page cache warm: wall-clock medians and the rate ratio (target >= 80 %).
+# DISSECT_DD_MB sets the size (default 400; 0 skips it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -117,3 +126,32 @@ print("  vs cat      %8.1f %%  (target >= 25 %%)  %s   (wall clock: %.1f %%)" %
 print("  memory      %8d kB at 1x, %d kB at 10x (%s)" %
       (rss1, rss10, "bounded" if rss10 <= 1.5 * rss1 + 4096 else "GROWS with the capture"))
 PY
+
+DD_MB=${DISSECT_DD_MB:-400}
+if [ "$DD_MB" -gt 0 ] && [ -r tests/captures/parallel.pcap ]; then
+	"$TMP/mkbigcap" "$TMP/dd.pcap" "$DD_MB" tests/captures/parallel.pcap >"$TMP/dd.log" 2>&1 || { cat "$TMP/dd.log"; exit 1; }
+	read -r DD_FRAMES DD_PASSES < <(sed -nE 's/.*: ([0-9]+) frames.* ([0-9]+) passes.*/\1 \2/p' "$TMP/dd.log")
+	rm -f "$TMP/x1.pcap" "$TMP/x10.pcap"   # room in $TMPDIR
+	cat "$TMP/dd.pcap" >/dev/null
+	python3 - "$TMP/dd.pcap" "$BIN" "${DD_FRAMES:-0}" "${DD_PASSES:-0}" <<'PY'
+import os, statistics, subprocess, sys, time
+cap, binp, frames, passes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+def wall(argv):
+    t0 = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        subprocess.run(argv, stdout=null, stderr=null)
+    return time.monotonic() - t0
+dd = ["dd", "if=" + cap, "of=/dev/null", "bs=1M"]
+dis = [binp, "--json", cap]
+wall(dd); wall(dis)                       # warm-up
+runs = [(wall(dd), wall(dis)) for _ in range(7)]
+size = os.path.getsize(cap) / 1048576.0
+mdd, mdis = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+ratio = statistics.median(r[0] / r[1] for r in runs)
+print("vs dd: %.0f MB, %d frames (parallel.pcap x %d passes), page cache warm, wall-clock medians of 7"
+      % (size, frames, passes))
+print("  dd bs=1M                      %7.3f s  %8.1f MB/s" % (mdd, size / mdd))
+print("  nfsrdma-dissect --json        %7.3f s  %8.1f MB/s" % (mdis, size / mdis))
+print("  dissect / dd rate             %7.1f %%  (target >= 80 %%)  %s" % (100 * ratio, "met" if ratio >= 0.8 else "NOT met"))
+PY
+fi

@@ -8,6 +8,7 @@
 #include "dissect/dissect.h"
 #include "dissect/programs.h"
 #include "dissect/transport.h"
+#include "pcap/dissect_run.h"
 #include "src/out/addr_filter.h"
 #include "src/out/export_fields.h"
 #include "src/out/export_pcapng.h"

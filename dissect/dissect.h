@@ -73,9 +73,9 @@ struct dissect_cbs {
 	 * responses, RDMA WRITEs and the ACKs of those seen before the reply)
 	 * right after record() delivered its record, in frame order, with rec
 	 * pointing at it; every other frame as soon as it is known, with rec
-	 * NULL.  dissect_file() turns frame tracking on by itself; a program
-	 * that drives its own transport into dissect_event() must call
-	 * transport_set_frame_tracking(t, dissect_wants_frames(d)). */
+	 * NULL.  A packet feed (dissect/feed.h) turns frame tracking on by
+	 * itself; a program that drives its own transport into dissect_event()
+	 * must call transport_set_frame_tracking(t, dissect_wants_frames(d)). */
 	void (*frame_note)(const struct dissect_frame_note *n, void *ctx);
 };
 
@@ -99,11 +99,8 @@ const struct dissect_stats *dissect_stats(const struct dissect *d);
 /* True when cbs.frame_note is set: the transport must track frames. */
 bool dissect_wants_frames(const struct dissect *d);
 
-/* Whole capture: opens path ("-" = stdin), runs the transport, flushes.
- * Returns 0; -EPROTONOSUPPORT for an unsupported link type (errbuf names
- * it); another negative errno when the file cannot be opened or read. */
-int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen);
-/* After dissect_file: transport counters, or NULL. */
+/* Transport counters of the last packet feed run into d (dissect/feed.h,
+ * e.g. by dissect_file() of pcap/dissect_run.h), or NULL if none. */
 const struct transport_stats *dissect_transport_stats(const struct dissect *d);
 
 /* Formats an endpoint ("10.9.0.1", "fe80::1", "gid fe80::...", "lid 0x12"). */

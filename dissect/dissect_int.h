@@ -1,15 +1,15 @@
-/* Internals shared by dissect.c (events -> records) and dissect_run.c
- * (capture file -> transport -> events). */
+/* Internals of the dissector, shared by the files of dissect/ only (the
+ * layering test keeps every other folder out). */
 #ifndef NFSRDMA_DISSECT_INT_H
 #define NFSRDMA_DISSECT_INT_H
 
 #include "dissect/chunks.h"
+#include "dissect/extract.h"
 #include "dissect/dissect.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/rpcrdma2.h"
+#include "dissect/transport.h"
 #include "dissect/xid.h"
-
-struct transport;
 
 /* Upper-layer state of one connection, indexed by rdma_conn id. */
 struct uconn {
@@ -59,9 +59,36 @@ struct dissect {
 	const struct rpcrdma2_hdr *h2;  /* the v2 header of the current SEND, NULL for v1 */
 	bool     noted;          /* frame notes: the current event's frames are taken care of */
 	uint32_t cont_biggest, cont_limit;
-	struct transport *tp;
-	void (*tp_free)(struct transport *);   /* set by dissect_run.c */
+	/* the transport counters of the last feed run into it (feed.c) */
+	struct transport_stats tstats;
+	bool     tstats_valid;
 	uint64_t now_ns;
 };
+
+/* Shared by the parts of the dissector: dissect.c (set-up, diagnostics,
+ * frame notes, the event switch), dissect_record.c (calls and replies ->
+ * records), dissect_v2.c (RPC-over-RDMA version 2 SENDs). */
+void dx_diag(struct dissect *d, uint64_t frame, size_t off, const char *layer,
+	     enum cur_err kind, const char *msg);
+/* Reports a failed cursor: "truncated: <field>" / "invalid: <field>". */
+void dx_diag_cur(struct dissect *d, uint64_t frame, size_t base, const struct cursor *c,
+		 const char *layer);
+void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
+		uint64_t ts, unsigned id, uint32_t a, uint64_t b);
+void dx_note_now(struct dissect *d, uint64_t frame, uint32_t conn_id, uint32_t xid, uint8_t role);
+void dx_note_attach(struct dissect *d, struct xentry *x, const struct rdma_event *ev, uint8_t role);
+void dx_note_record(struct dissect *d, struct xentry *x);
+void dx_endpoint(struct rec_endpoint *e, const struct rdma_endpoint *s);
+void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
+		    uint64_t frame, size_t base);
+void dx_evict(struct dissect *d);
+/* Inline threshold for messages sent by side dir (vers 1 or 2). */
+uint32_t dx_inline_limit(const struct uconn *u, const struct rdma_conn *c, int dir, uint32_t vers);
+void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
+		    const struct rpcrdma_hdr *h);
+void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
+		     const struct rpcrdma_hdr *h, struct xentry *x);
+void dx_cont_drop(struct dissect *d, struct v2cont *k, uint64_t frame, const char *why);
+void dx_on_send_v2(struct dissect *d, struct uconn *u, const struct rdma_event *ev);
 
 #endif

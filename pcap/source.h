@@ -10,8 +10,8 @@
  *   xdp:IFACE          XDP fast path on a RoCE port   pcap/source_xdp.c
  *
  * Each implementation provides one `const struct source_type` and is
- * listed in the table in pcap/source.c; that table is the only place that
- * names them. */
+ * listed in the table in src/probe/source_table.c (source_open), the only
+ * place that names them all: it sits above every implementation. */
 #ifndef NFSRDMA_SOURCE_H
 #define NFSRDMA_SOURCE_H
 
@@ -66,15 +66,9 @@ struct source {
 	const struct source_type *type;
 };
 
-/* Parses spec ("kernel", "xdp:eth0", "pcap:f.pcap", or a bare file name)
- * and opens it.  Returns 0 or a negative errno with the reason in err. */
-int source_open(struct source **out, const char *spec, const struct source_opts *o,
-		source_record_fn cb, void *ctx, char *err, size_t errlen);
 static inline int source_fd(struct source *s) { return s->type->fd ? s->type->fd(s) : -1; }
 static inline int source_poll(struct source *s, int timeout_ms) { return s->type->poll(s, timeout_ms); }
 static inline void source_get_stats(const struct source *s, struct source_stats *st) { s->type->stats(s, st); }
 static inline void source_close(struct source *s) { if (s) s->type->close(s); }
-/* One line per known source type, for --help. */
-void source_help(FILE *out);
 
 #endif

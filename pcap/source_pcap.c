@@ -2,10 +2,9 @@
  * recorded pace, or N times faster) and live:IFACE (libpcap live capture,
  * e.g. the rxe netdev, or mlx5_0 through libpcap's RDMA sniffer).
  *
- * Both feed the dissector one packet at a time through the transport ->
- * dissect_event seam (the same chain dissect_file() runs, see
- * pcap/dissect_run.c), so records come out as soon as each RPC
- * completes rather than at the end of the file. */
+ * Both hand the dissector one packet at a time through the packet feed
+ * (dissect/feed.h, the same chain dissect_file() runs), so records come
+ * out as soon as each RPC completes rather than at the end of the file. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -16,7 +15,7 @@
 #include <pcap/pcap.h>
 
 #include "dissect/dissect.h"
-#include "dissect/transport.h"
+#include "dissect/feed.h"
 #include "pcap/capfile.h"
 #include "pcap/source_pcap.h"
 
@@ -35,7 +34,7 @@ struct psrc {
 	int linktype;
 	bool nano;                 /* live: timestamps in ns (else us) */
 	struct dissect *d;
-	struct transport *tp;
+	struct dissect_feed *feed;
 	source_record_fn cb;
 	void *ctx;
 	struct pcap_tap tap;
@@ -88,29 +87,50 @@ static void on_note(const struct dissect_frame_note *n, void *ctx)
 		s->note(s->note_ctx, n);
 }
 
-/* The dissector, with frame notes only when someone wants them (frame
- * tracking costs a frame list per message). */
-static int new_dissect(struct psrc *s)
-{
-	struct dissect_opts dopts = { .tree = false, .max_inflight = PSRC_MAX_INFLIGHT };
-	struct dissect_cbs cbs = { .record = on_record, .diag = on_diag, .ctx = s,
-				   .frame_note = s->note ? on_note : NULL };
-	struct dissect *d = dissect_new(&dopts, &cbs);
-
-	if (!d)
-		return -ENOMEM;
-	dissect_free(s->d);
-	s->d = d;
-	return 0;
-}
-
 static void on_event(const struct rdma_event *ev, void *ctx)
 {
 	struct psrc *s = ctx;
 
 	if (s->tap.event)
 		s->tap.event(s->tap.ctx, ev);
-	dissect_event(ev, s->d);
+}
+
+static void free_dissect(struct psrc *s)
+{
+	dissect_feed_free(s->feed);   /* before the dissector it feeds */
+	dissect_free(s->d);
+	s->feed = NULL;
+	s->d = NULL;
+}
+
+/* The dissector and its feed, with frame notes only when someone wants
+ * them (frame tracking costs a frame list per message).  They replace the
+ * current pair only once both are ready. */
+static int new_dissect(struct psrc *s, char *err, size_t errlen)
+{
+	struct dissect_opts dopts = { .tree = false, .max_inflight = PSRC_MAX_INFLIGHT };
+	struct dissect_cbs cbs = { .record = on_record, .diag = on_diag, .ctx = s,
+				   .frame_note = s->note ? on_note : NULL };
+	struct dissect *d = dissect_new(&dopts, &cbs);
+	struct dissect_feed *f = d ? dissect_feed_new(d, NULL) : NULL;
+	int rc;
+
+	if (!f) {
+		dissect_free(d);
+		snprintf(err, errlen, "%s: out of memory", s->name);
+		return -ENOMEM;
+	}
+	if ((rc = dissect_feed_set_linktype(f, s->linktype, s->name, err, errlen)) < 0) {
+		dissect_feed_free(f);
+		dissect_free(d);
+		return rc;
+	}
+	free_dissect(s);
+	s->d = d;
+	s->feed = f;
+	if (s->tap.event)
+		dissect_feed_set_tap(f, on_event, s);
+	return 0;
 }
 
 static void feed(struct psrc *s, uint64_t ts, const uint8_t *data, size_t cap, size_t wire)
@@ -119,15 +139,14 @@ static void feed(struct psrc *s, uint64_t ts, const uint8_t *data, size_t cap, s
 	s->st.events++;
 	if (s->tap.packet)
 		s->tap.packet(s->tap.ctx, s->frame, ts, data, cap, wire);
-	transport_packet(s->tp, ts, s->frame, data, cap, wire);
+	dissect_feed_packet(s->feed, s->frame, ts, data, cap, wire);
 }
 
 static void finish(struct psrc *s)
 {
 	if (s->flushed)
 		return;
-	transport_flush(s->tp);
-	dissect_flush(s->d);
+	dissect_feed_finish(s->feed);
 	s->flushed = true;
 }
 
@@ -138,19 +157,11 @@ static int common_init(struct psrc *s, const char *name, const struct source_opt
 	s->cb = cb;
 	s->ctx = ctx;
 	s->speed = o->speed;
-	s->tp = transport_new(on_event, on_diag, s);
-	if (!s->name || new_dissect(s) < 0 || !s->tp) {
+	if (!s->name) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	transport_set_frame_tracking(s->tp, dissect_wants_frames(s->d));
-	if (transport_set_linktype(s->tp, s->linktype) < 0) {
-		const char *ln = transport_linktype_name(s->linktype);
-		snprintf(err, errlen, "%s: unsupported link type %d (%s)", name, s->linktype,
-			 ln ? ln : "unknown");
-		return -EPROTONOSUPPORT;
-	}
-	return 0;
+	return new_dissect(s, err, errlen);
 }
 
 static void psrc_close(struct source *src)
@@ -159,10 +170,7 @@ static void psrc_close(struct source *src)
 
 	if (!s)
 		return;
-	if (s->tp)
-		transport_free(s->tp);
-	if (s->d)
-		dissect_free(s->d);
+	free_dissect(s);
 	if (s->file)
 		pcap_source_close(s->file);
 	if (s->pc)
@@ -397,6 +405,7 @@ int source_pcap_set_tap(struct source *src, const struct pcap_tap *tap)
 		s->tap = *tap;
 	else
 		memset(&s->tap, 0, sizeof(s->tap));
+	dissect_feed_set_tap(s->feed, s->tap.event ? on_event : NULL, s);
 	return 0;
 }
 
@@ -418,11 +427,10 @@ int source_pcap_set_frame_note(struct source *src, source_pcap_note_fn fn, void 
 		return -EBUSY;
 	s->note = fn;
 	s->note_ctx = ctx;
-	if ((rc = new_dissect(s)) < 0) {
+	if ((rc = new_dissect(s, s->err, sizeof(s->err))) < 0) {
 		s->note = NULL;
 		return rc;
 	}
-	transport_set_frame_tracking(s->tp, dissect_wants_frames(s->d));
 	return 0;
 }
 

@@ -23,6 +23,11 @@ struct pcap_tap {
 	void *ctx;
 };
 
+/* The pcap:FILE and live:IFACE sources, opened by source_open() or
+ * directly (as the pcapng export opens a capture file). */
+extern const struct source_type source_type_pcap;
+extern const struct source_type source_type_live;
+
 /* True when s is a pcap or live source. */
 bool source_is_pcap(const struct source *s);
 /* Installs a tap (NULL removes it).  -EINVAL if s is not a capture source. */

@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/feed.h"
 #include "pcap/xdp_feed.h"
 
 struct xdp_feed {
 	struct dissect *d;
-	struct transport *tp;
+	struct dissect_feed *feed;
 	struct dissect_cbs user;
 	struct xdp_feed_stats st;
 	uint64_t last_frame;
@@ -50,15 +51,6 @@ static void on_frame_note(const struct dissect_frame_note *n, void *ctx)
 		f->user.frame_note(n, f->user.ctx);
 }
 
-/* The transport has one context for its events and its diagnostics:
- * the feed, which passes events on to its dissector. */
-static void on_event(const struct rdma_event *ev, void *ctx)
-{
-	struct xdp_feed *f = ctx;
-
-	dissect_event(ev, f->d);
-}
-
 struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect_cbs *cbs)
 {
 	struct xdp_feed *f = calloc(1, sizeof(*f));
@@ -72,8 +64,8 @@ struct xdp_feed *xdp_feed_new(const struct dissect_opts *o, const struct dissect
 				     .frame_note = on_frame_note, .ctx = f };
 	f->d = dissect_new(o ? o : &def, &mine);
 	if (f->d)
-		f->tp = transport_new(on_event, on_diag, f);
-	if (!f->d || !f->tp || transport_set_linktype(f->tp, LINKTYPE_ETHERNET) < 0) {
+		f->feed = dissect_feed_new(f->d, NULL);
+	if (!f->feed || dissect_feed_set_linktype(f->feed, LINKTYPE_ETHERNET, "xdp", NULL, 0) < 0) {
 		xdp_feed_free(f);
 		return NULL;
 	}
@@ -84,10 +76,8 @@ void xdp_feed_free(struct xdp_feed *f)
 {
 	if (!f)
 		return;
-	if (f->tp)
-		transport_free(f->tp);
-	if (f->d)
-		dissect_free(f->d);
+	dissect_feed_free(f->feed);   /* before the dissector it feeds */
+	dissect_free(f->d);
 	free(f);
 }
 
@@ -141,16 +131,15 @@ int xdp_feed_record(struct xdp_feed *f, const void *buf, size_t len, uint64_t ts
 	if (h.frame <= f->last_frame)
 		f->st.reordered++;
 	f->last_frame = h.frame;
-	transport_packet(f->tp, ts_ns, h.frame, frame, h.cap_len, h.wire_len);
+	dissect_feed_packet(f->feed, h.frame, ts_ns, frame, h.cap_len, h.wire_len);
 	return 0;
 }
 
 void xdp_feed_flush(struct xdp_feed *f)
 {
-	transport_flush(f->tp);
-	dissect_flush(f->d);
+	dissect_feed_finish(f->feed);
 }
 
 const struct xdp_feed_stats *xdp_feed_stats(const struct xdp_feed *f) { return &f->st; }
 const struct dissect_stats *xdp_feed_dissect_stats(const struct xdp_feed *f) { return dissect_stats(f->d); }
-const struct transport_stats *xdp_feed_transport_stats(const struct xdp_feed *f) { return transport_stats(f->tp); }
+const struct transport_stats *xdp_feed_transport_stats(const struct xdp_feed *f) { return dissect_feed_transport_stats(f->feed); }

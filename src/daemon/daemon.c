@@ -26,6 +26,7 @@
 #include "src/daemon/metrics_http.h"
 #include "src/out/out.h"
 #include "pcap/source_pcap.h"
+#include "src/probe/source_table.h"
 
 #define MAX_CONNS   32
 #define HTTP_IDLE_NS (10ull * 1000000000ull)

@@ -369,11 +369,9 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 	struct source_opts so = { .speed = 0 };
 	struct pcapng_export *x = NULL;
 	struct source *s;
-	char spec[4096];
 	int rc;
 
-	snprintf(spec, sizeof(spec), "pcap:%s", in);
-	if ((rc = source_open(&s, spec, &so, file_record, &x, err, errlen)) < 0)
+	if ((rc = source_type_pcap.open(&s, in, &so, file_record, &x, err, errlen)) < 0)
 		return rc;
 	/* written beside the destination, renamed into place when complete */
 	char *tmp = outfile_tmpname(out);

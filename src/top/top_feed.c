@@ -13,6 +13,7 @@
 
 #include "src/stats/ctl_proto.h"
 #include "pcap/source_pcap.h"
+#include "src/probe/source_table.h"
 
 #define TOP_MAX_SOURCES 16
 

@@ -24,7 +24,7 @@
 
 #include "src/stats/agg.h"
 #include "src/daemon/metrics_http.h"
-#include "pcap/source.h"
+#include "src/probe/source_table.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -20,7 +20,7 @@
 #include "src/out/out.h"
 #include "src/probe/probe_load.h"
 #include "src/probe/probe_record.h"
-#include "pcap/source.h"
+#include "src/probe/source_table.h"
 
 enum { K_TRACEFS = 300, K_SIDE = 256, K_RAW, K_DURATION, K_EVERY, K_MINLAT, K_PROG, K_ADDR, K_SKIP, K_READY, K_RB };
 

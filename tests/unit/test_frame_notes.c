@@ -10,6 +10,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
+#include "pcap/dissect_run.h"
 
 #define MAXF 400000
 

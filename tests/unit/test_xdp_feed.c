@@ -11,6 +11,7 @@
 #include "check.h"
 #include "dissect/dissect.h"
 #include "pcap/capfile.h"
+#include "pcap/dissect_run.h"
 #include "pcap/xdp_feed.h"
 
 #define CAPTURE "tests/captures/nfs3-symlink.pcap"

@@ -22,6 +22,7 @@
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
 #include "pcap/capfile.h"
+#include "pcap/dissect_run.h"
 #include "pcap/xdp_feed.h"
 #include "pcap/xdp_ring.h"
 #include "xdp_roce.skel.h"

@@ -1,6 +1,6 @@
 /* The source table: the one place that names every record source (see
  * pcap/source.h).  Add a source by adding one line to `types`. */
-#include "pcap/source.h"
+#include "src/probe/source_table.h"
 
 #include <errno.h>
 #include <stdio.h>

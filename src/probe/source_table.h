@@ -1,0 +1,20 @@
+/* The source table: opening any record source (pcap/source.h) by its
+ * spec.  It names every implementation (pcap/source_pcap.c,
+ * pcap/source_xdp.c, and the kernel probes of src/probe/source_kernel.c),
+ * so it lives here, above all of them; the interface stays in pcap/. */
+#ifndef NFSRDMA_SOURCE_TABLE_H
+#define NFSRDMA_SOURCE_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pcap/source.h"
+
+/* Parses spec ("kernel", "xdp:eth0", "pcap:f.pcap", or a bare file name)
+ * and opens it.  Returns 0 or a negative errno with the reason in err. */
+int source_open(struct source **out, const char *spec, const struct source_opts *o,
+		source_record_fn cb, void *ctx, char *err, size_t errlen);
+/* One line per known source type, for --help. */
+void source_help(FILE *out);
+
+#endif
