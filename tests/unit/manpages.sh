@@ -8,7 +8,8 @@
 # nfsrdmad.conf.5 lists every long option of nfsrdmad as a setting and no
 # other, as does dist/nfsrdmad.conf; every man page a page or a --help
 # refers to, NAME(N), is in docs/man or a well-known system page (below);
-# every docs/*.md a page names exists.
+# every docs/*.md a page names exists; every option README.md's shell
+# examples give a tool exists.
 # Closing line: "manpages: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
@@ -97,6 +98,7 @@ for bin in "$O"/bin/*; do
 	while IFS= read -r r; do check_ref "$page" "$r"; done < <(plain "$page" | refs | sort -u)
 	while IFS= read -r r; do check_ref "$tool --help" "$r"; done < <(refs <"$tmp/help" | sort -u)
 	cp "$tmp/help.long" "$tmp/$tool.long"
+	cp "$tmp/help.short" "$tmp/$tool.short"
 done
 [ $bins -ge 4 ] || bad "$bins tools in $O/bin (run make)"
 
@@ -128,6 +130,23 @@ if [ -f "$conf" ] && [ -f "$tmp/nfsrdmad.long" ]; then
 else
 	bad "no $conf (nfsrdmad --help refers to nfsrdmad.conf(5))"
 fi
+
+# README.md's shell examples: every option given to one of the tools exists
+# (the command up to a comment or a pipe; "build/bin/" and "sudo" allowed).
+awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on' README.md | sed 's/ #.*//' | tr '|' '\n' |
+	sed -E 's/^ *(sudo +)?(build\/bin\/)?//' >"$tmp/readme"
+checked=0
+while read -r tool args; do
+	[ -f "$tmp/$tool.long" ] || continue
+	checked=$((checked + 1))
+	for a in $args; do
+		case $a in
+		--*) grep -qxF -- "${a%%=*}" "$tmp/$tool.long" && ok || bad "README.md: $tool has no $a" ;;
+		-[A-Za-z]) grep -qxF -- "$a" "$tmp/$tool.short" && ok || bad "README.md: $tool has no $a" ;;
+		esac
+	done
+done <"$tmp/readme"
+[ $checked -ge 10 ] && ok || bad "README.md: only $checked tool commands found in its sh blocks"
 
 echo "manpages: $pass passed, $fail failed"
 [ $fail -eq 0 ]
