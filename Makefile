@@ -171,10 +171,11 @@ lab-captures:
 # --- install -------------------------------------------------------------
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/bpf
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/bpf
 	$(Q)$(if $(CLI_BINS),install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/)
 	$(Q)$(if $(BPF_OBJS),install -m 0644 $(BPF_OBJS) $(DESTDIR)$(DATADIR)/bpf/)
 	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
+	$(Q)$(if $(wildcard docs/man/*.5),install -m 0644 $(wildcard docs/man/*.5) $(DESTDIR)$(MANDIR)/man5/)
 	$(Q)$(if $(wildcard docs/man/*.8),install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)sed 's|/usr/local/bin/|$(BINDIR)/|' dist/nfsrdmad.service >$(DESTDIR)$(UNITDIR)/nfsrdmad.service
@@ -184,6 +185,7 @@ install: all
 uninstall:
 	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard docs/man/*.1)) \
+	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard docs/man/*.5)) \
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard docs/man/*.8))
 	$(Q)rm -rf $(DESTDIR)$(DATADIR)
 	$(Q)rm -f $(DESTDIR)$(UNITDIR)/nfsrdmad.service

@@ -38,7 +38,7 @@ static const struct opt opts[] = {
 	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW },
 	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN },
 	{ "exit-at-end", 0, NULL, "exit when every source has ended (capture files), after a last summary", K_EXIT },
-	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5) in nfsrdmad(8))", K_CONFIG },
+	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5))", K_CONFIG },
 	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
 	OPT_END
 };
