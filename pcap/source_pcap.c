@@ -17,6 +17,7 @@
 #include "dissect/dissect.h"
 #include "dissect/feed.h"
 #include "pcap/capfile.h"
+#include "src/base/clock.h"
 #include "pcap/source_pcap.h"
 
 /* Calls kept waiting for their reply: bounded so a reply-less flood cannot
@@ -54,14 +55,6 @@ struct psrc {
 	uint64_t pcap_drops;
 	char err[256];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
 {
@@ -221,7 +214,7 @@ static int file_open(struct source **out, const char *arg, const struct source_o
 static int file_poll(struct source *src, int timeout_ms)
 {
 	struct psrc *s = (struct psrc *)src;
-	uint64_t deadline = mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	uint64_t deadline = clock_mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 	unsigned n = 0;
 
 	s->delivered = 0;
@@ -244,7 +237,7 @@ static int file_poll(struct source *src, int timeout_ms)
 			s->pending = true;
 		}
 		if (s->speed > 0) {
-			uint64_t now = mono_ns();
+			uint64_t now = clock_mono_ns();
 			if (!s->base_wall) {
 				s->base_wall = now;
 				s->base_ts = s->p_ts;
@@ -263,7 +256,7 @@ static int file_poll(struct source *src, int timeout_ms)
 		}
 		feed(s, s->p_ts, s->p_data, s->p_cap, s->p_wire);
 		s->pending = false;
-		if (++n >= PSRC_BATCH && (s->speed <= 0 || mono_ns() >= deadline))
+		if (++n >= PSRC_BATCH && (s->speed <= 0 || clock_mono_ns() >= deadline))
 			return s->delivered;
 	}
 }

@@ -23,6 +23,7 @@
 #include "pcap/source_xdp.h"
 #include "pcap/xdp_feed.h"
 #include "pcap/xdp_ring.h"
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "xdp_roce.skel.h"
 
@@ -49,14 +50,6 @@ struct xsrc {
 	char *cap_path;
 	uint32_t snap;
 };
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
 {
@@ -118,9 +111,7 @@ static int on_ring(void *ctx, const void *data, size_t len)
 	if (r.ts_ns) {
 		s->last_mono = r.ts_ns;
 	} else if (!s->last_mono) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		s->last_mono = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+		s->last_mono = clock_mono_ns();
 	}
 	uint64_t ts = s->last_mono + (uint64_t)s->mono_to_real;
 	if (s->cap)

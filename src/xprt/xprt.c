@@ -2,15 +2,15 @@
  * either.  See xprt.h. */
 #include "src/xprt/xprt.h"
 
+#include "src/base/clock.h"
+
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 
 uint64_t xprt_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 /* Shared by both transports. */
