@@ -44,6 +44,22 @@ static void op_labels(FILE *f, const struct agg_ent *e)
 	fputc('"', f);
 }
 
+/* A connection: its id, the client's and server's addresses (the same
+ * client/server labels as the RPC series) and QP numbers; "other" for the
+ * row that collects connections past --max-keys. */
+static void conn_labels(FILE *f, const struct agg_ent *e)
+{
+	if (!e->label[2][0]) {
+		fputs("conn=\"other\",client=\"other\",client_qp=\"other\",server=\"other\",server_qp=\"other\"", f);
+		return;
+	}
+	fprintf(f, "conn=\"%u\",client=\"", e->conn_id);
+	lv(f, e->label[2]);
+	fprintf(f, "\",client_qp=\"%u\",server=\"", e->qpn_client);
+	lv(f, e->label[3]);
+	fprintf(f, "\",server_qp=\"%u\"", e->qpn_server);
+}
+
 static void help(FILE *f, const char *name, const char *type, const char *text)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
@@ -122,16 +138,16 @@ void metrics_write(FILE *f, const struct agg *a)
 	help(f, "nfsrdma_connection_credits", "gauge", "Credits the server last granted on the connection.");
 	for (size_t i = 0; i < agg_count(a, AGG_CONN); i++) {
 		const struct agg_ent *e = agg_entry(a, AGG_CONN, i);
-		fputs("nfsrdma_connection_credits{connection=\"", f);
-		lv(f, e->key);
-		fprintf(f, "\"} %u\n", e->credits_granted);
+		fputs("nfsrdma_connection_credits{", f);
+		conn_labels(f, e);
+		fprintf(f, "} %u\n", e->credits_granted);
 	}
 	help(f, "nfsrdma_connection_requests_total", "counter", "RPCs completed per connection.");
 	for (size_t i = 0; i < agg_count(a, AGG_CONN); i++) {
 		const struct agg_ent *e = agg_entry(a, AGG_CONN, i);
-		fputs("nfsrdma_connection_requests_total{connection=\"", f);
-		lv(f, e->key);
-		fprintf(f, "\"} %" PRIu64 "\n", e->tot.records);
+		fputs("nfsrdma_connection_requests_total{", f);
+		conn_labels(f, e);
+		fprintf(f, "} %" PRIu64 "\n", e->tot.records);
 	}
 	help(f, "nfsrdma_findings_total", "counter", "Conformance findings by rule (dissect/check.h).");
 	for (unsigned id = 0; id < AGG_FINDINGS; id++) {

@@ -389,6 +389,15 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 			snprintf(e->label[3], sizeof(e->label[3]), "%s", lab[3]);
 		}
 	}
+	if (e != t->other && d == AGG_CONN && !e->label[2][0]) {
+		/* separate labels, as Prometheus wants, not one joined string */
+		const bool bc = r->flags & RECF_BACKCHANNEL;
+		snprintf(e->label[2], sizeof(e->label[2]), "%s", lab[2]);
+		snprintf(e->label[3], sizeof(e->label[3]), "%s", lab[3]);
+		e->conn_id = r->conn_id;
+		e->qpn_client = bc ? r->callee.qpn : r->caller.qpn;
+		e->qpn_server = bc ? r->caller.qpn : r->callee.qpn;
+	}
 	/* A full map refuses: this key takes the slow path again next time
 	 * (memory stays bounded under a flood of distinct keys). */
 	agg_map_put(t->fast, k, e);

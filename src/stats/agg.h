@@ -57,6 +57,8 @@ struct agg_ent {
 	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
 	struct agg_win win[AGG_SLOTS_MAX];
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
+	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
+	uint32_t conn_id, qpn_client, qpn_server;
 	uint64_t last_ns;
 };
 

@@ -89,6 +89,8 @@ bad = [k for k in du if abs(ph.get(k, 0.0) - du[k]) > 1e-6 * 20]
 print("operations", len(du), "mismatches", bad)
 sys.exit(1 if bad or not du else 0)
 PY
+check "connections are labelled conn/client/client_qp/server/server_qp (no joined string)" \
+	grep -qE '^nfsrdma_connection_requests_total\{conn="[0-9]+",client="10\.9\.0\.2",client_qp="[0-9]+",server="10\.9\.0\.1",server_qp="[0-9]+"\} [0-9]+$' "$TMP/metrics.txt"
 check "drops are exported" grep -q '^nfsrdma_dropped_records_total{reason="queue"} 0' "$TMP/metrics.txt"
 check "promtool check metrics accepts the exposition" \
 	sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"
