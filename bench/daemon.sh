@@ -33,6 +33,7 @@ cat >"$TMP/agg_bench.c" <<'EOC'
 #include <time.h>
 #include "src/stats/agg.h"
 #include "pcap/source.h"
+#include "src/probe/source_table.h"
 static struct nfsrdma_record *recs; static size_t n, cap;
 static void keep(const struct nfsrdma_record *r, void *ctx)
 {

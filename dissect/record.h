@@ -184,6 +184,16 @@ struct nfsrdma_record {
 	struct rec_op ops[REC_MAX_OPS];
 };
 
+/* bytes inline (call+reply) and by DDP */
+static inline uint64_t rec_bytes_inline(const struct nfsrdma_record *r)
+{
+	return (uint64_t)r->call_inline + r->reply_inline;
+}
+static inline uint64_t rec_bytes_ddp(const struct nfsrdma_record *r)
+{
+	return r->read_bytes + r->write_bytes + r->reply_bytes;
+}
+
 static inline uint64_t rec_dur(uint64_t a, uint64_t b) { return (a && b && b >= a) ? b - a : 0; }
 
 static inline bool rec_phase_seen(const struct nfsrdma_record *r, enum rec_phase ph)

@@ -33,7 +33,7 @@ void out_csv(FILE *f, const struct nfsrdma_record *r)
 	char ts[40], a[80], b[80], p[32], pr[48], ops[512], st[48], mix[40];
 
 	fprintf(f, "%s,%u,0x%08x,%s,%s,%s,%s,", fmt_ts(r->t_call_first ? r->t_call_first : r->t_reply_first, ts, sizeof(ts)),
-		r->conn_id, r->xid, fmt_ep(&r->caller, a, sizeof(a)), fmt_ep(&r->callee, b, sizeof(b)),
+		r->conn_id, r->xid, rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)),
 		rec_prog_str(r, p, sizeof(p)), rec_proc_str(r, pr, sizeof(pr)));
 	csv_str(f, rec_ops_str(r, ops, sizeof(ops)));
 	fprintf(f, ",%s,", rec_status_str(r, st, sizeof(st)));

@@ -9,7 +9,7 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	uint64_t t0 = r->t_call_first ? r->t_call_first : r->t_reply_first;
 
 	fprintf(f, "%s %s > %s xid 0x%08x %s", fmt_ts(t0, ts, sizeof(ts)),
-		fmt_ep(&r->caller, a, sizeof(a)), fmt_ep(&r->callee, b, sizeof(b)), r->xid,
+		rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)), r->xid,
 		rec_name_str(r, name, sizeof(name)));
 	if (r->flags & RECF_BACKCHANNEL)
 		fputs(" (backchannel)", f);

@@ -1,6 +1,6 @@
 /* Formatting helpers shared by the record outputs (line, JSON, CSV,
- * tree, summaries): names and strings are built here, never in the
- * decoders. */
+ * tree, summaries): statuses, op lists, durations, phases, times, chunk
+ * mixes.  The record's names come from dissect/record_names.h. */
 #ifndef NFSRDMA_RECFMT_H
 #define NFSRDMA_RECFMT_H
 
@@ -10,13 +10,8 @@
 #include <stdio.h>
 
 #include "dissect/record.h"
+#include "dissect/record_names.h"
 
-/* "NFSv3" / "NFSv4.1" / "MOUNTv3" / "prog 1234 v1" */
-const char *rec_prog_str(const struct nfsrdma_record *r, char *buf, size_t len);
-/* "READ" / main op of a COMPOUND / "proc 99" / "?" if the call was not seen */
-const char *rec_proc_str(const struct nfsrdma_record *r, char *buf, size_t len);
-/* "NFSv3 READ" */
-const char *rec_name_str(const struct nfsrdma_record *r, char *buf, size_t len);
 /* "OK", "NOENT", "no reply", "PROG_UNAVAIL", "RDMA_ERROR ERR_CHUNK" ... */
 const char *rec_status_str(const struct nfsrdma_record *r, char *buf, size_t len);
 /* NFSv4 op list "SEQUENCE,PUTFH,READ" (empty for other programs) */
@@ -33,20 +28,7 @@ const char *rec_total_str(const struct nfsrdma_record *r, char *buf, size_t len)
 unsigned rec_phases_shown(const struct nfsrdma_record *r, unsigned ph[REC_PH_N]);
 /* "2024-05-01 12:00:00.123456" (UTC) */
 const char *fmt_ts(uint64_t ns, char *buf, size_t len);
-/* "10.9.0.2.qp17" */
-const char *fmt_ep(const struct rec_endpoint *e, char *buf, size_t len);
 /* Chunk mix class: "inline", "read", "write", "reply", "p0", combos joined by '+' */
 const char *rec_chunk_mix(const struct nfsrdma_record *r, char *buf, size_t len);
-/* bytes inline (call+reply) and by DDP */
-static inline uint64_t rec_bytes_inline(const struct nfsrdma_record *r)
-{
-	return (uint64_t)r->call_inline + r->reply_inline;
-}
-static inline uint64_t rec_bytes_ddp(const struct nfsrdma_record *r)
-{
-	return r->read_bytes + r->write_bytes + r->reply_bytes;
-}
-/* Does any op / the procedure name match (case-insensitive)? */
-bool rec_has_op(const struct nfsrdma_record *r, const char *name);
 
 #endif

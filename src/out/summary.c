@@ -135,8 +135,8 @@ void summary_add(struct summary *s, const struct nfsrdma_record *r)
 		goto have;
 	case SUM_CONN:
 		snprintf(key, sizeof(key), "%u %s <> %s", r->conn_id,
-			 fmt_ep(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, a, sizeof(a)),
-			 fmt_ep(r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee, b, sizeof(b)));
+			 rec_ep_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, a, sizeof(a)),
+			 rec_ep_str(r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee, b, sizeof(b)));
 		break;
 	case SUM_CLIENT:
 		dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, key, sizeof(key));

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dissect/dissect.h"
-#include "src/out/recfmt.h"
+#include "dissect/record_names.h"
 #include "src/stats/agg_key.h"
 
 const double agg_prom_le[AGG_PROM_NLE] = {
@@ -354,8 +354,8 @@ static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *ke
 		snprintf(key, klen, "%s", lab[3]);
 		break;
 	case AGG_CONN:
-		snprintf(key, klen, "%u %s <> %s", r->conn_id, fmt_ep(client, ea, sizeof(ea)),
-			 fmt_ep(server, eb, sizeof(eb)));
+		snprintf(key, klen, "%u %s <> %s", r->conn_id, rec_ep_str(client, ea, sizeof(ea)),
+			 rec_ep_str(server, eb, sizeof(eb)));
 		break;
 	default:
 		/* labels are joined by a byte that cannot occur in them */

@@ -9,7 +9,7 @@
 #include "dissect/dissect.h"
 #include "dissect/nfs4.h"
 #include "dissect/programs.h"
-#include "src/out/recfmt.h"
+#include "dissect/record_names.h"
 
 static bool is_nfs4(uint32_t prog, uint32_t vers)
 {
@@ -82,7 +82,7 @@ void agg_ep_id_str(const struct agg_ep_id *id, char *buf, size_t len)
 	e.qpn = id->qpn;
 	memcpy(e.addr, id->addr, sizeof(e.addr));
 	if (id->qpn)
-		fmt_ep(&e, buf, len);
+		rec_ep_str(&e, buf, len);
 	else
 		dissect_addr_str(&e, buf, len);
 }

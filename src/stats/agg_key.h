@@ -28,7 +28,7 @@ struct agg_op_id {
 };
 
 /* The address part of an endpoint, as dissect_addr_str shows it, and
- * with the QP (fmt_ep). */
+ * with the QP (rec_ep_str). */
 struct agg_ep_id {
 	uint8_t family, pad;
 	uint16_t lid;
