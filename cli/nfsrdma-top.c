@@ -16,7 +16,7 @@
 
 #define MAX_SPECS 16
 
-enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER };
+enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT };
 
 static const struct opt opts[] = {
 	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET },
@@ -24,7 +24,8 @@ static const struct opt opts[] = {
 	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel | xdp:IFACE (repeatable)", 'S' },
 	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED },
 	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b' },
-	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: forever)", 'n' },
+	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n' },
+	{ "connect-timeout", 0, "S", "batch: exit 1 after S seconds without the daemon (default 10; 0 = keep trying)", K_CTIMEOUT },
 	{ "delay", 'd', "S", "seconds between refreshes (default 1)", 'd' },
 	{ "json", 0, NULL, "batch mode with one JSON object per snapshot", K_JSON },
 	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW },
@@ -38,7 +39,7 @@ struct cli {
 	const char *specs[MAX_SPECS];
 	char *owned[MAX_SPECS];
 	unsigned nspecs;
-	double speed, delay;
+	double speed, delay, connect_timeout;
 	bool batch, json;
 	uint64_t iterations;
 	struct top_view v;
@@ -81,6 +82,7 @@ static int handle(int key, const char *arg, void *ctx)
 		c->iterations = v;
 		break;
 	case 'd': return opt_double("delay", arg, 0.05, 3600, &c->delay) ? -EINVAL : 0;
+	case K_CTIMEOUT: return opt_double("connect-timeout", arg, 0, 86400, &c->connect_timeout) ? -EINVAL : 0;
 	case K_JSON: c->json = c->batch = true; break;
 	case K_VIEW:
 		if ((d = top_dim_parse(arg)) < 0 || d == AGG_SERIES) {
@@ -107,18 +109,34 @@ static int handle(int key, const char *arg, void *ctx)
 static volatile sig_atomic_t quit_flag;
 static void on_signal(int sig) { quit_flag = 1; }
 
+/* Prints snapshots every delay: N of them with -n, until the sources end
+ * (capture files: the last one is the final state), or until a signal.
+ * Without the daemon for connect_timeout seconds: one line, status 1. */
 static int run_batch(struct cli *c, struct top_feed *f)
 {
 	char err[512];
-	uint64_t ok = 0, i;
+	uint64_t ok = 0;
 
 	/* SIGINT/SIGTERM only set quit_flag (the screen must be restored
 	 * in the ncurses view): batch mode stops at the next snapshot */
-	for (i = 0; !quit_flag && (!c->iterations || i < c->iterations); i++) {
-		top_feed_run(f, top_mono_ns() + (uint64_t)(c->delay * 1e9));
+	uint64_t timeout_ns = (uint64_t)(c->connect_timeout * 1e9);
+
+	while (!quit_flag && (!c->iterations || ok < c->iterations)) {
+		uint64_t now = top_mono_ns(), down = top_feed_down_ns(f);
+		uint64_t deadline = now + (uint64_t)(c->delay * 1e9);
+		if (timeout_ns && down && down < timeout_ns && now + (timeout_ns - down) < deadline)
+			deadline = now + (timeout_ns - down);   /* give up on time even with a long -d */
+		top_feed_run(f, deadline);
+		bool ended = top_feed_ended(f);   /* before the snapshot: it then holds everything */
 		struct agg_snap s;
 		if (top_feed_snapshot(f, &s, err, sizeof(err)) < 0) {
-			log_error("%s", err);
+			if (timeout_ns && top_feed_down_ns(f) >= timeout_ns) {
+				char *cut = strstr(err, "; retrying");
+				if (cut)
+					*cut = 0;
+				log_error("%s; gave up after %g s (is nfsrdmad running?)", err, c->connect_timeout);
+				return 1;
+			}
 			continue;
 		}
 		ok++;
@@ -127,13 +145,16 @@ static int run_batch(struct cli *c, struct top_feed *f)
 		else
 			top_batch_text(stdout, &s, &c->v, top_feed_name(f));
 		agg_snap_free(&s);
+		fflush(stdout);
+		if (ended)
+			break;
 	}
-	return ok ? 0 : 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .socket = "/run/nfsrdmad.sock", .delay = 1.0 };
+	struct cli c = { .socket = "/run/nfsrdmad.sock", .delay = 1.0, .connect_timeout = 10 };
 	struct opt_spec spec = {
 		.prog = "nfsrdma-top",
 		.synopsis = "[OPTIONS]   (no source: read nfsrdmad's socket)",

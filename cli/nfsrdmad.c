@@ -3,9 +3,12 @@
  * This file maps options and the config file onto struct daemon_cfg;
  * src/daemon/daemon.c does the work. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "src/daemon/daemon.h"
 #include "src/daemon/daemon_conf.h"
@@ -87,8 +90,23 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		d->summary_interval = x;
 		break;
-	case K_METRICS: d->metrics = arg; break;
-	case K_SOCKET: d->socket_path = arg; break;
+	case K_METRICS: {
+		char err[300];
+		if (strcmp(arg, "none") && daemon_check_tcp(arg, err, sizeof(err)) < 0) {
+			log_error("--metrics %s", err);
+			return -EINVAL;
+		}
+		d->metrics = arg;
+		break;
+	}
+	case K_SOCKET:
+		if (strlen(arg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+			log_error("--socket %s: path too long for a socket (at most %zu bytes)", arg,
+				  sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+			return -EINVAL;
+		}
+		d->socket_path = arg;
+		break;
 	case K_SOCKMODE: {
 		char *end;
 		unsigned long m = strtoul(arg, &end, 8);
@@ -99,7 +117,13 @@ static int handle(int key, const char *arg, void *ctx)
 		d->socket_mode = (unsigned)m;
 		break;
 	}
-	case K_SOCKGROUP: d->socket_group = arg; break;
+	case K_SOCKGROUP:
+		if (!getgrnam(arg)) {
+			log_error("--socket-group %s: no such group", arg);
+			return -EINVAL;
+		}
+		d->socket_group = arg;
+		break;
 	case K_EXPORT: d->export_dir = arg; break;
 	case K_ROTATE:
 		if (opt_u64("rotate", arg, 1, 86400 * 365, &v))
@@ -116,7 +140,13 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		d->export_keep = (unsigned)v;
 		break;
-	case K_USER: d->user = arg; break;
+	case K_USER:
+		if (!getpwnam(arg)) {
+			log_error("--user %s: no such user", arg);
+			return -EINVAL;
+		}
+		d->user = arg;
+		break;
 	case K_QUEUE:
 		if (opt_u64("queue", arg, 1, 1u << 22, &v))
 			return -EINVAL;

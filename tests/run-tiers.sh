@@ -66,7 +66,7 @@ tier_golden() {
 	local t
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
 	# every lab capture: -z proc = top = daemon summary = Prometheus buckets
-	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh \
+	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh \
 		tests/export/tshark.sh tests/daemon/percentiles.sh; do
 		run_counted "$t"
 	done

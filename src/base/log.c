@@ -6,6 +6,7 @@
 static const char *log_prog = "nfsrdma";
 static enum log_level log_level_cur = LOG_WARN;
 static unsigned long log_errors, log_warns;
+static const char *log_where;
 
 void log_init(const char *progname, enum log_level level)
 {
@@ -18,6 +19,7 @@ void log_init(const char *progname, enum log_level level)
 
 void log_set_level(enum log_level level) { log_level_cur = level; }
 enum log_level log_get_level(void) { return log_level_cur; }
+void log_set_context(const char *where) { log_where = where; }
 unsigned long log_error_count(void) { return log_errors; }
 unsigned long log_warn_count(void) { return log_warns; }
 
@@ -34,7 +36,8 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	/* One line per message, written in one call so concurrent tools'
 	 * stderr lines do not interleave mid-line. */
 	char buf[1024];
-	int n = snprintf(buf, sizeof(buf), "%s: %s: ", log_prog, names[level]);
+	int n = snprintf(buf, sizeof(buf), "%s: %s: %s%s", log_prog, names[level], log_where ? log_where : "",
+			 log_where ? ": " : "");
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = 0;
 	int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);

@@ -14,6 +14,11 @@ enum log_level log_get_level(void);
 unsigned long log_error_count(void);
 unsigned long log_warn_count(void);
 
+/* Where the input being handled comes from ("nfsrdmad.conf:3"), put before
+ * every message until cleared with NULL, so a setting's error is one line
+ * that names its file and line. */
+void log_set_context(const char *where);
+
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)

@@ -465,7 +465,7 @@ int daemon_run(const struct daemon_cfg *c)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
 	char err[512];
-	int rc = 1;
+	int rc = 1, e;
 
 	if (!d) {
 		log_error("out of memory");
@@ -487,11 +487,18 @@ int daemon_run(const struct daemon_cfg *c)
 		log_error("out of memory");
 		goto out;
 	}
-	if (open_sources(d) < 0)
+	/* A spec that does not parse, or names a file that is not there, is
+	 * the configuration's fault (2: systemd does not restart); a source
+	 * that cannot attach now (no permission, interface not up) may work
+	 * on a restart (1). */
+	if ((e = open_sources(d)) < 0) {
+		rc = e == -EINVAL || e == -ENOENT ? 2 : 1;
 		goto out;
+	}
 	if (c->metrics && strcmp(c->metrics, "none")) {
 		if ((d->http_fd = daemon_listen_tcp(c->metrics, err, sizeof(err))) < 0) {
 			log_error("--metrics %s", err);
+			rc = d->http_fd == -EINVAL ? 2 : 1;   /* not an address / bind failed */
 			goto out;
 		}
 		log_info("metrics on http://%s/metrics", c->metrics);
@@ -500,11 +507,15 @@ int daemon_run(const struct daemon_cfg *c)
 		if ((d->ctl_fd = daemon_listen_unix(c->socket_path, c->socket_mode ? c->socket_mode : 0660,
 						    err, sizeof(err))) < 0) {
 			log_error("--socket %s", err);
+			/* a path no socket can have, or a file that is not one */
+			rc = d->ctl_fd == -ENAMETOOLONG || d->ctl_fd == -EEXIST ? 2 : 1;
 			goto out;
 		}
 	}
-	if (c->user && drop_privileges(c->user, d->ctl_fd, c->socket_path, c->socket_group) < 0)
+	if (c->user && (e = drop_privileges(c->user, d->ctl_fd, c->socket_path, c->socket_group)) < 0) {
+		rc = e == -ENOENT ? 2 : 1;   /* no such user or group */
 		goto out;
+	}
 	for (unsigned i = 0; i < d->nsrc; i++) {
 		if (pthread_create(&d->src[i].th, NULL, src_main, &d->src[i]) != 0) {
 			log_error("source %s: cannot start its thread", d->src[i].spec);

@@ -35,12 +35,19 @@ struct daemon_cfg {
 };
 
 /* Runs until SIGINT/SIGTERM (or the end, with exit_at_end).  Returns the
- * process exit status. */
+ * process exit status: 0 clean stop, 1 runtime error (a bind on a valid
+ * address fails, a source cannot be attached), 2 configuration error
+ * (a source spec that does not parse or names no file, a socket path too
+ * long or taken by a non-socket, an unknown user or group). */
 int daemon_run(const struct daemon_cfg *c);
 
 /* "127.0.0.1:9464", "[::1]:9464", ":9464" (loopback).  Returns a bound,
- * listening TCP socket or a negative errno with the reason in err. */
+ * listening TCP socket or a negative errno with the reason in err:
+ * -EINVAL when spec is not such an address (a configuration error), the
+ * errno of bind/listen otherwise (a runtime one). */
 int daemon_listen_tcp(const char *spec, char *err, size_t errlen);
+/* Parses spec as daemon_listen_tcp does, without binding: 0 or -EINVAL. */
+int daemon_check_tcp(const char *spec, char *err, size_t errlen);
 /* UNIX stream socket at path (a stale socket there is replaced; any other
  * file is not), mode applied.  Returns the fd or a negative errno. */
 int daemon_listen_unix(const char *path, unsigned mode, char *err, size_t errlen);

@@ -13,6 +13,7 @@
 #include "src/base/log.h"
 
 #define LINE_MAX_CONF 1024
+#define PATH_MAX_CONF 4096
 
 static char *trim(char *s)
 {
@@ -22,6 +23,21 @@ static char *trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = 0;
 	return s;
+}
+
+/* The handler logs why a value is bad; the context makes that one line
+ * name the file and line.  A handler that fails without saying why still
+ * gets a line. */
+static int handle_at(const struct opt_spec *spec, const char *where, int key, const char *val)
+{
+	unsigned long errs = log_error_count();
+
+	log_set_context(where);
+	int rc = spec->handle(key, val, spec->ctx);
+	log_set_context(NULL);
+	if (rc < 0 && log_error_count() == errs)
+		log_error("%s: bad value '%s'", where, val ? val : "");
+	return rc;
 }
 
 int conf_load(const char *path, const struct opt_spec *spec)
@@ -36,8 +52,10 @@ int conf_load(const char *path, const struct opt_spec *spec)
 		log_error("%s: %s", path, strerror(e));
 		return -e;
 	}
+	char where[PATH_MAX_CONF + 16];
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
 		size_t len = strlen(line);
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
 			int c;
@@ -84,7 +102,7 @@ int conf_load(const char *path, const struct opt_spec *spec)
 			if (!on && !off) {
 				log_error("%s:%u: %s takes yes or no", path, lineno, name);
 				bad++;
-			} else if (on && spec->handle(key, NULL, spec->ctx) < 0) {
+			} else if (on && handle_at(spec, where, key, NULL) < 0) {
 				bad++;
 			}
 			continue;
@@ -95,8 +113,10 @@ int conf_load(const char *path, const struct opt_spec *spec)
 			continue;
 		}
 		char *v = strdup(val);
-		if (!v || spec->handle(key, v, spec->ctx) < 0) {
-			log_error("%s:%u: bad value for %s", path, lineno, name);
+		if (!v) {
+			log_error("%s:%u: out of memory", path, lineno);
+			bad++;
+		} else if (handle_at(spec, where, key, v) < 0) {
 			free(v);
 			bad++;
 		}

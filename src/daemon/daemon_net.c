@@ -14,13 +14,13 @@
 
 #include "src/daemon/daemon.h"
 
-int daemon_listen_tcp(const char *spec, char *err, size_t errlen)
+/* spec into ss/sl; 0, or -EINVAL with the reason in err. */
+static int parse_tcp(const char *spec, struct sockaddr_storage *pss, socklen_t *psl, char *err, size_t errlen)
 {
 	char host[128];
 	const char *port;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int one = 1;
 
 	memset(&ss, 0, sizeof(ss));
 	if (spec[0] == '[') {
@@ -57,6 +57,31 @@ int daemon_listen_tcp(const char *spec, char *err, size_t errlen)
 	} else {
 		goto bad;
 	}
+	*pss = ss;
+	*psl = sl;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: not ADDR:PORT (e.g. 127.0.0.1:9464)", spec);
+	return -EINVAL;
+}
+
+int daemon_check_tcp(const char *spec, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	return parse_tcp(spec, &ss, &sl, err, errlen);
+}
+
+int daemon_listen_tcp(const char *spec, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int one = 1;
+	int rc = parse_tcp(spec, &ss, &sl, err, errlen);
+
+	if (rc < 0)
+		return rc;
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		int e = errno;
@@ -71,9 +96,6 @@ int daemon_listen_tcp(const char *spec, char *err, size_t errlen)
 		return -e;
 	}
 	return fd;
-bad:
-	snprintf(err, errlen, "%s: not ADDR:PORT (e.g. 127.0.0.1:9464)", spec);
-	return -EINVAL;
 }
 
 int daemon_listen_unix(const char *path, unsigned mode, char *err, size_t errlen)

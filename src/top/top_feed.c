@@ -16,6 +16,7 @@
 #include "src/probe/source_table.h"
 
 #define TOP_MAX_SOURCES 16
+#define TOP_BACKOFF_MAX_S 30
 
 struct top_feed {
 	bool daemon;
@@ -25,6 +26,10 @@ struct top_feed {
 	int fd;
 	char buf[CTL_LINE_MAX + 1];
 	size_t blen;
+	/* unreachable daemon: why, since when, and the next try (backoff) */
+	char why[300];
+	uint64_t down_since, retry_at;
+	unsigned backoff_s;
 	/* standalone */
 	struct source *src[TOP_MAX_SOURCES];
 	bool ended[TOP_MAX_SOURCES];
@@ -57,6 +62,7 @@ struct top_feed *top_feed_daemon(const char *socket_path)
 		return NULL;
 	f->daemon = true;
 	f->fd = -1;
+	f->down_since = top_mono_ns();   /* not reached yet */
 	snprintf(f->path, sizeof(f->path), "%s", socket_path);
 	snprintf(f->name, sizeof(f->name), "daemon %s", socket_path);
 	return f;
@@ -208,6 +214,24 @@ static int daemon_connect(struct top_feed *f, char *err, size_t errlen)
 	return 0;
 }
 
+/* A failed exchange with the daemon: the next try waits 1 s, doubling to
+ * TOP_BACKOFF_MAX_S, so a missing daemon costs nothing and a restarted one
+ * is found within that. */
+static int daemon_down(struct top_feed *f, int rc, char *err, size_t errlen)
+{
+	uint64_t now = top_mono_ns();
+
+	snprintf(f->why, sizeof(f->why), "%s", err);
+	f->backoff_s = f->backoff_s ? f->backoff_s * 2 : 1;
+	if (f->backoff_s > TOP_BACKOFF_MAX_S)
+		f->backoff_s = TOP_BACKOFF_MAX_S;
+	f->retry_at = now + f->backoff_s * 1000000000ull;
+	if (!f->down_since)
+		f->down_since = now;
+	snprintf(err, errlen, "cannot reach nfsrdmad at %s; retrying in %u s", f->why, f->backoff_s);
+	return rc;
+}
+
 int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t errlen)
 {
 	char line[CTL_LINE_MAX + 1];
@@ -216,8 +240,14 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t 
 	if (!f->daemon)
 		return agg_snapshot(f->agg, f->record_clock ? 0 : wall_ns(), s);
 	memset(s, 0, sizeof(*s));
+	uint64_t now = top_mono_ns();
+	if (f->fd < 0 && now < f->retry_at) {
+		unsigned left = (unsigned)((f->retry_at - now + 999999999ull) / 1000000000ull);
+		snprintf(err, errlen, "cannot reach nfsrdmad at %s; retrying in %u s", f->why, left);
+		return -EAGAIN;
+	}
 	if (f->fd < 0 && (rc = daemon_connect(f, err, errlen)) < 0)
-		return rc;
+		return daemon_down(f, rc, err, errlen);
 	if (send(f->fd, "SNAPSHOT\n", 9, MSG_NOSIGNAL) != 9) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
@@ -233,11 +263,19 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t 
 		if ((rc = ctl_read_line(&rd, s, line, err, errlen)) != 0)
 			break;
 	}
-	if (rc == 1)
+	if (rc == 1) {
+		f->backoff_s = 0;
+		f->down_since = 0;
 		return 0;
+	}
 	agg_snap_free(s);
 	daemon_close(f);
-	return rc < 0 ? rc : -EPROTO;
+	return daemon_down(f, rc < 0 ? rc : -EPROTO, err, errlen);
+}
+
+uint64_t top_feed_down_ns(const struct top_feed *f)
+{
+	return f->daemon && f->down_since ? top_mono_ns() - f->down_since : 0;
 }
 
 const char *top_feed_name(const struct top_feed *f)

@@ -23,8 +23,14 @@ void top_feed_run(struct top_feed *f, uint64_t deadline_ns);
 /* True once every standalone source has ended (never in daemon mode). */
 bool top_feed_ended(const struct top_feed *f);
 /* Fills s (agg_snap_free it).  0, or -errno with the reason in err (the
- * daemon is not there, spoke another protocol version...). */
+ * daemon is not there, spoke another protocol version...), which says
+ * when the next try is: after a failure the daemon is tried again after
+ * 1 s, doubling to 30 s, and calls before then return -EAGAIN at once. */
 int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t errlen);
+/* How long the daemon has been out of reach: since the feed was made
+ * until its first snapshot, since the last failure after that; 0 while
+ * it answers and in standalone mode. */
+uint64_t top_feed_down_ns(const struct top_feed *f);
 /* "daemon /run/nfsrdmad.sock" / "pcap:x.pcap" for the header. */
 const char *top_feed_name(const struct top_feed *f);
 void top_feed_free(struct top_feed *f);

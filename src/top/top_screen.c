@@ -167,8 +167,36 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 			}
 		}
 	}
-	if (msg && *msg)
+	if (!s && msg && *msg) {
+		/* no table: the reason in its place, one clause a line, wrapped,
+		 * so a long socket path hides neither the why nor the retry */
+		int y = 5, w = W - 4;
+		for (const char *p = msg; *p && y < H - 2;) {
+			const char *semi = strstr(p, "; ");
+			int len = semi ? (int)(semi - p) : (int)strlen(p);
+			for (int off = 0; off < len && y < H - 2; y++) {
+				int n = len - off;
+				if (n > w) {   /* break after the last ": " that fits, else at a space */
+					n = w;
+					while (n > w / 3 && !(p[off + n] == ' ' && p[off + n - 1] == ':'))
+						n--;
+					if (n <= w / 3)
+						for (n = w; n > w / 2 && p[off + n] != ' ';)
+							n--;
+				}
+				mvaddnstr(y, 2, p + off, n);
+				off += n;
+				while (off < len && p[off] == ' ')
+					off++;
+			}
+			p = semi ? semi + 2 : p + len;
+		}
+	}
+	if (msg && *msg) {
+		attron(A_BOLD);
 		mvaddnstr(H - 1, 0, msg, W);
+		attroff(A_BOLD);
+	}
 	refresh();
 }
 
@@ -221,11 +249,14 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 			if (have)
 				agg_snap_free(&snap);
 			char err[400];
+			bool ended = top_feed_ended(f);   /* before the snapshot: it then holds everything */
 			have = top_feed_snapshot(f, &snap, err, sizeof(err)) == 0;
-			if (have)
-				msg[0] = 0;
+			if (!have)
+				snprintf(msg, sizeof(msg), "%s", err);   /* why, and when the next try is */
+			else if (ended)
+				snprintf(msg, sizeof(msg), "end of capture: final totals (q quits)");
 			else
-				snprintf(msg, sizeof(msg), "%s (retrying)", err);
+				msg[0] = 0;
 			next = now + (uint64_t)(delay * 1e9);
 			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
 		}

@@ -253,14 +253,26 @@ check "journal: no permission / read-only errors over the whole run" \
 	sh -c "! grep -Eiq 'permission denied|read-only file system|operation not permitted' '$TMP/journal3.txt'"
 
 # ---- a bad configuration fails once, without a restart loop ----
-# (nfsrdmad exits 2 on bad configuration; RestartPreventExitStatus=2)
+# (nfsrdmad exits 2 on every configuration error; RestartPreventExitStatus=2)
+# Each line is appended to the good config (a later setting wins, sources
+# add up); the values the daemon only rejected when it used them (an
+# address, a user, a source) exited 1, and restarted every 2 s for ever.
 cp "$R/etc/nfsrdma/nfsrdmad.conf" "$TMP/good.conf"
-echo "no-such-option = 1" >>"$R/etc/nfsrdma/nfsrdmad.conf"
-ct systemctl start "$UNIT"   # a manual start resets NRestarts to 0
-check "bad config: unit ends failed" wait_for 10 sh -c "[ \"\$(nsenter -t $LEADER -a -- systemctl is-active $UNIT)\" = failed ]"
-sleep 5   # longer than RestartSec=2: a restart would have happened by now
-check "bad config: ExecMainStatus=2, still failed, no restart (NRestarts $(prop NRestarts))" \
-	[ "$(prop ExecMainStatus) $(ct systemctl is-active "$UNIT") $(prop NRestarts)" = "2 failed 0" ]
+for badline in "no-such-option = 1" "metrics = bogus" "metrics = 127.0.0.1:99999" \
+	"user = nfsrdma-no-such-user" "socket-mode = 999" "source = bogus:nothing"; do
+	{ cat "$TMP/good.conf"; echo "$badline"; } >"$R/etc/nfsrdma/nfsrdmad.conf"
+	ct systemctl reset-failed "$UNIT" 2>/dev/null
+	t0=$(date +%s)
+	ct systemctl start "$UNIT"   # a manual start resets NRestarts to 0
+	check "bad config '$badline': unit ends failed" \
+		wait_for 10 sh -c "[ \"\$(nsenter -t $LEADER -a -- systemctl is-active $UNIT)\" = failed ]"
+	sleep 5   # longer than RestartSec=2: a restart would have happened by now
+	check "bad config '$badline': ExecMainStatus=2, still failed, no restart ($(prop ExecMainStatus) $(ct systemctl is-active "$UNIT") NRestarts $(prop NRestarts))" \
+		[ "$(prop ExecMainStatus) $(ct systemctl is-active "$UNIT") $(prop NRestarts)" = "2 failed 0" ]
+	ct journalctl -q -o cat -u "$UNIT" --no-pager --since "@$t0" >"$TMP/journal-bad.txt"
+	why=$(grep 'nfsrdmad: error: ' "$TMP/journal-bad.txt" | grep -F -- "${badline%% =*}" | head -n1)
+	check "bad config '$badline': the journal names the setting in an error line ($why)" [ -n "$why" ]
+done
 cp "$TMP/good.conf" "$R/etc/nfsrdma/nfsrdmad.conf"
 ct systemctl reset-failed "$UNIT"
 

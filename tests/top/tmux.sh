@@ -4,9 +4,11 @@
 #    and stops on SIGINT / SIGTERM
 #    (calls, replies, errors, no-reply, bytes, chunk mix: two independent
 #    implementations, the dissector's summary and the aggregation engine);
-#  - driven in a real tmux (80x24): the screen shows the expected ops and
-#    counts, keys switch views, filter, help, and the window resizes;
-#    both against nfsrdmad's socket and standalone (-r).
+#  - driven in a real tmux (80x24): with no daemon yet the screen says why
+#    and when it retries, then finds the daemon; the screen shows the
+#    expected ops and counts, keys switch views, filter, help, and the
+#    window resizes; both against nfsrdmad's socket and standalone (-r),
+#    which says "end of capture" once the file has ended.
 # Tier: golden (needs tmux; no root).
 set -uo pipefail
 . "$(dirname "$0")/../daemon/lib.sh"
@@ -46,20 +48,27 @@ r=[x for x in d["rows"] if x["key"]=="NFSv3 LOOKUP"]
 sys.exit(0 if r and r[0]["records"]==int(sys.argv[2]) and d["totals"]["records"]==int(sys.argv[3]) else 1)' "$TMP/top.json" "${lookups:-0}" "${total:-0}"
 
 # ---- interactive, in tmux ----
+# top starts first: with no daemon yet it says why and when it retries,
+# then finds the daemon once it is up
 SOCK=$TMP/nfsrdmad.sock
-"$BIN/nfsrdmad" --source "pcap:$CAPS/nfs3-metadata.pcap" --socket "$SOCK" --metrics none \
-	>"$TMP/daemon.out" 2>"$TMP/daemon.err" &
-PIDS+=($!)
-check "daemon socket appears" wait_for 10 test -S "$SOCK"
-check "socket permissions are 0660" [ "$(stat -c %a "$SOCK")" = 660 ]
-
 TS=nfsrdma-top-test-$$
 export TMUX_TMPDIR=$TMP    # a private tmux server
 tmux new-session -d -s "$TS" -x 80 -y 24 "TERM=xterm-256color $TOP --socket $SOCK -d 0.3"
 PIDS+=($(tmux display-message -p -t "$TS" '#{pane_pid}'))
 screen() { tmux capture-pane -p -t "$TS"; }
 shows() { screen | grep -qE -- "$1"; }
-check "screen shows NFSv3 LOOKUP with $lookups RPCs" wait_for 10 shows "NFSv3 LOOKUP +[0-9.]+ +$lookups "
+check "no daemon: the screen says why (cannot reach nfsrdmad at the socket)" wait_for 5 shows "cannot reach nfsrdmad at "
+check "no daemon: the screen gives the reason (No such file or directory)" shows "No such file or directory"
+check "no daemon: and when it retries (retrying in N s)" wait_for 5 shows "retrying in [0-9]+ s"
+check "no daemon: the retry interval backs off (retrying in 4 s or more)" wait_for 10 shows "retrying in ([4-9]|[1-3][0-9]) s"
+"$BIN/nfsrdmad" --source "pcap:$CAPS/nfs3-metadata.pcap" --socket "$SOCK" --metrics none \
+	>"$TMP/daemon.out" 2>"$TMP/daemon.err" &
+PIDS+=($!)
+check "daemon socket appears" wait_for 10 test -S "$SOCK"
+check "socket permissions are 0660" [ "$(stat -c %a "$SOCK")" = 660 ]
+# the backoff is at most 8 s here (1, 2, 4, 8): found within 20 s
+check "screen shows NFSv3 LOOKUP with $lookups RPCs once the daemon is up" wait_for 20 shows "NFSv3 LOOKUP +[0-9.]+ +$lookups "
+check "the reason is gone once connected" bash -c "! tmux capture-pane -p -t $TS | grep -q 'cannot reach'"
 check "screen shows NFSACLv3 GETACL with $getacls RPCs" shows "NFSACLv3 GETACL +[0-9.]+ +$getacls "
 check "header shows totals ($total RPCs) and drops" shows "RPCs $total .* drops 0"
 check "detail pane lists the slowest XIDs" shows 'SLOWEST XID'
@@ -93,9 +102,9 @@ tmux send-keys -t "$TS" q
 check "key q quits" wait_for 5 bash -c "! tmux has-session -t $TS 2>/dev/null"
 
 # batch mode forever (-n 0, the default) stops on SIGINT and SIGTERM,
-# after the snapshots it printed
+# after the snapshots it printed (at the recorded pace the file lasts 9 s)
 for sig in INT TERM; do
-	"$TOP" -b -d 0.2 -r "$CAPS/nfs3-read-write.pcap" >"$TMP/batch-$sig.txt" 2>&1 &
+	"$TOP" -b -d 0.2 --speed 1 -r "$CAPS/nfs3-read-write.pcap" >"$TMP/batch-$sig.txt" 2>&1 &
 	bpid=$!
 	sleep 1.5
 	kill -s "$sig" "$bpid"
@@ -109,11 +118,13 @@ for sig in INT TERM; do
 		brc=$?
 	fi
 	check "batch mode stops on SIG$sig within 5 s, exit 0, after its snapshots (exit $brc)" \
-		bash -c "[ '$brc' = 0 ] && grep -q 'NFSv3 WRITE' '$TMP/batch-$sig.txt'"
+		bash -c "[ '$brc' = 0 ] && grep -q '^OPERATION ' '$TMP/batch-$sig.txt'"
 done
 
 # standalone on a capture
 tmux new-session -d -s "$TS-2" -x 80 -y 24 "TERM=xterm-256color $TOP -r $CAPS/nfs3-read-write.pcap -d 0.3"
 check "standalone -r: NFSv3 WRITE with $writes RPCs" wait_for 10 bash -c "tmux capture-pane -p -t $TS-2 | grep -qE 'NFSv3 WRITE +[0-9.]+ +$writes '"
+check "standalone -r: the status line says end of capture" wait_for 5 bash -c "tmux capture-pane -p -t $TS-2 | tail -n1 | grep -q 'end of capture'"
+check "standalone -r: still running after the end (q quits)" tmux has-session -t "$TS-2"
 tmux kill-server 2>/dev/null
 finish $NAME

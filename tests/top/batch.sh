@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# nfsrdma-top batch mode ends (nfsrdma-top(1)):
+#  - on capture files (-r), it prints the final snapshot once the file has
+#    ended and exits 0 (-n N still stops after N snapshots);
+#  - without the daemon (socket missing or refused) it exits 1 after
+#    --connect-timeout seconds with one error line, nothing on stdout.
+# Expected record counts are the kernel client's own (lib.sh truth_ops).
+# Tier: golden (no root).
+set -uo pipefail
+. "$(dirname "$0")/../daemon/lib.sh"
+NAME=top-batch
+TOP=$BIN/nfsrdma-top
+[ -x "$TOP" ] || cannot $NAME "$TOP not built"
+CAP=$CAPS/nfs3-metadata.pcap
+total=$(truth_ops "$CAPS/nfs3-metadata.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }')
+[ "${total:-0}" -gt 0 ] || cannot $NAME "no ground truth in nfs3-metadata.truth"
+
+# run SECONDS OUT ERR ARGS...: runs nfsrdma-top with a hard limit; sets rc
+# (124 when it had to be stopped) and elapsed (whole seconds)
+run() {
+	local lim=$1 out=$2 err=$3 t0; shift 3
+	t0=$(date +%s.%N)
+	timeout "$lim" "$TOP" "$@" >"$out" 2>"$err"; rc=$?
+	elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+snaps() { grep -c '^OPERATION ' "$1"; }
+records() { awk '/^records /{ r = $2 } END { print r + 0 }' "$1"; }
+
+# ---- capture files: the end of the file ends batch mode ----
+run 20 "$TMP/b.txt" "$TMP/b.err" -b -r "$CAP"
+check "-b -r: exits 0 by itself at the end of the file (exit $rc, ${elapsed}s)" [ "$rc" = 0 ]
+check "-b -r: exactly one snapshot, the final one ($(snaps "$TMP/b.txt"))" [ "$(snaps "$TMP/b.txt")" = 1 ]
+check "-b -r: the final snapshot holds every RPC of the capture ($(records "$TMP/b.txt") = $total)" \
+	[ "$(records "$TMP/b.txt")" = "$total" ]
+check "-b -r: nothing on stderr" [ ! -s "$TMP/b.err" ]
+
+run 20 "$TMP/j.txt" "$TMP/j.err" --json -r "$CAP"
+check "--json -r: exits 0 with exactly one JSON object (exit $rc, $(wc -l <"$TMP/j.txt") lines)" \
+	bash -c "[ $rc = 0 ] && [ \$(wc -l <'$TMP/j.txt') = 1 ]"
+check "--json -r: its totals are the capture's ($total RPCs)" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1])); sys.exit(0 if d["totals"]["records"]==int(sys.argv[2]) else 1)' "$TMP/j.txt" "$total"
+
+# at ten times the recorded pace the file lasts about a second: -n 3 every
+# 0.1 s stops before the end, after exactly 3 snapshots
+run 20 "$TMP/n.txt" "$TMP/n.err" -b -n 3 -d 0.1 --speed 10 -r "$CAP"
+check "-b -n 3 --speed 10: exit 0 after exactly 3 snapshots (exit $rc, $(snaps "$TMP/n.txt"))" \
+	bash -c "[ $rc = 0 ] && [ $(snaps "$TMP/n.txt") = 3 ]"
+# without -n: snapshots while the file plays, then the final one, then exit
+run 30 "$TMP/p.txt" "$TMP/p.err" -b -d 0.3 --speed 10 -r "$CAP"
+check "-b --speed 10: exits 0 at the end of the file (exit $rc)" [ "$rc" = 0 ]
+check "-b --speed 10: the last snapshot holds every RPC ($(records "$TMP/p.txt") = $total)" \
+	[ "$(records "$TMP/p.txt")" = "$total" ]
+
+# ---- no daemon: one line, exit 1, in bounded time ----
+run 20 "$TMP/m.txt" "$TMP/m.err" -b --socket "$TMP/missing.sock" --connect-timeout 2
+check "missing socket, --connect-timeout 2: exit 1 (exit $rc)" [ "$rc" = 1 ]
+check "missing socket: gave up after 2 s, before 8 s (${elapsed}s)" \
+	bash -c "[ \$(echo '$elapsed >= 2 && $elapsed < 8' | bc) = 1 ]"
+check "missing socket: exactly one stderr line naming the socket and the reason: $(head -c 200 "$TMP/m.err")" \
+	bash -c "[ \$(wc -l <'$TMP/m.err') = 1 ] && grep -q 'cannot reach nfsrdmad at $TMP/missing.sock: No such file or directory' '$TMP/m.err'"
+check "missing socket: nothing on stdout" [ ! -s "$TMP/m.txt" ]
+
+# a socket file nobody listens on (a daemon that died): refused
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$TMP/stale.sock"
+run 20 "$TMP/r.txt" "$TMP/r.err" --json --socket "$TMP/stale.sock" --connect-timeout 1
+check "refused socket, --json: exit 1 with one line saying refused (exit $rc): $(head -c 200 "$TMP/r.err")" \
+	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$TMP/r.err') = 1 ] && grep -q 'Connection refused' '$TMP/r.err' && [ ! -s '$TMP/r.txt' ]"
+
+# the default bound is 10 s
+run 30 "$TMP/d.txt" "$TMP/d.err" -b --socket "$TMP/missing.sock"
+check "missing socket, default: exit 1 after 10 s, before 16 s (exit $rc, ${elapsed}s)" \
+	bash -c "[ $rc = 1 ] && [ \$(echo '$elapsed >= 10 && $elapsed < 16' | bc) = 1 ]"
+
+# a daemon that appears within the bound is used: no error, a snapshot.
+# It starts on another path and, once it has read the file, its socket is
+# renamed to where top looks, so the snapshot holds every RPC.
+SOCK=$TMP/late.sock
+"$TOP" -b -n 1 -d 0.5 --socket "$SOCK" --connect-timeout 30 >"$TMP/l.txt" 2>"$TMP/l.err" &
+tpid=$!
+PIDS+=($tpid)
+"$BIN/nfsrdmad" --source "pcap:$CAP" --socket "$TMP/early.sock" --metrics none >"$TMP/daemon.out" 2>"$TMP/daemon.err" &
+PIDS+=($!)
+daemon_has_all() {
+	"$TOP" -b -n 1 -d 0.2 --socket "$TMP/early.sock" >"$TMP/early.txt" 2>&1 && [ "$(records "$TMP/early.txt")" = "$total" ]
+}
+check "the late daemon has read the capture (all $total RPCs)" wait_for 10 daemon_has_all
+sleep 1.5
+mv "$TMP/early.sock" "$SOCK"
+wait "$tpid"; rc=$?
+n=$(records "$TMP/l.txt")
+check "daemon appearing 1.5 s late: reconnects, exit 0, one daemon snapshot of every RPC, no error (exit $rc, $n of $total)" \
+	bash -c "[ $rc = 0 ] && [ $(snaps "$TMP/l.txt") = 1 ] && grep -q 'feed: daemon ' '$TMP/l.txt' && [ $n = $total ] && [ ! -s '$TMP/l.err' ]"
+finish $NAME
