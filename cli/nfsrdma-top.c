@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/outfile.h"
 #include "src/base/opt.h"
@@ -122,7 +123,7 @@ static int run_batch(struct cli *c, struct top_feed *f)
 	uint64_t timeout_ns = (uint64_t)(c->connect_timeout * 1e9);
 
 	while (!quit_flag && (!c->iterations || ok < c->iterations)) {
-		uint64_t now = top_mono_ns(), down = top_feed_down_ns(f);
+		uint64_t now = clock_mono_ns(), down = top_feed_down_ns(f);
 		uint64_t deadline = now + (uint64_t)(c->delay * 1e9);
 		if (timeout_ns && down && down < timeout_ns && now + (timeout_ns - down) < deadline)
 			deadline = now + (timeout_ns - down);   /* give up on time even with a long -d */

@@ -22,6 +22,7 @@
 #include "src/stats/ctl_proto.h"
 #include "src/daemon/daemon_queue.h"
 #include "src/out/export_pcapng.h"
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/daemon/metrics_http.h"
 #include "src/out/out.h"
@@ -78,22 +79,6 @@ struct daemon {
 	struct conn conns[MAX_CONNS];
 	uint64_t refused;
 };
-
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- source threads ---- */
 
@@ -232,7 +217,7 @@ static void accept_conn(struct daemon *d, int lfd, enum conn_kind kind)
 			continue;
 		k->fd = fd;
 		k->kind = kind;
-		k->t_open = mono_ns();
+		k->t_open = clock_mono_ns();
 		if (kind == C_CTL) {
 			char g[64];
 			int n = snprintf(g, sizeof(g), "%s %d\n", CTL_GREETING, CTL_PROTO_VERSION);
@@ -251,7 +236,7 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f;
-		if (agg_snapshot(d->agg, d->record_clock ? 0 : wall_ns(), &s) < 0 ||
+		if (agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s) < 0 ||
 		    !(f = open_memstream(&buf, &len))) {
 			conn_append(k, "ERR out of memory\n", 18);
 			return;
@@ -400,7 +385,7 @@ static size_t drain(struct daemon *d)
 	while ((n = rec_queue_peek(d->q, &recs)) > 0) {
 		if (n > DRAIN_BATCH)
 			n = DRAIN_BATCH;
-		uint64_t now = wall_ns();
+		uint64_t now = clock_wall_ns();
 		for (size_t i = 0; i < n; i++) {
 			const struct nfsrdma_record *r = &recs[i];
 			uint64_t t = now;
@@ -525,7 +510,7 @@ int daemon_run(const struct daemon_cfg *c)
 		d->src[i].started = true;
 	}
 
-	uint64_t next_sum = c->summary_interval > 0 ? mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
+	uint64_t next_sum = c->summary_interval > 0 ? clock_mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
 	rc = 0;
 	bool backlog = false;
 	while (!stop_flag) {
@@ -559,7 +544,7 @@ int daemon_run(const struct daemon_cfg *c)
 		if (backlog)
 			timeout = 0;   /* drain stopped early: no wakeup is coming for what is left */
 		if (next_sum) {
-			uint64_t now = mono_ns();
+			uint64_t now = clock_mono_ns();
 			int left = now >= next_sum ? 0 : (int)((next_sum - now) / 1000000) + 1;
 			if (left < timeout)
 				timeout = left;
@@ -587,7 +572,7 @@ int daemon_run(const struct daemon_cfg *c)
 			else
 				conn_input(d, &d->conns[idx[i]]);
 		}
-		uint64_t mnow = mono_ns();
+		uint64_t mnow = clock_mono_ns();
 		for (int i = 0; i < MAX_CONNS; i++) {
 			struct conn *k = &d->conns[i];
 			if (k->fd >= 0 && k->outlen > k->outpos)
@@ -596,7 +581,7 @@ int daemon_run(const struct daemon_cfg *c)
 				conn_close(k);
 		}
 		if (next_sum && mnow >= next_sum) {
-			print_summary(d, d->record_clock ? 0 : wall_ns());
+			print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
 		}
 		if (c->exit_at_end) {
@@ -611,7 +596,7 @@ int daemon_run(const struct daemon_cfg *c)
 		}
 	}
 	if (c->summary_interval > 0 || c->exit_at_end)
-		print_summary(d, d->record_clock ? 0 : wall_ns());
+		print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 out:
 	stop_flag = 1;
 	if (d->q)

@@ -1,5 +1,6 @@
 /* nfsrdma-top's data feeds (see top_feed.h). */
 #include "src/top/top_feed.h"
+#include "src/base/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -38,22 +39,6 @@ struct top_feed {
 	struct agg *agg;
 };
 
-uint64_t top_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct top_feed *top_feed_daemon(const char *socket_path)
 {
 	struct top_feed *f = calloc(1, sizeof(*f));
@@ -62,7 +47,7 @@ struct top_feed *top_feed_daemon(const char *socket_path)
 		return NULL;
 	f->daemon = true;
 	f->fd = -1;
-	f->down_since = top_mono_ns();   /* not reached yet */
+	f->down_since = clock_mono_ns();   /* not reached yet */
 	snprintf(f->path, sizeof(f->path), "%s", socket_path);
 	snprintf(f->name, sizeof(f->name), "daemon %s", socket_path);
 	return f;
@@ -71,7 +56,7 @@ struct top_feed *top_feed_daemon(const char *socket_path)
 static void on_record(const struct nfsrdma_record *r, void *ctx)
 {
 	struct top_feed *f = ctx;
-	uint64_t t = wall_ns();
+	uint64_t t = clock_wall_ns();
 
 	if (f->record_clock)
 		t = r->t_reply_last ? r->t_reply_last : r->t_call_last;
@@ -119,7 +104,7 @@ bool top_feed_ended(const struct top_feed *f)
 void top_feed_run(struct top_feed *f, uint64_t deadline)
 {
 	if (f->daemon || top_feed_ended(f)) {
-		uint64_t now = top_mono_ns();
+		uint64_t now = clock_mono_ns();
 		if (deadline > now) {
 			struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
 					       (long)((deadline - now) % 1000000000ull) };
@@ -127,8 +112,8 @@ void top_feed_run(struct top_feed *f, uint64_t deadline)
 		}
 		return;
 	}
-	while (top_mono_ns() < deadline && !top_feed_ended(f)) {
-		uint64_t left = (deadline - top_mono_ns()) / 1000000ull;
+	while (clock_mono_ns() < deadline && !top_feed_ended(f)) {
+		uint64_t left = (deadline - clock_mono_ns()) / 1000000ull;
 		int slice = (int)(left / (f->nsrc ? f->nsrc : 1));
 		if (slice > 100)
 			slice = 100;
@@ -219,7 +204,7 @@ static int daemon_connect(struct top_feed *f, char *err, size_t errlen)
  * is found within that. */
 static int daemon_down(struct top_feed *f, int rc, char *err, size_t errlen)
 {
-	uint64_t now = top_mono_ns();
+	uint64_t now = clock_mono_ns();
 
 	snprintf(f->why, sizeof(f->why), "%s", err);
 	f->backoff_s = f->backoff_s ? f->backoff_s * 2 : 1;
@@ -238,9 +223,9 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t 
 	int rc;
 
 	if (!f->daemon)
-		return agg_snapshot(f->agg, f->record_clock ? 0 : wall_ns(), s);
+		return agg_snapshot(f->agg, f->record_clock ? 0 : clock_wall_ns(), s);
 	memset(s, 0, sizeof(*s));
-	uint64_t now = top_mono_ns();
+	uint64_t now = clock_mono_ns();
 	if (f->fd < 0 && now < f->retry_at) {
 		unsigned left = (unsigned)((f->retry_at - now + 999999999ull) / 1000000000ull);
 		snprintf(err, errlen, "cannot reach nfsrdmad at %s; retrying in %u s", f->why, left);
@@ -275,7 +260,7 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t 
 
 uint64_t top_feed_down_ns(const struct top_feed *f)
 {
-	return f->daemon && f->down_since ? top_mono_ns() - f->down_since : 0;
+	return f->daemon && f->down_since ? clock_mono_ns() - f->down_since : 0;
 }
 
 const char *top_feed_name(const struct top_feed *f)

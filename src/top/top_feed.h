@@ -35,6 +35,5 @@ uint64_t top_feed_down_ns(const struct top_feed *f);
 const char *top_feed_name(const struct top_feed *f);
 void top_feed_free(struct top_feed *f);
 
-uint64_t top_mono_ns(void);
 
 #endif

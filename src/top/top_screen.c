@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/base/clock.h"
 #include "src/base/log.h"
 
 
@@ -244,7 +245,7 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 			init_pair((short)(CP_PH0 + p), col[p], -1);
 	}
 	while (!*quit) {
-		uint64_t now = top_mono_ns();
+		uint64_t now = clock_mono_ns();
 		if (now >= next && !paused) {
 			if (have)
 				agg_snap_free(&snap);
@@ -261,7 +262,7 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
 		}
 		/* feed the standalone sources in short slices so keys stay responsive */
-		top_feed_run(f, top_mono_ns() + 50000000ull);
+		top_feed_run(f, clock_mono_ns() + 50000000ull);
 		timeout(0);
 		int ch = getch();
 		if (ch == ERR)
