@@ -9,7 +9,7 @@
 # check line their count and the records' count.
 # Closing line: "json-lines: N passed, N failed".
 set -uo pipefail
-cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
+cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}" || exit 1
 BIN=${O:-build}/bin/nfsrdma-dissect
 command -v python3 >/dev/null || { echo "json-lines: python3 missing"; echo "json-lines: 0 passed, 1 failed"; exit 1; }
 [ -x "$BIN" ] || { echo "json-lines: $BIN missing (make first)"; echo "json-lines: 0 passed, 1 failed"; exit 1; }
