@@ -159,6 +159,17 @@ static bool wanted(const struct cli *c, const struct nfsrdma_record *r)
 	return true;
 }
 
+/* With --json stdout holds JSON alone: a finding is a {"type":"finding"}
+ * line there, a "check:" line otherwise. */
+static void print_finding(struct cli *c, const struct dissect_finding *f)
+{
+	if (c->format == K_JSON)
+		out_finding_json(stdout, f);
+	else
+		out_finding(stdout, f);
+	c->findings++;
+}
+
 static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
 {
 	struct cli *c = ctx;
@@ -193,8 +204,7 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 						     r->flags & RECF_REPLY ? r->frame_reply : r->frame_call,
 						     r->t_call_first, r->finding[i].id, r->finding[i].a,
 						     r->finding[i].b };
-			out_finding(stdout, &f);
-			c->findings++;
+			print_finding(c, &f);
 		}
 	}
 }
@@ -204,10 +214,8 @@ static void on_finding(const struct dissect_finding *f, void *ctx)
 {
 	struct cli *c = ctx;
 
-	if (c->check && !f->xid && !c->has_xid && !c->op) {
-		out_finding(stdout, f);
-		c->findings++;
-	}
+	if (c->check && !f->xid && !c->has_xid && !c->op)
+		print_finding(c, f);
 }
 
 static void on_diag(const struct diag *g, void *ctx)
@@ -247,6 +255,14 @@ int main(int argc, char **argv)
 	}
 	outfile_stdout_lines(c.line_buffered);
 	char err[512];
+	/* The export is a second pass over the capture once the records are
+	 * out, so on stdout it would neither stream (as tcpdump -w - does)
+	 * nor have stdout to itself: a file name, always. */
+	if (c.pcapng_out && !strcmp(c.pcapng_out, "-")) {
+		log_error("-w -: the pcapng cannot go to stdout (it is written after the records, "
+			  "from a second read of the capture); name a file (./- for one called \"-\")");
+		return 2;
+	}
 	if (c.pcapng_out && !strcmp(c.file, "-")) {
 		log_error("-w: needs a capture file, not stdin (it is read twice)");
 		return 2;
@@ -296,13 +312,19 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		rc = 1;
 	}
-	if (rc == 0 && c.check && !c.findings && c.kept)
+	if (rc == 0 && c.check && c.format == K_JSON)
+		out_check_json(stdout, c.findings, c.kept);
+	else if (rc == 0 && c.check && !c.findings && c.kept)
 		printf("check: no findings in %llu RPCs\n", (unsigned long long)c.kept);
 	if (rc != 2) {
 		bool first_sum = true;
 		for (int i = 0; i < 3; i++) {
 			if (!c.sum[i])
 				continue;
+			if (c.format == K_JSON) {
+				summary_print_json(c.sum[i], stdout);
+				continue;
+			}
 			if (!first_sum || (!c.quiet && c.printed))
 				putchar('\n');
 			summary_print(c.sum[i], stdout);
@@ -337,7 +359,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		summary_free(c.sum[i]);
 	dissect_free(d);
-	if (fflush(stdout) == EOF && rc == 0)
-		rc = 1;
+	if (outfile_close_stdout() < 0)
+		return 1;
 	return rc == 0 && nothing ? EXIT_NOTHING_FOUND : rc;
 }

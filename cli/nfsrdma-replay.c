@@ -236,6 +236,13 @@ static int handle(int key, const char *arg, void *ctx)
 	return -EINVAL;
 }
 
+/* A run's own failure keeps its exit code; a failed write of its output
+ * makes a successful run fail (1). */
+static int close_stdout(int rc)
+{
+	return outfile_close_stdout() < 0 && rc == 0 ? 1 : rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { .r = { .speed = 1 }, .g = { .qd = 1, .vers = 3 } };
@@ -260,12 +267,12 @@ int main(int argc, char **argv)
 			log_error("--generate takes no trace file");
 			return 3;
 		}
-		return loadgen_run(&c.g, stdout);
+		return close_stdout(loadgen_run(&c.g, stdout));
 	}
 	if (first != argc - 1) {
 		log_error("one trace file expected (see --help)");
 		return 3;
 	}
 	c.r.trace = argv[first];
-	return replay_run(&c.r, stdout);
+	return close_stdout(replay_run(&c.r, stdout));
 }

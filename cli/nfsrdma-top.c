@@ -193,5 +193,7 @@ int main(int argc, char **argv)
 	top_feed_free(f);
 	for (unsigned i = 0; i < c.nspecs; i++)
 		free(c.owned[i]);
+	if (outfile_close_stdout() < 0 && rc == 0)
+		rc = 1;
 	return rc;
 }

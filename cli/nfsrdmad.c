@@ -227,5 +227,8 @@ int main(int argc, char **argv)
 		log_error("no source (--source SPEC; see --help)");
 		return 2;
 	}
-	return daemon_run(d);
+	int rc = daemon_run(d);
+	if (outfile_close_stdout() < 0 && rc == 0)
+		rc = 1;
+	return rc;
 }

@@ -1,9 +1,11 @@
 /* Output files written beside their destination and renamed into place
  * (see outfile.h for why). */
 #include "src/base/outfile.h"
+#include "src/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +121,39 @@ void outfile_stdout_lines(bool force)
 	if (force || isatty(STDOUT_FILENO) ||
 	    (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))))
 		setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* Why earlier writes to stdout failed, when the final flush had nothing
+ * left to write and so no errno to give: a pipe whose reader is gone
+ * polls POLLERR; anything else is asked with a write of nothing (a full
+ * device refuses even that). */
+static int stdout_past_error(void)
+{
+	struct stat st;
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) && poll(&p, 1, 0) == 1 &&
+	    (p.revents & POLLERR))
+		return EPIPE;
+	if (write(STDOUT_FILENO, "", 0) < 0)
+		return errno;
+	return EIO;
+}
+
+int outfile_close_stdout(void)
+{
+	int e = 0;
+	bool failed = ferror(stdout);
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno ? errno : EIO;
+	else if (failed)
+		e = stdout_past_error();
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (!e || e == EPIPE)
+		return 0;
+	log_error("stdout: %s", strerror(e));
+	return -e;
 }

@@ -45,4 +45,11 @@ int outfile_rename(const char *tmp, const char *path, char *err, size_t errlen);
  * other outputs (files) keep full buffering.  Call before any output. */
 void outfile_stdout_lines(bool force);
 
+/* The end of every tool's main (coreutils' close_stdout): flushes and
+ * closes stdout and reports a write error that stdio kept to itself (a
+ * full disk, an I/O error) as one line "stdout: REASON"; returns 0 or
+ * -errno.  A closed pipe (EPIPE: `tool | head`) is a reader that had
+ * enough, not an error: quiet, 0. */
+int outfile_close_stdout(void);
+
 #endif

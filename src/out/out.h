@@ -25,6 +25,10 @@ void out_csv_header(FILE *f);
 void out_csv(FILE *f, const struct nfsrdma_record *r);
 /* --check: one line per finding. */
 void out_finding(FILE *f, const struct dissect_finding *fd);
+/* --check --json: the same finding as a JSON object {"type":"finding"...}. */
+void out_finding_json(FILE *f, const struct dissect_finding *fd);
+/* --check --json: the closing line {"type":"check","findings":N,"rpcs":N}. */
+void out_check_json(FILE *f, unsigned long long findings, unsigned long long rpcs);
 
 /* -z summaries */
 enum summary_kind { SUM_PROC = 1, SUM_CONN, SUM_CLIENT };
@@ -32,6 +36,8 @@ struct summary;
 struct summary *summary_new(enum summary_kind kind);
 void summary_add(struct summary *s, const struct nfsrdma_record *r);
 void summary_print(const struct summary *s, FILE *f);
+/* --json: one {"type":"summary"} object per row, then {"type":"summary_total"}. */
+void summary_print_json(const struct summary *s, FILE *f);
 void summary_free(struct summary *s);
 
 #endif

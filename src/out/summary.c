@@ -183,17 +183,37 @@ static void us(FILE *f, uint64_t ns)
 	fprintf(f, " %10.1f", (double)ns / 1000.0);
 }
 
+/* The entries sorted by key (a malloc'd array the caller frees), or NULL. */
+static struct sum_ent **sorted(const struct summary *s)
+{
+	struct sum_ent **v = malloc((s->n ? s->n : 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	if (s->n)
+		memcpy(v, s->e, s->n * sizeof(*v));
+	qsort(v, s->n, sizeof(*v), cmp_key);
+	return v;
+}
+
+static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
+{
+	tot->calls += e->calls;
+	tot->replies += e->replies;
+	tot->errors += e->errors;
+	tot->noreply += e->noreply;
+	tot->bytes_inline += e->bytes_inline;
+	tot->bytes_ddp += e->bytes_ddp;
+}
+
 void summary_print(const struct summary *s, FILE *f)
 {
 	static const char *const title[] = { "", "procedure", "connection", "client" };
-	struct sum_ent **v = malloc((s->n ? s->n : 1) * sizeof(*v));
+	struct sum_ent **v = sorted(s);
 	size_t w = 24;
 
 	if (!v)
 		return;
-	if (s->n)
-		memcpy(v, s->e, s->n * sizeof(*v));
-	qsort(v, s->n, sizeof(*v), cmp_key);
 	for (size_t i = 0; i < s->n; i++)
 		if (strlen(v[i]->key) > w)
 			w = strlen(v[i]->key);
@@ -214,15 +234,47 @@ void summary_print(const struct summary *s, FILE *f)
 		us(f, e->lat.max);
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n", e->mix_inline,
 			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);
-		tot.calls += e->calls;
-		tot.replies += e->replies;
-		tot.errors += e->errors;
-		tot.noreply += e->noreply;
-		tot.bytes_inline += e->bytes_inline;
-		tot.bytes_ddp += e->bytes_ddp;
+		tot_add(&tot, e);
 	}
 	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64 " %12" PRIu64
 		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.noreply,
 		tot.bytes_inline, tot.bytes_ddp);
+	free(v);
+}
+
+static void json_counts(FILE *f, const struct sum_ent *e)
+{
+	fprintf(f, ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
+		",\"noreply\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64,
+		e->calls, e->replies, e->errors, e->noreply, e->bytes_inline, e->bytes_ddp);
+}
+
+/* The same rows as summary_print, one JSON object a line (docs/record.md,
+ * "JSON Lines: the types of line"); latencies in ns, exact as counted. */
+void summary_print_json(const struct summary *s, FILE *f)
+{
+	static const char *const by[] = { "", "proc", "conn", "client" };
+	struct sum_ent **v = sorted(s);
+	struct sum_ent tot;
+
+	if (!v)
+		return;
+	memset(&tot, 0, sizeof(tot));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sum_ent *e = v[i];
+		fprintf(f, "{\"type\":\"summary\",\"by\":\"%s\",\"key\":", by[s->kind]);
+		out_json_str(f, e->key);
+		json_counts(f, e);
+		fprintf(f, ",\"latencies\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64, e->lat.n, hist_pct(&e->lat, 0.50),
+			hist_pct(&e->lat, 0.90), hist_pct(&e->lat, 0.99), e->lat.max);
+		fprintf(f, ",\"chunks\":{\"inline\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64
+			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}}\n", e->mix_inline, e->mix_read,
+			e->mix_write, e->mix_reply, e->mix_p0);
+		tot_add(&tot, e);
+	}
+	fprintf(f, "{\"type\":\"summary_total\",\"by\":\"%s\",\"keys\":%zu", by[s->kind], s->n);
+	json_counts(f, &tot);
+	fputs("}\n", f);
 	free(v);
 }

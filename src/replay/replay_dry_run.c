@@ -7,6 +7,7 @@
 #include "dissect/nfs_status.h"
 #include "dissect/xdr.h"
 #include "src/clnt/nfs3.h"
+#include "src/out/out.h"
 
 /* "/dir/name" of a trace handle, from the names its replies gave. */
 static const char *trace_path(const struct engine *e, const struct nfs_fh *fh, char *buf, size_t len)
@@ -40,66 +41,162 @@ static const char *trace_path(const struct engine *e, const struct nfs_fh *fh, c
 	return buf;
 }
 
-/* --dry-run: what would be sent, with the trace's paths; no network. */
+/* One call as the dry run shows it, in text or JSON. */
+struct dry_call {
+	size_t n;                  /* 1-based position in the trace */
+	const struct tcall *tc;
+	bool supported, v4, mutation;
+	char ops[512];             /* NFSv4: the COMPOUND's operations, comma-separated */
+	const char *path, *to;     /* NFSv3: the handles' paths (or NULL) */
+	const char *name;          /* NFSv3: the first name argument (or NULL) */
+	const char *status;
+};
+
+static void dry_text(FILE *f, const struct dry_call *d)
+{
+	const struct tcall *tc = d->tc;
+	const char *label = replay_op_label(replay_op_index(tc));
+
+	if (!d->supported) {
+		fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4 are replayed)\n",
+			d->n, tc->xid, label);
+		return;
+	}
+	fprintf(f, "%6zu xid 0x%08x %-16s ", d->n, tc->xid, label);
+	if (d->v4)
+		fprintf(f, "[%s]", d->ops);
+	else
+		fprintf(f, "%s%s%s%s%s%s", d->path ? d->path : "", d->name ? " name \"" : "",
+			d->name ? d->name : "", d->name ? "\"" : "", d->to ? " -> " : "", d->to ? d->to : "");
+	fprintf(f, " status %s inflight %u%s%s%s\n", d->status, tc->inflight,
+		d->mutation ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
+		tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
+}
+
+static void json_key_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	out_json_str(f, v);
+}
+
+/* docs/replay.md, "--dry-run --json" */
+static void dry_json(FILE *f, const struct dry_call *d)
+{
+	const struct tcall *tc = d->tc;
+
+	fprintf(f, "{\"type\":\"call\",\"n\":%zu,\"xid\":\"0x%08x\",\"frame\":%" PRIu64, d->n, tc->xid,
+		tc->frame);
+	json_key_str(f, "op", replay_op_label(replay_op_index(tc)));
+	fprintf(f, ",\"supported\":%s", d->supported ? "true" : "false");
+	if (d->supported) {
+		if (d->v4) {
+			fputs(",\"ops\":[", f);
+			const char *p = d->ops;
+			for (bool first = true; *p; first = false) {
+				size_t len = strcspn(p, ",");
+				char op[64];
+				snprintf(op, sizeof(op), "%.*s", (int)len, p);
+				fputs(first ? "" : ",", f);
+				out_json_str(f, op);
+				p += len + (p[len] == ',');
+			}
+			fputc(']', f);
+		}
+		if (d->path)
+			json_key_str(f, "path", d->path);
+		if (d->name)
+			json_key_str(f, "name", d->name);
+		if (d->to)
+			json_key_str(f, "to", d->to);
+		json_key_str(f, "status", d->status);
+		fprintf(f, ",\"inflight\":%u,\"mutation\":%s,\"read_chunk\":%s,\"write_chunk\":%s,"
+			"\"reply_chunk\":%s", tc->inflight, d->mutation ? "true" : "false",
+			tc->has_read_chunk ? "true" : "false", tc->has_write_chunk ? "true" : "false",
+			tc->has_reply_chunk ? "true" : "false");
+	}
+	fputs("}\n", f);
+}
+
+/* --dry-run: what would be sent, with the trace's paths; no network.
+ * Text, or with --json one JSON object per line (a "trace" line, a
+ * "call" line per call, a closing "dry_run" line). */
 int replay_dry_run(struct engine *e)
 {
 	FILE *f = e->out;
+	bool json = e->o->json;
 	uint64_t n = 0, mut = 0, unsup = 0;
+	const char *export = e->t.export_path[0] ? e->t.export_path : e->v4 ? "(NFSv4 pseudo-root)" : "?";
+	const char *root = e->t.have_root ? "from MOUNT" : !e->have_troot ? "unknown" :
+			   e->v4 ? "from PUTROOTFH" : "from the first FSINFO";
 
-	fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
-		e->t.export_path[0] ? e->t.export_path : e->v4 ? "(NFSv4 pseudo-root)" : "?",
-		e->t.have_root ? "from MOUNT" : !e->have_troot ? "unknown" :
-		e->v4 ? "from PUTROOTFH" : "from the first FSINFO");
+	if (json) {
+		fputs("{\"type\":\"trace\"", f);
+		json_key_str(f, "trace", e->o->trace);
+		fprintf(f, ",\"calls\":%zu", e->t.n);
+		if (e->t.export_path[0])
+			json_key_str(f, "export", e->t.export_path);
+		else
+			fputs(",\"export\":null", f);   /* not in the trace */
+		json_key_str(f, "root", root);
+		fputs("}\n", f);
+	} else {
+		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n, export, root);
+	}
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];
+		struct dry_call d = { .n = i + 1, .tc = tc, .supported = true };
 		char path[2][512];
 		struct layout l;
 		bool v3 = (tc->prog == PROG_NFS && tc->vers == 3) || tc->prog == PROG_NFSACL;
+		d.status = !tc->replied ? "none" : tc->rpc_status ? "rpc-error" :
+			   tc->status ? nfs_stat_name(tc->status) : "OK";
 		if (tc->prog == PROG_NFS && tc->vers == 4 && (tc->proc == 0 || tc->v4known)) {
 			struct nfs4_call_info in;
 			memset(&in, 0, sizeof(in));
 			if (tc->proc == 1)
 				nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in);
-			char ops[512];
 			size_t off = 0;
-			ops[0] = 0;
-			for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS && off < sizeof(ops) - 1; k++) {
-				int w = snprintf(ops + off, sizeof(ops) - off, "%s%s", k ? "," : "",
+			for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS && off < sizeof(d.ops) - 1; k++) {
+				int w = snprintf(d.ops + off, sizeof(d.ops) - off, "%s%s", k ? "," : "",
 						 nfs4_op_name(in.op[k]));
 				if (w < 0)
 					break;
 				off += (size_t)w;
 			}
+			d.v4 = true;
+			d.mutation = in.mutates;
+		} else if (!v3) {
+			d.supported = false;
+		} else {
+			bool ok = replay_nfs3_layout(tc, &l);
+			d.mutation = tc->prog == PROG_NFSACL ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
+			if (tc->replied && !tc->rpc_status)
+				d.status = nfs_stat_name(tc->status);
+			if (ok && l.nref)
+				d.path = trace_path(e, &l.ref[0].fh, path[0], sizeof(path[0]));
+			if (ok && l.has_name)
+				d.name = l.name;
+			if (ok && l.nref > 1)
+				d.to = trace_path(e, &l.ref[1].fh, path[1], sizeof(path[1]));
+		}
+		if (d.supported) {
 			n++;
-			mut += in.mutates;
-			fprintf(f, "%6zu xid 0x%08x %-16s [%s] status %s inflight %u%s%s%s\n", i + 1, tc->xid,
-				replay_op_label(replay_op_index(tc)), ops,
-				!tc->replied ? "none" : tc->rpc_status ? "rpc-error" : tc->status ? nfs_stat_name(tc->status) : "OK",
-				tc->inflight, in.mutates ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
-				tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
-			continue;
-		}
-		if (!v3) {
+			mut += d.mutation;
+		} else {
 			unsup++;
-			fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4 are replayed)\n",
-				i + 1, tc->xid, replay_op_label(replay_op_index(tc)));
-			continue;
 		}
-		bool m = tc->prog == PROG_NFSACL ? tc->proc == 2 : nfs3_is_mutation(tc->proc);
-		mut += m;
-		n++;
-		bool ok = replay_nfs3_layout(tc, &l);
-		fprintf(f, "%6zu xid 0x%08x %-16s %s%s%s%s%s%s status %s inflight %u%s%s%s\n", i + 1,
-			tc->xid, replay_op_label(replay_op_index(tc)), ok && l.nref ? trace_path(e, &l.ref[0].fh, path[0], sizeof(path[0])) : "",
-			ok && l.has_name ? " name \"" : "", ok && l.has_name ? l.name : "",
-			ok && l.has_name ? "\"" : "",
-			ok && l.nref > 1 ? " -> " : "", ok && l.nref > 1 ? trace_path(e, &l.ref[1].fh, path[1], sizeof(path[1])) : "",
-			!tc->replied ? "none" : tc->rpc_status ? "rpc-error" : nfs_stat_name(tc->status),
-			tc->inflight, m ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
-			tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
+		if (json)
+			dry_json(f, &d);
+		else
+			dry_text(f, &d);
 	}
-	fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "
-		"(need --allow-mutations), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n",
-		n, mut, unsup, e->t.retransmits);
+	if (json)
+		fprintf(f, "{\"type\":\"dry_run\",\"replayable\":%" PRIu64 ",\"mutations\":%" PRIu64
+			",\"unsupported\":%" PRIu64 ",\"trace_retransmits\":%" PRIu64 "}\n",
+			n, mut, unsup, e->t.retransmits);
+	else
+		fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "
+			"(need --allow-mutations), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n",
+			n, mut, unsup, e->t.retransmits);
 	return 0;
 }

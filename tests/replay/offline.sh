@@ -6,6 +6,9 @@
 #    header (a capture that starts mid-connection) the extra XIDs must
 #    still be RPC-over-RDMA messages tshark saw; a capture with no such
 #    call is refused with exit 3;
+#  - --dry-run --json is JSON Lines (docs/replay.md): a "trace" line, one
+#    "call" line per call of the text listing (same XIDs, same order, same
+#    MUTATION marks) and a "dry_run" line with the text's totals;
 #  - bad arguments (replay and --generate): exit 3 and one line on stderr naming what is wrong,
 #    nothing sent (no --target given, or a target no one listens on);
 #  - --help lists the options from the option table.
@@ -38,6 +41,33 @@ for cap in tests/captures/*.pcap; do
             bad "$n: no RPC call over RDMA (tshark), yet exit $rc: $(head -c 200 "$tmp/err")"
         fi
         continue
+    fi
+    "$R" --dry-run --json "$cap" >"$tmp/dry.json" 2>/dev/null
+    if why=$(python3 - "$tmp/dry" "$tmp/dry.json" 2>/dev/null <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read().splitlines()
+objs = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]   # raises on a line that is not JSON
+calls = [o for o in objs if o.get("type") == "call"]
+want = [(m.group(1), "MUTATION" in l) for l in text for m in [re.match(r" *[0-9]+ xid (0x[0-9a-f]{8}) ", l)] if m]
+got = [(o["xid"], o.get("mutation", False)) for o in calls]
+tot = re.search(r"dry run: (\d+) replayable calls, (\d+) of them change state.*?, (\d+) unsupported, (\d+) trace retransmits", text[-1])
+end = objs[-1]
+problems = []
+if [o["type"] for o in objs] != ["trace"] + ["call"] * len(calls) + ["dry_run"]:
+    problems.append("line types %s" % sorted(set(o.get("type") for o in objs)))
+if objs[0].get("calls") != len(calls):
+    problems.append("trace.calls %s, %d call lines" % (objs[0].get("calls"), len(calls)))
+if got != want:
+    problems.append("calls differ from the text listing (%d vs %d)" % (len(got), len(want)))
+if not tot or [end.get(k) for k in ("replayable", "mutations", "unsupported", "trace_retransmits")] != [int(x) for x in tot.groups()]:
+    problems.append("totals %r vs %r" % (end, text[-1]))
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
+PY
+    ); then
+        ok "$n: --dry-run --json: $(($(wc -l <"$tmp/dry.json") - 2)) call lines, the text listing's calls and totals"
+    else
+        bad "$n: --dry-run --json: ${why:-not JSON Lines}"
     fi
     missing=$(comm -13 "$tmp/dry.x" "$tmp/ts.x" | head -3 | tr '\n' ' ')
     extra=$(comm -23 "$tmp/dry.x" "$tmp/ts.x")
