@@ -122,7 +122,8 @@ static int run_batch(struct cli *c, struct top_feed *f)
 	 * in the ncurses view): batch mode stops at the next snapshot */
 	uint64_t timeout_ns = (uint64_t)(c->connect_timeout * 1e9);
 
-	while (!quit_flag && (!c->iterations || ok < c->iterations)) {
+	/* ferror: the reader of stdout is gone (| head) or it is full */
+	while (!quit_flag && !ferror(stdout) && (!c->iterations || ok < c->iterations)) {
 		uint64_t now = clock_mono_ns(), down = top_feed_down_ns(f);
 		uint64_t deadline = now + (uint64_t)(c->delay * 1e9);
 		if (timeout_ns && down && down < timeout_ns && now + (timeout_ns - down) < deadline)
