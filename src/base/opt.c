@@ -70,7 +70,7 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 	lopts[n] = (struct option){ "help", no_argument, NULL, OPT_KEY_HELP };
 	lopts[n + 1] = (struct option){ "version", no_argument, NULL, OPT_KEY_VERSION };
 
-	optind = 1;
+	optind = 0;   /* 0, not 1: glibc then resets its state too (a second parse in one process) */
 	opterr = 0;
 	for (;;) {
 		int c = getopt_long(argc, argv, sopts, lopts, NULL);
