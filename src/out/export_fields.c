@@ -126,7 +126,9 @@ static const struct field fields[] = {
 	{ "rpc.auth.uid", "AUTH_SYS uid", f_uid, false },
 	{ "rpc.auth.gid", "AUTH_SYS gid", f_gid, false },
 	{ "rpc.state_accept", "accept_stat of the reply", f_accept, false },
-	{ "rpc.time", "call to reply, seconds", f_rpctime, true },
+	/* not Wireshark's rpc.time: that one starts where the call is complete
+	 * (after the RDMA READ of its arguments), this one at its first packet */
+	{ "nfsrdma.latency.total", "first call packet to last reply packet (the sum of the phases), seconds", f_rpctime, true },
 	{ "nfs.opcode", "NFSv4 COMPOUND operation numbers, comma-joined", f_opcode, true },
 	{ "nfs.status", "NFS status of the reply", f_status, true },
 	{ "nfs.minorversion", "NFSv4 minor version", f_minor, false },

@@ -1,6 +1,6 @@
 /* Field export (--fields): one CSV or TSV row per RPC, columns named with
  * Wireshark's display-filter field names where one exists with the same
- * meaning (rpcordma.xid, rpc.procedure, nfs.opcode, rpc.time...), and
+ * meaning (rpcordma.xid, rpc.procedure, nfs.opcode...), and
  * nfsrdma.* names for what Wireshark has no field for (the latency split,
  * chunk mix, DDP bytes).  Values print as `tshark -T fields` prints them
  * (hex XIDs, epoch seconds, comma-joined repeated fields), so the two
