@@ -143,17 +143,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 				addch(' ');
 			attroff(A_REVERSE);
 			const struct agg_slow *o[AGG_SLOW_MAX];
-			size_t k = 0;
-			for (size_t i = 0; i < s->nslow; i++)
-				if (!v->filter[0] || strcasestr(s->slow[i].op, v->filter) ||
-				    strcasestr(s->slow[i].client, v->filter) || strcasestr(s->slow[i].server, v->filter))
-					o[k++] = &s->slow[i];
-			for (size_t i = 1; i < k; i++)
-				for (size_t j = i; j > 0 && o[j]->total > o[j - 1]->total; j--) {
-					const struct agg_slow *tmp = o[j];
-					o[j] = o[j - 1];
-					o[j - 1] = tmp;
-				}
+			size_t k = top_view_slow(s, v, o);
 			for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
 				int len = snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s ", o[i]->xid,
 						   o[i]->conn, o[i]->op, o[i]->client,

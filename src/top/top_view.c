@@ -84,6 +84,24 @@ static void phase_names(FILE *f)
 		fprintf(f, "%s%s", p ? "/" : "", rec_phase_name(p));
 }
 
+size_t top_view_slow(const struct agg_snap *s, const struct top_view *v, const struct agg_slow *o[AGG_SLOW_MAX])
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nslow && k < AGG_SLOW_MAX; i++)
+		if (!v->filter[0] || strcasestr(s->slow[i].op, v->filter) ||
+		    strcasestr(s->slow[i].client, v->filter) || strcasestr(s->slow[i].server, v->filter))
+			o[k++] = &s->slow[i];
+	/* slowest first (at most AGG_SLOW_MAX: insertion sort) */
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && o[j]->total > o[j - 1]->total; j--) {
+			const struct agg_slow *t = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = t;
+		}
+	return k;
+}
+
 void top_split_bar(const struct agg_row *r, char *buf, size_t width)
 {
 	uint64_t sum = 0;
@@ -195,17 +213,8 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 			"client", "total_us");
 		phase_names(f);
 		fputs(" us\n", f);
-		/* slowest first */
 		const struct agg_slow *o[AGG_SLOW_MAX];
-		size_t k = 0;
-		for (size_t i = 0; i < s->nslow; i++)
-			o[k++] = &s->slow[i];
-		for (size_t i = 1; i < k; i++)
-			for (size_t j = i; j > 0 && o[j]->total > o[j - 1]->total; j--) {
-				const struct agg_slow *t = o[j];
-				o[j] = o[j - 1];
-				o[j - 1] = t;
-			}
+		size_t k = top_view_slow(s, v, o);
 		for (size_t i = 0; i < k; i++)
 		{
 			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f ", o[i]->xid, o[i]->conn, o[i]->op, o[i]->client,
@@ -250,14 +259,22 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
 		fprintf(f, "},\"credits\":%u}", r->credits);
 	}
+	/* slowest first, filtered like the rows, with the split (as in -b text) */
+	const struct agg_slow *o[AGG_SLOW_MAX];
+	size_t k = top_view_slow(s, v, o);
 	fputs("],\"slow\":[", f);
-	for (size_t i = 0; i < s->nslow; i++) {
-		const struct agg_slow *w = &s->slow[i];
+	for (size_t i = 0; i < k; i++) {
+		const struct agg_slow *w = o[i];
 		fprintf(f, "%s{\"xid\":\"0x%08x\",\"conn\":%u,\"op\":", i ? "," : "", w->xid, w->conn);
 		out_json_str(f, w->op);
 		fputs(",\"client\":", f);
 		out_json_str(f, w->client);
-		fprintf(f, ",\"total_ns\":%" PRIu64 "}", w->total);
+		fputs(",\"server\":", f);
+		out_json_str(f, w->server);
+		fprintf(f, ",\"total_ns\":%" PRIu64 ",\"split_ns\":{", w->total);
+		for (int p = 0; p < PH_N; p++)
+			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
+		fputs("}}", f);
 	}
 	fputs("]}\n", f);
 	free(rows);

@@ -28,6 +28,9 @@ int top_sort_parse(const char *s);
 size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out);
 /* Latency split as a bar of `width` characters: c call, R RDMA READ,
  * s server, W RDMA WRITE, r reply (the phase's share of the mean). */
+/* The slowest recent RPCs the view's filter keeps, slowest first, into o;
+ * returns how many. */
+size_t top_view_slow(const struct agg_snap *s, const struct top_view *v, const struct agg_slow *o[AGG_SLOW_MAX]);
 /* One letter per phase (rec_phase order) in the split bar. */
 extern const char top_phase_sym[PH_N];
 void top_split_bar(const struct agg_row *r, char *buf, size_t width);

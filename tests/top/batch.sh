@@ -91,4 +91,16 @@ wait "$tpid"; rc=$?
 n=$(records "$TMP/l.txt")
 check "daemon appearing 1.5 s late: reconnects, exit 0, one daemon snapshot of every RPC, no error (exit $rc, $n of $total)" \
 	bash -c "[ $rc = 0 ] && [ $(snaps "$TMP/l.txt") = 1 ] && grep -q 'feed: daemon ' '$TMP/l.txt' && [ $n = $total ] && [ ! -s '$TMP/l.err' ]"
+# --json: the slowest RPCs slowest first, each with its split, which adds
+# up to its total; --filter applies to them as to the rows
+"$TOP" -b -n 1 --json --filter READ -r "$SRC/tests/captures/smoke.pcap" >"$TMP/slow.json" 2>/dev/null
+check "--json slow list: slowest first, split adds up, filter applied" python3 - "$TMP/slow.json" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).read())["slow"]
+tot = [x["total_ns"] for x in s]
+ok = len(s) > 0 and tot == sorted(tot, reverse=True)
+ok = ok and all(sum(x["split_ns"].values()) == x["total_ns"] for x in s)
+ok = ok and all("READ" in x["op"].upper() or "READ" in x["client"] for x in s)
+print(len(s), tot[:3]); sys.exit(0 if ok else 1)
+PY
 finish $NAME
