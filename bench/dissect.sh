@@ -17,7 +17,8 @@
 # XIDs with time going backwards), and `nfsrdma-dissect --json big.pcap
 # >/dev/null` timed in turns with `dd if=big.pcap of=/dev/null bs=1M`,
 # page cache warm: wall-clock medians and the rate ratio (target >= 80 %).
-# DISSECT_DD_MB sets the size (default 400; 0 skips it).
+# DISSECT_DD_MB sets the size (default 400; 0 skips it).  Then the same
+# capture gzip'd and zstd'd, read directly, beside zcat / zstdcat of it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -153,5 +154,25 @@ print("vs dd: %.0f MB, %d frames (parallel.pcap x %d passes), page cache warm, w
 print("  dd bs=1M                      %7.3f s  %8.1f MB/s" % (mdd, size / mdd))
 print("  nfsrdma-dissect --json        %7.3f s  %8.1f MB/s" % (mdis, size / mdis))
 print("  dissect / dd rate             %7.1f %%  (target >= 80 %%)  %s" % (100 * ratio, "met" if ratio >= 0.8 else "NOT met"))
+PY
+	# Compressed (issue 16): the same capture gzip'd and zstd'd, read
+	# directly, in turns with the decompressor alone (zcat, zstdcat).
+	gzip -1 -c "$TMP/dd.pcap" >"$TMP/dd.pcap.gz" && zstd -q -c "$TMP/dd.pcap" >"$TMP/dd.pcap.zst" && rm -f "$TMP/dd.pcap" &&
+	python3 - "$TMP/dd.pcap" "$BIN" <<'PY'
+import os, statistics, subprocess, sys, time
+cap, binp = sys.argv[1], sys.argv[2]
+def wall(argv):
+    t0 = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        subprocess.run(argv, stdout=null, stderr=null)
+    return time.monotonic() - t0
+print("compressed, the same capture: wall-clock medians of 5, in turns with the decompressor alone")
+for ext, cat in (("gz", "zcat"), ("zst", "zstdcat")):
+    f = cap + "." + ext
+    wall([cat, f]); wall([binp, "--json", f])
+    runs = [(wall([cat, f]), wall([binp, "--json", f])) for _ in range(5)]
+    mc, md = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+    print("  %-4s %5.0f MB  %-8s %7.3f s   nfsrdma-dissect --json %7.3f s   dissect / %s rate %5.1f %%" %
+          (ext, os.path.getsize(f) / 1048576.0, cat, mc, md, cat, 100 * statistics.median(r[0] / r[1] for r in runs)))
 PY
 fi

@@ -191,6 +191,11 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	rc = c.batch ? run_batch(&c, f) : top_screen_run(&c.v, f, c.delay, &quit_flag);
+	/* a capture cut short: what it held was shown; now where it ends */
+	if (top_feed_error(f)) {
+		log_error("%s", top_feed_error(f));
+		rc = 1;
+	}
 	top_feed_free(f);
 	for (unsigned i = 0; i < c.nspecs; i++)
 		free(c.owned[i]);

@@ -1,4 +1,5 @@
-/* Capture sources: a pcap/pcapng file (or "-" for stdin) through libpcap. */
+/* Capture sources: a pcap/pcapng file (or "-" for stdin), plain or
+ * compressed with gzip, zstd or xz, through libpcap. */
 #ifndef NFSRDMA_PCAP_SOURCE_H
 #define NFSRDMA_PCAP_SOURCE_H
 
@@ -8,12 +9,16 @@
 struct pcap_source;
 
 /* Returns 0 or a negative errno; on failure errbuf holds one line naming
- * the file and the reason. */
+ * the file and the reason (for a format we do not read, such as bzip2,
+ * what it is and the command that makes a capture of it). */
 int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen);
 int pcap_source_linktype(const struct pcap_source *s);
 const char *pcap_source_path(const struct pcap_source *s);
-/* 1: a packet (valid until the next call); 0: end of capture; negative
- * errno: read error (message in errbuf, e.g. a truncated record). */
+/* 1: a packet (valid until the next call); 0: end of capture; -EIO: the
+ * capture could not be read to its end, errbuf says where: "FILE: frame
+ * N, offset O: capture truncated in the middle of a packet record (N
+ * bytes of M)" (O in the decompressed bytes), or the compressed data is
+ * damaged or cut short. */
 int pcap_source_next(struct pcap_source *s, uint64_t *ts_ns, const uint8_t **data,
 		     size_t *caplen, size_t *wirelen, char *errbuf, size_t errlen);
 void pcap_source_close(struct pcap_source *s);

@@ -3,12 +3,12 @@
  * A classic pcap that is a regular file is mapped whole and its records
  * handed to the feed straight from the mapping: no read(2) copies, no
  * per-record library calls, and the pages are the page cache's, so the
- * resident set does not count them against us.  pcapng, stdin and
- * anything unusual go through libpcap (pcap/capfile.c, which reads in
- * large blocks).  When this reader meets a record it would have to
- * interpret (cut short, longer than the snapshot length), it hands over
- * to libpcap at that record, so damaged files end exactly as libpcap
- * says. */
+ * resident set does not count them against us.  pcapng, stdin,
+ * compressed files and anything unusual go through libpcap
+ * (pcap/capfile.c, which reads in large blocks).  When this reader meets
+ * a record it would have to interpret (cut short, longer than the
+ * snapshot length), it hands over to that reader at that record, so a
+ * damaged file ends with the same message (frame, offset) either way. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

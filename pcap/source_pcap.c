@@ -51,6 +51,7 @@ struct psrc {
 	uint64_t base_wall, base_ts;
 	bool eof, flushed;
 	int delivered;
+	int fail;                  /* the read error that ended a file (message in err) */
 	struct source_stats st;
 	uint64_t pcap_drops;
 	char err[256];
@@ -221,15 +222,19 @@ static int file_poll(struct source *src, int timeout_ms)
 	if (s->eof) {
 		if (!s->flushed)
 			finish(s);
-		return s->delivered ? s->delivered : -ENODATA;
+		return s->delivered ? s->delivered : s->fail ? s->fail : -ENODATA;
 	}
 	for (;;) {
 		if (!s->pending) {
 			int rc = pcap_source_next(s->file, &s->p_ts, &s->p_data, &s->p_cap, &s->p_wire,
 						  s->err, sizeof(s->err));
 			if (rc <= 0) {
-				if (rc < 0)
-					s->st.errors++;   /* truncated file: keep what we have */
+				/* truncated file: the records so far go out, the
+				 * error comes with the next poll */
+				if (rc < 0) {
+					s->st.errors++;
+					s->fail = rc;
+				}
 				s->eof = true;
 				finish(s);
 				return s->delivered ? s->delivered : (rc < 0 ? rc : -ENODATA);
@@ -435,6 +440,13 @@ int source_pcap_linktype(const struct source *src)
 const char *source_pcap_name(const struct source *src)
 {
 	return source_is_pcap(src) ? ((const struct psrc *)src)->name : "";
+}
+
+const char *source_pcap_error(const struct source *src)
+{
+	const struct psrc *s = (const struct psrc *)src;
+
+	return source_is_pcap(src) && s->fail && s->err[0] ? s->err : NULL;
 }
 
 bool source_pcap_flat_out(const struct source *src)

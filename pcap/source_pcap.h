@@ -39,6 +39,9 @@ typedef void (*source_pcap_note_fn)(void *ctx, const struct dissect_frame_note *
 int source_pcap_set_frame_note(struct source *s, source_pcap_note_fn fn, void *ctx);
 /* Name of what is read ("capture.pcap", "eth0"). */
 const char *source_pcap_name(const struct source *s);
+/* The one-line reason a capture file ended before its end (a record cut
+ * short: "FILE: frame N, offset O: ..."), or NULL. */
+const char *source_pcap_error(const struct source *s);
 /* True for a capture file read flat out (record time is the only clock). */
 bool source_pcap_flat_out(const struct source *s);
 

@@ -126,7 +126,11 @@ static void *src_main(void *arg)
 			break;
 		if (rc < 0 && rc != -EINTR && rc != -EAGAIN) {
 			t->last_err = rc;
-			log_error("source %s: %s", t->spec, strerror(-rc));
+			/* a capture file cut short names the frame and offset */
+			if (source_pcap_error(t->s))
+				log_error("%s", source_pcap_error(t->s));
+			else
+				log_error("source %s: %s", t->spec, strerror(-rc));
 			break;
 		}
 	}
@@ -603,6 +607,10 @@ int daemon_run(const struct daemon_cfg *c)
 	}
 	if (c->summary_interval > 0 || c->exit_at_end)
 		print_summary(d, d->record_clock ? 0 : clock_wall_ns());
+	/* --exit-at-end: a source that could not be read to its end is an error */
+	for (unsigned i = 0; c->exit_at_end && rc == 0 && i < d->nsrc; i++)
+		if (d->src[i].last_err)
+			rc = 1;
 out:
 	stop_flag = 1;
 	if (d->q)

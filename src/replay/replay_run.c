@@ -288,19 +288,27 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	char err[512];
+	char err[512], cut[512] = "";
 	int ret, rc = 3;
 
 	if (!e)
 		return 3;
 	e->o = o;
 	e->out = out;
-	if ((ret = trace_load(&e->t, o->trace, err, sizeof(err))) < 0) {
+	/* A trace cut short mid-record: its calls so far are replayed (or
+	 * listed), then where it ends is said, and the status is 1. */
+	ret = trace_load(&e->t, o->trace, err, sizeof(err));
+	if (ret == -EIO) {
+		snprintf(cut, sizeof(cut), "%s", err);
+		ret = 0;
+	}
+	if (ret < 0) {
 		log_error("%s", err);
 		goto out;
 	}
 	if (!e->t.n) {
-		log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
+		if (!cut[0])
+			log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
 		goto out;
 	}
 	if (o->disconnect) {
@@ -428,6 +436,12 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
 	replay_report(e, secs, rc);
 out:
+	if (cut[0]) {
+		fflush(out);
+		log_error("%s", cut);
+		if (rc == 0 || !e->t.n)
+			rc = 1;
+	}
 	if (e->rc) {
 		for (uint32_t k = 0; k < e->nrc; k++) {
 			free(e->rc[k].buf);

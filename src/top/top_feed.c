@@ -101,6 +101,14 @@ bool top_feed_ended(const struct top_feed *f)
 	return true;
 }
 
+const char *top_feed_error(const struct top_feed *f)
+{
+	for (unsigned i = 0; !f->daemon && i < f->nsrc; i++)
+		if (source_pcap_error(f->src[i]))
+			return source_pcap_error(f->src[i]);
+	return NULL;
+}
+
 void top_feed_run(struct top_feed *f, uint64_t deadline)
 {
 	if (f->daemon || top_feed_ended(f)) {

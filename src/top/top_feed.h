@@ -22,6 +22,9 @@ int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigne
 void top_feed_run(struct top_feed *f, uint64_t deadline_ns);
 /* True once every standalone source has ended (never in daemon mode). */
 bool top_feed_ended(const struct top_feed *f);
+/* Why a capture file ended before its end ("FILE: frame N, offset O:
+ * ..."), or NULL. */
+const char *top_feed_error(const struct top_feed *f);
 /* Fills s (agg_snap_free it).  0, or -errno with the reason in err (the
  * daemon is not there, spoke another protocol version...), which says
  * when the next try is: after a failure the daemon is tried again after

@@ -1,0 +1,29 @@
+/* The bytes of a capture file as a stdio stream: a plain file as it is,
+ * stdin, or a gzip, zstd or xz file decompressed on the fly (told by its
+ * first bytes, not its name), in bounded memory.  libpcap reads the
+ * stream; pcap/capfile.c asks it where the bytes ended and why. */
+#ifndef NFSRDMA_CAPSTREAM_H
+#define NFSRDMA_CAPSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct capstream;
+
+/* Opens path ("-": stdin) for reading; name is what messages call it.
+ * Returns 0 and *fp (fclose it, then capstream_free) or a negative errno
+ * with one line in err: the system's reason, or for a format that cannot
+ * be read (bzip2, lz4, a tar or zip archive, a snoop capture) what it
+ * looks like and what to do. */
+int capstream_open(struct capstream **cs, FILE **fp, const char *path, const char *name,
+		   char *err, size_t errlen);
+/* "gzip", "zstd", "xz", or NULL when the bytes are read as they are. */
+const char *capstream_codec(const struct capstream *cs);
+/* Why the decompressed bytes stopped early, or NULL: damaged compressed
+ * data, or a compressed file that ends before its end marker. */
+const char *capstream_problem(const struct capstream *cs);
+void capstream_free(struct capstream *cs);
+
+#endif
