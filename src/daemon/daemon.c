@@ -561,12 +561,10 @@ int daemon_run(const struct daemon_cfg *c)
 		}
 		rec_queue_ack(d->q);
 		backlog = drain(d) >= DRAIN_MAX;
-		if (d->c->json && ferror(stdout)) {
-			/* the JSON's reader is gone (| head) or the disk is full:
-			 * stop, as a tool in a pipeline does; the end says why */
-			rc = 1;
-			break;
-		}
+		if (d->c->json && ferror(stdout))
+			break;   /* the JSON's reader is gone (| head) or the disk is full:
+				  * stop, as a tool in a pipeline does; main's check of
+				  * stdout says which (quiet for a closed pipe) */
 		update_external(d);
 		for (int i = 0; n > 0 && i < np; i++) {
 			if (!p[i].revents)
