@@ -405,6 +405,13 @@ void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event
 	}
 	struct nfsrdma_record *r = &x->rec;
 	dx_note_attach(d, x, ev, DFR_REPLY);
+	/* A connection's first call goes out before the callee has sent a
+	 * packet of its own (the CM MADs travel on QP1 from another port):
+	 * its reply shows the port, and the QPN when nothing told it before. */
+	if (!r->callee.port)
+		r->callee.port = c->side[ev->dir].udp_sport;
+	if (!r->callee.qpn && c->side[ev->dir].qpn_known)
+		r->callee.qpn = c->side[ev->dir].qpn;
 	r->flags |= RECF_REPLY;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;

@@ -569,8 +569,40 @@ static void test_v2(void)
 	dissect_free(d);
 }
 
+/* A connection's first call leaves before the callee sent anything on
+ * it (its UDP source port unknown then); the reply shows the port, and
+ * the record must carry it like every later one. */
+static void test_callee_port_from_reply(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect *d = mk();
+
+	tb_conn(&c, 1);
+	c.side[0].udp_sport = 56371;
+	c.side[1].udp_sport = 0;   /* the callee has not sent yet */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x21, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x21, 100003, 3, 0);
+	struct rdma_event ev = tb_send(&c, 0, 1000, 1, &x);
+	dissect_event(&ev, d);
+	c.side[1].udp_sport = 51234;   /* what the transport learns from the reply packet */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x21, 64, 0);
+	xb_no_chunks(&x);
+	xb_rpc_reply_ok(&x, 0x21);
+	ev = tb_send(&c, 1, 2000, 2, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(nrec, 1);
+	CHECK_EQ_U64(recs[0].caller.port, 56371);
+	CHECK_EQ_U64(recs[0].callee.port, 51234);
+	dissect_free(d);
+}
+
 int main(void)
 {
+	test_callee_port_from_reply();
 	test_v2();
 	test_getattr();
 	test_read_write_chunk();
