@@ -651,8 +651,68 @@ static void test_unknown_version(void)
 	dissect_free(d);
 }
 
+/* The snap length cut a call inside its RPC header, then a call and a
+ * reply inside their RPC-over-RDMA headers: counted for the one note at
+ * the end, not one diagnostic each; the same cut without the snap length
+ * (the message really is that short) stays a diagnostic. */
+static void test_snap_cut(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect *d = mk();
+	char note[256];
+
+	tb_conn(&c, 1);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x41, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x41, 100003, 3, 17);
+	xb_fh(&x, 3);
+	struct rdma_event ev = tb_send(&c, 0, 1000, 1, &x);
+	ev.data_len = 28 + 20;   /* header, then the RPC call up to vers */
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x41, 64, 0);
+	xb_no_chunks(&x);
+	xb_rpc_reply_ok(&x, 0x41);
+	ev = tb_send(&c, 1, 2000, 2, &x);
+	ev.data_len = 20;        /* inside the chunk lists */
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x42, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x42, 100003, 3, 1);
+	ev = tb_send(&c, 0, 3000, 3, &x);
+	ev.data_len = 20;
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(ndiag, 0);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_calls, 2);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_replies, 1);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_kept, 48);
+	CHECK(dissect_snap_note(dissect_stats(d), note, sizeof(note)), "a note");
+	CHECK(strstr(note, "2 calls and 1 replies could not be named") != NULL, "note: %s", note);
+	/* a message that short on the wire: the diagnostic as before */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x43, 128, 0);
+	xb_u32(&x, 0);
+	ev = tb_send(&c, 0, 4000, 4, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(ndiag, 1);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_calls, 2);
+	dissect_flush(d);
+	dissect_free(d);
+
+	d = mk();
+	CHECK(!dissect_snap_note(dissect_stats(d), note, sizeof(note)) && !note[0], "no cut, no note");
+	dissect_free(d);
+}
+
 int main(void)
 {
+	test_snap_cut();
 	test_callee_port_from_reply();
 	test_unknown_version();
 	test_v2();
