@@ -354,6 +354,9 @@ int main(int argc, char **argv)
 	}
 	fields_close(c.fw);
 	plot_free(c.plot);
+	char snap[256];
+	if (dissect_snap_note(dissect_stats(d), snap, sizeof(snap)))
+		log_warn("%s: %s", c.file, snap);
 	if (c.stats)
 		run_report_stats(stderr, dissect_stats(d), dissect_transport_stats(d));
 	for (int i = 0; i < 3; i++)

@@ -82,6 +82,34 @@ void dx_diag_cur(struct dissect *d, uint64_t frame, size_t base, const struct cu
 	dx_diag(d, frame, base + c->err_off, layer, c->err, msg);
 }
 
+bool dx_snap_cut(struct dissect *d, const struct cursor *c, bool is_reply)
+{
+	if (!d->ev_cut || c->err != CUR_TRUNCATED)
+		return false;
+	if (is_reply)
+		d->st.snap_cut_replies++;
+	else
+		d->st.snap_cut_calls++;
+	if (d->ev_kept > d->st.snap_cut_kept)
+		d->st.snap_cut_kept = d->ev_kept;
+	return true;
+}
+
+bool dissect_snap_note(const struct dissect_stats *st, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	if (!st->snap_cut_calls && !st->snap_cut_replies)
+		return false;
+	/* 512: RPC-over-RDMA header with a few chunk segments, the RPC
+	 * header with an AUTH_SYS credential and the start of the arguments */
+	snprintf(buf, len, "capture snap length cuts RPC-over-RDMA/RPC headers (messages kept to "
+		 "%llu bytes): %llu calls and %llu replies could not be named; capture with -s 0 "
+		 "(or at least 512)", (unsigned long long)st->snap_cut_kept,
+		 (unsigned long long)st->snap_cut_calls, (unsigned long long)st->snap_cut_replies);
+	return true;
+}
+
 void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
 		uint64_t ts, unsigned id, uint32_t a, uint64_t b)
 {
@@ -268,6 +296,70 @@ const char *dissect_addr_str(const struct rec_endpoint *e, char *buf, size_t len
 	return buf;
 }
 
+static void remember_unreadable(struct uconn *u, const struct rdma_event *ev, uint32_t xid)
+{
+	struct unknown_call *k = &u->unknown[u->unknown_next++ % 8];
+
+	*k = (struct unknown_call){ .ts = ev->ts_first_ns, .xid = xid, .dir = (uint8_t)ev->dir, .used = 1 };
+}
+
+/* A SEND on an RPC-over-RDMA connection whose version word is neither 1
+ * nor 2: nothing past it can be read (RFC 8166 §4.2: the version decides
+ * the layout), so say which frame and remember the xid (the first word in
+ * both versions), to keep the reply that follows from being blamed on the
+ * peer. */
+static void on_unknown_version(struct dissect *d, struct uconn *u, const struct rdma_event *ev,
+			       uint32_t vers)
+{
+	char msg[96];
+	struct cursor c = cur_make(ev->data, ev->data_len);
+	uint32_t xid = cur_be32(&c, "rpcrdma xid");
+
+	d->st.bad_rpcrdma++;
+	snprintf(msg, sizeof(msg), "unknown RPC-over-RDMA version %u (this decoder knows 1 and 2)", vers);
+	dx_diag(d, ev->frame_first, 4, "rpcrdma", CUR_INVALID, msg);
+	remember_unreadable(u, ev, xid);
+}
+
+static bool unknown_live(const struct dissect *d, const struct unknown_call *k, uint64_t now)
+{
+	return k->used && (now <= k->ts || now - k->ts <= d->opts.timeout_ns);
+}
+
+bool dx_unknown_call_answered(const struct dissect *d, struct uconn *u, int dir, uint32_t xid,
+			      uint64_t now)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		struct unknown_call *k = &u->unknown[i];
+		if (unknown_live(d, k, now) && k->dir == dir && k->xid == xid) {
+			k->used = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if (unknown_live(d, &u->unknown[i], now))
+			return true;
+	return false;
+}
+
+/* A SEND whose header could not be read: a reply if a call of its xid
+ * (the first word in every version) is waiting for one, or if it comes
+ * from the side that did not open the connection (side 0 did). */
+static bool answers_call(struct dissect *d, const struct rdma_event *ev)
+{
+	struct cursor c = cur_make(ev->data, ev->data_len);
+	uint32_t xid = cur_be32(&c, "rpcrdma xid");
+
+	if (cur_ok(&c) && xid_find(&d->xids, ev->conn->id, ev->dir ^ 1, xid))
+		return true;
+	return ev->conn->client_known && ev->dir == 1;
+}
+
 static void on_send(struct dissect *d, const struct rdma_event *ev)
 {
 	struct uconn *u = uconn_get(d, ev->conn);
@@ -283,12 +375,15 @@ static void on_send(struct dissect *d, const struct rdma_event *ev)
 		dx_evict(d);
 		return;
 	}
-	if (vers != 1) {
-		d->st.not_rpcrdma++;
-		return;
-	}
 	if (ev->conn->cm_params[0] || ev->conn->cm_params[1])
 		u->is_rpcrdma = true;
+	if (vers != 1) {
+		if (u->is_rpcrdma && ev->data_len >= 8)
+			on_unknown_version(d, u, ev, vers);
+		else
+			d->st.not_rpcrdma++;
+		return;
+	}
 	struct cursor c = cur_make(ev->data, ev->data_len);
 	if (rpcrdma_decode(h, &c)) {
 		if (!u->is_rpcrdma) {
@@ -296,7 +391,11 @@ static void on_send(struct dissect *d, const struct rdma_event *ev)
 			return;
 		}
 		d->st.bad_rpcrdma++;
-		dx_diag_cur(d, ev->frame_first, 0, &c, "rpcrdma");
+		bool reply = answers_call(d, ev);
+		if (!dx_snap_cut(d, &c, reply))
+			dx_diag_cur(d, ev->frame_first, 0, &c, "rpcrdma");
+		else if (!reply)   /* a call whose chunks are unknown, like an unknown version */
+			remember_unreadable(u, ev, h->xid);
 		return;
 	}
 	d->st.rpcrdma_v1++;
@@ -321,8 +420,10 @@ static void on_send(struct dissect *d, const struct rdma_event *ev)
 			cur_fail(&rc, ev->data_len - h->body_off < 8 ? CUR_TRUNCATED : CUR_INVALID,
 				 "rpc msg_type");
 			rc.err_off = h->body_off + 4;
-			dx_diag_cur(d, ev->frame_first, 0, &rc, "rpc");
-			d->st.decode_errors++;
+			if (!dx_snap_cut(d, &rc, pending != NULL)) {
+				dx_diag_cur(d, ev->frame_first, 0, &rc, "rpc");
+				d->st.decode_errors++;
+			}
 		}
 		break;
 	}
@@ -362,6 +463,8 @@ static void on_rdma(struct dissect *d, const struct rdma_event *ev)
 		if (!u->is_rpcrdma)
 			return;   /* plain RDMA traffic (perftest ...) */
 		d->st.rdma_unmatched++;
+		if (dx_unknown_call_pending(d, u, ev->ts_first_ns))
+			return;   /* likely that call's chunks: its header was not readable */
 		dx_finding(d, ev->conn->id, 0, ev->frame_first, ev->ts_first_ns, FND_RDMA_UNMATCHED,
 			ev->rkey, ev->va);
 		return;
@@ -385,6 +488,8 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 
 	d->st.events++;
 	d->noted = false;
+	d->ev_cut = (ev->flags & RDMA_EVF_TRUNC_DATA) && ev->data_len < ev->msg_len;
+	d->ev_kept = ev->data_len;
 	switch (ev->type) {
 	case RDMA_EV_CONN_NEW:
 		uconn_get(d, ev->conn);

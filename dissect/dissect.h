@@ -86,6 +86,11 @@ struct dissect_stats {
 	uint64_t rdma_errors, rdma_done, rdma_matched, rdma_hinted, rdma_unmatched;
 	uint64_t decode_errors;
 	uint64_t max_inflight;
+	/* The capture's snap length cut the RPC-over-RDMA or RPC header: calls
+	 * and replies that could not be named (reported once, by
+	 * dissect_snap_note, instead of a diagnostic per packet), and the
+	 * most bytes of such a message the capture kept. */
+	uint64_t snap_cut_calls, snap_cut_replies, snap_cut_kept;
 };
 
 struct dissect *dissect_new(const struct dissect_opts *opts, const struct dissect_cbs *cbs);
@@ -102,6 +107,11 @@ bool dissect_wants_frames(const struct dissect *d);
 /* Transport counters of the last packet feed run into d (dissect/feed.h,
  * e.g. by dissect_file() of pcap/dissect_run.h), or NULL if none. */
 const struct transport_stats *dissect_transport_stats(const struct dissect *d);
+
+/* The one line that says a snap length hid calls and replies (see
+ * dissect_stats.snap_cut_*), written into buf; false (buf empty) when
+ * none was hidden. */
+bool dissect_snap_note(const struct dissect_stats *st, char *buf, size_t len);
 
 /* Formats an endpoint ("10.9.0.1", "fe80::1", "gid fe80::...", "lid 0x12"). */
 const char *dissect_addr_str(const struct rec_endpoint *e, char *buf, size_t len);

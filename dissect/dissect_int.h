@@ -24,6 +24,13 @@ struct uconn {
 	 * not decode are counted as other RDMA traffic, not reported: perftest
 	 * and friends must not drown the output in errors. */
 	bool     is_rpcrdma;
+	/* Calls whose RPC-over-RDMA header could not be read: a version this
+	 * decoder does not know (reported as a diagnostic), or cut by the
+	 * snap length (counted): their reply and the server's RDMA on their
+	 * chunks match nothing, and that is not the peer's fault.  Kept until the reply or
+	 * the call timeout; the oldest is overwritten beyond 8. */
+	struct unknown_call { uint64_t ts; uint32_t xid; uint8_t dir, used; } unknown[8];
+	uint8_t  unknown_next;
 	/* RPC-over-RDMA version 2 */
 	uint8_t  v2_layout;      /* enum rpcrdma2_layout once a message has shown it */
 	uint32_t v2_rbsiz[2];    /* receive buffer size side i advertised (CONNPROP), 0 = default */
@@ -63,6 +70,9 @@ struct dissect {
 	struct transport_stats tstats;
 	bool     tstats_valid;
 	uint64_t now_ns;
+	/* the current event's message lost bytes to the capture's snap length */
+	bool     ev_cut;
+	size_t   ev_kept;
 };
 
 /* Shared by the parts of the dissector: dissect.c (set-up, diagnostics,
@@ -82,6 +92,15 @@ void dx_endpoint(struct rec_endpoint *e, const struct rdma_endpoint *s);
 void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
 		    uint64_t frame, size_t base);
 void dx_evict(struct dissect *d);
+/* c failed for want of bytes the capture's snap length cut off: counts the
+ * message (a reply when is_reply) for dissect_snap_note instead of a
+ * diagnostic per packet.  False (nothing counted) for any other failure. */
+bool dx_snap_cut(struct dissect *d, const struct cursor *c, bool is_reply);
+/* Takes the call of xid from side dir out of u->unknown: true if it was there. */
+bool dx_unknown_call_answered(const struct dissect *d, struct uconn *u, int dir, uint32_t xid,
+			      uint64_t now);
+/* True while a call of unknown version on u may still be answered. */
+bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now);
 /* Inline threshold for messages sent by side dir (vers 1 or 2). */
 uint32_t dx_inline_limit(const struct uconn *u, const struct rdma_conn *c, int dir, uint32_t vers);
 void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev,

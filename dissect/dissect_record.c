@@ -91,8 +91,10 @@ void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, siz
 
 	x->call_decoded = true;
 	if (rpc_decode(&m, &c, t)) {
-		dx_diag_cur(d, frame, base, &c, "rpc");
 		r->flags |= RECF_CALL_PARTIAL;
+		if (dx_snap_cut(d, &c, false))
+			return;
+		dx_diag_cur(d, frame, base, &c, "rpc");
 		d->st.decode_errors++;
 		return;
 	}
@@ -155,8 +157,10 @@ static void decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf
 	struct rpc_msg m;
 
 	if (rpc_decode(&m, &c, t)) {
-		dx_diag_cur(d, frame, base, &c, "rpc");
 		r->flags |= RECF_REPLY_PARTIAL;
+		if (dx_snap_cut(d, &c, true))
+			return;
+		dx_diag_cur(d, frame, base, &c, "rpc");
 		d->st.decode_errors++;
 		return;
 	}
@@ -400,11 +404,20 @@ void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event
 		rec_init(&y->rec, c, ev->dir ^ 1, h->xid);
 		y->rec.flags |= RECF_NO_CALL;
 		y->gap_epoch = u->gaps;
-		rec_add_finding(&y->rec, FND_UNMATCHED_REPLY, h->xid, 0);
+		/* the call was there, with a header of unknown version (reported) */
+		if (!dx_unknown_call_answered(d, u, ev->dir ^ 1, h->xid, ev->ts_first_ns))
+			rec_add_finding(&y->rec, FND_UNMATCHED_REPLY, h->xid, 0);
 		x = y;
 	}
 	struct nfsrdma_record *r = &x->rec;
 	dx_note_attach(d, x, ev, DFR_REPLY);
+	/* A connection's first call goes out before the callee has sent a
+	 * packet of its own (the CM MADs travel on QP1 from another port):
+	 * its reply shows the port, and the QPN when nothing told it before. */
+	if (!r->callee.port)
+		r->callee.port = c->side[ev->dir].udp_sport;
+	if (!r->callee.qpn && c->side[ev->dir].qpn_known)
+		r->callee.qpn = c->side[ev->dir].qpn;
 	r->flags |= RECF_REPLY;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;

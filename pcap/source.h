@@ -59,6 +59,9 @@ struct source_type {
 	int  (*poll)(struct source *s, int timeout_ms);
 	void (*stats)(const struct source *s, struct source_stats *st);
 	void (*close)(struct source *s);
+	/* Optional: one line about the input the user must hear once, at the
+	 * end (e.g. a snap length that hid RPCs); 1 with the line in buf, 0. */
+	int  (*note)(const struct source *s, char *buf, size_t len);
 };
 
 /* Every source starts with this header so the generic calls below work. */
@@ -70,5 +73,9 @@ static inline int source_fd(struct source *s) { return s->type->fd ? s->type->fd
 static inline int source_poll(struct source *s, int timeout_ms) { return s->type->poll(s, timeout_ms); }
 static inline void source_get_stats(const struct source *s, struct source_stats *st) { s->type->stats(s, st); }
 static inline void source_close(struct source *s) { if (s) s->type->close(s); }
+static inline int source_note(const struct source *s, char *buf, size_t len)
+{
+	return s && s->type->note ? s->type->note(s, buf, len) : 0;
+}
 
 #endif

@@ -158,6 +158,13 @@ static int common_init(struct psrc *s, const char *name, const struct source_opt
 	return new_dissect(s, err, errlen);
 }
 
+static int psrc_note(const struct source *src, char *buf, size_t len)
+{
+	const struct psrc *s = (const struct psrc *)src;
+
+	return s->d && dissect_snap_note(dissect_stats(s->d), buf, len);
+}
+
 static void psrc_close(struct source *src)
 {
 	struct psrc *s = (struct psrc *)src;
@@ -185,6 +192,7 @@ const struct source_type source_type_pcap = {
 	.prefix = "pcap",
 	.help = "pcap:FILE   capture file (pcap/pcapng; a bare FILE works too), --speed paces it",
 	.open = file_open, .fd = file_fd, .poll = file_poll, .stats = psrc_stats, .close = psrc_close,
+	.note = psrc_note,
 };
 
 static int file_open(struct source **out, const char *arg, const struct source_opts *o,
@@ -273,6 +281,9 @@ static void psrc_stats(const struct source *src, struct source_stats *st)
 
 	*st = s->st;
 	st->drops = s->pcap_drops + (ds ? ds->evicted : 0);
+	/* messages the snap length cut are bad input too, said once (psrc_note) */
+	if (ds)
+		st->errors += ds->snap_cut_calls + ds->snap_cut_replies;
 }
 
 /* ---- live capture ---- */
@@ -289,6 +300,7 @@ const struct source_type source_type_live = {
 	.prefix = "live",
 	.help = "live:IFACE  libpcap live capture (RoCE netdev, or mlx5_0 via libpcap's RDMA sniffer)",
 	.open = live_open, .fd = live_fd, .poll = live_poll, .stats = psrc_stats, .close = psrc_close,
+	.note = psrc_note,
 };
 
 static void one_line(char *err, size_t errlen, const char *name, const char *why)

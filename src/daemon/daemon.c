@@ -135,6 +135,9 @@ static void *src_main(void *arg)
 		}
 	}
 	src_flush(t);
+	char note[256];
+	if (source_note(t->s, note, sizeof(note)))
+		log_warn("source %s: %s", t->spec, note);
 	free(t->pend);
 	t->pend = NULL;
 	if (t->exp) {

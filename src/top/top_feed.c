@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/base/log.h"
 #include "src/stats/ctl_proto.h"
 #include "pcap/source_pcap.h"
 #include "src/probe/source_table.h"
@@ -33,6 +34,7 @@ struct top_feed {
 	unsigned backoff_s;
 	/* standalone */
 	struct source *src[TOP_MAX_SOURCES];
+	char spec[TOP_MAX_SOURCES][128];   /* for the end-of-input notes */
 	bool ended[TOP_MAX_SOURCES];
 	unsigned nsrc;
 	bool record_clock;
@@ -82,6 +84,7 @@ int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigne
 			top_feed_free(f);
 			return rc;
 		}
+		snprintf(f->spec[i], sizeof(f->spec[i]), "%s", specs[i]);
 		f->nsrc++;
 		f->record_clock = f->record_clock && source_pcap_flat_out(f->src[i]);
 		size_t l = strlen(f->name);
@@ -281,8 +284,13 @@ void top_feed_free(struct top_feed *f)
 	if (!f)
 		return;
 	daemon_close(f);
-	for (unsigned i = 0; i < f->nsrc; i++)
+	for (unsigned i = 0; i < f->nsrc; i++) {
+		char note[256];
+		/* after the screen is gone: the terminal is the user's again */
+		if (source_note(f->src[i], note, sizeof(note)))
+			log_warn("%s: %s", f->spec[i], note);
 		source_close(f->src[i]);
+	}
 	agg_free(f->agg);
 	free(f);
 }

@@ -637,6 +637,21 @@ def main():
     xdr_aux(out)
     xdr_callback(out)
     finding_captures(out)
+    damaged_copies(out)
+
+
+def damaged_copies(outdir):
+    """dmg-*: the frozen lab capture with one damage each (damaged.py):
+    dmg-vers7    RPC-over-RDMA version 7 in the calls of frames 49
+                 (FSINFO, inline), 77 (SYMLINK, Read chunk the server
+                 pulls) and 95 (READLINK, Reply chunk it writes)
+    dmg-snap128  every frame cut to 128 bytes, like editcap -s 128"""
+    import damaged
+    _, frames = w.pcap_read(SRC)
+    for name, snaplen, fr in (("dmg-vers7", 262144, damaged.with_version(frames, {49, 77, 95}, 7)),
+                              ("dmg-snap128", 128, damaged.snapped(frames, 128))):
+        with open(os.path.join(outdir, name + ".pcap"), "wb") as f:
+            f.write(damaged.pcap_bytes(w.LINKTYPE_ETHERNET, fr, snaplen))
 
 
 if __name__ == "__main__":

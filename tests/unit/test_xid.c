@@ -569,8 +569,152 @@ static void test_v2(void)
 	dissect_free(d);
 }
 
+/* A connection's first call leaves before the callee sent anything on
+ * it (its UDP source port unknown then); the reply shows the port, and
+ * the record must carry it like every later one. */
+static void test_callee_port_from_reply(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect *d = mk();
+
+	tb_conn(&c, 1);
+	c.side[0].udp_sport = 56371;
+	c.side[1].udp_sport = 0;   /* the callee has not sent yet */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x21, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x21, 100003, 3, 0);
+	struct rdma_event ev = tb_send(&c, 0, 1000, 1, &x);
+	dissect_event(&ev, d);
+	c.side[1].udp_sport = 51234;   /* what the transport learns from the reply packet */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x21, 64, 0);
+	xb_no_chunks(&x);
+	xb_rpc_reply_ok(&x, 0x21);
+	ev = tb_send(&c, 1, 2000, 2, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(nrec, 1);
+	CHECK_EQ_U64(recs[0].caller.port, 56371);
+	CHECK_EQ_U64(recs[0].callee.port, 51234);
+	dissect_free(d);
+}
+
+static unsigned nfinding;
+
+static void on_finding(const struct dissect_finding *f, void *ctx)
+{
+	nfinding++;
+}
+
+/* A call whose RPC-over-RDMA version is 7: one diagnostic naming the
+ * frame; its reply (no call to match) and the server's READ of its chunk
+ * (no segment to match) are not blamed on the server. */
+static void test_unknown_version(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect_cbs cbs = { on_rec, on_finding, on_diag, NULL, NULL };
+	static uint8_t data[64];
+
+	nrec = ndiag = nfinding = 0;
+	struct dissect *d = dissect_new(NULL, &cbs);
+	tb_conn(&c, 1);
+	x.n = 0;
+	xb_u32(&x, 0x31); xb_u32(&x, 7); xb_u32(&x, 128); xb_u32(&x, 0);
+	xb_u32(&x, 1); xb_u32(&x, 0); xb_seg(&x, 0x800, 64, 0x5000);
+	xb_u32(&x, 0); xb_u32(&x, 0); xb_u32(&x, 0);
+	xb_rpc_call(&x, 0x31, 100003, 3, 7);
+	struct rdma_event ev = tb_send(&c, 0, 1000, 48, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(ndiag, 1);
+	CHECK_EQ_U64(dissect_stats(d)->bad_rpcrdma, 1);
+	CHECK_EQ_U64(dissect_stats(d)->not_rpcrdma, 0);
+	ev = tb_rdma(&c, RDMA_EV_READ, 1, 1500, 49, 0x800, 0x5000, data, sizeof(data));
+	dissect_event(&ev, d);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x31, 64, 0);
+	xb_no_chunks(&x);
+	xb_rpc_reply_ok(&x, 0x31);
+	ev = tb_send(&c, 1, 2000, 50, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(nrec, 1);
+	CHECK(recs[0].flags & RECF_NO_CALL, "no call flag 0x%x", recs[0].flags);
+	CHECK_EQ_U64(recs[0].findings, 0);
+	CHECK_EQ_U64(nfinding, 0);
+	/* answered: a later reply with no call is the server's again */
+	ev = tb_send(&c, 1, 3000, 51, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(nrec, 2);
+	CHECK(recs[1].findings & (1ull << FND_UNMATCHED_REPLY), "unmatched 0x%" PRIx64, recs[1].findings);
+	CHECK_EQ_U64(ndiag, 1);
+	dissect_free(d);
+}
+
+/* The snap length cut a call inside its RPC header, then a call and a
+ * reply inside their RPC-over-RDMA headers: counted for the one note at
+ * the end, not one diagnostic each; the same cut without the snap length
+ * (the message really is that short) stays a diagnostic. */
+static void test_snap_cut(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect *d = mk();
+	char note[256];
+
+	tb_conn(&c, 1);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x41, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x41, 100003, 3, 17);
+	xb_fh(&x, 3);
+	struct rdma_event ev = tb_send(&c, 0, 1000, 1, &x);
+	ev.data_len = 28 + 20;   /* header, then the RPC call up to vers */
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x41, 64, 0);
+	xb_no_chunks(&x);
+	xb_rpc_reply_ok(&x, 0x41);
+	ev = tb_send(&c, 1, 2000, 2, &x);
+	ev.data_len = 20;        /* inside the chunk lists */
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x42, 128, 0);
+	xb_no_chunks(&x);
+	xb_rpc_call(&x, 0x42, 100003, 3, 1);
+	ev = tb_send(&c, 0, 3000, 3, &x);
+	ev.data_len = 20;
+	ev.flags |= RDMA_EVF_TRUNC_DATA;
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(ndiag, 0);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_calls, 2);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_replies, 1);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_kept, 48);
+	CHECK(dissect_snap_note(dissect_stats(d), note, sizeof(note)), "a note");
+	CHECK(strstr(note, "2 calls and 1 replies could not be named") != NULL, "note: %s", note);
+	/* a message that short on the wire: the diagnostic as before */
+	x.n = 0;
+	xb_rdma_hdr(&x, 0x43, 128, 0);
+	xb_u32(&x, 0);
+	ev = tb_send(&c, 0, 4000, 4, &x);
+	dissect_event(&ev, d);
+	CHECK_EQ_U64(ndiag, 1);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_calls, 2);
+	dissect_flush(d);
+	dissect_free(d);
+
+	d = mk();
+	CHECK(!dissect_snap_note(dissect_stats(d), note, sizeof(note)) && !note[0], "no cut, no note");
+	dissect_free(d);
+}
+
 int main(void)
 {
+	test_snap_cut();
+	test_callee_port_from_reply();
+	test_unknown_version();
 	test_v2();
 	test_getattr();
 	test_read_write_chunk();
