@@ -41,8 +41,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile unsigned sink;
 
+/* Bytes of the well-formed UTF-8 sequence (RFC 3629) at s, or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
 /* One JSON Lines line, structurally: strings closed, brackets balanced,
- * nothing outside printable ASCII inside a string, one '\n' at the end. */
+ * inside a string only printable ASCII and well-formed UTF-8 (JSON text is
+ * UTF-8; bytes that are not become \udcXX escapes), one '\n' at the end. */
 static void check_json_line(const char *s, size_t n)
 {
 	int depth = 0;
@@ -53,7 +74,14 @@ static void check_json_line(const char *s, size_t n)
 	for (size_t i = 0; i + 1 < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (str) {
-			if (ch < 0x20 || ch >= 0x7f)
+			if (ch >= 0x80) {
+				size_t len = utf8_seq((const unsigned char *)s + i, n - 1 - i);
+				if (!len)
+					__builtin_trap();
+				i += len - 1;
+				continue;
+			}
+			if (ch < 0x20 || ch == 0x7f)
 				__builtin_trap();
 			if (esc)
 				esc = false;
