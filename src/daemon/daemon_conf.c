@@ -40,6 +40,36 @@ static int handle_at(const struct opt_spec *spec, const char *where, int key, co
 	return rc;
 }
 
+/* Accepted values live as long as the process (the handler keeps the
+ * pointers); they are freed at exit, so a run that stops early on a bad
+ * line or option does not look like a leak to the sanitizers. */
+static char **kept;
+static size_t nkept, capkept;
+
+void conf_release(void)
+{
+	for (size_t i = 0; i < nkept; i++)
+		free(kept[i]);
+	free(kept);
+	kept = NULL;
+	nkept = capkept = 0;
+}
+
+static void keep(char *v)
+{
+	if (nkept == capkept) {
+		size_t cap = capkept ? 2 * capkept : 16;
+		char **k = realloc(kept, cap * sizeof(*k));
+		if (!k)
+			return;   /* not freed at exit: harmless */
+		if (!kept)
+			atexit(conf_release);
+		kept = k;
+		capkept = cap;
+	}
+	kept[nkept++] = v;
+}
+
 int conf_load(const char *path, const struct opt_spec *spec)
 {
 	FILE *f = fopen(path, "r");
@@ -119,6 +149,8 @@ int conf_load(const char *path, const struct opt_spec *spec)
 		} else if (handle_at(spec, where, key, v) < 0) {
 			free(v);
 			bad++;
+		} else {
+			keep(v);
 		}
 	}
 	fclose(f);

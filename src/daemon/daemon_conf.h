@@ -10,5 +10,9 @@
  * ("path:line: why") and skipped.  Returns the number of bad lines, or a
  * negative errno if the file cannot be read. */
 int conf_load(const char *path, const struct opt_spec *spec);
+/* Frees the values conf_load handed to the handler (done at exit; a
+ * caller that loads many files in one process, like the fuzzer, calls it
+ * once it is done with them). */
+void conf_release(void);
 
 #endif

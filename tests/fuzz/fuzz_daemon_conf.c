@@ -8,8 +8,8 @@
  * The table and handler are static in cli/nfsrdmad.c; the file is included
  * here with its main renamed so the harness checks the daemon's real
  * settings, not a copy.  conf_load hands each value to the handler, which
- * keeps it for the life of the process (nfsrdmad never frees them): the
- * harness frees the values the handler accepted, after the load.
+ * keeps it for the life of the process (conf_load frees them at exit): the
+ * harness releases them with conf_release after each load.
  *
  * Invariants (trap): the return value is between 0 and the number of
  * lines; every bad line logged an error; at most DAEMON_MAX_SOURCES
@@ -96,8 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();   /* every bad line is reported */
 	if (c.cfg.nsources > DAEMON_MAX_SOURCES)
 		__builtin_trap();
-	for (size_t i = 0; i < nkept; i++)
-		free(kept[i]);
 	nkept = 0;
+	conf_release();   /* the values the handler accepted */
 	return 0;
 }
