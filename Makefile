@@ -40,7 +40,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
-.PHONY: all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \
+.PHONY: print-ldlibs all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \
         demo bench lab-captures install uninstall clean distclean help
 
 all: lib bpf bins tests
@@ -50,6 +50,11 @@ bins: $(CLI_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
 tests: $(TEST_BINS) $(BPFTEST_BINS)
 fuzz: $(FUZZ_BINS)
+
+# The libraries a program linked against $(LIB) needs, for the scripts
+# that build their own drivers (tests/probe/lab.sh, tests/daemon/unit.sh, bench/).
+print-ldlibs:
+	@echo '$(LDLIBS)'
 
 help:
 	@echo 'make [V=1] [SANITIZE=1] [WERROR=1] [O=dir]   build into $(O)/'

@@ -14,8 +14,7 @@ rounds=${BENCH_ROUNDS:-3} mb=${BENCH_MB:-4}
 PD=$O/tests/probe/probe_dump
 mkdir -p "$O/tests/probe"
 ${CC:-cc} -std=gnu11 -O2 -g -D_GNU_SOURCE -I. -isystem "$O" tests/probe/probe_dump.c -o "$PD" \
-    "$O/libnfsrdma.a" $(pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
-    -lpcap -lrdmacm -libverbs -lm -lpthread || { echo "probes: cannot build probe_dump"; exit 1; }
+    "$O/libnfsrdma.a" $(make -s --no-print-directory print-ldlibs) || { echo "probes: cannot build probe_dump"; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/probe-bench.XXXXXX")
 [ "${LAB_KEEP:-0}" = 1 ] || trap 'rm -rf "$out"' EXIT
 if ! LAB_ARG_PROBE_DUMP=$PD LAB_ARG_BENCH_ROUNDS=$rounds LAB_ARG_BENCH_MB=$mb \

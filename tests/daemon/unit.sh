@@ -132,7 +132,7 @@ int main(void)
 }
 EOC
 if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE -I"$SRC" "$TMP/t.c" -o "$TMP/t" "$O/libnfsrdma.a" \
-	-lbpf -lelf -lz -lpcap -lrdmacm -libverbs -lm -lpthread $( [ -n "${SANITIZE:-}" ] && echo -fsanitize=address,undefined ) 2>"$TMP/cc.err"; then
+	$(make -s --no-print-directory -C "$SRC" print-ldlibs) $( [ -n "${SANITIZE:-}" ] && echo -fsanitize=address,undefined ) 2>"$TMP/cc.err"; then
 	cat "$TMP/cc.err"; cannot $NAME "driver does not build"
 fi
 "$TMP/t"

@@ -11,7 +11,7 @@ make --no-print-directory -s O="$O" lib
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 ${CC:-cc} -std=gnu11 -O1 -g -I. -Wall -Wextra tests/fuzz/clnt_seeds.c -o "$bin/clnt_seeds" \
-	"$O/libnfsrdma.a" $(pkg-config --libs libpcap librdmacm libibverbs libbpf) -lm -lpthread
+	"$O/libnfsrdma.a" $(make -s --no-print-directory print-ldlibs)
 for d in nfs3_clnt nfs4_reply nfs4_rewrite nfs41_cb; do
 	mkdir -p tests/fuzz/seeds/$d
 	find tests/fuzz/seeds/$d -maxdepth 1 -type f ! -name 'crash-*' -delete

@@ -30,7 +30,7 @@ PD=$O/tests/probe/probe_dump
 if ! ${CC:-cc} -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-unused-parameter -Werror -O2 -g -D_GNU_SOURCE -I. -isystem "$O" \
         tests/probe/probe_dump.c -o "$PD" "$O/libnfsrdma.a" \
-        $(pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpcap -lrdmacm -libverbs -lm -lpthread; then
+        $(make -s --no-print-directory print-ldlibs); then
     echo "probe: building probe_dump failed"; echo "probe: 0 passed, 1 failed"; exit 1
 fi
 
