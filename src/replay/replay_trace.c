@@ -287,6 +287,11 @@ static void name_unrecorded(struct tcall *tc)
 	r.prog = tc->prog;
 	r.vers = tc->vers;
 	r.proc = tc->proc;
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->proc == 1) {
+		struct cursor c = cur_make(tc->args, tc->args_len);
+		cur_xdr_opaque(&c, 1024, NULL, "tag");
+		r.minorvers = cur_be32(&c, "minorversion");
+	}
 	rec_name_str(&r, tc->name, sizeof(tc->name));
 }
 
