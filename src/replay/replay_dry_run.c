@@ -49,23 +49,27 @@ struct dry_call {
 	char ops[512];             /* NFSv4: the COMPOUND's operations, comma-separated */
 	const char *path, *to;     /* NFSv3: the handles' paths (or NULL) */
 	const char *name;          /* NFSv3: the first name argument (or NULL) */
+	struct v4_names names;     /* NFSv4: the names its ops carry */
 	const char *status;
 };
 
 static void dry_text(FILE *f, const struct dry_call *d)
 {
 	const struct tcall *tc = d->tc;
-	const char *label = replay_op_label(replay_op_index(tc));
+	const char *label = tc->name;
 
 	if (!d->supported) {
-		fprintf(f, "%6zu xid 0x%08x %-16s unsupported (NFSv3, NFSACLv3 and NFSv4 are replayed)\n",
+		fprintf(f, "%6zu xid 0x%08x %-20s unsupported (NFSv3, NFSACLv3 and NFSv4 are replayed)\n",
 			d->n, tc->xid, label);
 		return;
 	}
-	fprintf(f, "%6zu xid 0x%08x %-16s ", d->n, tc->xid, label);
-	if (d->v4)
+	fprintf(f, "%6zu xid 0x%08x %-20s ", d->n, tc->xid, label);
+	if (d->v4) {
 		fprintf(f, "[%s]", d->ops);
-	else
+		fputs(d->names.n > 1 ? " names" : d->names.n ? " name" : "", f);
+		for (unsigned k = 0; k < d->names.n; k++)
+			fprintf(f, " \"%s\"", d->names.name[k]);
+	} else
 		fprintf(f, "%s%s%s%s%s%s", d->path ? d->path : "", d->name ? " name \"" : "",
 			d->name ? d->name : "", d->name ? "\"" : "", d->to ? " -> " : "", d->to ? d->to : "");
 	fprintf(f, " status %s inflight %u%s%s%s\n", d->status, tc->inflight,
@@ -86,7 +90,7 @@ static void dry_json(FILE *f, const struct dry_call *d)
 
 	fprintf(f, "{\"type\":\"call\",\"n\":%zu,\"xid\":\"0x%08x\",\"frame\":%" PRIu64, d->n, tc->xid,
 		tc->frame);
-	json_key_str(f, "op", replay_op_label(replay_op_index(tc)));
+	json_key_str(f, "op", tc->name);
 	fprintf(f, ",\"supported\":%s", d->supported ? "true" : "false");
 	if (d->supported) {
 		if (d->v4) {
@@ -99,6 +103,11 @@ static void dry_json(FILE *f, const struct dry_call *d)
 				fputs(first ? "" : ",", f);
 				out_json_str(f, op);
 				p += len + (p[len] == ',');
+			}
+			fputs("],\"names\":[", f);
+			for (unsigned k = 0; k < d->names.n; k++) {
+				fputs(k ? "," : "", f);
+				out_json_str(f, d->names.name[k]);
 			}
 			fputc(']', f);
 		}
@@ -165,6 +174,8 @@ int replay_dry_run(struct engine *e)
 			}
 			d.v4 = true;
 			d.mutation = in.mutates;
+			if (tc->proc == 1)
+				replay_v4_names(tc, &in, &d.names);
 		} else if (!v3) {
 			d.supported = false;
 		} else {

@@ -61,12 +61,16 @@ struct layout {
 bool replay_nfs3_layout(const struct tcall *tc, struct layout *l);
 
 /* ---- statistics (replay_report.c) ---- */
-/* 0..21 NFSv3, 22..25 NFSACLv3, 26 NFSv4 (undecoded), 27 unused,
- * 28 NFSv4 NULL, 32 + op: NFSv4 COMPOUND by its main operation */
-#define V4BASE 32
-#define NOPS (V4BASE + NFS4_OP_REMOVEXATTR + 1)
-unsigned replay_op_index(const struct tcall *tc);
-const char *replay_op_label(unsigned i);
+/* The report has a row per call name (tcall.name, as nfsrdma-dissect
+ * names it), like `nfsrdma-dissect -z proc`: up to REPLAY_ROWS names, the
+ * calls of any further one in a last "other" row. */
+#define REPLAY_ROWS 256
+#define REPLAY_OTHER REPLAY_ROWS
+struct engine;
+/* Gives every trace call its row (tcall.row). */
+void replay_rows(struct engine *e);
+/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
+const char *replay_row_name(const struct engine *e, unsigned row);
 
 struct opstat {
 	uint64_t trace, replayed, refused, skipped, unsupported, ok, mismatch, errors, lost;
@@ -78,7 +82,8 @@ struct opstat {
 };
 
 struct mismatch {
-	uint32_t xid, op;
+	uint32_t xid;
+	char name[sizeof(((struct tcall *)0)->name)];
 	uint64_t frame;
 	uint32_t trpc, tstat, rpc, stat;
 	int err;
@@ -129,7 +134,9 @@ struct engine {
 	struct fhmap refused;  /* trace handles whose producer was refused */
 	struct rcall *rc;
 	uint32_t nrc;
-	struct opstat op[NOPS];
+	struct opstat op[REPLAY_ROWS + 1];   /* by tcall.row */
+	char rowname[REPLAY_ROWS][sizeof(((struct tcall *)0)->name)];
+	unsigned nrows;
 	struct mismatch mm[32];
 	unsigned nmm;
 	uint64_t mm_total, lost, sent, extra_lookups, unmapped, not_sent;
@@ -248,6 +255,16 @@ int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **o
 int replay_submit(struct engine *e, struct rcall *rc, size_t i);
 int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret);
 int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier);
+
+/* replay_v4_names.c: the component names a COMPOUND of the trace carries
+ * (LOOKUP, OPEN by name, CREATE, REMOVE, RENAME old and new, LINK), in op
+ * order, the first V4_NAMES_MAX */
+#define V4_NAMES_MAX 8
+struct v4_names {
+	unsigned n;
+	char name[V4_NAMES_MAX][256];
+};
+void replay_v4_names(const struct tcall *tc, const struct nfs4_call_info *in, struct v4_names *v);
 
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);

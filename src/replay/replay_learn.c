@@ -137,15 +137,6 @@ static void v4_prepass(struct engine *e, size_t i, struct tcall *tc)
 		return;
 	tc->v4known = true;
 	tc->v4minor = in.minor;
-	if (in.main_op) {
-		tc->v4op = in.main_opnum;
-	} else {
-		unsigned n = in.nops < NFS4_RES_MAXOPS ? in.nops : NFS4_RES_MAXOPS;
-		tc->v4op = n ? in.op[n - 1] : 0;
-		for (unsigned k = 0; k < n; k++)
-			if (in.op[k] == NFS4_OP_GETATTR)
-				tc->v4op = NFS4_OP_GETATTR;
-	}
 	e->v4 = true;
 	if (!tc->res || tc->rpc_status != 0)
 		return;
@@ -211,6 +202,6 @@ void replay_trace_latencies(struct engine *e)
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];
 		if (tc->replied && tc->t_reply >= tc->t_call)
-			lhist_add(&e->op[replay_op_index(tc)].tlat, tc->t_reply - tc->t_call);
+			lhist_add(&e->op[tc->row].tlat, tc->t_reply - tc->t_call);
 	}
 }

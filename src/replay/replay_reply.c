@@ -18,7 +18,7 @@ static void note_mismatch(struct engine *e, const struct tcall *tc, uint32_t rpc
 		return;
 	struct mismatch *m = &e->mm[e->nmm++];
 	m->xid = tc->xid;
-	m->op = replay_op_index(tc);
+	snprintf(m->name, sizeof(m->name), "%s", tc->name);
 	m->frame = tc->frame;
 	m->trpc = tc->rpc_status;
 	m->tstat = tc->status;
@@ -56,7 +56,7 @@ static void count_failed(struct engine *e, const struct tcall *tc, struct opstat
 		note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0, rep->err);
 	}
 	if (e->o->verbose)
-		fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, replay_op_label(replay_op_index(tc)),
+		fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, tc->name,
 			rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
 }
 
@@ -64,7 +64,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 {
 	struct engine *e = rc->e;
 	struct tcall *tc = &e->t.calls[rc->idx];
-	struct opstat *os = &e->op[replay_op_index(tc)];
+	struct opstat *os = &e->op[tc->row];
 	static struct nfs4_res rr, tr;
 	bool have_tr = false;
 
@@ -121,7 +121,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 	}
 	if (e->o->verbose)
 		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-16s trace %s replay %s%s\n", tc->xid, req->xid,
-			replay_op_label(replay_op_index(tc)), nfs_stat_name(tc->status), nfs_stat_name(rr.status),
+			tc->name, nfs_stat_name(tc->status), nfs_stat_name(rr.status),
 			same ? "" : "  MISMATCH");
 }
 
@@ -130,7 +130,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct rcall *rc = req->ctx;
 	struct engine *e = rc->e;
 	struct tcall *tc = &e->t.calls[rc->idx];
-	struct opstat *os = &e->op[replay_op_index(tc)];
+	struct opstat *os = &e->op[tc->row];
 
 	rc->busy = false;
 	free(rc->data);
@@ -204,6 +204,6 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	}
 	if (e->o->verbose)
 		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
-			replay_op_label(replay_op_index(tc)), nfs_stat_name(tc->status), nfs_stat_name(st),
+			tc->name, nfs_stat_name(tc->status), nfs_stat_name(st),
 			same ? "" : "  MISMATCH");
 }

@@ -3,44 +3,52 @@
 #include "src/replay/replay_engine.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dissect/nfs_status.h"
 #include "src/clnt/nfs3.h"
 #include "src/out/out.h"
 
-unsigned replay_op_index(const struct tcall *tc)
+void replay_rows(struct engine *e)
 {
-	if (tc->prog == PROG_NFS && tc->vers == 3 && tc->proc < NFS3P_NPROCS)
-		return tc->proc;
-	if (tc->prog == PROG_NFSACL && tc->proc < 4)
-		return 22 + tc->proc;
-	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->proc == 0)
-		return 28;
-	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known && tc->v4op <= NFS4_OP_REMOVEXATTR)
-		return V4BASE + tc->v4op;
-	return 26;
+	for (size_t i = 0; i < e->t.n; i++) {
+		struct tcall *tc = &e->t.calls[i];
+		unsigned r = 0;
+		/* a handful of names in a trace: a linear search is enough */
+		while (r < e->nrows && strcmp(e->rowname[r], tc->name))
+			r++;
+		if (r == e->nrows && r < REPLAY_ROWS)
+			snprintf(e->rowname[e->nrows++], sizeof(e->rowname[0]), "%s", tc->name);
+		tc->row = (uint16_t)(r < e->nrows ? r : REPLAY_OTHER);
+	}
 }
 
-const char *replay_op_label(unsigned i)
+const char *replay_row_name(const struct engine *e, unsigned row)
 {
-	static const char *const acl[] = { "NFSACL NULL", "NFSACL GETACL", "NFSACL SETACL",
-					   "NFSACL GETXATTRDIR" };
-	static char v4[NOPS][32];
-	if (i < NFS3P_NPROCS)
-		return nfs3_proc_name(i);
-	if (i >= 22 && i < 26)
-		return acl[i - 22];
-	if (i == 27)
-		return "NFSv4.0 COMPOUND";
-	if (i == 28)
-		return "NFSv4 NULL";
-	if (i >= V4BASE && i < NOPS) {
-		if (!v4[i][0])
-			snprintf(v4[i], sizeof(v4[i]), "v4 %s", nfs4_op_name(i - V4BASE));
-		return v4[i];
-	}
-	return "NFSv4 COMPOUND";
+	return row < e->nrows ? e->rowname[row] : "other";
+}
+
+static const struct engine *sort_e;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(replay_row_name(sort_e, *(const unsigned *)a), replay_row_name(sort_e, *(const unsigned *)b));
+}
+
+/* The rows with calls, sorted by name, "other" last; returns how many. */
+static unsigned report_rows(const struct engine *e, unsigned *rows)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < e->nrows; i++)
+		if (e->op[i].trace)
+			rows[n++] = i;
+	sort_e = e;
+	qsort(rows, n, sizeof(*rows), by_name);
+	if (e->op[REPLAY_OTHER].trace)
+		rows[n++] = REPLAY_OTHER;
+	return n;
 }
 
 void replay_report(struct engine *e, double secs, int rc)
@@ -48,11 +56,12 @@ void replay_report(struct engine *e, double secs, int rc)
 	FILE *f = e->out;
 	const struct xprt_stats *st = &e->x->st;
 	uint64_t tot[11] = { 0 };
+	unsigned rows[REPLAY_ROWS + 1], nrows = report_rows(e, rows);
 
 	if (e->cbsrv)   /* 4.0: the callback server's thread counted them */
 		nfs40_cbsrv_counts(e->cbsrv, &e->cb.calls, &e->cb.recalls, &e->cb_refused);
 
-	for (unsigned i = 0; i < NOPS; i++) {
+	for (unsigned i = 0; i <= REPLAY_ROWS; i++) {
 		const struct opstat *s = &e->op[i];
 		tot[0] += s->trace; tot[1] += s->replayed; tot[2] += s->ok; tot[3] += s->mismatch;
 		tot[4] += s->errors; tot[5] += s->lost; tot[6] += s->refused; tot[7] += s->skipped;
@@ -115,12 +124,11 @@ void replay_report(struct engine *e, double secs, int rc)
 				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
 				e->bind_dir == NFS4_CDFS4_BACK ? "back" : e->bind_dir == NFS4_CDFS4_FORE ? "fore" : "other");
 		fprintf(f, "\"ops\":[");
-		bool first = true;
-		for (unsigned i = 0; i < NOPS; i++) {
-			const struct opstat *s = &e->op[i];
-			if (!s->trace)
-				continue;
-			fprintf(f, "%s{\"op\":\"%s\",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
+		for (unsigned k = 0; k < nrows; k++) {
+			const struct opstat *s = &e->op[rows[k]];
+			fprintf(f, "%s{\"op\":", k ? "," : "");
+			out_json_str(f, replay_row_name(e, rows[k]));
+			fprintf(f, ",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
 				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
 				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
 				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64
@@ -128,22 +136,22 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
 				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
 				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
-				first ? "" : ",", replay_op_label(i), s->trace, s->replayed, s->ok, s->mismatch,
+				s->trace, s->replayed, s->ok, s->mismatch,
 				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
 				s->no_deleg, s->bytes,
 				s->read_chunks, s->write_chunks, s->reply_chunks,
 				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
 				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
 				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
-			first = false;
 		}
 		fprintf(f, "],\"mismatches\":[");
 		for (unsigned i = 0; i < e->nmm; i++) {
 			const struct mismatch *m = &e->mm[i];
-			fprintf(f, "%s{\"xid\":\"0x%08x\",\"frame\":%" PRIu64 ",\"op\":\"%s\",\"trace_rpc\":%u,"
-				"\"trace_status\":%u,\"replay_rpc\":%u,\"replay_status\":%u,\"error\":%d}",
-				i ? "," : "", m->xid, m->frame, replay_op_label(m->op), m->trpc, m->tstat, m->rpc,
-				m->stat, m->err);
+			fprintf(f, "%s{\"xid\":\"0x%08x\",\"frame\":%" PRIu64 ",\"op\":", i ? "," : "",
+				m->xid, m->frame);
+			out_json_str(f, m->name);
+			fprintf(f, ",\"trace_rpc\":%u,\"trace_status\":%u,\"replay_rpc\":%u,"
+				"\"replay_status\":%u,\"error\":%d}", m->trpc, m->tstat, m->rpc, m->stat, m->err);
 		}
 		fprintf(f, "]}\n");
 		return;
@@ -151,18 +159,16 @@ void replay_report(struct engine *e, double secs, int rc)
 	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
 		e->o->trace, e->o->target, e->x->ops->name,
 		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
-	fprintf(f, "%-16s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
+	fprintf(f, "%-28s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
 		"trace", "sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "nodeleg",
 		"p50us",
 		"p99us", "maxus", "trace-p50", "trace-p99");
-	for (unsigned i = 0; i < NOPS; i++) {
-		const struct opstat *s = &e->op[i];
-		if (!s->trace)
-			continue;
-		fprintf(f, "%-16s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5"
+	for (unsigned k = 0; k < nrows; k++) {
+		const struct opstat *s = &e->op[rows[k]];
+		fprintf(f, "%-28s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5"
 			PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %7" PRIu64
 			" | %9.1f %9.1f %9.1f | %9.1f %9.1f\n",
-			replay_op_label(i), s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost,
+			replay_row_name(e, rows[k]), s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost,
 			s->refused, s->skipped, s->unsupported, s->no_deleg, (double)lhist_pct(&s->lat, 50) / 1e3,
 			(double)lhist_pct(&s->lat, 99) / 1e3, (double)s->lat.max / 1e3,
 			(double)lhist_pct(&s->tlat, 50) / 1e3, (double)lhist_pct(&s->tlat, 99) / 1e3);
@@ -180,10 +186,10 @@ void replay_report(struct engine *e, double secs, int rc)
 		const struct mismatch *m = &e->mm[i];
 		if (m->err)
 			fprintf(f, "error: xid 0x%08x (frame %" PRIu64 ") %s: %s\n", m->xid, m->frame,
-				replay_op_label(m->op), strerror(-m->err));
+				m->name, strerror(-m->err));
 		else
 			fprintf(f, "mismatch: xid 0x%08x (frame %" PRIu64 ") %s: trace rpc %u status %s, "
-				"replay rpc %u status %s\n", m->xid, m->frame, replay_op_label(m->op), m->trpc,
+				"replay rpc %u status %s\n", m->xid, m->frame, m->name, m->trpc,
 				nfs_stat_name(m->tstat), m->rpc, nfs_stat_name(m->stat));
 	}
 	if (tot[10])

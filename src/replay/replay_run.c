@@ -159,7 +159,7 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 {
 	struct tcall *tc = &e->t.calls[i];
-	struct opstat *os = &e->op[replay_op_index(tc)];
+	struct opstat *os = &e->op[tc->row];
 	const struct replay_opts *o = e->o;
 	int ret;
 
@@ -208,7 +208,7 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 				fhmap_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
 			if (o->verbose)
 				fprintf(e->out, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
-					replay_op_label(replay_op_index(tc)), ret == -EPERM ?
+					tc->name, ret == -EPERM ?
 					"named by a refused call" : "no path to it on the target");
 			return 0;
 		}
@@ -324,6 +324,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	e->ti = calloc(e->t.n, sizeof(*e->ti));
 	if (!e->ti)
 		goto out;
+	replay_rows(e);
 	if (e->t.have_root) {
 		e->troot = e->t.root;
 		e->have_troot = true;
@@ -418,7 +419,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	}
 	double secs = (double)(xprt_now_ns() - t0) / 1e9;
 	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0;
-	for (unsigned k = 0; k < NOPS; k++) {
+	for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
 		mism += e->op[k].mismatch;
 		errs += e->op[k].errors;
 		refused += e->op[k].refused;

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/dissect.h"
 #include "dissect/extract.h"
+#include "dissect/feed.h"
+#include "dissect/record_names.h"
 #include "dissect/rpc.h"
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
@@ -26,6 +29,7 @@ struct tr_ctx {
 	struct trace *t;
 	struct rpcrdma_hdr h;
 	size_t kept;
+	size_t replied;            /* 1 + index of the call whose reply came last (0: none) */
 };
 
 static struct tcall *find_pending(struct trace *t, uint32_t xid)
@@ -142,6 +146,7 @@ static void on_reply(struct tr_ctx *x, const struct rdma_event *ev, const uint8_
 	struct tcall *tc = find_pending(x->t, xid);
 	if (!tc)
 		return;
+	x->replied = (size_t)(tc - x->t->calls) + 1;
 	tc->replied = true;
 	tc->t_reply = ev->ts_last_ns;
 	if (!msg) {
@@ -248,6 +253,48 @@ static void tr_event(const struct rdma_event *ev, void *ctx)
 	}
 }
 
+/* The dissector sees the same events right after tr_event: its record of
+ * a call names it, so the replay prints the name nfsrdma-dissect gives the
+ * same XID ("NFSv4.1 LOOKUP_ROOT", "NFSv3 READ"). */
+static void tr_record(const struct nfsrdma_record *r, const struct dtree *tree, void *ctx)
+{
+	struct tr_ctx *x = ctx;
+	struct trace *t = x->t;
+	struct tcall *tc = NULL;
+
+	(void)tree;
+	if (!(r->flags & RECF_CALL))
+		return;
+	/* the usual case: the reply tr_event matched just before */
+	if (x->replied && t->calls[x->replied - 1].xid == r->xid && t->calls[x->replied - 1].conn == r->conn_id)
+		tc = &t->calls[x->replied - 1];
+	/* calls flushed without a reply: recent ones, newest first */
+	for (size_t i = t->n, k = 0; !tc && i-- > 0 && k < 4096; k++)
+		if (t->calls[i].xid == r->xid && t->calls[i].conn == r->conn_id && !t->calls[i].name[0])
+			tc = &t->calls[i];
+	if (tc && !tc->name[0])
+		rec_name_str(r, tc->name, sizeof(tc->name));
+}
+
+/* A call the dissector gave no record of (evicted, or older than the
+ * lookback above): named from what the replay decoded itself. */
+static void name_unrecorded(struct tcall *tc)
+{
+	struct nfsrdma_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.flags = RECF_CALL;
+	r.prog = tc->prog;
+	r.vers = tc->vers;
+	r.proc = tc->proc;
+	if (tc->prog == PROG_NFS && tc->vers == 4 && tc->proc == 1) {
+		struct cursor c = cur_make(tc->args, tc->args_len);
+		cur_xdr_opaque(&c, 1024, NULL, "tag");
+		r.minorvers = cur_be32(&c, "minorversion");
+	}
+	rec_name_str(&r, tc->name, sizeof(tc->name));
+}
+
 /* ---- MOUNT over TCP/UDP in the same capture: export path and root ---- */
 
 struct mnt_pending {
@@ -349,36 +396,42 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 	if (!x)
 		return -ENOMEM;
 	x->t = t;
-	struct transport *tp = transport_new(tr_event, NULL, x);
-	if (!tp) {
+	const struct dissect_cbs cbs = { .record = tr_record, .ctx = x };
+	const struct dissect_feed_opts fo = { .copy_all_payload = true };   /* chunk data is replayed */
+	struct dissect *d = dissect_new(NULL, &cbs);
+	struct dissect_feed *feed = d ? dissect_feed_new(d, &fo) : NULL;
+	if (!feed) {
+		dissect_free(d);
 		free(x);
 		return -ENOMEM;
 	}
+	dissect_feed_set_tap(feed, tr_event, x);
 	if ((ret = pcap_source_open(&src, path, err, errlen)) < 0)
 		goto out;
 	int lt = pcap_source_linktype(src);
-	if (transport_set_linktype(tp, lt) < 0) {
-		snprintf(err, errlen, "%s: unsupported link type %d", path, lt);
-		ret = -EPROTONOSUPPORT;
+	if ((ret = dissect_feed_set_linktype(feed, lt, path, err, errlen)) < 0)
 		goto out;
-	}
 	struct mnt_pending mp[8];
 	unsigned nmp = 0;
 	uint64_t ts, frame = 0;
 	const uint8_t *data;
 	size_t caplen, wirelen;
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, err, errlen)) == 1) {
-		transport_packet(tp, ts, ++frame, data, caplen, wirelen);
+		dissect_feed_packet(feed, ++frame, ts, data, caplen, wirelen);
 		if (lt == LINKTYPE_ETHERNET)
 			scan_ip(t, data, caplen, mp, &nmp);
 	}
-	transport_flush(tp);
+	dissect_feed_finish(feed);
 	if (ret == 0)
 		t->frames = frame;
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->calls[i].name[0])
+			name_unrecorded(&t->calls[i]);
 out:
 	if (src)
 		pcap_source_close(src);
-	transport_free(tp);
+	dissect_feed_free(feed);
+	dissect_free(d);
 	free(x);
 	return ret < 0 ? ret : 0;
 }

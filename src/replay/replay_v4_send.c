@@ -266,7 +266,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			}
 			if (o->verbose)
 				fprintf(e->out, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
-					tc->xid, replay_op_label(replay_op_index(tc)));
+					tc->xid, tc->name);
 			return 0;
 		}
 	}
@@ -329,7 +329,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			os->no_deleg++;
 			if (o->verbose)
 				fprintf(e->out, "  xid 0x%08x %s: not sent (gives back a delegation the "
-					"target never granted)\n", tc->xid, replay_op_label(replay_op_index(tc)));
+					"target never granted)\n", tc->xid, tc->name);
 			return 0;
 		}
 		if (ret == -EPERM)
@@ -338,7 +338,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			os->skipped++;
 		e->unmapped++;
 		if (o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, replay_op_label(replay_op_index(tc)),
+			fprintf(e->out, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
 				ret == -EPERM ? "its state comes from a refused call" :
 				ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
 				ret == -ENODATA ? "gives back a delegation the target never granted, "

@@ -41,9 +41,13 @@ struct tcall {
 	uint8_t *res;                  /* results (after the RPC header), kept for handle-naming procs */
 	uint32_t res_len;
 	uint32_t inflight;             /* trace calls outstanding when this one was sent (itself included) */
-	/* NFSv4: the COMPOUND's minor version and main operation (prepass) */
-	uint32_t v4minor, v4op;
+	/* NFSv4: the COMPOUND's minor version (prepass) */
+	uint32_t v4minor;
 	bool v4known;
+	/* Its name as nfsrdma-dissect names the same XID (dissect/record_names.h:
+	 * "NFSv3 READ", "NFSv4.1 LOOKUP_ROOT"), and its row in the report */
+	char name[80];
+	uint16_t row;
 };
 
 struct trace {

@@ -60,10 +60,10 @@ if j:
     # open stateid of the OPEN that granted it, and gets the trace's status.
     nodeleg = {k: o["no_delegation"] for k, o in ops.items() if o.get("no_delegation")}
     check(rc == 0 and t["skipped"] == 0 and t.get("no_delegation") == tproc["DELEGRETURN"] > 0
-          and nodeleg == {"v4 DELEGRETURN": tproc["DELEGRETURN"]},
+          and nodeleg == {"NFSv4.0 DELEGRETURN": tproc["DELEGRETURN"]},
           f"replay-nfs40-locks: exit 0, nothing skipped, the trace's {tproc['DELEGRETURN']} DELEGRETURNs "
           f"not sent, counted no_delegation (rc {rc}, skipped {t['skipped']}, {nodeleg})")
-    rd = ops.get("v4 READ", {})
+    rd = ops.get("NFSv4.0 READ", {})
     check(tproc["READ"] > 0 and rd.get("trace") == rd.get("replayed") == rd.get("same_status") == tproc["READ"],
           f"replay-nfs40-locks: the trace's {tproc['READ']} READ (under a delegation stateid) replayed "
           f"with its status ({rd.get('replayed')} sent, {rd.get('same_status')} same)")
@@ -73,7 +73,7 @@ if j:
     check(v.get("minor") == 0 and v.get("seqid_errors") == 0,
           f"replay-nfs40-locks: NFSv4.0, no owner seqid refused by the target ({v})")
     for o in LOCK_OPS + ("OPEN", "CLOSE", "OPEN_CONFIRM"):
-        s = ops.get("v4 " + o, {})
+        s = ops.get("NFSv4.0 " + o, {})
         check(s.get("trace") == tproc[o] and s.get("replayed") == tproc[o]
               and s.get("same_status") == tproc[o],
               f"replay-nfs40-locks: {tproc[o]} {o} in the trace, all replayed with its status ({s.get('replayed')} sent, "
@@ -83,7 +83,7 @@ else:
 
 # ---- 1b. the same replay, text report: the category and its reason -------
 rc, o, e = checklib.step(out, "replay-nfs40-locks-text")
-row = next((ln.split() for ln in o.splitlines() if ln.startswith("v4 DELEGRETURN ")), [])
+row = next((ln.split() for ln in o.splitlines() if ln.startswith("NFSv4.0 DELEGRETURN ")), [])
 check(rc == 0 and "nodeleg" in o and "never granted" in o and len(row) > 11
       and row[3] == "0" and row[11] == str(tproc["DELEGRETURN"]),
       f"replay-nfs40-locks-text: exit 0, DELEGRETURN row: 0 sent, {tproc['DELEGRETURN']} nodeleg, "
@@ -94,12 +94,12 @@ rc, j, e = jstep("replay-nfs40-locks-readonly")
 if j:
     t = j["totals"]
     ops = {o["op"]: o for o in j["ops"]}
-    lk = ops.get("v4 LOCK", {})
+    lk = ops.get("NFSv4.0 LOCK", {})
     check(rc == 4 and lk.get("refused") == tproc["LOCK"] and lk.get("replayed") == 0,
           f"replay-nfs40-locks-readonly: exit 4, all {tproc['LOCK']} LOCKs refused ({lk})")
     check(t["errors"] == 0 and t["lost"] == 0 and j.get("nfs4", {}).get("seqid_errors") == 0,
           f"replay-nfs40-locks-readonly: no error, no owner seqid refused ({t}, {j.get('nfs4')})")
-    lu = ops.get("v4 LOCKU", {})
+    lu = ops.get("NFSv4.0 LOCKU", {})
     check(lu.get("replayed") == 0 and lu.get("after_refused") == tproc["LOCKU"],
           f"replay-nfs40-locks-readonly: every LOCKU names a refused LOCK's stateid: after_refused ({lu})")
 else:

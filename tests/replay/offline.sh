@@ -9,6 +9,10 @@
 #  - --dry-run --json is JSON Lines (docs/replay.md): a "trace" line, one
 #    "call" line per call of the text listing (same XIDs, same order, same
 #    MUTATION marks) and a "dry_run" line with the text's totals;
+#  - every call of the listing (text and --json) has the name
+#    nfsrdma-dissect gives the same XID ("NFSv4.1 LOOKUP_ROOT", "NFSv3 READ");
+#  - the NFSv4 RENAME and REMOVE lines of nfs40.pcap carry the names their
+#    ops carry (tshark's nfs.pathname.component of the same call);
 #  - bad arguments (replay and --generate): exit 3 and one line on stderr naming what is wrong,
 #    nothing sent (no --target given, or a target no one listens on);
 #  - --help lists the options from the option table.
@@ -69,6 +73,34 @@ PY
     else
         bad "$n: --dry-run --json: ${why:-not JSON Lines}"
     fi
+    "$O/bin/nfsrdma-dissect" --json "$cap" >"$tmp/rec.json" 2>/dev/null
+    if why=$(python3 - "$tmp/dry" "$tmp/dry.json" "$tmp/rec.json" 2>&1 <<'PY'
+import json, re, sys
+text = [m.groups() for l in open(sys.argv[1]) for m in [re.match(r" *[0-9]+ xid (0x[0-9a-f]{8}) (\S+ \S+) ", l)] if m]
+calls = [o for l in open(sys.argv[2]) for o in [json.loads(l)] if o["type"] == "call"]
+names = {}
+for l in open(sys.argv[3]):
+    try:
+        r = json.loads(l)
+    except ValueError:
+        continue
+    if "frame_call" in r:
+        names[(r["xid"], r["frame_call"])] = r["program"] + " " + r["procedure"]
+bad = []
+for (xid, tname), o in zip(text, calls):
+    want = names.get((o["xid"], o["frame"]), "no record")
+    if tname != want or o["op"] != want:
+        bad.append("%s: %s / %s, dissect %s" % (xid, tname, o["op"], want))
+if not calls or len(text) != len(calls):
+    bad.append("%d text lines, %d JSON calls" % (len(text), len(calls)))
+print("; ".join(bad[:3]) if bad else len(calls))
+sys.exit(1 if bad else 0)
+PY
+    ); then
+        ok "$n: the $why calls listed are named as nfsrdma-dissect names them (text and --json)"
+    else
+        bad "$n: names differ from nfsrdma-dissect's: $why"
+    fi
     missing=$(comm -13 "$tmp/dry.x" "$tmp/ts.x" | head -3 | tr '\n' ' ')
     extra=$(comm -23 "$tmp/dry.x" "$tmp/ts.x")
     unknown=$(comm -23 <(printf '%s\n' "$extra" | sed '/^$/d') "$tmp/rdma.x" | head -3 | tr '\n' ' ')
@@ -78,6 +110,43 @@ PY
         bad "$n: --dry-run exit $rc; calls tshark has that it lacks: $missing; XIDs not on the wire: $unknown"
     fi
 done
+
+# NFSv4 naming ops show their names (tshark decodes them independently)
+c40=tests/captures/nfs40.pcap
+"$R" --dry-run "$c40" >"$tmp/dry" 2>/dev/null
+"$R" --dry-run --json "$c40" >"$tmp/dry.json" 2>/dev/null
+tshark -r "$c40" -Y "rpc.msgtyp == 0 && nfs" -T fields -E aggregator='|' \
+    -e rpc.xid -e nfs.pathname.component 2>/dev/null >"$tmp/ts.names"
+if why=$(python3 - "$tmp/dry" "$tmp/dry.json" "$tmp/ts.names" 2>&1 <<'PY'
+import json, re, sys
+ts = {}
+for l in open(sys.argv[3]):
+    f = l.rstrip("\n").split("\t")
+    if len(f) == 2:
+        ts[f[0]] = f[1].split("|") if f[1] else []
+seen, bad = 0, []
+text = {m.group(1): m.group(2) for l in open(sys.argv[1])
+        for m in [re.match(r" *[0-9]+ xid (0x[0-9a-f]{8}) NFSv4\.0 (?:RENAME|REMOVE) +\[[^]]*\](.*?) status ", l)] if m}
+for l in open(sys.argv[2]):
+    o = json.loads(l)
+    if o["type"] != "call" or o["op"] not in ("NFSv4.0 RENAME", "NFSv4.0 REMOVE"):
+        continue
+    seen += 1
+    want = ts.get(o["xid"], ["(no tshark decode)"])
+    shown = " names " if len(want) > 1 else " name "
+    shown += " ".join('"%s"' % w for w in want)
+    if o.get("names") != want or text.get(o["xid"]) != shown:
+        bad.append("%s %s: %r / %r, tshark %r" % (o["xid"], o["op"], text.get(o["xid"]), o.get("names"), want))
+if seen < 2 or not any(o for o in text):
+    bad.append("%d RENAME/REMOVE calls" % seen)
+print("; ".join(bad[:3]) if bad else seen)
+sys.exit(1 if bad else 0)
+PY
+); then
+    ok "nfs40.pcap: the $why NFSv4 RENAME/REMOVE lines carry their names, as tshark decodes them (text and --json)"
+else
+    bad "nfs40.pcap: NFSv4 RENAME/REMOVE names: $why"
+fi
 
 # expect_err NAME REGEX ARGS...: exit 3 and one stderr line matching REGEX
 expect_err() {
