@@ -116,8 +116,11 @@ size_t rec_queue_push_many(struct rec_queue *q, const struct nfsrdma_record *r, 
 		/* Only the records that end an empty spell wake the consumer: it
 		 * clears the signal before it drains, and drains until empty. */
 		kick = kick || q->len == 0;
-		for (size_t i = 0; i < k; i++)
-			memcpy(&q->ring[(q->head + q->len + i) % q->cap], &r[done + i], sizeof(*r));
+		/* at most two runs: up to the ring's end, then from its start */
+		size_t tail = (q->head + q->len) % q->cap, run = q->cap - tail < k ? q->cap - tail : k;
+		memcpy(&q->ring[tail], &r[done], run * sizeof(*r));
+		if (k > run)
+			memcpy(&q->ring[0], &r[done + run], (k - run) * sizeof(*r));
 		q->len += k;
 		done += k;
 	}
@@ -164,6 +167,11 @@ void rec_queue_release(struct rec_queue *q, size_t n)
 		n = q->len;
 	q->head = (q->head + n) % q->cap;
 	q->len -= n;
+	/* An empty ring starts again at its first slot: a consumer that keeps
+	 * up then reuses the same few slots, still in cache, instead of
+	 * walking the whole ring (8192 records, 10 MB) through memory. */
+	if (!q->len)
+		q->head = 0;
 	if (n && q->waiting && (q->cap - q->len >= room_wanted(q, q->cap) || !q->len))
 		pthread_cond_broadcast(&q->space);
 	pthread_mutex_unlock(&q->mu);
