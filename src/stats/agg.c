@@ -266,7 +266,8 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 	count(&e->tot, f);
 	e->last_ns = a->now_ns;
 	struct agg_win *w = win_slot(e->win, a->cfg.slots, slot, &idx);
-	if (e->wlat && w->records == 0)
+	/* an empty histogram (n == 0: no counts, nothing lost) is already reset */
+	if (e->wlat && w->records == 0 && e->wlat[idx].n)
 		hist_reset(&e->wlat[idx]);
 	win_add(w, f);
 	if (r->credits_granted)
