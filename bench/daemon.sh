@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 }
 EOC
 cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$SRC" "$TMP/agg_bench.c" -o "$TMP/agg_bench" "$O/libnfsrdma.a" \
-	-lbpf -lelf -lz -lpcap -lrdmacm -libverbs -lm -lpthread || { echo "bench: cannot build the aggregation driver"; exit 1; }
+	-lbpf -lelf -lz -lzstd -llzma -lpcap -lrdmacm -libverbs -lm -lpthread || { echo "bench: cannot build the aggregation driver"; exit 1; }
 # median of 3 runs (the machine may be shared)
 for i in 1 2 3; do $PIN "$TMP/agg_bench" "pcap:$CAP" 2000000; done >"$TMP/agg_runs"
 read -r total sec distinct mem < <(sort -k2,2n "$TMP/agg_runs" | sed -n 2p)
