@@ -266,7 +266,8 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 	count(&e->tot, f);
 	e->last_ns = a->now_ns;
 	struct agg_win *w = win_slot(e->win, a->cfg.slots, slot, &idx);
-	if (e->wlat && w->records == 0)
+	/* an empty histogram (n == 0: no counts, nothing lost) is already reset */
+	if (e->wlat && w->records == 0 && e->wlat[idx].n)
 		hist_reset(&e->wlat[idx]);
 	win_add(w, f);
 	if (r->credits_granted)
@@ -568,7 +569,8 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct agg_ent *e = agg_entry(a, d, i);
 			struct agg_row *r = &rows[i];
-			hist_reset(&wh);
+			if (wh.n)   /* empty: nothing to clear (most rows have no window data) */
+				hist_reset(&wh);
 			snprintf(r->key, sizeof(r->key), "%s", e->key);
 			if (d == AGG_SERIES && e->label[1][0])
 				snprintf(r->key, sizeof(r->key), "%s %s %s>%s", e->label[0], e->label[1],
