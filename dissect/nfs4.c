@@ -61,7 +61,6 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 {
 	uint32_t w0 = 0, w1 = 0;
 	bool moved;
-	char name[REC_NAME_MAX];
 
 	switch (op) {
 	case NFS4_OP_ACCESS: xdr_u32(d, "access"); break;
@@ -80,15 +79,17 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 	case NFS4_OP_CREATE: {
 		uint32_t type = xdr_u32(d, "createtype4");
 		o->count = type;  /* kept so the COMPOUND can be named SYMLINK */
+		if (xdr_ok(d))
+			DT(d->tree, "objtype: %s (%u)", type < 10 ? nfs4_ftype_names[type] : "?", type);
 		if (type == 5) {
-			xdr_ddp_opaque(d, NFS4_OPAQUE * 4, &moved, "linkdata");
+			uint32_t n = xdr_ddp_opaque(d, NFS4_OPAQUE * 4, &moved, "linkdata");
+			if (xdr_ok(d))
+				DT(d->tree, "linkdata: %u bytes%s", n, moved ? " (Read chunk)" : "");
 			s->write_ops++;
 		} else if (type == 3 || type == 4) {
 			xdr_skip(d, 8, "specdata4");
 		}
-		nfs4_component(d, name, sizeof(name));
-		if (!d->rec->name[0])
-			xdr_rec_name(d->rec, name);
+		nfs4_component_dt(d, "objname", true);
 		nfs4_fattr4(d);
 		break;
 	}
@@ -112,11 +113,11 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		if (op == NFS4_OP_READLINK)
 			s->read_ops++;
 		break;
-	case NFS4_OP_LINK: case NFS4_OP_LOOKUP: case NFS4_OP_REMOVE: case NFS4_OP_SECINFO:
-		nfs4_component(d, name, sizeof(name));
-		if (!d->rec->name[0])
-			xdr_rec_name(d->rec, name);
-		DT(d->tree, "name: \"%s\"", name);
+	case NFS4_OP_LINK:
+		nfs4_component_dt(d, "newname", true);
+		break;
+	case NFS4_OP_LOOKUP: case NFS4_OP_REMOVE: case NFS4_OP_SECINFO:
+		nfs4_component_dt(d, "name", true);
 		break;
 	case NFS4_OP_LOCK: {
 		xdr_u32(d, "locktype");
@@ -172,16 +173,17 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 			DT(d->tree, "claim: %s (%u)", claim < 7 ? nfs4_claim_names[claim] : "?", claim);
 		switch (claim) {
 		case NFS4_CLAIM_NULL: case NFS4_CLAIM_DELEGATE_PREV:
-			nfs4_component(d, name, sizeof(name));
-			if (!d->rec->name[0])
-				xdr_rec_name(d->rec, name);
+			nfs4_component_dt(d, "file", true);
 			break;
-		case NFS4_CLAIM_PREVIOUS: xdr_u32(d, "delegate_type"); break;
+		case NFS4_CLAIM_PREVIOUS: {
+			uint32_t t = xdr_u32(d, "delegate_type");
+			if (xdr_ok(d))
+				DT(d->tree, "delegate_type: %s", t < 4 ? nfs4_deleg_names[t] : "?");
+			break;
+		}
 		case NFS4_CLAIM_DELEGATE_CUR:
 			nfs4_stateid4_dt(d, "delegate stateid");
-			nfs4_component(d, name, sizeof(name));
-			if (!d->rec->name[0])
-				xdr_rec_name(d->rec, name);
+			nfs4_component_dt(d, "file", true);
 			break;
 		case NFS4_CLAIM_FH: case NFS4_CLAIM_DELEG_PREV_FH: break;
 		case NFS4_CLAIM_DELEG_CUR_FH: nfs4_stateid4_dt(d, "delegate stateid"); break;
@@ -230,10 +232,8 @@ static bool op_args(struct pdec *d, uint32_t op, struct rec_op *o, struct v4stat
 		nfs4_bitmap4(d, NULL, NULL);
 		break;
 	case NFS4_OP_RENAME:
-		nfs4_component(d, name, sizeof(name));
-		if (!d->rec->name[0])
-			xdr_rec_name(d->rec, name);
-		nfs4_component(d, NULL, 0);
+		nfs4_component_dt(d, "oldname", true);
+		nfs4_component_dt(d, "newname", false);
 		break;
 	case NFS4_OP_RENEW: case NFS4_OP_DESTROY_CLIENTID: xdr_skip(d, 8, "clientid"); break;
 	case NFS4_OP_SETATTR:

@@ -30,7 +30,9 @@ const char *nfs4_cdfc4_name(uint32_t dir);
 void nfs4_seq4_status_flags(struct pdec *d, uint32_t f);
 uint32_t nfs4_stateid4(struct pdec *d);
 uint32_t nfs4_stateid4_dt(struct pdec *d, const char *label);
-void nfs4_component(struct pdec *d, char *out, size_t len);
+bool nfs4_component(struct pdec *d, char *out, size_t len);
+void nfs4_component_dt(struct pdec *d, const char *label, bool keep);
+extern const char *const nfs4_ftype_names[10];  /* nfs_ftype4 */
 void nfs4_change_info4(struct pdec *d);
 void nfs4_nfstime4(struct pdec *d);
 void nfs4_lock_owner4(struct pdec *d);

@@ -89,15 +89,33 @@ const char *const nfs4_claim_names[7] = {
 };
 const char *const nfs4_deleg_names[4] = { "NONE", "READ", "WRITE", "NONE_EXT" };
 
-void nfs4_component(struct pdec *d, char *out, size_t len)
+bool nfs4_component(struct pdec *d, char *out, size_t len)
 {
 	char tmp[REC_NAME_MAX];
 	if (!out) {
 		out = tmp;
 		len = sizeof(tmp);
 	}
-	xdr_string(d, NFS4_OPAQUE * 4, out, len, "component4");
+	return xdr_string(d, NFS4_OPAQUE * 4, out, len, "component4");
 }
+
+/* A name argument and its tree line; with keep, also the record's name
+ * if it has none yet (the first name of the COMPOUND, as NFSv3 keeps its
+ * first: a RENAME is named by its source). */
+void nfs4_component_dt(struct pdec *d, const char *label, bool keep)
+{
+	char name[REC_NAME_MAX];
+
+	if (!nfs4_component(d, name, sizeof(name)))
+		return;
+	if (keep && !d->rec->name[0])
+		xdr_rec_name(d->rec, name);
+	DT(d->tree, "%s: \"%s\"", label, name);
+}
+
+const char *const nfs4_ftype_names[10] = {
+	"?", "NF4REG", "NF4DIR", "NF4BLK", "NF4CHR", "NF4LNK", "NF4SOCK", "NF4FIFO", "NF4ATTRDIR", "NF4NAMEDATTR",
+};
 
 void nfs4_change_info4(struct pdec *d) { xdr_skip(d, 20, "nfs4_change_info4"); }
 void nfs4_nfstime4(struct pdec *d) { xdr_skip(d, 12, "nfs4_nfstime4"); }

@@ -65,9 +65,10 @@ tier_golden() {
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
 	local t
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
-	# every lab capture: -z proc = top = daemon summary = Prometheus buckets
+	# every lab capture: -z proc = top = daemon summary = Prometheus buckets;
+	# window rates of a file read flat out = records / the time they span
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh; do
+		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh; do
 		run_counted "$t"
 	done
 }

@@ -2,6 +2,7 @@
 #include "src/stats/agg.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,9 @@ struct agg {
 	struct agg_totals tot;
 	uint64_t start_ns, now_ns;
 	struct agg_win win[AGG_SLOTS_MAX];
+	/* per window slot: the earliest call and latest clock time of its
+	 * records, so a record-clock window is the time its records span */
+	struct { uint64_t slot, first, last; } span[AGG_SLOTS_MAX];
 	unsigned nslow;
 	struct slow_rec slow[AGG_SLOW_MAX];
 	/* once the list is full: the first fastest entry and the oldest time,
@@ -405,6 +409,26 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	return e;
 }
 
+/* A record's span starts at its first call packet (the clock time when
+ * that is missing or later: a reply-only record, or one stamped on
+ * another clock). */
+static void span_add(struct agg *a, unsigned idx, uint64_t slot, const struct nfsrdma_record *r,
+		     uint64_t now_ns)
+{
+	uint64_t first = r->t_call_first && r->t_call_first < now_ns ? r->t_call_first : now_ns;
+
+	if (a->span[idx].slot != slot || !a->span[idx].last) {
+		a->span[idx].slot = slot;
+		a->span[idx].first = first;
+		a->span[idx].last = now_ns;
+		return;
+	}
+	if (first < a->span[idx].first)
+		a->span[idx].first = first;
+	if (now_ns > a->span[idx].last)
+		a->span[idx].last = now_ns;
+}
+
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
 	struct agg_op_id op;
@@ -426,6 +450,7 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 	facts_of(r, &f);
 	count(&a->tot.tot, &f);
 	win_add(win_slot(a->win, a->cfg.slots, slot, &idx), &f);
+	span_add(a, idx, slot, r, now_ns);
 	for (unsigned i = 0; i < r->nfindings && i < REC_MAX_FINDINGS; i++)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
@@ -530,21 +555,52 @@ static void win_sum(const struct agg *a, const struct agg_win *w, uint64_t now_s
 	}
 }
 
+/* The time the window's counts are divided by (the rule is in agg.h).
+ * Never under one slot: a rate never divides by ~0. */
+static double win_seconds(const struct agg *a, uint64_t now_ns, uint64_t now_slot, bool record_clock)
+{
+	uint64_t full = a->cfg.slot_ns * a->cfg.slots, ns = full;
+
+	if (record_clock) {
+		/* the live slots' records, from the earliest call to the latest
+		 * record, but never reaching back before the oldest live slot */
+		uint64_t lo = (now_slot + 1 > a->cfg.slots ? now_slot + 1 - a->cfg.slots : 0) * a->cfg.slot_ns;
+		uint64_t first = UINT64_MAX, last = 0;
+		for (unsigned i = 0; i < a->cfg.slots; i++) {
+			if (!a->span[i].last || a->span[i].slot > now_slot ||
+			    a->span[i].slot + a->cfg.slots <= now_slot)
+				continue;
+			if (a->span[i].first < first)
+				first = a->span[i].first;
+			if (a->span[i].last > last)
+				last = a->span[i].last;
+		}
+		if (first < lo)
+			first = lo;
+		ns = last > first ? last - first : 0;
+	} else if (a->start_ns && now_ns - a->start_ns < full) {
+		ns = now_ns - a->start_ns;
+	}
+	if (ns < a->cfg.slot_ns)
+		ns = a->cfg.slot_ns;
+	if (ns > full)
+		ns = full;
+	return (double)ns / 1e9;
+}
+
 int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 {
+	/* 0 asks for record time: the latest record's, as files read flat out
+	 * have no other clock */
+	bool record_clock = now_ns == 0;
+
 	memset(s, 0, sizeof(*s));
 	if (now_ns < a->now_ns)
 		now_ns = a->now_ns;
 	s->now_ns = now_ns;
 	s->start_ns = a->start_ns;
 	uint64_t now_slot = now_ns / a->cfg.slot_ns;
-	/* The window is the full slot count, or the time since start when shorter
-	 * (the current slot counts as a whole second: rates never divide by ~0). */
-	double win = (double)a->cfg.slots * (double)a->cfg.slot_ns / 1e9;
-	double since = a->start_ns ? (double)(now_slot - a->start_ns / a->cfg.slot_ns + 1) *
-				     (double)a->cfg.slot_ns / 1e9 : win;
-	if (since < win)
-		win = since;
+	double win = win_seconds(a, now_ns, now_slot, record_clock);
 	s->win_s = win;
 	s->t = a->tot;
 	struct agg_win w;

@@ -119,7 +119,15 @@ const struct agg_totals *agg_totals(const struct agg *a);
 /* Entries of one dimension, in insertion order ("(other)" last, if any). */
 size_t agg_count(const struct agg *a, enum agg_dim d);
 const struct agg_ent *agg_entry(const struct agg *a, enum agg_dim d, size_t i);
-/* Fills s (rows malloc'ed); returns 0 or -ENOMEM. */
+/* Fills s (rows malloc'ed); returns 0 or -ENOMEM.  now_ns 0 means the
+ * record clock (files read flat out): now is the latest record's time.
+ * Window rates, bandwidth and in-flight (Little's law) divide by win_s:
+ * - record clock: the time the window's records span, from the earliest
+ *   call (t_call_first) to the latest record time, cut at the start of
+ *   the oldest live slot;
+ * - wall clock: the configured window, or the time since the first
+ *   record when the run is younger than that;
+ * never less than one slot, never more than the configured window. */
 int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s);
 void agg_snap_free(struct agg_snap *s);
 /* Memory held by the engine, bytes (for the robustness test and stats). */

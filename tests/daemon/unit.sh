@@ -127,6 +127,39 @@ int main(void)
 	CHECK(s.nslow >= 1 && !strcmp(s.slow[0].op, "NFSv4 NULL") && !strcmp(s.slow[0].server, "10.0.0.1"),
 	      "slow list named at snapshot: %s %s", s.nslow ? s.slow[0].op : "-", s.nslow ? s.slow[0].server : "-");
 	agg_snap_free(&s); agg_free(a);
+	/* window divisor (agg.h): record clock (snapshot at 0) = the records'
+	 * span, earliest call to latest record; wall clock = time since the
+	 * first record while younger than the window, not rounded to slots */
+	a = agg_new(NULL);
+	memset(&r, 0, sizeof(r));
+	r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 3; r.proc = 1;
+	r.caller.family = 4; r.callee.family = 4;
+	uint64_t t0 = t + 300000000ull;   /* 0.3 s into a slot */
+	uint64_t reply_at[3] = { 500000000ull, 1200000000ull, 2500000000ull };
+	for (int i = 0; i < 3; i++) {
+		r.t_call_first = t0 + (i ? reply_at[i - 1] : 0); r.t_reply_last = t0 + reply_at[i];
+		r.d_total = r.t_reply_last - r.t_call_first;
+		agg_add(a, &r, r.t_reply_last);
+	}
+	CHECK(agg_snapshot(a, 0, &s) == 0 && s.win_s > 2.4999 && s.win_s < 2.5001 && s.rate > 1.1999 && s.rate < 1.2001,
+	      "record clock: 3 records over 2.5 s: window %f rate %f", s.win_s, s.rate);
+	/* Little's law: 0.5 + 0.7 + 1.3 s of latency over 2.5 s = 1.0 in flight */
+	CHECK(s.nrows[AGG_OP] == 1 && s.rows[AGG_OP][0].inflight > 0.9999 && s.rows[AGG_OP][0].inflight < 1.0001,
+	      "record clock: in flight %f", s.nrows[AGG_OP] ? s.rows[AGG_OP][0].inflight : -1);
+	agg_snap_free(&s);
+	CHECK(agg_snapshot(a, t0 + 500000000ull + 3000000000ull, &s) == 0 && s.win_s > 2.9999 && s.win_s < 3.0001,
+	      "wall clock: 3 s since the first record: window %f", s.win_s);
+	agg_snap_free(&s); agg_free(a);
+	a = agg_new(NULL);
+	r.t_call_first = t0; r.t_reply_last = t0 + 1000; agg_add(a, &r, r.t_reply_last);
+	CHECK(agg_snapshot(a, 0, &s) == 0 && s.win_s == 1.0, "record clock: 1 us of records: one slot (%f)", s.win_s);
+	agg_snap_free(&s);
+	for (int i = 1; i <= 30; i++) {
+		r.t_call_first = t0 + i * 1000000000ull; r.t_reply_last = r.t_call_first + 1000; agg_add(a, &r, r.t_reply_last);
+	}
+	CHECK(agg_snapshot(a, 0, &s) == 0 && s.win_s <= 10.0 && s.win_s >= 8.99 && s.t.tot.records == 31,
+	      "record clock: 30 s of records: window at most the 10 slots (%f)", s.win_s);
+	agg_snap_free(&s); agg_free(a);
 	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
 	return fail != 0;
 }
