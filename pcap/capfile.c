@@ -337,9 +337,20 @@ static int libpcap_takeover(struct pcap_source *s, char *errbuf, size_t errlen)
 	char *name = s->path;
 	int ret;
 
+	s->next_off = (long)s->m.pos;   /* where the mapping stopped */
 	classic_close(&s->m);
-	if ((ret = libpcap_open(s, name, errbuf, errlen)) < 0)
+	if ((ret = libpcap_open(s, name, errbuf, errlen)) < 0) {
+		/* libpcap refused what the mapping had read so far (a header
+		 * field it judges stricter, or bytes that look like another
+		 * format): say where the reading stopped, as any failed read */
+		char why[512];
+		size_t n = strlen(s->path);
+		snprintf(why, sizeof(why), "frame %llu, offset %llu: %s", (unsigned long long)s->frames + 1,
+			 (unsigned long long)s->next_off,
+			 errbuf && !strncmp(errbuf, s->path, n) && errbuf[n] == ':' ? errbuf + n + 2 : "cannot be read on");
+		set_err(errbuf, errlen, s->path, why);
 		return ret;
+	}
 	for (s->frames = 0; s->frames < skip; s->frames++) {
 		if (pcap_next_ex(s->pc, &h, &d) != 1) {
 			/* the file changed under us; say where libpcap stopped */
