@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # tests/lab/kernel.sh — provide the guest kernel and initramfs for the lab.
 #
-# Finds Debian's current 6.1 kernel package (the one linux-image-amd64
-# depends on), downloads it once into the cache, unpacks it, runs depmod, and
-# builds a tiny busybox initramfs whose only job is to mount the host's "/"
-# (9p, read-only) under an overlay and switch_root into the lab's stage 2.
+# usage: kernel.sh [VERSION]     VERSION: 6.1 (default) or 6.12; when not
+#                                 given, $LAB_KVERSION, else 6.1.
 #
-# Everything is cached in ${NFSRDMA_LAB_CACHE:-/var/cache/nfsrdma-lab}; when
-# the cache is warm this takes well under a second.
+# Finds Debian 12's current kernel package of that series (6.1: the one
+# linux-image-amd64 depends on; 6.12: the one linux-image-6.12-amd64 from
+# bookworm-security depends on), downloads it once into the cache, unpacks
+# it, runs depmod, and builds a tiny busybox initramfs whose only job is to
+# mount the host's "/" (9p, read-only) under an overlay and switch_root into
+# the lab's stage 2.
+#
+# Everything is cached in ${NFSRDMA_LAB_CACHE:-/var/cache/nfsrdma-lab}; both
+# series live side by side there. When the cache is warm this takes well
+# under a second.
 #
 # Output (stdout): shell assignments, meant for `eval "$(kernel.sh)"`:
 #   LAB_KVER LAB_KERNEL LAB_INITRD LAB_KROOT
@@ -23,24 +29,44 @@ INITRD_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay)
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 log() { echo "kernel.sh: $*" >&2; }
 
-# pick_package: print the linux-image-6.1.0-NN-amd64 package name Debian
-# currently points linux-image-amd64 at. Falls back to what is cached when
-# apt knows nothing (offline), and runs `apt-get update` once if needed.
+# series VERSION: set META (the package that follows the series), PATTERN
+# (a regex of the versioned image package names) and GLOB (their .debs).
+series() {
+    case $1 in
+    6.1)
+        META=linux-image-amd64
+        PATTERN='linux-image-6\.1\.[0-9]*-[0-9]*-amd64'
+        GLOB='linux-image-6.1.*-amd64_*.deb' ;;
+    6.12)
+        META=linux-image-6.12-amd64
+        PATTERN='linux-image-6\.12\.[0-9]*+deb12-amd64'
+        GLOB='linux-image-6.12.*+deb12-amd64_*.deb' ;;
+    *) die "unknown kernel version '$1' (LAB_KVERSION is 6.1 or 6.12)" ;;
+    esac
+}
+
+# meta_depends: the versioned image package $META points at today.
+meta_depends() {
+    apt-cache depends "$META" 2>/dev/null |
+        sed -n "s/^ *Depends: \($PATTERN\)\$/\1/p" | head -n1
+}
+
+# pick_package: print the versioned image package name Debian currently
+# points the series' meta package at. Falls back to what is cached when apt
+# knows nothing (offline), and runs `apt-get update` once if needed.
 pick_package() {
     local pkg
-    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-          sed -n 's/^ *Depends: \(linux-image-6\.1\.[0-9]*-[0-9]*-amd64\)$/\1/p' | head -n1)
+    pkg=$(meta_depends)
     if [[ -z $pkg ]]; then
-        log "apt-cache knows no linux-image-amd64; running apt-get update once"
+        log "apt-cache knows no $META; running apt-get update once"
         apt-get update -qq >&2 || true
-        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-              sed -n 's/^ *Depends: \(linux-image-6\.1\.[0-9]*-[0-9]*-amd64\)$/\1/p' | head -n1)
+        pkg=$(meta_depends)
     fi
     if [[ -z $pkg ]]; then
-        # Offline: use the newest kernel already in the cache.
+        # Offline: use the newest kernel of the series already in the cache.
         local deb
-        deb=$(find "$CACHE" -maxdepth 1 -name 'linux-image-6.1.*-amd64_*.deb' 2>/dev/null | sort -V | tail -n1)
-        [[ -n $deb ]] || die "cannot find a Debian 6.1 kernel package (apt-cache depends linux-image-amd64 gave nothing)"
+        deb=$(find "$CACHE" -maxdepth 1 -name "$GLOB" 2>/dev/null | sort -V | tail -n1)
+        [[ -n $deb ]] || die "cannot find a Debian $KSERIES kernel package (apt-cache depends $META gave nothing)"
         pkg=$(basename "$deb"); pkg=${pkg%%_*}
     fi
     echo "$pkg"
@@ -95,7 +121,7 @@ build_initrd() {
     done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++')
     ((${#deps[@]})) || die "could not resolve initramfs modules"
     local key
-    key=$( { echo "$kver"; sha256sum "$busybox" "$init" "${deps[@]}"; } | sha256sum | cut -c1-64)
+    key=$( { echo "$kver"; cat "$busybox" "$init" "${deps[@]}" | sha256sum; } | sha256sum | cut -c1-64)
     if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then
         return 0
     fi
@@ -108,8 +134,14 @@ build_initrd() {
     install -m 0755 "$init" "$tmp/init"
     local m i=0
     for m in "${deps[@]}"; do
-        # Numbered so a plain glob gives the dependency order.
-        cp "$m" "$tmp/modules/$(printf '%02d' "$i")-$(basename "$m")"
+        # Numbered so a plain glob gives the dependency order. 6.12's modules
+        # are xz-compressed and busybox insmod takes only plain ones.
+        local dst
+        dst="$tmp/modules/$(printf '%02d' "$i")-$(basename "${m%.xz}")"
+        case $m in
+            *.ko.xz) xz -dc "$m" > "$dst" ;;
+            *) cp "$m" "$dst" ;;
+        esac
         i=$((i + 1))
     done
     (cd "$tmp" && find . | sort | cpio -o -H newc --quiet | gzip -1) > "$img.tmp"
@@ -118,11 +150,17 @@ build_initrd() {
     echo "$key" > "$img.key"
 }
 
-# prune KVER DEB: when Debian moved to a newer kernel, drop the older ones
-# from the cache (an unpacked tree is ~400 MB).
+# prune KVER DEB: when Debian moved to a newer kernel of this series, drop
+# the series' older ones from the cache (an unpacked tree is ~400 MB). The
+# other series is left alone.
 prune() {
-    local kver=$1 deb=$2 f
-    for f in "$CACHE"/root-* "$CACHE"/initrd-*.img "$CACHE"/initrd-*.img.key "$CACHE"/linux-image-*.deb; do
+    local kver=$1 deb=$2 f stem
+    case $KSERIES in
+        6.1) stem='6.1.0-' ;;
+        6.12) stem='6.12.' ;;
+    esac
+    for f in "$CACHE"/root-"$stem"* "$CACHE"/initrd-"$stem"*.img "$CACHE"/initrd-"$stem"*.img.key \
+             "$CACHE"/linux-image-"$stem"*.deb; do
         [[ -e $f ]] || continue
         case $f in
             "$CACHE/root-$kver" | "$CACHE/initrd-$kver.img" | "$CACHE/initrd-$kver.img.key" | "$deb") ;;
@@ -132,6 +170,8 @@ prune() {
 }
 
 main() {
+    KSERIES=${1:-${LAB_KVERSION:-6.1}}
+    series "$KSERIES"
     mkdir -p "$CACHE"
     # Serialise concurrent runs on the cache (parallel run-scenario calls).
     exec 9>"$CACHE/.lock"

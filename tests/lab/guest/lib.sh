@@ -72,8 +72,9 @@ lab_net_up() {
 }
 
 # lab_trace_start: size the trace buffer, enable LAB_TRACE_EVENTS (noting
-# any the kernel lacks), save their format files (server only: both guests
-# run the same kernel), and start tracing.
+# any the kernel lacks), save their format files (the server's in formats/,
+# the client's in client-formats/: the roles may run different kernels), and
+# start tracing.
 lab_trace_start() {
     local t=$LAB_TRACEFS ev notes=$LAB_SHARE/.trace-notes.$LAB_ROLE
     : > "$notes"
@@ -84,10 +85,10 @@ lab_trace_start() {
         local sys=${ev%%:*} name=${ev#*:}
         if [[ -d $t/events/$sys/$name ]]; then
             echo 1 > "$t/events/$sys/$name/enable"
-            if [[ $LAB_ROLE == server ]]; then
-                mkdir -p "$LAB_OUT/formats/$sys/$name"
-                cp "$t/events/$sys/$name/format" "$LAB_OUT/formats/$sys/$name/format"
-            fi
+            local fdir=$LAB_OUT/formats
+            [[ $LAB_ROLE == server ]] || fdir=$LAB_OUT/$LAB_ROLE-formats
+            mkdir -p "$fdir/$sys/$name"
+            cp "$t/events/$sys/$name/format" "$fdir/$sys/$name/format"
         else
             echo "# lab: event $ev does not exist in $(uname -r); not traced" >> "$notes"
         fi
