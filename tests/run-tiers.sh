@@ -78,13 +78,28 @@ tier_lab() {
 		echo "lab: cannot run: tests/lab/smoke.sh missing"
 		tier_fail=$((tier_fail + 1)); return
 	fi
-	run_counted tests/lab/smoke.sh
-	# Suites that boot their own lab scenarios (one at a time: 2 cores).
-	local t
-	for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh; do
-		[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
-		run_counted "$t"
+	# Every kernel of the lab (tests/lab/kernel.sh): Debian 12's 6.1 runs
+	# every suite, 6.12 the smoke, probe, XDP, basic replay and systemd
+	# suites; then the two mixed (tests/lab/mixed.sh). LAB_KVERSIONS narrows.
+	local kv t
+	for kv in ${LAB_KVERSIONS:-6.1 6.12}; do
+		echo "--- lab on Debian's $kv kernel"
+		export LAB_KVERSION=$kv
+		run_counted tests/lab/smoke.sh
+		# Suites that boot their own lab scenarios (one at a time: 2 cores).
+		for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh; do
+			[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
+			if [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
+				run_counted "$t" basic
+			else
+				run_counted "$t"
+			fi
+		done
 	done
+	unset LAB_KVERSION
+	case " ${LAB_KVERSIONS:-6.1 6.12} " in
+	*" 6.1 "*" 6.12 "* | *" 6.12 "*" 6.1 "*) run_counted tests/lab/mixed.sh ;;
+	esac
 }
 
 tier_fuzz() {
