@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/lab/smoke.sh — the lab tier of `make check`.
 #
-# Runs the `smoke` scenario (two real 6.1 kernels under qemu, NFSv3 over
-# soft-RoCE, one READ and one WRITE) into a temp dir and checks what it
+# Runs the `smoke` scenario (two real Debian kernels under qemu: 6.1, or
+# LAB_KVERSION's; NFSv3 over soft-RoCE, one READ and one WRITE) into a temp dir and checks what it
 # produced. One line per assertion, then exactly `lab: N passed, N failed`.
 # Exits non-zero on any failure, including "the lab cannot run here" (CI
 # must run every tier, so that is a failure, not a skip).
@@ -65,6 +65,15 @@ else
 fi
 OUT=$OUT/run
 
+# Each guest ran the kernel series asked for (its own uname in its trace).
+want=${LAB_KVERSION:-6.1}
+for role in server client; do
+    got=$(sed -n '1s/.* kernel=\([^ ]*\) .*/\1/p' "$OUT/$role.trace" 2>/dev/null)
+    case $got in
+        "$want".[0-9]*) pass "$role guest ran Debian's $want kernel ($got)" ;;
+        *) fail "$role guest ran '$got', not Debian's $want kernel" ;;
+    esac
+done
 check "mount was proto=rdma" grep -qE ' nfs .*proto=rdma' "$OUT/client.mounts"
 check "capture.pcap is non-empty" test -s "$OUT/capture.pcap"
 if [[ -s $OUT/capture.pcap ]]; then
