@@ -86,7 +86,7 @@ write_readme() {
         echo "formats/ (tracepoint format files), uname, lab.conf, commands.txt."
         echo
         for name in "${ALL[@]}"; do
-            printf '%-22s %s\n' "$name.pcap" "$(describe "$name")"
+            printf '%-26s %s\n' "$name.pcap" "$(describe "$name")"
         done
         echo
         echo "Sizes (frames and seconds: capinfos; RPCs: the NFS and NFSACL RPCs the"
