@@ -35,6 +35,13 @@ for n in eth0 mirror; do
 done
 grep -q "xdp: xmir1 is a mirror port" "$out/xdp-mirror.log" 2>/dev/null && ok "xdp-mirror: mirror-port mode on (the copies are dropped after they are recorded)" ||
 	no "xdp-mirror: no mirror-port line in its log"
+# The software SPAN port (span.py) copied every frame: none refused, none
+# dropped by its receive buffer (else XIDs missing below are its fault).
+span=$(tail -n1 "$out/span.log" 2>/dev/null)
+case $span in
+	"span: "*" 0 refused, 0 dropped by the receive buffer") ok "span port: ${span#span: }" ;;
+	*) no "span port lost frames or did not report: ${span:-no span.log}" ;;
+esac
 [ -s "$out/capture.pcap" ] || { no "no capture.pcap"; end; }
 "$bin/nfsrdma-dissect" --json "$out/capture.pcap" >"$base/dissect.jsonl" 2>"$base/dissect.err" ||
 	no "nfsrdma-dissect failed on the capture"

@@ -3,26 +3,27 @@
 #  - xdp:eth0,generic       the brief's setup: XDP on the client's own port.
 #    XDP sees received frames only (replies, ACKs, RDMA Read requests and
 #    Write data from the server), not the client's transmits.
-#  - xdp:xmir1,generic,mirror  a SPAN port: tc mirrors eth0 in both
-#    directions into a veth pair and XDP runs on its far end, so it sees
-#    every frame; as a mirror port it drops the copies (none is for xmir1)
-#    after recording them.
+#  - xdp:xmir1,generic,mirror  a SPAN port: span.py copies every frame of
+#    eth0, both directions, into a veth pair and XDP runs on its far end, so
+#    it sees every frame; as a mirror port it drops the copies (none is for
+#    xmir1) after recording them.
 # shellcheck shell=bash
 bin=${LAB_ARG_BIN:-$LAB_REPO/build/bin}
-modprobe -a veth sch_ingress act_mirred cls_matchall 2>/dev/null || true
-ip link add xmir0 mtu 4200 type veth peer name xmir1 mtu 4200
+modprobe veth 2>/dev/null || true
+ip link add xmir0 mtu 9000 type veth peer name xmir1 mtu 9000
 ip link set xmir0 up
 ip link set xmir1 up
-tc qdisc add dev eth0 clsact
-tc filter add dev eth0 ingress matchall action mirred egress mirror dev xmir0
-tc filter add dev eth0 egress matchall action mirred egress mirror dev xmir0
+python3 "$LAB_SCENARIO_DIR/span.py" eth0 xmir0 2>"$LAB_OUT/span.log" &
+span=$!
+for _ in $(seq 1 50); do [ -e /run/span.ready ] && break; sleep 0.1; done
+mir=xmir1
 run_xdp() {   # NAME IFACE [,OPTIONS]
 	"$bin/nfsrdmad" --source "xdp:$2,generic${3:-}" --snaplen 512 --json --metrics none \
 		--socket none -v >"$LAB_OUT/xdp-$1.jsonl" 2>"$LAB_OUT/xdp-$1.log" &
 }
 run_xdp eth0 eth0
 p1=$!
-run_xdp mirror xmir1 ,mirror
+run_xdp mirror "$mir" ,mirror
 p2=$!
 for i in $(seq 1 60); do   # attached (or failed) before the first NFS frame
 	n=$(cat "$LAB_OUT"/xdp-*.log 2>/dev/null | grep -ci "xdp.*attach\|generic" || true)
@@ -46,3 +47,5 @@ sleep 1
 kill -INT $p1 $p2 2>/dev/null || true   # (gone if the load failed: the host side reports it)
 wait $p1 || echo "nfsrdmad eth0 exit $?" >>"$LAB_OUT/xdp-eth0.log"
 wait $p2 || echo "nfsrdmad mirror exit $?" >>"$LAB_OUT/xdp-mirror.log"
+kill $span 2>/dev/null; wait $span 2>/dev/null
+ip -s link show > "$LAB_OUT/links.txt" 2>&1   # per-NIC counters, for the host side's messages
