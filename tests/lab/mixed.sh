@@ -62,7 +62,7 @@ run_mixed() {
     fi
     # The catalogue's truth checks on this run's capture.
     line=$(python3 tests/unit/truth.py "$out/capture.pcap" 2>&1)
-    printf '%s\n' "$line" | sed "s|^\(PASS\|FAIL\) truth: capture:|\1 truth: $scen:|" | grep -E '^(PASS|FAIL|info)'
+    printf '%s\n' "$line" | sed -E "s#^(PASS|FAIL|info) truth: capture:#\1 truth: $scen (server $skv, client $ckv):#" | grep -E '^(PASS|FAIL|info)'
     read -r p f < <(sed -nE 's/^truth: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
     if [ -z "${p:-}" ] || [ "$p" -lt 4 ]; then
         no "$tag: truth.py gave no verdict: $(tail -n1 <<<"$line")"
