@@ -10,6 +10,7 @@
 #include "dissect/transport.h"
 #include "pcap/dissect_run.h"
 #include "src/out/addr_filter.h"
+#include "src/out/compare.h"
 #include "src/out/export_fields.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/log.h"
@@ -20,7 +21,7 @@
 #include "src/out/recfmt.h"
 #include "src/out/run_report.h"
 
-enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT };
+enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE };
 
 static const struct opt opts[] = {
 	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
@@ -40,6 +41,7 @@ static const struct opt opts[] = {
 	{ "fields", 0, "LIST", "one CSV row per RPC, Wireshark field names (default, all, help, or a,b,c)", K_FIELDS },
 	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV },
 	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT },
+	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, and B/A", K_COMPARE },
 	OPT_END
 };
 
@@ -61,6 +63,7 @@ struct cli {
 	bool tsv;
 	struct fields_writer *fw;
 	struct plot *plot;
+	bool compare;
 };
 
 /* One output format per run: a second one is refused, never "last wins". */
@@ -99,6 +102,7 @@ static int handle(int key, const char *arg, void *ctx)
 		break;
 	case K_TSV: c->tsv = true; break;
 	case K_PLOT: c->plot_path = arg; break;
+	case K_COMPARE: c->compare = true; break;
 	case K_OP:
 		if (!prog_name_known(arg)) {
 			log_error("--op '%s': no procedure or NFSv4 operation has that name (e.g. READ, "
@@ -227,12 +231,90 @@ static void on_diag(const struct diag *g, void *ctx)
 		  g->offset, g->layer, g->msg);
 }
 
+/* What --compare cannot take: it reads two captures and prints one table
+ * (or its JSON, or a plot), so per-RPC outputs, their options and a
+ * single capture's exports have no meaning there.  The filters apply to
+ * both captures. */
+static int compare_conflicts(const struct cli *c)
+{
+	const struct { const char *flag; bool set; } conflicts[] = {
+		{ "-V", c->format == 'V' }, { "--csv", c->format == K_CSV },
+		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
+		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] }, { "--check", c->check },
+		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
+	};
+	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
+		if (conflicts[i].set) {
+			log_error("--compare and %s cannot be combined: --compare prints one table of two "
+				  "captures (--json, --plot and the filters --op, --xid, --addr, --min-latency "
+				  "go with it)", conflicts[i].flag);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* --compare's filter: the same as a lone capture's. */
+static bool keep_record(const struct nfsrdma_record *r, void *ctx)
+{
+	return wanted(ctx, r);
+}
+
+/* --compare A B: both captures, then the table; a capture with nothing
+ * to compare keeps its empty column and makes the exit status 3. */
+static int main_compare(struct cli *c, char **files, int nfiles)
+{
+	char err[512];
+	bool nothing = false;
+	int rc = 0;
+
+	if (compare_conflicts(c) < 0)
+		return 2;
+	if (nfiles != 2) {
+		log_error("--compare takes two capture files, A and B (%d given; see --help)", nfiles);
+		return 2;
+	}
+	if (!strcmp(files[0], "-") && !strcmp(files[1], "-")) {
+		log_error("--compare: stdin can be one of the captures, not both");
+		return 2;
+	}
+	const char *ins[] = { files[0], files[1] };
+	if (c->plot_path && outfile_check("--plot", c->plot_path, ins, 2, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return 2;
+	}
+	struct compare *cmp = compare_new(files[0], files[1]);
+	if (!cmp) {
+		log_error("out of memory");
+		return 1;
+	}
+	struct compare_how how = { keep_record, on_diag, c };
+	for (int s = 0; s < CMP_SIDES && rc == 0; s++) {
+		c->file = files[s];   /* the diagnostics name it */
+		rc = compare_read(cmp, s, files[s], &how, &nothing);
+	}
+	if (rc == 0) {
+		compare_sort(cmp);
+		if (c->format == K_JSON)
+			compare_print_json(cmp, stdout);
+		else
+			compare_print(cmp, stdout);
+	}
+	if (rc == 0 && c->plot_path && compare_plot(cmp, c->plot_path, err, sizeof(err)) < 0) {
+		log_error("--plot %s", err);
+		rc = 1;
+	}
+	compare_free(cmp);
+	if (outfile_close_stdout() < 0)
+		return 1;
+	return rc == 0 && nothing ? EXIT_NOTHING_FOUND : rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct opt_spec spec = {
 		.prog = "nfsrdma-dissect",
-		.synopsis = "[OPTIONS] FILE|-",
+		.synopsis = "[OPTIONS] FILE|-\n       nfsrdma-dissect --compare [OPTIONS] A B",
 		.summary = "Decode NFS over RDMA (RoCE, InfiniBand) captures: one line per RPC with "
 			   "where the time went.",
 		.opts = opts, .handle = handle, .ctx = &c,
@@ -242,6 +324,10 @@ int main(int argc, char **argv)
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
 		return 2;
+	if (c.compare) {
+		outfile_stdout_lines(c.line_buffered);
+		return main_compare(&c, argv + first, argc - first);
+	}
 	if (first < argc) {
 		if (c.file || first + 1 < argc) {
 			log_error("one capture file at a time (see --help)");

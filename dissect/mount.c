@@ -41,20 +41,3 @@ const struct prog_info prog_mount = {
 	.proc_name = mount_proc_name, .decode_call = mount_call, .decode_reply = mount_reply,
 	.ddp_eligible = no_ddp,
 };
-
-/* rpcbind / portmapper: names only, it only shows up on RDMA by accident. */
-static const char *pmap_proc_name(uint32_t vers, uint32_t proc)
-{
-	static const char *const v2[] = { "NULL", "SET", "UNSET", "GETPORT", "DUMP", "CALLIT" };
-	static const char *const v34[] = { "NULL", "SET", "UNSET", "GETADDR", "DUMP", "BCAST",
-					   "GETTIME", "UADDR2TADDR", "TADDR2UADDR", "GETVERSADDR",
-					   "INDIRECT", "GETADDRLIST", "GETSTAT" };
-	if (vers == 2)
-		return proc < 6 ? v2[proc] : NULL;
-	return proc < 13 ? v34[proc] : NULL;
-}
-
-const struct prog_info prog_portmap = {
-	.prog = PROG_PORTMAP, .vmin = 2, .vmax = 4, .name = "PORTMAP", .layer = "portmap",
-	.proc_name = pmap_proc_name, .ddp_eligible = no_ddp,
-};

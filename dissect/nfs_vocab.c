@@ -23,6 +23,22 @@ const char *mount3_proc_name(uint32_t proc)
 	return proc < MOUNT3P_NPROCS ? n[proc] : NULL;
 }
 
+const char *rpcb_proc_name(uint32_t vers, uint32_t proc)
+{
+	static const char *const v2[PMAPPROC_NPROCS] = { "NULL", "SET", "UNSET", "GETPORT", "DUMP",
+							 "CALLIT" };
+	static const char *const v34[RPCBPROC_NPROCS4] = {
+		"NULL", "SET", "UNSET", "GETADDR", "DUMP", "CALLIT", "GETTIME", "UADDR2TADDR",
+		"TADDR2UADDR", "GETVERSADDR", "INDIRECT", "GETADDRLIST", "GETSTAT",
+	};
+	switch (vers) {
+	case 2: return proc < PMAPPROC_NPROCS ? v2[proc] : NULL;
+	case 3: return proc < RPCBPROC_NPROCS3 ? v34[proc] : NULL;
+	case 4: return proc == RPCBPROC_BCAST ? "BCAST" : proc < RPCBPROC_NPROCS4 ? v34[proc] : NULL;
+	default: return NULL;
+	}
+}
+
 static const char *const op_names[NFS4_OP_LAST + 1] = {
 	[NFS4_OP_ACCESS] = "ACCESS", [NFS4_OP_CLOSE] = "CLOSE", [NFS4_OP_COMMIT] = "COMMIT",
 	[NFS4_OP_CREATE] = "CREATE", [NFS4_OP_DELEGPURGE] = "DELEGPURGE",

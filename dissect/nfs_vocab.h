@@ -30,6 +30,20 @@ enum mount3_proc {
 	MOUNT3P_NPROCS
 };
 
+/* portmap v2 (RFC 1833 section 3) and rpcbind v3/v4 (section 2)
+ * procedures; v3 and v4 share 0-8, v4's 5 is BCAST where v3's is CALLIT */
+enum pmap_proc {
+	PMAPPROC_NULL, PMAPPROC_SET, PMAPPROC_UNSET, PMAPPROC_GETPORT, PMAPPROC_DUMP,
+	PMAPPROC_CALLIT, PMAPPROC_NPROCS
+};
+enum rpcb_proc {
+	RPCBPROC_NULL, RPCBPROC_SET, RPCBPROC_UNSET, RPCBPROC_GETADDR, RPCBPROC_DUMP,
+	RPCBPROC_CALLIT, RPCBPROC_BCAST = RPCBPROC_CALLIT, RPCBPROC_GETTIME,
+	RPCBPROC_UADDR2TADDR, RPCBPROC_TADDR2UADDR, RPCBPROC_NPROCS3,
+	RPCBPROC_GETVERSADDR = RPCBPROC_NPROCS3, RPCBPROC_INDIRECT, RPCBPROC_GETADDRLIST,
+	RPCBPROC_GETSTAT, RPCBPROC_NPROCS4
+};
+
 /* NFSv4 procedures; the callback program has the same two */
 enum nfs4_proc { NFS4P_NULL = 0, NFS4P_COMPOUND = 1 };
 
@@ -80,6 +94,8 @@ enum nfs4_cb_op {
 /* Names; NULL for a number the protocol does not define. */
 const char *nfs3_proc_name(uint32_t proc);
 const char *mount3_proc_name(uint32_t proc);
+/* portmap v2, rpcbind v3 and v4 (NULL for another version) */
+const char *rpcb_proc_name(uint32_t vers, uint32_t proc);
 /* "ILLEGAL" for OP_ILLEGAL, "OP_?" for a number with no operation. */
 const char *nfs4_op_name(uint32_t op);
 /* "CB_ILLEGAL" for OP_CB_ILLEGAL, "CB_?" for a number with no operation. */

@@ -84,7 +84,7 @@ int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto)
 	xenc_put_u32_at(args + 4, vers);
 	xenc_put_u32_at(args + 8, proto);
 	xenc_put_u32_at(args + 12, 0);
-	int ret = rpc_enc_raw(&m, NULL, PROG_PORTMAP, 2, 3 /* GETPORT */, args, sizeof(args));
+	int ret = rpc_enc_raw(&m, NULL, PROG_PORTMAP, 2, PMAPPROC_GETPORT, args, sizeof(args));
 	if (ret < 0)
 		return ret;
 	if ((ret = sync_call(host, 111, &m, rbuf, sizeof(rbuf), &rlen)) < 0)

@@ -53,7 +53,17 @@ void plot_free(struct plot *p)
 	free(p);
 }
 
-static void text(FILE *f, const char *s)
+const char *plot_phase_color(unsigned ph)
+{
+	return ph < PH_N ? phase_color[ph] : "#999";
+}
+
+const char *plot_phase_note(unsigned ph)
+{
+	return ph < PH_N ? phase_note[ph] : "";
+}
+
+void plot_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -128,7 +138,7 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"16\">");
-	text(f, title ? title : "NFS over RDMA latency");
+	plot_text(f, title ? title : "NFS over RDMA latency");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"50\">latency: box p50-p99, whisker to max, tick p90 and p99.9 (log scale)</text>\n",
 		DIST_X0);
 	fprintf(f, "<text x=\"%d\" y=\"50\">mean latency split (the phases add up to the total)</text>\n", SPLIT_X0);
@@ -148,12 +158,12 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 		int y = y0 + (int)i * ROW_H, cy = y + ROW_H / 2;
 		char b1[32], b2[32], b3[32];
 		fprintf(f, "<g><title>");
-		text(f, r->key);
+		plot_text(f, r->key);
 		fprintf(f, ": %llu RPCs, p50 %s, p99 %s, max %s</title>\n", (unsigned long long)r->tot.records,
 			unit((double)r->p50, b1, sizeof(b1)), unit((double)r->p99, b2, sizeof(b2)),
 			unit((double)r->max, b3, sizeof(b3)));
 		fprintf(f, "<text x=\"10\" y=\"%d\">", cy + 4);
-		text(f, r->key);
+		plot_text(f, r->key);
 		fprintf(f, " (%llu)</text>\n", (unsigned long long)r->tot.records);
 		if (r->tot.lat_n) {
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(r->p50), cy,

@@ -6,6 +6,7 @@
 #define NFSRDMA_PLOT_SVG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dissect/record.h"
 
@@ -16,5 +17,12 @@ void plot_add(struct plot *p, const struct nfsrdma_record *r);
 /* 0 or negative errno with one line in err. */
 int plot_write(struct plot *p, const char *path, const char *title, char *err, size_t errlen);
 void plot_free(struct plot *p);
+
+/* Shared with the other plots (--compare): the colour and legend note of
+ * each phase, and SVG text with <, >, &, " escaped and control bytes
+ * dropped. */
+const char *plot_phase_color(unsigned ph);
+const char *plot_phase_note(unsigned ph);
+void plot_text(FILE *f, const char *s);
 
 #endif

@@ -12,6 +12,7 @@
 #include "dissect/programs.h"
 #include "dissect/rpc.h"
 #include "dissect/rpcrdma.h"
+#include "dissect/rpcbind.h"
 #include "dissect/rpcrdma2.h"
 
 static bool is_nfs4(const struct nfsrdma_record *r)
@@ -38,6 +39,8 @@ const char *rec_status_str(const struct nfsrdma_record *r, char *buf, size_t len
 		snprintf(buf, len, "SUCCESS");
 	} else if (r->prog == PROG_NFS || r->prog == PROG_NFS_CB) {
 		snprintf(buf, len, "%s", nfs_stat_name(r->status));
+	} else if (r->prog == PROG_PORTMAP && rpcb_status_name(r->status)) {
+		snprintf(buf, len, "%s", rpcb_status_name(r->status));
 	} else {
 		snprintf(buf, len, r->status ? "status %u" : "OK", r->status);
 	}

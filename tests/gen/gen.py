@@ -444,6 +444,35 @@ def xdr_aux(outdir):
     save_rc(outdir, "xdr-mount-nlm-nsm", rc)
 
 
+def xdr_rpcbind(outdir):
+    """rpcbind (RFC 1833) over RDMA: portmap v2 GETPORT answered and
+    SET refused, DUMP; rpcbind v3 GETADDR of nothing registered; v4
+    GETADDRLIST and an INDIRECT call."""
+    PMAP = 100000
+    rc = session()
+    x = Xids(0x70000001)
+
+    def call(vers, proc, args, res):
+        xid = x()
+        exchange(rc, rdma1_call(xid, w.rpc_call(xid, PMAP, vers, proc) + args),
+                 rdma1_reply(xid, w.rpc_reply(xid) + res))
+
+    def rpcb(prog, vers, netid, addr, owner):
+        return u32(prog) + u32(vers) + string(netid) + string(addr) + string(owner)
+    call(2, 3, u32(MOUNT) + u32(3) + u32(6) + u32(0), u32(20048))
+    call(2, 1, u32(NFS) + u32(3) + u32(17) + u32(2049), u32(0))
+    maps = [(PMAP, 2, 6, 111), (NFS, 3, 6, 2049), (MOUNT, 3, 17, 20048)]
+    call(2, 4, b"", b"".join(u32(1) + u32(p) + u32(v) + u32(t) + u32(o) for p, v, t, o in maps) + u32(0))
+    call(3, 3, rpcb(NLM, 4, "tcp", "", "superuser"), string(""))
+    entries = [("10.9.0.1.8.1", "tcp", 3, "inet", "tcp"), ("10.9.0.1.8.1", "udp", 1, "inet", "udp")]
+    call(4, 11, rpcb(NFS, 3, "", "", "superuser"),
+         b"".join(u32(1) + string(a) + string(n) + u32(sem) + string(f) + string(pr)
+                  for a, n, sem, f, pr in entries) + u32(0))
+    call(4, 10, u32(NSM) + u32(1) + u32(0) + opaque(b""), string("10.9.0.1.3.32") + opaque(b""))
+    rc.cm_disconnect()
+    save_rc(outdir, "xdr-rpcbind", rc)
+
+
 def xdr_callback(outdir):
     """NFSv4.1: a forward SEQUENCE, then the server recalls a delegation on
     the same connection (RFC 8167 reverse direction)."""
@@ -635,6 +664,7 @@ def main():
     xdr_rdma_error(out)
     xdr_pnfs(out)
     xdr_aux(out)
+    xdr_rpcbind(out)
     xdr_callback(out)
     finding_captures(out)
     damaged_copies(out)

@@ -31,6 +31,11 @@ done <<'EOF_CASES'
 --addr bogus|--addr 'bogus': not an address
 --addr 10.9.0.0/40|prefix length is 0..32
 --xid 0x1ffffffff|xid
+--compare -V|--compare and -V cannot be combined
+--compare -z proc|--compare and -z cannot be combined
+--compare --check|--compare and --check cannot be combined
+--compare|--compare takes two capture files, A and B (1 given
+--compare --json --csv|--json and --csv cannot be combined
 EOF_CASES
 rm -f /tmp/cf.$$
 # what the tool prints is what it takes: --op names and --addr endpoints

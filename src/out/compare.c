@@ -1,0 +1,114 @@
+/* --compare: the per-operation counts of two captures (compare.h). */
+#include "src/out/compare.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/record_names.h"
+
+struct compare *compare_new(const char *file_a, const char *file_b)
+{
+	struct compare *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->file[CMP_A] = file_a;
+		c->file[CMP_B] = file_b;
+	}
+	return c;
+}
+
+void compare_free(struct compare *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		for (int s = 0; s < CMP_SIDES; s++)
+			hist_free(&c->op[i]->side[s].lat);
+		free(c->op[i]);
+	}
+	free(c->op);
+	free(c);
+}
+
+/* A few dozen operations at most: a linear scan. */
+static struct cmp_op *op_get(struct compare *c, const char *key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->op[i]->key, key))
+			return c->op[i];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 32;
+		struct cmp_op **v = realloc(c->op, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		c->op = v;
+		c->cap = cap;
+	}
+	struct cmp_op *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	for (int s = 0; s < CMP_SIDES; s++)
+		if (hist_init(&o->side[s].lat, HIST_RES) < 0) {
+			hist_free(&o->side[CMP_A].lat);
+			free(o);
+			return NULL;
+		}
+	snprintf(o->key, sizeof(o->key), "%s", key);
+	c->op[c->n++] = o;
+	return o;
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+uint64_t cmp_call_bytes(const struct nfsrdma_record *r)
+{
+	return minus(r->call_inline, r->call_hdr) + r->read_bytes;
+}
+
+uint64_t cmp_reply_bytes(const struct nfsrdma_record *r)
+{
+	return minus(r->reply_inline, r->reply_hdr) + r->write_bytes + r->reply_bytes;
+}
+
+int compare_add(struct compare *c, int side, const struct nfsrdma_record *r)
+{
+	char key[96];
+
+	if (side < 0 || side >= CMP_SIDES)
+		return -EINVAL;
+	struct cmp_op *o = op_get(c, rec_name_str(r, key, sizeof(key)));
+	if (!o)
+		return -ENOMEM;
+	struct cmp_side *s = &o->side[side];
+	c->rpcs[side]++;
+	s->rpcs++;
+	s->call_bytes += cmp_call_bytes(r);
+	s->reply_bytes += cmp_reply_bytes(r);
+	if (!rec_total_known(r))
+		return 0;
+	s->timed++;
+	s->lat_sum += r->d_total;
+	hist_add(&s->lat, r->d_total);
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		if (rec_phase_seen(r, ph)) {
+			s->phase_sum[ph] += r->d_phase[ph];
+			s->phase_n[ph]++;
+		}
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct cmp_op *x = *(const struct cmp_op *const *)a, *y = *(const struct cmp_op *const *)b;
+	return strcmp(x->key, y->key);
+}
+
+void compare_sort(struct compare *c)
+{
+	if (c->n)
+		qsort(c->op, c->n, sizeof(*c->op), cmp_key);
+}

@@ -1,0 +1,206 @@
+/* --compare as text and as JSON Lines (compare.h). */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "src/out/compare.h"
+#include "src/out/out.h"
+
+/* One cell: a value, or nothing (the side lacks the operation, or has
+ * no timed RPC of it). */
+struct cell {
+	bool set;
+	double v;
+};
+
+enum metric { M_RPCS, M_P50, M_P99, M_CALL, M_REPLY, M_MEAN, M_PHASE0 };
+
+static struct cell cell_of(const struct cmp_side *s, int m)
+{
+	struct cell c = { false, 0 };
+
+	if (!s->rpcs)
+		return c;
+	switch (m) {
+	case M_RPCS: c.v = (double)s->rpcs; break;
+	case M_CALL: c.v = (double)s->call_bytes; break;
+	case M_REPLY: c.v = (double)s->reply_bytes; break;
+	default:
+		if (!s->timed)
+			return c;
+		if (m == M_P50)
+			c.v = (double)hist_pct(&s->lat, 0.50);
+		else if (m == M_P99)
+			c.v = (double)hist_pct(&s->lat, 0.99);
+		else if (m == M_MEAN)
+			c.v = (double)s->lat_sum / (double)s->timed;
+		else   /* over every timed RPC, so the phases add up to the mean */
+			c.v = (double)s->phase_sum[m - M_PHASE0] / (double)s->timed;
+	}
+	c.set = true;
+	return c;
+}
+
+static bool is_time(int m)
+{
+	return m == M_P50 || m == M_P99 || m >= M_MEAN;
+}
+
+static struct cell ratio(struct cell a, struct cell b)
+{
+	struct cell r = { a.set && b.set && a.v > 0, 0 };
+
+	if (r.set)
+		r.v = b.v / a.v;
+	return r;
+}
+
+static void text_cell(FILE *f, struct cell c, int m, int w)
+{
+	if (!c.set)
+		fprintf(f, " %*s", w, "-");
+	else if (is_time(m))
+		fprintf(f, " %*.1f", w, c.v / 1000.0);
+	else
+		fprintf(f, " %*.0f", w, c.v);
+}
+
+static void text_row(FILE *f, int kw, const char *key, const char *metric, struct cell a,
+		     struct cell b, int m)
+{
+	fprintf(f, "%-*s %-16s", kw, key, metric);
+	text_cell(f, a, m, 14);
+	text_cell(f, b, m, 14);
+	struct cell r = ratio(a, b);
+	if (r.set)
+		fprintf(f, " %8.2f\n", r.v);
+	else
+		fprintf(f, " %8s\n", "-");
+}
+
+/* The phases that happened on either side, in time order. */
+static bool phase_shown(const struct cmp_op *o, unsigned ph)
+{
+	return o->side[CMP_A].phase_n[ph] || o->side[CMP_B].phase_n[ph];
+}
+
+void compare_print(const struct compare *c, FILE *f)
+{
+	static const char *const metric[M_PHASE0] = { "rpcs", "p50_us", "p99_us", "call_bytes",
+						      "reply_bytes", "mean_us" };
+	int kw = 24;
+	char name[48];
+
+	for (size_t i = 0; i < c->n; i++)
+		if ((int)strlen(c->op[i]->key) > kw)
+			kw = (int)strlen(c->op[i]->key);
+	fprintf(f, "== compare per operation ==\n");
+	for (int s = 0; s < CMP_SIDES; s++)
+		fprintf(f, "%c: %s (%" PRIu64 " RPCs)\n", 'A' + s, c->file[s], c->rpcs[s]);
+	fprintf(f, "%-*s %-16s %14s %14s %8s\n", kw, "operation", "metric", "A", "B", "B/A");
+	struct cmp_side tot[CMP_SIDES];
+	memset(tot, 0, sizeof(tot));
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cmp_op *o = c->op[i];
+		const struct cmp_side *a = &o->side[CMP_A], *b = &o->side[CMP_B];
+		for (int m = 0; m < M_PHASE0 + REC_PH_N; m++) {
+			if (m >= M_PHASE0 && !phase_shown(o, (unsigned)(m - M_PHASE0)))
+				continue;
+			if (m >= M_PHASE0)
+				snprintf(name, sizeof(name), "  %s", rec_phase_name((unsigned)(m - M_PHASE0)));
+			text_row(f, kw, m == M_RPCS ? o->key : "", m < M_PHASE0 ? metric[m] : name,
+				 cell_of(a, m), cell_of(b, m), m);
+		}
+		for (int s = 0; s < CMP_SIDES; s++) {
+			tot[s].rpcs += o->side[s].rpcs;
+			tot[s].call_bytes += o->side[s].call_bytes;
+			tot[s].reply_bytes += o->side[s].reply_bytes;
+		}
+	}
+	static const int tot_m[] = { M_RPCS, M_CALL, M_REPLY };
+	for (size_t k = 0; k < sizeof(tot_m) / sizeof(tot_m[0]); k++)
+		text_row(f, kw, k ? "" : "total", metric[tot_m[k]], cell_of(&tot[CMP_A], tot_m[k]),
+			 cell_of(&tot[CMP_B], tot_m[k]), tot_m[k]);
+}
+
+static void json_ratio(FILE *f, const char *name, struct cell a, struct cell b, bool first)
+{
+	struct cell r = ratio(a, b);
+
+	fprintf(f, "%s\"%s\":", first ? "" : ",", name);
+	if (r.set)
+		fprintf(f, "%.4f", r.v);
+	else
+		fputs("null", f);
+}
+
+static void json_side(FILE *f, const struct cmp_side *s)
+{
+	if (!s->rpcs) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"rpcs\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+		",\"max_ns\":%" PRIu64 ",\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64
+		",\"lat_sum_ns\":%" PRIu64, s->rpcs, s->timed, hist_pct(&s->lat, 0.50),
+		hist_pct(&s->lat, 0.99), s->lat.max, s->call_bytes, s->reply_bytes, s->lat_sum);
+	fputs(",\"phase_sum_ns\":{", f);
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		fprintf(f, "%s\"%s\":%" PRIu64, ph ? "," : "", rec_phase_name(ph), s->phase_sum[ph]);
+	fputs("}", f);
+	if (s->timed) {
+		fprintf(f, ",\"mean_ns\":%.1f,\"phase_mean_ns\":{", (double)s->lat_sum / (double)s->timed);
+		for (unsigned ph = 0; ph < REC_PH_N; ph++)
+			fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", rec_phase_name(ph),
+				(double)s->phase_sum[ph] / (double)s->timed);
+		fputs("}", f);
+	} else {
+		fputs(",\"mean_ns\":null,\"phase_mean_ns\":null", f);
+	}
+	fputs("}", f);
+}
+
+void compare_print_json(const struct compare *c, FILE *f)
+{
+	struct cmp_side tot[CMP_SIDES];
+
+	memset(tot, 0, sizeof(tot));
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cmp_op *o = c->op[i];
+		const struct cmp_side *a = &o->side[CMP_A], *b = &o->side[CMP_B];
+		fputs("{\"type\":\"compare\",\"op\":", f);
+		out_json_str(f, o->key);
+		fputs(",\"a\":", f);
+		json_side(f, a);
+		fputs(",\"b\":", f);
+		json_side(f, b);
+		fputs(",\"ratio\":{", f);
+		json_ratio(f, "rpcs", cell_of(a, M_RPCS), cell_of(b, M_RPCS), true);
+		json_ratio(f, "p50", cell_of(a, M_P50), cell_of(b, M_P50), false);
+		json_ratio(f, "p99", cell_of(a, M_P99), cell_of(b, M_P99), false);
+		json_ratio(f, "call_bytes", cell_of(a, M_CALL), cell_of(b, M_CALL), false);
+		json_ratio(f, "reply_bytes", cell_of(a, M_REPLY), cell_of(b, M_REPLY), false);
+		json_ratio(f, "mean", cell_of(a, M_MEAN), cell_of(b, M_MEAN), false);
+		fputs("}}\n", f);
+		for (int s = 0; s < CMP_SIDES; s++) {
+			tot[s].rpcs += o->side[s].rpcs;
+			tot[s].call_bytes += o->side[s].call_bytes;
+			tot[s].reply_bytes += o->side[s].reply_bytes;
+		}
+	}
+	fputs("{\"type\":\"compare_total\"", f);
+	for (int s = 0; s < CMP_SIDES; s++) {
+		size_t ops = 0;
+		for (size_t i = 0; i < c->n; i++)
+			ops += c->op[i]->side[s].rpcs != 0;
+		fprintf(f, ",\"%c\":{\"file\":", 'a' + s);
+		out_json_str(f, c->file[s]);
+		fprintf(f, ",\"rpcs\":%" PRIu64 ",\"ops\":%zu,\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64 "}",
+			tot[s].rpcs, ops, tot[s].call_bytes, tot[s].reply_bytes);
+	}
+	fputs(",\"ratio\":{", f);
+	json_ratio(f, "rpcs", cell_of(&tot[CMP_A], M_RPCS), cell_of(&tot[CMP_B], M_RPCS), true);
+	json_ratio(f, "call_bytes", cell_of(&tot[CMP_A], M_CALL), cell_of(&tot[CMP_B], M_CALL), false);
+	json_ratio(f, "reply_bytes", cell_of(&tot[CMP_A], M_REPLY), cell_of(&tot[CMP_B], M_REPLY), false);
+	fputs("}}\n", f);
+}
