@@ -12,6 +12,8 @@
  *                             WRITE context (cq, cid) -> (xid, thread)
  *   svcrdma_wc_write          (completion) the push's RDMA WRITEs are done:
  *                             time kept by (xid, thread) until the record goes out
+ *   svcrdma_wc_reply          (completion, 6.12 on) the same for a Reply chunk,
+ *                             which 6.12 completes apart from Write chunks
  *   svcrdma_post_send         (thread)  reply posted; state moves to (cq, cid)
  *   svcrdma_wc_send           (completion) reply Send done -> one probe_event
  *
@@ -24,6 +26,7 @@
 const volatile bool have_post_send = false;
 const volatile bool have_wc_send = false;
 const volatile bool have_wc_write = false;
+const volatile bool have_wc_reply = false;
 
 struct cidkey {
 	__u32 cq_id;
@@ -216,6 +219,10 @@ int tp_wc_read(void *ctx)
 		lat = 0;
 	lat *= 1000;
 	first = now - lat;
+	/* before 6.1 the completion carries no latency: the READ starts at
+	 * its post, as far as the probe can tell */
+	if (probe_fld[PFLD_WR_LATENCY].off == PROBE_FLD_NONE && e->t[PT_READ_POST])
+		first = e->t[PT_READ_POST];
 	e->n_reads++;
 	e->read_bytes += (__u32)fld(ctx, PFLD_WR_BYTES);
 	e->read_lat_ns += lat;
@@ -249,6 +256,51 @@ struct sa_prefix {
 	__u8  a[20]; /* in: addr at 0; in6: flowinfo(4) then addr at 4 */
 };
 
+/* Before 6.1 the caller is text, "%pISpc": "192.0.2.1:port" or
+ * "[2001:db8::1]:port".  IPv4 is parsed; IPv6 text stays unknown. */
+static __always_inline void caller_text(void *ctx, struct probe_event *e)
+{
+	__u32 loc = (__u32)fld(ctx, PFLD_SS2_ADDR), num = 0, n = 0;
+	bool in_port = false, digit = false;
+	char s[24] = {};
+	__u8 a[4] = {};
+
+	if (!(loc & 0xffff))
+		return;
+	bpf_probe_read_kernel_str(s, sizeof(s), (char *)ctx + (loc & 0xffff));
+	for (int i = 0; i < (int)sizeof(s); i++) {
+		char c = s[i];
+
+		if (c >= '0' && c <= '9') {
+			num = num * 10 + (__u32)(c - '0');
+			if (num > (in_port ? 65535u : 255u))
+				return;
+			digit = true;
+		} else if (!in_port && digit && c == '.' && n < 3) {
+			a[n++ & 3] = (__u8)num;
+			num = 0;
+			digit = false;
+		} else if (!in_port && digit && (c == ':' || !c) && n == 3) {
+			a[3] = (__u8)num;
+			n = 4;
+			num = 0;
+			digit = false;
+			if (!c)
+				break;
+			in_port = true;
+		} else if (in_port && !c) {
+			break;
+		} else {
+			return;  /* IPv6 "[...]", or not an address */
+		}
+	}
+	if (n != 4)
+		return;
+	e->addr_family = 2;
+	e->caller_port = (__u16)(in_port ? num : 0);
+	__builtin_memcpy(e->caller_addr, a, 4);
+}
+
 SEC("tracepoint/sunrpc/svc_stats_latency")
 int tp_svc_stats_latency(void *ctx)
 {
@@ -265,7 +317,9 @@ int tp_svc_stats_latency(void *ctx)
 	if (!e->procname[0])
 		fld_str(ctx, PFLD_SS2_PROCEDURE, e->procname);
 	loc = (__u32)fld(ctx, PFLD_SS2_CLIENT);
-	if ((loc & 0xffff) && (loc >> 16) >= 8) {
+	if (probe_fld[PFLD_SS2_CLIENT].off == PROBE_FLD_NONE)
+		caller_text(ctx, e);
+	else if ((loc & 0xffff) && (loc >> 16) >= 8) {
 		bpf_probe_read_kernel(&sa, sizeof(sa), (char *)ctx + (loc & 0xffff));
 		e->caller_port = (__u16)((sa.port >> 8) | (sa.port << 8));
 		if (sa.family == 2) {
@@ -296,7 +350,7 @@ static __always_inline int post_push(void *ctx)
 		e->t[PT_WRITE_POST] = bpf_ktime_get_ns();
 	e->n_writes++;
 	e->seen |= PS_WRITE;
-	if (have_wc_write && (k.cq_id || k.cid)) {
+	if ((have_wc_write || have_wc_reply) && (k.cq_id || k.cid)) {
 		w.xid = e->xid;
 		w.tid = tid;
 		if (bpf_map_update_elem(&swrites, &k, &w, BPF_ANY))
@@ -305,10 +359,10 @@ static __always_inline int post_push(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/rpcrdma/svcrdma_wc_write")
-int tp_svc_wc_write(void *ctx)
+/* A push's RDMA WRITEs completed (its context's cq_id, completion_id). */
+static __always_inline int push_done(void *ctx, int f_cq, int f_cid)
 {
-	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WW_CQ), .cid = (__u32)fld(ctx, PFLD_WW_CID) };
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, f_cq), .cid = (__u32)fld(ctx, f_cid) };
 	struct wkey *wp, w;
 	__u64 now;
 
@@ -325,6 +379,12 @@ int tp_svc_wc_write(void *ctx)
 		stat_add(PST_MAP_FULL, 1);
 	return 0;
 }
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_write")
+int tp_svc_wc_write(void *ctx) { return push_done(ctx, PFLD_WW_CQ, PFLD_WW_CID); }
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_reply")
+int tp_svc_wc_reply(void *ctx) { return push_done(ctx, PFLD_WP_CQ, PFLD_WP_CID); }
 
 SEC("tracepoint/rpcrdma/svcrdma_post_write_chunk")
 int tp_post_write_chunk(void *ctx) { return post_push(ctx); }
