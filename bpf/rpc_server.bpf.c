@@ -21,6 +21,7 @@
  * post_send at svc_stats_latency (and that is also the path for requests
  * that did not come over RDMA). */
 #include "probe_bpf.h"
+#include "probe_addr.h"
 
 /* Which optional events the loader could attach. */
 const volatile bool have_post_send = false;
@@ -256,48 +257,22 @@ struct sa_prefix {
 	__u8  a[20]; /* in: addr at 0; in6: flowinfo(4) then addr at 4 */
 };
 
-/* Before 6.1 the caller is text, "%pISpc": "192.0.2.1:port" or
- * "[2001:db8::1]:port".  IPv4 is parsed; IPv6 text stays unknown. */
+/* Before 6.1 the caller is text (bpf/probe_addr.h): IPv4 is parsed, IPv6
+ * text leaves the caller unknown. */
 static __always_inline void caller_text(void *ctx, struct probe_event *e)
 {
-	__u32 loc = (__u32)fld(ctx, PFLD_SS2_ADDR), num = 0, n = 0;
-	bool in_port = false, digit = false;
-	char s[24] = {};
+	__u32 loc = (__u32)fld(ctx, PFLD_SS2_ADDR);
+	char s[PROBE_ADDR_TEXT] = {};
 	__u8 a[4] = {};
+	__u16 port = 0;
 
 	if (!(loc & 0xffff))
 		return;
 	bpf_probe_read_kernel_str(s, sizeof(s), (char *)ctx + (loc & 0xffff));
-	for (int i = 0; i < (int)sizeof(s); i++) {
-		char c = s[i];
-
-		if (c >= '0' && c <= '9') {
-			num = num * 10 + (__u32)(c - '0');
-			if (num > (in_port ? 65535u : 255u))
-				return;
-			digit = true;
-		} else if (!in_port && digit && c == '.' && n < 3) {
-			a[n++ & 3] = (__u8)num;
-			num = 0;
-			digit = false;
-		} else if (!in_port && digit && (c == ':' || !c) && n == 3) {
-			a[3] = (__u8)num;
-			n = 4;
-			num = 0;
-			digit = false;
-			if (!c)
-				break;
-			in_port = true;
-		} else if (in_port && !c) {
-			break;
-		} else {
-			return;  /* IPv6 "[...]", or not an address */
-		}
-	}
-	if (n != 4)
+	if (!probe_addr_text4(s, a, &port))
 		return;
 	e->addr_family = 2;
-	e->caller_port = (__u16)(in_port ? num : 0);
+	e->caller_port = port;
 	__builtin_memcpy(e->caller_addr, a, 4);
 }
 
