@@ -44,8 +44,10 @@ enum probe_field_id {
 	/* sunrpc:rpc_stats_latency (xprt_id: 6.12 on) */
 	PFLD_SL_TASK, PFLD_SL_CLIENT, PFLD_SL_XID, PFLD_SL_VERSION, PFLD_SL_PROGNAME, PFLD_SL_PROCNAME,
 	PFLD_SL_BACKLOG, PFLD_SL_RTT, PFLD_SL_EXECUTE, PFLD_SL_XPRT_ID,
-	/* rpcrdma:svcrdma_decode_rqst */
-	PFLD_DR_XID, PFLD_DR_VERS, PFLD_DR_PROC, PFLD_DR_CREDITS, PFLD_DR_HDRLEN,
+	/* rpcrdma:svcrdma_decode_rqst (cq_id, completion_id: the receive, 5.10 on) */
+	PFLD_DR_XID, PFLD_DR_VERS, PFLD_DR_PROC, PFLD_DR_CREDITS, PFLD_DR_HDRLEN, PFLD_DR_CQ, PFLD_DR_CID,
+	/* rpcrdma:svcrdma_read_finished (6.12 on: the receive whose READs are done) */
+	PFLD_RF_CQ, PFLD_RF_CID,
 	/* rpcrdma:svcrdma_post_read_chunk / _write_chunk / _reply_chunk, svcrdma_post_send */
 	PFLD_PC_CQ, PFLD_PC_CID,
 	/* rpcrdma:svcrdma_wc_read */

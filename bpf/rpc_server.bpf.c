@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rpc_server: knfsd's view of every RPC that arrives over RDMA.  An nfsd
  * thread handles one request at a time from svc_rdma_recvfrom to
- * svc_rdma_sendto, so the request's state is keyed by the thread id:
+ * svc_rdma_sendto (6.12: apart from the wait for its RDMA READs, see
+ * svcrdma_read_finished), so the request's state is keyed by the thread id:
  *
  *   svcrdma_decode_rqst       (thread)  XID, transport header
  *   svcrdma_post_read_chunk   (thread)  READ context (cq, cid) -> thread
  *   svcrdma_wc_read           (completion, any context) bytes + latency, joined by (cq, cid)
+ *   svcrdma_read_finished     (6.12 on: any thread) the request resumes on this
+ *                             thread once its READs are done: 6.12 does not
+ *                             wait for them on the thread that posted them, so
+ *                             from the first READ post the state is parked by
+ *                             the receive's (cq, cid) until then
  *   svc_process               (thread)  program / version / procedure
  *   svc_stats_latency         (thread)  the kernel's execute time, caller address
  *   svcrdma_post_write_chunk / _reply_chunk (thread) result push starts;
@@ -28,6 +34,7 @@ const volatile bool have_post_send = false;
 const volatile bool have_wc_send = false;
 const volatile bool have_wc_write = false;
 const volatile bool have_wc_reply = false;
+const volatile bool have_read_finished = false;
 
 struct cidkey {
 	__u32 cq_id;
@@ -41,12 +48,35 @@ struct {
 	__type(value, struct probe_event);
 } sreqs SEC(".maps");
 
+/* A posted READ: the thread that posted it, and (6.12) the receive whose
+ * request is parked while it runs. */
+struct readref {
+	__u32 tid;
+	struct cidkey recv;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct cidkey);
-	__type(value, __u32);  /* thread that posted the READ */
+	__type(value, struct readref);
 } sreads SEC(".maps");
+
+/* 6.12: the receive (cq, cid) of each thread's current request... */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct cidkey);
+} srecv SEC(".maps");
+
+/* ...and the requests waiting for their READs, by that receive */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, struct probe_event);
+} sparked SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -174,6 +204,13 @@ int tp_decode_rqst(void *ctx)
 	e->rdma_proc = (__u32)fld(ctx, PFLD_DR_PROC);
 	e->credits = (__u32)fld(ctx, PFLD_DR_CREDITS);
 	e->hdrlen = (__u32)fld(ctx, PFLD_DR_HDRLEN);
+	if (have_read_finished) {
+		__u32 tid = thread_id();
+		struct cidkey r = { .cq_id = (__u32)fld(ctx, PFLD_DR_CQ), .cid = (__u32)fld(ctx, PFLD_DR_CID) };
+
+		if (bpf_map_update_elem(&srecv, &tid, &r, BPF_ANY))
+			stat_add(PST_MAP_FULL, 1);
+	}
 	return 0;
 }
 
@@ -181,15 +218,51 @@ SEC("tracepoint/rpcrdma/svcrdma_post_read_chunk")
 int tp_post_read_chunk(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
-	__u32 tid = thread_id();
-	struct probe_event *e = thread_req(tid);
+	struct readref ref = { .tid = thread_id() };
+	struct probe_event *e = thread_req(ref.tid);
+	struct cidkey *r;
+	bool first;
 
 	if (!e)
 		return 0;
-	if (!e->t[PT_READ_POST])
+	first = !e->t[PT_READ_POST];
+	if (first)
 		e->t[PT_READ_POST] = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&sreads, &k, &tid, BPF_ANY))
+	if (have_read_finished) {
+		/* the thread goes on to other requests: park this one (once,
+		 * so a later post does not undo a READ already completed) */
+		r = bpf_map_lookup_elem(&srecv, &ref.tid);
+		if (!r) {
+			stat_add(PST_NO_STATE, 1);
+			return 0;
+		}
+		ref.recv = *r;
+		if (first && bpf_map_update_elem(&sparked, &ref.recv, e, BPF_ANY))
+			stat_add(PST_MAP_FULL, 1);
+	}
+	if (bpf_map_update_elem(&sreads, &k, &ref, BPF_ANY))
 		stat_add(PST_MAP_FULL, 1);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_read_finished")
+int tp_read_finished(void *ctx)
+{
+	struct cidkey r = { .cq_id = (__u32)fld(ctx, PFLD_RF_CQ), .cid = (__u32)fld(ctx, PFLD_RF_CID) };
+	__u32 tid = thread_id();
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sparked, &r);
+	if (!e) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	/* the request is this thread's now */
+	e->task_id = tid;
+	if (bpf_map_update_elem(&sreqs, &tid, e, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
+	bpf_map_delete_elem(&sparked, &r);
 	return 0;
 }
 
@@ -197,17 +270,17 @@ SEC("tracepoint/rpcrdma/svcrdma_wc_read")
 int tp_wc_read(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WR_CQ), .cid = (__u32)fld(ctx, PFLD_WR_CID) };
+	struct readref *ref;
 	struct probe_event *e;
 	__u64 now, lat, first;
-	__u32 *tid;
 
 	stat_add(PST_EVENTS, 1);
-	tid = bpf_map_lookup_elem(&sreads, &k);
-	if (!tid) {
+	ref = bpf_map_lookup_elem(&sreads, &k);
+	if (!ref) {
 		stat_add(PST_NO_STATE, 1);
 		return 0;
 	}
-	e = bpf_map_lookup_elem(&sreqs, tid);
+	e = have_read_finished ? bpf_map_lookup_elem(&sparked, &ref->recv) : bpf_map_lookup_elem(&sreqs, &ref->tid);
 	bpf_map_delete_elem(&sreads, &k);
 	if (!e) {
 		stat_add(PST_NO_STATE, 1);

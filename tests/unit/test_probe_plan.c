@@ -74,7 +74,9 @@ static void kernel_6_1(void)
 	struct probe_plan pl;
 
 	plan(&pl, "6.1", NULL, PROBE_WANT_BOTH, NULL);
-	CHECK_EQ_STR(pl.unavail, "rpcrdma:svcrdma_wc_reply");
+	CHECK_EQ_STR(pl.unavail, "rpcrdma:svcrdma_read_finished,rpcrdma:svcrdma_wc_reply");
+	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_read_finished missing (kernel < 6.12): those kernels finish a "
+		      "request's RDMA READs on the thread that posted them: nothing lost\n");
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_wc_reply missing (kernel < 6.12): Reply chunks complete as "
 		      "svcrdma_wc_write there: nothing lost\n");
 	HAS_NOTE(&pl, "kernel probe: sunrpc:rpc_stats_latency field xprt_id missing (kernel < 6.12): client records "
@@ -90,6 +92,9 @@ static void kernel_6_1(void)
 	CHECK_EQ_U64(pl.sfld[PFLD_SS2_ADDR].off, PROBE_FLD_NONE);
 	CHECK_EQ_U64(pl.sfld[PFLD_WR_BYTES].off, 24);
 	CHECK_EQ_U64(pl.sfld[PFLD_WP_CQ].off, PROBE_FLD_NONE);
+	CHECK_EQ_U64(pl.sfld[PFLD_RF_CQ].off, PROBE_FLD_NONE);
+	CHECK_EQ_U64(pl.sfld[PFLD_DR_CQ].off, 8);
+	CHECK_EQ_U64(pl.sfld[PFLD_DR_CID].off, 12);
 	CHECK_EQ_U64(pl.sfld[PFLD_WW_CID].off, 12);
 
 	/* skipping an event this kernel does not have says what the kernel lacks */
@@ -114,13 +119,19 @@ static void kernel_6_12(void)
 	CHECK_EQ_U64(pl.cfld[PFLD_SL_XPRT_ID].size, 4);
 	CHECK_EQ_U64(pl.sfld[PFLD_WP_CQ].off, 8);
 	CHECK_EQ_U64(pl.sfld[PFLD_WP_CID].off, 12);
+	CHECK_EQ_U64(pl.sfld[PFLD_RF_CQ].off, 8);
+	CHECK_EQ_U64(pl.sfld[PFLD_RF_CID].off, 12);
+	CHECK_EQ_U64(pl.sfld[PFLD_DR_CQ].off, 8);
 	CHECK_EQ_U64(pl.sfld[PFLD_SS2_CLIENT].off, 12);
 	CHECK_EQ_U64(pl.sfld[PFLD_WR_LATENCY].off, 16);
 	CHECK_EQ_U64(pl.sfld[PFLD_WR_BYTES].off, 24);
 
-	/* the event exists but is not used: what a Reply chunk's push loses */
-	plan(&pl, "6.12", NULL, PROBE_WANT_SERVER, "rpcrdma:svcrdma_wc_reply");
-	CHECK_EQ_STR(pl.unavail, "rpcrdma:svcrdma_wc_reply");
+	/* the events exist but are not used: what the records lose */
+	plan(&pl, "6.12", NULL, PROBE_WANT_SERVER, "rpcrdma:svcrdma_wc_reply,svcrdma_read_finished");
+	CHECK_EQ_STR(pl.unavail, "rpcrdma:svcrdma_read_finished,rpcrdma:svcrdma_wc_reply");
+	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_read_finished unavailable (skipped by configuration): a request "
+		      "with Read chunks resumes on another nfsd thread unseen: its record loses the receive, READ and "
+		      "reply times and goes out at svc_stats_latency\n");
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_wc_reply unavailable (skipped by configuration): a Reply "
 		      "chunk's push ends at the reply Send's completion instead\n");
 
@@ -138,7 +149,7 @@ static void kernel_5_15(void)
 	struct probe_plan pl;
 
 	plan(&pl, "5.15", NULL, PROBE_WANT_BOTH, NULL);
-	CHECK_EQ_STR(pl.unavail, "rpcrdma:xprtrdma_chunk_wp,rpcrdma:svcrdma_wc_reply");
+	CHECK_EQ_STR(pl.unavail, "rpcrdma:xprtrdma_chunk_wp,rpcrdma:svcrdma_read_finished,rpcrdma:svcrdma_wc_reply");
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:xprtrdma_chunk_wp missing (kernel < 6.1): those kernels add no "
 		      "padding segment to a Write chunk: nothing lost\n");
 	HAS_NOTE(&pl, "kernel probe: sunrpc:svc_stats_latency field client missing (kernel < 6.1): the caller "

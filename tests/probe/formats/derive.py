@@ -36,6 +36,7 @@ CLASSES = {
         'svcrdma_wc_write': ('rpcrdma_simple_cid_class', 'rpcrdma_send_completion_class'),
         'svcrdma_wc_send': ('rpcrdma_simple_cid_class', 'rpcrdma_send_completion_class'),
         'svcrdma_wc_reply': ('rpcrdma_simple_cid_class',),
+        'svcrdma_read_finished': ('rpcrdma_simple_cid_class',),
     },
 }
 SOCKADDRS = ('server', 'client')
@@ -155,7 +156,7 @@ def main():
             cls = cls if isinstance(cls, tuple) else (cls,)
             st = next((s for s in (btf.struct('trace_event_raw_' + c) for c in cls) if s), None)
             if not st:
-                print('%s:%s: no event class %s in %s' % (sys_name, event, '/'.join(cls), ko))
+                print('%s:%s: not in this kernel (no event class %s in %s)' % (sys_name, event, '/'.join(cls), ko))
                 continue
             d = os.path.join(outdir, sys_name, event)
             os.makedirs(d, exist_ok=True)
