@@ -105,7 +105,8 @@ const struct probe_tp probe_tps[] = {
 	{ "rpcrdma", "svcrdma_read_finished", S, "tp_read_finished", false, "6.12",
 	  "a request with Read chunks resumes on another nfsd thread unseen: its record loses the receive, "
 	  "READ and reply times and goes out at svc_stats_latency",
-	  "those kernels finish a request's RDMA READs on the thread that posted them: nothing lost",
+	  "5.15 to 6.11 finish a request's RDMA READs on the thread that posted them: nothing lost "
+	  "(5.4 and 5.10 do not, and have no event for it)",
 	  { { PFLD_RF_CQ, "cq_id", PFK_INT, false, NULL, NULL },
 	    { PFLD_RF_CID, "completion_id", PFK_INT, false, NULL, NULL } } },
 	{ "sunrpc", "svc_process", S, "tp_svc_process", false, NULL,
