@@ -41,25 +41,31 @@ enum probe_field_id {
 	PFLD_RP_TASK, PFLD_RP_CLIENT, PFLD_RP_XID, PFLD_RP_CREDITS,
 	/* sunrpc:rpc_clnt_new (the peer address of each rpc_clnt) */
 	PFLD_CN_CLIENT, PFLD_CN_ADDR,
-	/* sunrpc:rpc_stats_latency */
+	/* sunrpc:rpc_stats_latency (xprt_id: 6.12 on) */
 	PFLD_SL_TASK, PFLD_SL_CLIENT, PFLD_SL_XID, PFLD_SL_VERSION, PFLD_SL_PROGNAME, PFLD_SL_PROCNAME,
-	PFLD_SL_BACKLOG, PFLD_SL_RTT, PFLD_SL_EXECUTE,
-	/* rpcrdma:svcrdma_decode_rqst */
-	PFLD_DR_XID, PFLD_DR_VERS, PFLD_DR_PROC, PFLD_DR_CREDITS, PFLD_DR_HDRLEN,
+	PFLD_SL_BACKLOG, PFLD_SL_RTT, PFLD_SL_EXECUTE, PFLD_SL_XPRT_ID,
+	/* rpcrdma:svcrdma_decode_rqst (cq_id, completion_id: the receive, 5.10 on) */
+	PFLD_DR_XID, PFLD_DR_VERS, PFLD_DR_PROC, PFLD_DR_CREDITS, PFLD_DR_HDRLEN, PFLD_DR_CQ, PFLD_DR_CID,
+	/* rpcrdma:svcrdma_read_finished (6.12 on: the receive whose READs are done) */
+	PFLD_RF_CQ, PFLD_RF_CID,
 	/* rpcrdma:svcrdma_post_read_chunk / _write_chunk / _reply_chunk, svcrdma_post_send */
 	PFLD_PC_CQ, PFLD_PC_CID,
 	/* rpcrdma:svcrdma_wc_read */
 	PFLD_WR_CQ, PFLD_WR_CID, PFLD_WR_LATENCY, PFLD_WR_BYTES,
-	/* rpcrdma:svcrdma_wc_write (completion of a Write / Reply chunk's RDMA WRITEs) */
+	/* rpcrdma:svcrdma_wc_write (completion of a Write chunk's RDMA WRITEs;
+	 * before 6.12 also of a Reply chunk's) */
 	PFLD_WW_CQ, PFLD_WW_CID,
+	/* rpcrdma:svcrdma_wc_reply (6.12 on: completion of a Reply chunk's RDMA WRITEs) */
+	PFLD_WP_CQ, PFLD_WP_CID,
 	/* rpcrdma:svcrdma_post_send */
 	PFLD_SS_CQ, PFLD_SS_CID,
 	/* rpcrdma:svcrdma_wc_send */
 	PFLD_WS_CQ, PFLD_WS_CID,
 	/* sunrpc:svc_process */
 	PFLD_SP_XID, PFLD_SP_VERS, PFLD_SP_PROC, PFLD_SP_SERVICE, PFLD_SP_PROCEDURE,
-	/* sunrpc:svc_stats_latency */
-	PFLD_SS2_CLIENT, PFLD_SS2_XID, PFLD_SS2_EXECUTE, PFLD_SS2_PROCEDURE,
+	/* sunrpc:svc_stats_latency: the caller as a sockaddr (client, 6.1 on)
+	 * or as text (addr, "%pISpc", before 6.1) */
+	PFLD_SS2_CLIENT, PFLD_SS2_XID, PFLD_SS2_EXECUTE, PFLD_SS2_PROCEDURE, PFLD_SS2_ADDR,
 	PFLD_MAX
 };
 
@@ -119,7 +125,8 @@ struct probe_event {
 	__u32 rdma_proc;        /* server: RDMA_MSG / RDMA_NOMSG ... of the call */
 	__u32 n_transmits;      /* client: xprtrdma_marshal count */
 	__u16 n_read_segs, n_write_segs, n_reply_segs, n_reads;
-	__u16 n_writes, rdma_vers, pad16[2];
+	__u16 n_writes, rdma_vers;
+	__u32 xprt_id;          /* client: the rpc_xprt's id (rpc_stats_latency, 6.12 on), 0 unknown */
 	__u64 read_chunk_bytes, write_chunk_bytes, reply_chunk_bytes;
 	__u64 read_bytes;       /* server: RDMA READ bytes (svcrdma_wc_read totalbytes) */
 	__u64 read_lat_ns;      /* server: sum of the READs' own latencies */

@@ -262,6 +262,9 @@ int tp_rpc_stats_latency(void *ctx)
 	e->k_backlog_us = fld(ctx, PFLD_SL_BACKLOG);
 	e->k_rtt_us = fld(ctx, PFLD_SL_RTT);
 	e->k_exec_us = fld(ctx, PFLD_SL_EXECUTE);
+	/* 6.12 on: which transport carried it (rpc_clnt_new names only the
+	 * client's first one; nconnect and trunking add more) */
+	e->xprt_id = (__u32)fld(ctx, PFLD_SL_XPRT_ID);
 	total = dur(e->t[PT_BEGIN], e->t[PT_DONE]);
 	if (!total)
 		total = e->k_exec_us * 1000;

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rpc_server: knfsd's view of every RPC that arrives over RDMA.  An nfsd
  * thread handles one request at a time from svc_rdma_recvfrom to
- * svc_rdma_sendto, so the request's state is keyed by the thread id:
+ * svc_rdma_sendto (6.12: apart from the wait for its RDMA READs, see
+ * svcrdma_read_finished), so the request's state is keyed by the thread id:
  *
  *   svcrdma_decode_rqst       (thread)  XID, transport header
  *   svcrdma_post_read_chunk   (thread)  READ context (cq, cid) -> thread
  *   svcrdma_wc_read           (completion, any context) bytes + latency, joined by (cq, cid)
+ *   svcrdma_read_finished     (6.12 on: any thread) the request resumes on this
+ *                             thread once its READs are done: 6.12 does not
+ *                             wait for them on the thread that posted them, so
+ *                             from the first READ post the state is parked by
+ *                             the receive's (cq, cid) until then
  *   svc_process               (thread)  program / version / procedure
  *   svc_stats_latency         (thread)  the kernel's execute time, caller address
  *   svcrdma_post_write_chunk / _reply_chunk (thread) result push starts;
  *                             WRITE context (cq, cid) -> (xid, thread)
  *   svcrdma_wc_write          (completion) the push's RDMA WRITEs are done:
  *                             time kept by (xid, thread) until the record goes out
+ *   svcrdma_wc_reply          (completion, 6.12 on) the same for a Reply chunk,
+ *                             which 6.12 completes apart from Write chunks
  *   svcrdma_post_send         (thread)  reply posted; state moves to (cq, cid)
  *   svcrdma_wc_send           (completion) reply Send done -> one probe_event
  *
@@ -19,11 +27,14 @@
  * post_send at svc_stats_latency (and that is also the path for requests
  * that did not come over RDMA). */
 #include "probe_bpf.h"
+#include "probe_addr.h"
 
 /* Which optional events the loader could attach. */
 const volatile bool have_post_send = false;
 const volatile bool have_wc_send = false;
 const volatile bool have_wc_write = false;
+const volatile bool have_wc_reply = false;
+const volatile bool have_read_finished = false;
 
 struct cidkey {
 	__u32 cq_id;
@@ -37,12 +48,35 @@ struct {
 	__type(value, struct probe_event);
 } sreqs SEC(".maps");
 
+/* A posted READ: the thread that posted it, and (6.12) the receive whose
+ * request is parked while it runs. */
+struct readref {
+	__u32 tid;
+	struct cidkey recv;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct cidkey);
-	__type(value, __u32);  /* thread that posted the READ */
+	__type(value, struct readref);
 } sreads SEC(".maps");
+
+/* 6.12: the receive (cq, cid) of each thread's current request... */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct cidkey);
+} srecv SEC(".maps");
+
+/* ...and the requests waiting for their READs, by that receive */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, struct probe_event);
+} sparked SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -170,6 +204,13 @@ int tp_decode_rqst(void *ctx)
 	e->rdma_proc = (__u32)fld(ctx, PFLD_DR_PROC);
 	e->credits = (__u32)fld(ctx, PFLD_DR_CREDITS);
 	e->hdrlen = (__u32)fld(ctx, PFLD_DR_HDRLEN);
+	if (have_read_finished) {
+		__u32 tid = thread_id();
+		struct cidkey r = { .cq_id = (__u32)fld(ctx, PFLD_DR_CQ), .cid = (__u32)fld(ctx, PFLD_DR_CID) };
+
+		if (bpf_map_update_elem(&srecv, &tid, &r, BPF_ANY))
+			stat_add(PST_MAP_FULL, 1);
+	}
 	return 0;
 }
 
@@ -177,15 +218,51 @@ SEC("tracepoint/rpcrdma/svcrdma_post_read_chunk")
 int tp_post_read_chunk(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
-	__u32 tid = thread_id();
-	struct probe_event *e = thread_req(tid);
+	struct readref ref = { .tid = thread_id() };
+	struct probe_event *e = thread_req(ref.tid);
+	struct cidkey *r;
+	bool first;
 
 	if (!e)
 		return 0;
-	if (!e->t[PT_READ_POST])
+	first = !e->t[PT_READ_POST];
+	if (first)
 		e->t[PT_READ_POST] = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&sreads, &k, &tid, BPF_ANY))
+	if (have_read_finished) {
+		/* the thread goes on to other requests: park this one (once,
+		 * so a later post does not undo a READ already completed) */
+		r = bpf_map_lookup_elem(&srecv, &ref.tid);
+		if (!r) {
+			stat_add(PST_NO_STATE, 1);
+			return 0;
+		}
+		ref.recv = *r;
+		if (first && bpf_map_update_elem(&sparked, &ref.recv, e, BPF_ANY))
+			stat_add(PST_MAP_FULL, 1);
+	}
+	if (bpf_map_update_elem(&sreads, &k, &ref, BPF_ANY))
 		stat_add(PST_MAP_FULL, 1);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_read_finished")
+int tp_read_finished(void *ctx)
+{
+	struct cidkey r = { .cq_id = (__u32)fld(ctx, PFLD_RF_CQ), .cid = (__u32)fld(ctx, PFLD_RF_CID) };
+	__u32 tid = thread_id();
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&sparked, &r);
+	if (!e) {
+		stat_add(PST_NO_STATE, 1);
+		return 0;
+	}
+	/* the request is this thread's now */
+	e->task_id = tid;
+	if (bpf_map_update_elem(&sreqs, &tid, e, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
+	bpf_map_delete_elem(&sparked, &r);
 	return 0;
 }
 
@@ -193,17 +270,17 @@ SEC("tracepoint/rpcrdma/svcrdma_wc_read")
 int tp_wc_read(void *ctx)
 {
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WR_CQ), .cid = (__u32)fld(ctx, PFLD_WR_CID) };
+	struct readref *ref;
 	struct probe_event *e;
 	__u64 now, lat, first;
-	__u32 *tid;
 
 	stat_add(PST_EVENTS, 1);
-	tid = bpf_map_lookup_elem(&sreads, &k);
-	if (!tid) {
+	ref = bpf_map_lookup_elem(&sreads, &k);
+	if (!ref) {
 		stat_add(PST_NO_STATE, 1);
 		return 0;
 	}
-	e = bpf_map_lookup_elem(&sreqs, tid);
+	e = have_read_finished ? bpf_map_lookup_elem(&sparked, &ref->recv) : bpf_map_lookup_elem(&sreqs, &ref->tid);
 	bpf_map_delete_elem(&sreads, &k);
 	if (!e) {
 		stat_add(PST_NO_STATE, 1);
@@ -216,6 +293,10 @@ int tp_wc_read(void *ctx)
 		lat = 0;
 	lat *= 1000;
 	first = now - lat;
+	/* before 6.1 the completion carries no latency: the READ starts at
+	 * its post, as far as the probe can tell */
+	if (probe_fld[PFLD_WR_LATENCY].off == PROBE_FLD_NONE && e->t[PT_READ_POST])
+		first = e->t[PT_READ_POST];
 	e->n_reads++;
 	e->read_bytes += (__u32)fld(ctx, PFLD_WR_BYTES);
 	e->read_lat_ns += lat;
@@ -249,6 +330,25 @@ struct sa_prefix {
 	__u8  a[20]; /* in: addr at 0; in6: flowinfo(4) then addr at 4 */
 };
 
+/* Before 6.1 the caller is text (bpf/probe_addr.h): IPv4 is parsed, IPv6
+ * text leaves the caller unknown. */
+static __always_inline void caller_text(void *ctx, struct probe_event *e)
+{
+	__u32 loc = (__u32)fld(ctx, PFLD_SS2_ADDR);
+	char s[PROBE_ADDR_TEXT] = {};
+	__u8 a[4] = {};
+	__u16 port = 0;
+
+	if (!(loc & 0xffff))
+		return;
+	bpf_probe_read_kernel_str(s, sizeof(s), (char *)ctx + (loc & 0xffff));
+	if (!probe_addr_text4(s, a, &port))
+		return;
+	e->addr_family = 2;
+	e->caller_port = port;
+	__builtin_memcpy(e->caller_addr, a, 4);
+}
+
 SEC("tracepoint/sunrpc/svc_stats_latency")
 int tp_svc_stats_latency(void *ctx)
 {
@@ -265,7 +365,9 @@ int tp_svc_stats_latency(void *ctx)
 	if (!e->procname[0])
 		fld_str(ctx, PFLD_SS2_PROCEDURE, e->procname);
 	loc = (__u32)fld(ctx, PFLD_SS2_CLIENT);
-	if ((loc & 0xffff) && (loc >> 16) >= 8) {
+	if (probe_fld[PFLD_SS2_CLIENT].off == PROBE_FLD_NONE)
+		caller_text(ctx, e);
+	else if ((loc & 0xffff) && (loc >> 16) >= 8) {
 		bpf_probe_read_kernel(&sa, sizeof(sa), (char *)ctx + (loc & 0xffff));
 		e->caller_port = (__u16)((sa.port >> 8) | (sa.port << 8));
 		if (sa.family == 2) {
@@ -296,7 +398,7 @@ static __always_inline int post_push(void *ctx)
 		e->t[PT_WRITE_POST] = bpf_ktime_get_ns();
 	e->n_writes++;
 	e->seen |= PS_WRITE;
-	if (have_wc_write && (k.cq_id || k.cid)) {
+	if ((have_wc_write || have_wc_reply) && (k.cq_id || k.cid)) {
 		w.xid = e->xid;
 		w.tid = tid;
 		if (bpf_map_update_elem(&swrites, &k, &w, BPF_ANY))
@@ -305,10 +407,10 @@ static __always_inline int post_push(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/rpcrdma/svcrdma_wc_write")
-int tp_svc_wc_write(void *ctx)
+/* A push's RDMA WRITEs completed (its context's cq_id, completion_id). */
+static __always_inline int push_done(void *ctx, int f_cq, int f_cid)
 {
-	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WW_CQ), .cid = (__u32)fld(ctx, PFLD_WW_CID) };
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, f_cq), .cid = (__u32)fld(ctx, f_cid) };
 	struct wkey *wp, w;
 	__u64 now;
 
@@ -325,6 +427,12 @@ int tp_svc_wc_write(void *ctx)
 		stat_add(PST_MAP_FULL, 1);
 	return 0;
 }
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_write")
+int tp_svc_wc_write(void *ctx) { return push_done(ctx, PFLD_WW_CQ, PFLD_WW_CID); }
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_reply")
+int tp_svc_wc_reply(void *ctx) { return push_done(ctx, PFLD_WP_CQ, PFLD_WP_CID); }
 
 SEC("tracepoint/rpcrdma/svcrdma_post_write_chunk")
 int tp_post_write_chunk(void *ctx) { return post_push(ctx); }

@@ -150,7 +150,7 @@ struct nfsrdma_record {
 	uint32_t k_backlog_us;       /* client: rpc_stats_latency backlog */
 	uint32_t k_rtt_us;           /* client: rpc_stats_latency rtt (from the latest transmission) */
 	uint32_t k_exec_us;          /* rpc_stats_latency / svc_stats_latency execute */
-	uint32_t k_pad;
+	uint32_t k_xprt_id;          /* client: the rpc_xprt's id (rpc_stats_latency, kernel 6.12 on); 0 unknown */
 	/* derived split (ns, rec_derive): the phases that happened partition
 	 * [t_call_first, t_reply_last]; phase_mask says which happened (bit
 	 * REC_PH_N: d_total is known, i.e. call and reply were both seen) */

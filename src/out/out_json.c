@@ -296,6 +296,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		jm(j, "backlog_us", r->k_backlog_us);
 		jm(j, "rtt_us", r->k_rtt_us);
 		jm(j, "exec_us", r->k_exec_us);
+		jm(j, "xprt_id", r->k_xprt_id);
 		jb_c(j, '}');
 	}
 	/* every phase, null when it did not happen; those that did sum to total */

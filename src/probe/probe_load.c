@@ -12,112 +12,9 @@
 #include "dissect/programs.h"
 #include "src/base/log.h"
 #include "src/probe/probe_format.h"
+#include "src/probe/probe_plan.h"
 #include "rpc_client.skel.h"
 #include "rpc_server.skel.h"
-
-/* A field the program reads: which slot of probe_fld, its name in the
- * format file, and what shape it must have. */
-enum fkind { FK_INT, FK_STR };
-struct fspec {
-	int         id;
-	const char *name;
-	enum fkind  kind;
-	bool        optional;    /* the program copes with 0 */
-};
-
-#define MAXF 10
-struct tpspec {
-	const char *sys, *event;
-	unsigned    side;        /* PROBE_WANT_CLIENT / _SERVER */
-	const char *prog;        /* BPF program name */
-	bool        essential;   /* the side cannot emit records without it */
-	const char *without;     /* what is lost without it (for the message) */
-	struct fspec f[MAXF];
-};
-
-static const struct tpspec tps[] = {
-	{ "sunrpc", "rpc_task_begin", PROBE_WANT_CLIENT, "tp_rpc_task_begin", false,
-	  "no queue time (task start)",
-	  { { PFLD_TB_TASK, "task_id", FK_INT, false }, { PFLD_TB_CLIENT, "client_id", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_chunk_read", PROBE_WANT_CLIENT, "tp_chunk_read", false,
-	  "no Read chunk sizes",
-	  { { PFLD_CR_TASK, "task_id", FK_INT, false }, { PFLD_CR_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_CR_POS, "pos", FK_INT, true }, { PFLD_CR_LENGTH, "length", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_chunk_write", PROBE_WANT_CLIENT, "tp_chunk_write", false,
-	  "no Write chunk sizes",
-	  { { PFLD_CW_TASK, "task_id", FK_INT, false }, { PFLD_CW_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_CW_LENGTH, "length", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_chunk_wp", PROBE_WANT_CLIENT, "tp_chunk_wp", false,
-	  "no Write chunk sizes for READ with padding",
-	  { { PFLD_CW_TASK, "task_id", FK_INT, false }, { PFLD_CW_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_CW_LENGTH, "length", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_chunk_reply", PROBE_WANT_CLIENT, "tp_chunk_reply", false,
-	  "no Reply chunk sizes",
-	  { { PFLD_CW_TASK, "task_id", FK_INT, false }, { PFLD_CW_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_CW_LENGTH, "length", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_marshal", PROBE_WANT_CLIENT, "tp_marshal", false,
-	  "no marshal time or header sizes",
-	  { { PFLD_MA_TASK, "task_id", FK_INT, false }, { PFLD_MA_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_MA_XID, "xid", FK_INT, false }, { PFLD_MA_HDRLEN, "hdrlen", FK_INT, true },
-	    { PFLD_MA_HEADLEN, "headlen", FK_INT, true }, { PFLD_MA_PAGELEN, "pagelen", FK_INT, true },
-	    { PFLD_MA_TAILLEN, "taillen", FK_INT, true }, { PFLD_MA_RTYPE, "rtype", FK_INT, true },
-	    { PFLD_MA_WTYPE, "wtype", FK_INT, true } } },
-	{ "rpcrdma", "xprtrdma_post_send", PROBE_WANT_CLIENT, "tp_post_send", false,
-	  "no send time",
-	  { { PFLD_PS_TASK, "task_id", FK_INT, false }, { PFLD_PS_CLIENT, "client_id", FK_INT, false } } },
-	{ "rpcrdma", "xprtrdma_reply", PROBE_WANT_CLIENT, "tp_reply", false,
-	  "no reply arrival time",
-	  { { PFLD_RP_TASK, "task_id", FK_INT, false }, { PFLD_RP_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_RP_XID, "xid", FK_INT, true }, { PFLD_RP_CREDITS, "credits", FK_INT, true } } },
-	{ "sunrpc", "rpc_clnt_new", PROBE_WANT_CLIENT, "tp_rpc_clnt_new", false,
-	  "no client address filter (every RPC is filtered out when one is set)",
-	  { { PFLD_CN_CLIENT, "client_id", FK_INT, false }, { PFLD_CN_ADDR, "addr", FK_STR, false } } },
-	{ "sunrpc", "rpc_stats_latency", PROBE_WANT_CLIENT, "tp_rpc_stats_latency", true,
-	  "no client records at all",
-	  { { PFLD_SL_TASK, "task_id", FK_INT, false }, { PFLD_SL_CLIENT, "client_id", FK_INT, false },
-	    { PFLD_SL_XID, "xid", FK_INT, false }, { PFLD_SL_VERSION, "version", FK_INT, true },
-	    { PFLD_SL_PROGNAME, "progname", FK_STR, true }, { PFLD_SL_PROCNAME, "procname", FK_STR, true },
-	    { PFLD_SL_BACKLOG, "backlog", FK_INT, true }, { PFLD_SL_RTT, "rtt", FK_INT, true },
-	    { PFLD_SL_EXECUTE, "execute", FK_INT, true } } },
-
-	{ "rpcrdma", "svcrdma_decode_rqst", PROBE_WANT_SERVER, "tp_decode_rqst", false,
-	  "no receive time, no RDMA header, no RDMA READ join",
-	  { { PFLD_DR_XID, "xid", FK_INT, false }, { PFLD_DR_VERS, "vers", FK_INT, true },
-	    { PFLD_DR_PROC, "proc", FK_INT, true }, { PFLD_DR_CREDITS, "credits", FK_INT, true },
-	    { PFLD_DR_HDRLEN, "hdrlen", FK_INT, true } } },
-	{ "rpcrdma", "svcrdma_post_read_chunk", PROBE_WANT_SERVER, "tp_post_read_chunk", false,
-	  "RDMA READs cannot be tied to their RPC",
-	  { { PFLD_PC_CQ, "cq_id", FK_INT, false }, { PFLD_PC_CID, "completion_id", FK_INT, false } } },
-	{ "rpcrdma", "svcrdma_wc_read", PROBE_WANT_SERVER, "tp_wc_read", false,
-	  "no RDMA READ bytes or time",
-	  { { PFLD_WR_CQ, "cq_id", FK_INT, false }, { PFLD_WR_CID, "completion_id", FK_INT, false },
-	    { PFLD_WR_LATENCY, "read_latency", FK_INT, true }, { PFLD_WR_BYTES, "totalbytes", FK_INT, false } } },
-	{ "sunrpc", "svc_process", PROBE_WANT_SERVER, "tp_svc_process", false,
-	  "no program/procedure numbers",
-	  { { PFLD_SP_XID, "xid", FK_INT, false }, { PFLD_SP_VERS, "vers", FK_INT, true },
-	    { PFLD_SP_PROC, "proc", FK_INT, true }, { PFLD_SP_SERVICE, "service", FK_STR, true },
-	    { PFLD_SP_PROCEDURE, "procedure", FK_STR, true } } },
-	{ "sunrpc", "svc_stats_latency", PROBE_WANT_SERVER, "tp_svc_stats_latency", true,
-	  "no server records at all",
-	  { { PFLD_SS2_CLIENT, "client", FK_STR, true }, { PFLD_SS2_XID, "xid", FK_INT, false },
-	    { PFLD_SS2_EXECUTE, "execute", FK_INT, true }, { PFLD_SS2_PROCEDURE, "procedure", FK_STR, true } } },
-	{ "rpcrdma", "svcrdma_post_write_chunk", PROBE_WANT_SERVER, "tp_post_write_chunk", false,
-	  "no RDMA WRITE (Write chunk) start time",
-	  { { PFLD_PC_CQ, "cq_id", FK_INT, true }, { PFLD_PC_CID, "completion_id", FK_INT, true } } },
-	{ "rpcrdma", "svcrdma_post_reply_chunk", PROBE_WANT_SERVER, "tp_post_reply_chunk", false,
-	  "no RDMA WRITE (Reply chunk) start time",
-	  { { PFLD_PC_CQ, "cq_id", FK_INT, true }, { PFLD_PC_CID, "completion_id", FK_INT, true } } },
-	{ "rpcrdma", "svcrdma_wc_write", PROBE_WANT_SERVER, "tp_svc_wc_write", false,
-	  "no RDMA WRITE end time (the push ends at the reply Send's post)",
-	  { { PFLD_WW_CQ, "cq_id", FK_INT, false }, { PFLD_WW_CID, "completion_id", FK_INT, false } } },
-	{ "rpcrdma", "svcrdma_post_send", PROBE_WANT_SERVER, "tp_svc_post_send", false,
-	  "records are sent at svc_stats_latency, without reply times",
-	  { { PFLD_SS_CQ, "cq_id", FK_INT, false }, { PFLD_SS_CID, "completion_id", FK_INT, false } } },
-	{ "rpcrdma", "svcrdma_wc_send", PROBE_WANT_SERVER, "tp_svc_wc_send", false,
-	  "records are sent when the reply is posted, without its completion time",
-	  { { PFLD_WS_CQ, "cq_id", FK_INT, false }, { PFLD_WS_CID, "completion_id", FK_INT, false } } },
-};
-#define NTPS (sizeof(tps) / sizeof(tps[0]))
 
 struct probe {
 	struct rpc_client_bpf *cl;
@@ -125,9 +22,9 @@ struct probe {
 	struct ring_buffer *rb;
 	probe_event_fn cb, tap;
 	void *ctx, *tapctx;
-	unsigned sides, attached, unavailable;   /* bit i = tps[i] */
-	struct bpf_link *links[NTPS];
-	char unavail[1024];
+	unsigned sides, attached;   /* bit i = probe_probe_tps[i] */
+	struct bpf_link *links[32];
+	struct probe_plan plan;     /* what the kernel has; unavailable events */
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -141,91 +38,11 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-static bool skipped(const char *skip, const struct tpspec *t)
-{
-	char want[96];
-	size_t n;
-
-	if (!skip || !*skip)
-		return false;
-	n = (size_t)snprintf(want, sizeof(want), "%s:%s", t->sys, t->event);
-	for (const char *p = skip; *p;) {
-		const char *c = strchr(p, ',');
-		size_t l = c ? (size_t)(c - p) : strlen(p);
-
-		if (l == n && memcmp(p, want, n) == 0)
-			return true;
-		/* a bare event name also matches */
-		if (l == strlen(t->event) && memcmp(p, t->event, l) == 0)
-			return true;
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	return false;
-}
-
-static void note_unavail(struct probe *p, size_t i, const char *why)
-{
-	size_t n = strlen(p->unavail);
-
-	p->unavailable |= 1u << i;
-	snprintf(p->unavail + n, sizeof(p->unavail) - n, "%s%s:%s", n ? "," : "", tps[i].sys,
-		 tps[i].event);
-	log_warn("kernel probe: %s:%s unavailable (%s): %s", tps[i].sys, tps[i].event, why,
-		 tps[i].without);
-}
-
-/* Fills fld[] for tracepoint i from the format file; returns 0 or a
- * negative errno after writing the reason into why. */
-static int resolve(const char *root, size_t i, struct probe_fld *fld, char *why, size_t wlen)
-{
-	static char text[TP_FORMAT_MAX];
-	const struct tpspec *t = &tps[i];
-	int r = tp_format_load(root, t->sys, t->event, text, sizeof(text));
-
-	if (r < 0) {
-		if (r == -ENOENT)
-			snprintf(why, wlen, "no such tracepoint%s",
-				 strcmp(t->sys, "rpcrdma") == 0 ? "; is the rpcrdma module loaded?" :
-				 "; is the sunrpc module loaded?");
-		else
-			snprintf(why, wlen, "format file: %s", strerror(-r));
-		return r;
-	}
-	for (int k = 0; k < MAXF && t->f[k].name; k++) {
-		const struct fspec *fs = &t->f[k];
-		struct tp_field tf;
-
-		r = tp_format_field(text, fs->name, &tf);
-		if (r == 0) {
-			bool ok = fs->kind == FK_STR ? (tf.data_loc && tf.size == 4) :
-				  (!tf.data_loc && (tf.size == 1 || tf.size == 2 || tf.size == 4 || tf.size == 8));
-			if (ok) {
-				fld[fs->id].off = tf.off;
-				fld[fs->id].size = (uint16_t)(tf.size | (tf.data_loc ? PROBE_FLD_DATALOC : 0));
-				continue;
-			}
-			r = -EPROTO;
-		}
-		if (fs->optional) {
-			log_info("kernel probe: %s:%s field %s %s; read as 0", t->sys, t->event, fs->name,
-				 r == -ENOENT ? "absent" : "differently shaped");
-			fld[fs->id].off = PROBE_FLD_NONE;
-			continue;
-		}
-		snprintf(why, wlen, "field %s %s", fs->name,
-			 r == -ENOENT ? "absent" : r == -EPROTO ? "has another type or size" : "malformed");
-		return r;
-	}
-	return 0;
-}
-
 static struct bpf_program *find_prog(struct probe *p, size_t i)
 {
-	struct bpf_object *obj = tps[i].side == PROBE_WANT_CLIENT ? p->cl->obj : p->sv->obj;
+	struct bpf_object *obj = probe_tps[i].side == PROBE_WANT_CLIENT ? p->cl->obj : p->sv->obj;
 
-	return bpf_object__find_program_by_name(obj, tps[i].prog);
+	return bpf_object__find_program_by_name(obj, probe_tps[i].prog);
 }
 
 static int handle_rb(void *ctx, void *data, size_t size)
@@ -291,11 +108,9 @@ static int set_filters(const struct probe_config *c, unsigned side, __u64 *minla
 int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn cb, void *ctx,
 	       char *err, size_t errlen)
 {
-	static struct probe_fld cfld[PFLD_MAX], sfld[PFLD_MAX];
 	const char *root = c->tracefs ? c->tracefs : tp_tracefs_root();
 	unsigned want = c->want ? c->want : PROBE_WANT_BOTH;
 	unsigned ok_sides = 0;
-	char why[160];
 	struct probe *p;
 	int r;
 
@@ -312,35 +127,20 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 	}
 	p->cb = cb;
 	p->ctx = ctx;
-	for (int k = 0; k < PFLD_MAX; k++) {
-		cfld[k].off = sfld[k].off = PROBE_FLD_NONE;
-		cfld[k].size = sfld[k].size = 0;
-	}
-
 	/* Which tracepoints exist and have the fields we read. */
-	for (size_t i = 0; i < NTPS; i++) {
-		if (!(want & tps[i].side))
-			continue;
-		if (skipped(c->skip, &tps[i])) {
-			note_unavail(p, i, "skipped by configuration");
-			continue;
-		}
-		r = resolve(root, i, tps[i].side == PROBE_WANT_CLIENT ? cfld : sfld, why, sizeof(why));
-		if (r < 0)
-			note_unavail(p, i, why);
-	}
+	probe_plan_build(&p->plan, root, want, c->skip);
 	for (unsigned side = PROBE_WANT_CLIENT; side <= PROBE_WANT_SERVER; side <<= 1) {
 		if (!(want & side))
 			continue;
 		bool ess = true;
-		for (size_t i = 0; i < NTPS; i++)
-			if (tps[i].side == side && tps[i].essential && (p->unavailable & (1u << i)))
+		for (size_t i = 0; i < probe_ntps; i++)
+			if (probe_tps[i].side == side && probe_tps[i].essential && (p->plan.unavailable & (1u << i)))
 				ess = false;
 		if (ess) {
 			ok_sides |= side;
 		} else if (c->want_explicit) {
 			snprintf(err, errlen, "kernel probe: %s side unavailable: %s", side == PROBE_WANT_CLIENT ? "client" : "server",
-				 p->unavail);
+				 p->plan.unavail);
 			probe_close(p);
 			return -ENOENT;
 		} else {
@@ -349,7 +149,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 		}
 	}
 	if (!ok_sides) {
-		snprintf(err, errlen, "kernel probe: nothing to attach: unavailable: %s", p->unavail);
+		snprintf(err, errlen, "kernel probe: nothing to attach: unavailable: %s", p->plan.unavail);
 		probe_close(p);
 		return -ENOENT;
 	}
@@ -361,7 +161,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			snprintf(err, errlen, "kernel probe: open client object: %s", strerror(-r));
 			goto fail;
 		}
-		memcpy(p->cl->rodata->probe_fld, cfld, sizeof(cfld));
+		memcpy(p->cl->rodata->probe_fld, p->plan.cfld, sizeof(p->plan.cfld));
 		r = set_filters(c, PROBE_WANT_CLIENT, &p->cl->rodata->min_latency_ns,
 				p->cl->rodata->filter_prog, &p->cl->rodata->filter_family,
 				p->cl->rodata->filter_addr, err, errlen);
@@ -392,30 +192,29 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			snprintf(err, errlen, "kernel probe: open server object: %s", strerror(-r));
 			goto fail;
 		}
-		memcpy(p->sv->rodata->probe_fld, sfld, sizeof(sfld));
+		memcpy(p->sv->rodata->probe_fld, p->plan.sfld, sizeof(p->plan.sfld));
 		r = set_filters(c, PROBE_WANT_SERVER, &p->sv->rodata->min_latency_ns,
 				p->sv->rodata->filter_prog, &p->sv->rodata->filter_family,
 				p->sv->rodata->filter_addr, err, errlen);
 		if (r < 0)
 			goto fail;
-		for (size_t i = 0; i < NTPS; i++) {
-			bool av = !(p->unavailable & (1u << i));
-			if (strcmp(tps[i].event, "svcrdma_post_send") == 0)
-				p->sv->rodata->have_post_send = av;
-			if (strcmp(tps[i].event, "svcrdma_wc_send") == 0)
-				p->sv->rodata->have_wc_send = av;
-			if (strcmp(tps[i].event, "svcrdma_wc_write") == 0)
-				p->sv->rodata->have_wc_write = av;
-		}
+		p->sv->rodata->have_post_send = probe_plan_has(&p->plan, "svcrdma_post_send");
+		p->sv->rodata->have_wc_send = probe_plan_has(&p->plan, "svcrdma_wc_send");
+		p->sv->rodata->have_wc_write = probe_plan_has(&p->plan, "svcrdma_wc_write");
+		p->sv->rodata->have_wc_reply = probe_plan_has(&p->plan, "svcrdma_wc_reply");
+		/* 6.12 hands a request over at svcrdma_read_finished, found by
+		 * the receive that svcrdma_decode_rqst names */
+		p->sv->rodata->have_read_finished = probe_plan_has(&p->plan, "svcrdma_read_finished") &&
+						    p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
 		bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
 	}
 	p->sides = ok_sides;
 	/* Programs for missing events must not be loaded at all. */
-	for (size_t i = 0; i < NTPS; i++) {
-		if (!(ok_sides & tps[i].side))
+	for (size_t i = 0; i < probe_ntps; i++) {
+		if (!(ok_sides & probe_tps[i].side))
 			continue;
 		struct bpf_program *prog = find_prog(p, i);
-		if (prog && (p->unavailable & (1u << i)))
+		if (prog && (p->plan.unavailable & (1u << i)))
 			bpf_program__set_autoload(prog, false);
 	}
 	if (p->cl && (r = rpc_client_bpf__load(p->cl)) < 0) {
@@ -428,17 +227,17 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			 strerror(-r));
 		goto fail;
 	}
-	for (size_t i = 0; i < NTPS; i++) {
-		if (!(ok_sides & tps[i].side) || (p->unavailable & (1u << i)))
+	for (size_t i = 0; i < probe_ntps; i++) {
+		if (!(ok_sides & probe_tps[i].side) || (p->plan.unavailable & (1u << i)))
 			continue;
 		struct bpf_program *prog = find_prog(p, i);
 		p->links[i] = prog ? bpf_program__attach(prog) : NULL;
 		if (!p->links[i]) {
 			r = -errno;
-			note_unavail(p, i, "attach failed");
-			if (tps[i].essential) {
-				snprintf(err, errlen, "kernel probe: cannot attach %s:%s: %s", tps[i].sys,
-					 tps[i].event, strerror(-r));
+			probe_plan_drop(&p->plan, i, "attach failed");
+			if (probe_tps[i].essential) {
+				snprintf(err, errlen, "kernel probe: cannot attach %s:%s: %s", probe_tps[i].sys,
+					 probe_tps[i].event, strerror(-r));
 				goto fail;
 			}
 			continue;
@@ -514,8 +313,9 @@ void probe_counters(const struct probe *p, uint64_t out[PST_MAX])
 
 unsigned probe_sides(const struct probe *p) { return p->sides; }
 unsigned probe_attached(const struct probe *p) { return p->attached; }
-unsigned probe_unavailable(const struct probe *p) { return p->unavailable; }
-const char *probe_unavailable_str(const struct probe *p) { return p->unavail; }
+unsigned probe_unavailable(const struct probe *p) { return p->plan.unavailable; }
+const char *probe_unavailable_str(const struct probe *p) { return p->plan.unavail; }
+const char *probe_notes(const struct probe *p) { return p->plan.notes; }
 
 static int hist_read_map(int fd, struct probe_hist_row **rows, int *n, int *cap)
 {
@@ -603,7 +403,7 @@ void probe_detach(struct probe *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < NTPS; i++) {
+	for (size_t i = 0; i < probe_ntps; i++) {
 		bpf_link__destroy(p->links[i]);
 		p->links[i] = NULL;
 	}
@@ -614,7 +414,7 @@ void probe_close(struct probe *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
-	for (size_t i = 0; i < NTPS; i++)
+	for (size_t i = 0; i < probe_ntps; i++)
 		bpf_link__destroy(p->links[i]);
 	rpc_client_bpf__destroy(p->cl);
 	rpc_server_bpf__destroy(p->sv);

@@ -48,6 +48,8 @@ unsigned probe_attached(const struct probe *p);
 unsigned probe_unavailable(const struct probe *p);
 /* Comma-separated "sys:event" list of what is unavailable ("" if none). */
 const char *probe_unavailable_str(const struct probe *p);
+/* The lines logged about missing events and fields, '\n' after each. */
+const char *probe_notes(const struct probe *p);
 
 /* One histogram row: a procedure and its log2(ns) buckets. */
 struct probe_hist_row {

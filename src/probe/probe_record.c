@@ -121,6 +121,7 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->k_backlog_us = (uint32_t)e->k_backlog_us;
 		r->k_rtt_us = (uint32_t)e->k_rtt_us;
 		r->k_exec_us = (uint32_t)e->k_exec_us;
+		r->k_xprt_id = e->xprt_id;
 	} else {
 		r->prog = probe_prog_number(prog, PROBE_SIDE_SERVER);
 		r->vers = e->vers;
@@ -151,13 +152,15 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->t_read_first = e->t[PT_READ_FIRST];
 		r->t_read_last = e->t[PT_READ_DONE];
 		/* The push spans the first Write/Reply chunk post to the last
-		 * RDMA WRITE completion (svcrdma_wc_write); without that event,
-		 * to the reply Send's post (the WRITEs are posted ahead of the
-		 * Send on the same queue pair). */
+		 * RDMA WRITE completion (svcrdma_wc_write, and from 6.12
+		 * svcrdma_wc_reply for a Reply chunk).  Without one, to the
+		 * reply Send's completion: the WRITEs are posted ahead of the
+		 * Send (6.12: in its chain) on the same queue pair, so they
+		 * complete before it; without that, to the Send's post. */
 		r->t_write_first = e->t[PT_WRITE_POST];
 		r->t_write_last = !e->t[PT_WRITE_POST] ? 0 :
 				  e->t[PT_WRITE_DONE] > e->t[PT_WRITE_POST] ? e->t[PT_WRITE_DONE] :
-				  e->t[PT_SEND_POST];
+				  e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : e->t[PT_SEND_POST];
 		r->t_reply_first = e->t[PT_SEND_POST] ? e->t[PT_SEND_POST] : e->t[PT_STATS];
 		r->t_reply_last = e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : r->t_reply_first;
 	}
@@ -174,8 +177,9 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 	};
 	bool first = true;
 
-	fprintf(f, "{\"probe\":\"%s\",\"xid\":\"0x%08x\",\"client_id\":%u,\"task_id\":%u,\"prog\":",
-		e->side == PROBE_SIDE_CLIENT ? "client" : "server", e->xid, e->client_id, e->task_id);
+	fprintf(f, "{\"probe\":\"%s\",\"xid\":\"0x%08x\",\"client_id\":%u,\"task_id\":%u,\"xprt_id\":%u,"
+		"\"prog\":", e->side == PROBE_SIDE_CLIENT ? "client" : "server", e->xid, e->client_id, e->task_id,
+		e->xprt_id);
 	out_json_strn(f, e->prog, sizeof(e->prog));
 	fprintf(f, ",\"vers\":%u,\"proc\":%u,\"procname\":", e->vers, e->proc);
 	out_json_strn(f, e->procname, sizeof(e->procname));

@@ -152,6 +152,31 @@ int main(int argc, char **argv)
 	} else {
 		CHECK(0, "no smoke.pcap among the arguments");
 	}
+	/* Each kernel's shapes (tests/probe/formats) through the verifier:
+	 * 6.12 loads tp_svc_wc_reply and reads xprt_id, 5.15 parses the
+	 * caller from text; the first attach is what fails on this host. */
+	static const char *const kernels[] = { "5.15", "6.1", "6.12" };
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+		char tree[PATH_MAX];
+		struct probe *p = NULL;
+		int r;
+
+		snprintf(formats, sizeof(formats), "tests/probe/formats/%s", kernels[k]);
+		if (make_root(formats, tree, sizeof(tree)) < 0) {
+			CHECK(0, "tracefs tree of %s", kernels[k]);
+			continue;
+		}
+		struct probe_config c = { .want = PROBE_WANT_BOTH, .tracefs = tree };
+		r = probe_open(&p, &c, noop, NULL, err, sizeof(err));
+		CHECK(r < 0 && strstr(err, "cannot attach sunrpc:rpc_stats_latency"), "probe_open on %s: %d %s",
+		      kernels[k], r, err);
+		if (p)
+			probe_close(p);
+		char ev[PATH_MAX + 16];
+		snprintf(ev, sizeof(ev), "%s/events", tree);
+		unlink(ev);
+		rmdir(tree);
+	}
 	/* Hostile events (no NUL in the names, any numbers): conversion and
 	 * the JSON views stay in bounds (run under SANITIZE=1) and the
 	 * record keeps its invariants. */

@@ -147,12 +147,12 @@ static void event(const uint8_t *data, size_t size)
 	free(e);
 }
 
-/* Every name the loader looks up (src/probe/probe_load.c's table). */
+/* Every name the loader looks up (src/probe/probe_plan.c's table). */
 static const char *const field_names[] = {
 	"task_id", "client_id", "pos", "length", "xid", "hdrlen", "headlen", "pagelen", "taillen",
 	"rtype", "wtype", "credits", "addr", "version", "progname", "procname", "backlog", "rtt",
 	"execute", "vers", "proc", "cq_id", "completion_id", "read_latency", "totalbytes", "service",
-	"procedure", "client",
+	"procedure", "client", "xprt_id",
 };
 
 static void format(const uint8_t *data, size_t size)

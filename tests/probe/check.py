@@ -120,8 +120,11 @@ def client_side(probe, full):
         if not m:
             continue
         xid = m.group(1)
+        # 6.12 on: the transport that carried it; before, the probe says 0
+        mt = re.search(r" xprt_id=(\d+)", rest)
         kern[xid] = dict(prog=m.group(2), vers=int(m.group(3)), proc=m.group(4),
-                         backlog=int(m.group(5)), rtt=int(m.group(6)), exec=int(m.group(7)))
+                         backlog=int(m.group(5)), rtt=int(m.group(6)), exec=int(m.group(7)),
+                         xprt=int(mt.group(1)) if mt else 0)
         if inside:
             window.add(xid)
     byxid = {r["xid"]: r for r in recs}
@@ -141,6 +144,9 @@ def client_side(probe, full):
         r, k = rawx[x], kern[x]
         check((r["k"]["rtt_us"], r["k"]["exec_us"], r["k"]["backlog_us"]) == (k["rtt"], k["exec"], k["backlog"]),
               "%s %s: kernel numbers read by BPF %s differ from ftrace's %s" % (probe, x, r["k"], k))
+        check(r.get("xprt_id") == k["xprt"] and byxid.get(x, {}).get("kernel", {}).get("xprt_id") == k["xprt"],
+              "%s %s: xprt_id raw %s, record %s, ftrace %d" % (probe, x, r.get("xprt_id"),
+                                                           byxid.get(x, {}).get("kernel", {}).get("xprt_id"), k["xprt"]))
         t = r["t"]
         if "begin" in t and "done" in t:
             d = (t["done"] - t["begin"]) / 1000
@@ -392,7 +398,7 @@ if os.path.exists(os.path.join(out, "server-minlat.rc")):
 # ACK, then the CQ work item) and the receive lags the wire by ~5 ms on a
 # connection's first RPC: no two-sided bound against the wire.
 def ftrace_pushes():
-    """{xid: (first chunk post, last wc_write)} in seconds, from server.trace."""
+    """{xid: (first chunk post, last wc_write/wc_reply)} in seconds, from server.trace."""
     cur, post, done, xid_of = {}, {}, {}, {}
     with open(os.path.join(out, "server.trace")) as f:
         for line in f:
@@ -409,7 +415,7 @@ def ftrace_pushes():
                 if mc:
                     xid_of[mc.groups()] = cur[pid]
                     post.setdefault(cur[pid], ts)
-            elif evn == "svcrdma_wc_write":
+            elif evn in ("svcrdma_wc_write", "svcrdma_wc_reply"):  # _reply: 6.12's Reply chunks
                 mc = re.search(r"cq.id=(\d+) cid=(-?\d+)", rest)
                 x = xid_of.get(mc.groups()) if mc else None
                 if x:
@@ -423,7 +429,7 @@ for x in sorted(set(sv)):
     r, t = sv[x], svraw.get(x, {}).get("t", {})
     if "write_post" not in t:
         continue
-    check("write_done" in t, "%s: push posted, no svcrdma_wc_write joined by the server probe" % x)
+    check("write_done" in t, "%s: push posted, no svcrdma_wc_write/_reply joined by the server probe" % x)
     if "write_done" not in t:
         continue
     pp = (r["ts"]["write_last"] - r["ts"]["write_first"]) / 1000
