@@ -41,9 +41,9 @@ struct slow_rec {
 	struct agg_ep_id client, server;
 };
 
-/* A record's entries in every dimension, cached by its (connection,
- * operation, client QP, server QP): one lookup per record instead of one
- * per dimension.  Direct-mapped and overwritten on a miss, so it follows
+/* A record's entries in every dimension, cached by its route key
+ * (agg_route_key: connection, operation, both endpoints with their QPs):
+ * one lookup per record instead of one per dimension.  Direct-mapped and overwritten on a miss, so it follows
  * connections as they come and go without growing; an entry, once a
  * key's, stays that key's, so a cached route never goes stale. */
 #define ROUTES 4096
@@ -51,6 +51,7 @@ struct route {
 	struct agg_key k;        /* n == 0: empty */
 	struct agg_ent *e[AGG_NDIM];
 	unsigned other;          /* bit d: e[d] is the dimension's "(other)" */
+	struct agg_op_id op;     /* for the slowest list */
 	struct agg_ep_id cl, sv; /* the endpoints without QPs (slowest list) */
 };
 
@@ -138,10 +139,14 @@ static uint32_t hash_str(const char *s)
 
 static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 {
-	struct agg_ent *e = calloc(1, sizeof(*e));
+	/* one allocation with its window slots: an entry is touched by
+	 * every record that lands in it, so it is kept small */
+	struct agg_ent *e = calloc(1, sizeof(*e) + a->cfg.slots * sizeof(*e->win));
 
 	if (!e)
 		return NULL;
+	e->win = (struct agg_win *)(e + 1);
+	a->mem += a->cfg.slots * sizeof(*e->win);
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
 	hist_init(&e->lat, HIST_RES);
@@ -265,8 +270,13 @@ static void count(struct agg_counts *c, const struct facts *f)
 	const uint64_t *in = (const void *)&f->d;
 	size_t i = 0;
 
-	/* two counts an instruction (the compiler does not vectorise an odd
-	 * count of words at -O2) */
+	/* two counts an instruction, unrolled (at -O2 the compiler does
+	 * neither for an odd count of words) */
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#elif defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
 	for (; i + 2 <= NCOUNTS; i += 2) {
 		u64x2 x, y;
 		memcpy(&x, &o[i], sizeof(x));
@@ -483,13 +493,12 @@ static bool same_key(const struct agg_key *x, const struct agg_key *y)
 	return !d;
 }
 
-/* The route of route key k (its parts: the operation and the endpoints
- * with their QPs), found per dimension on a miss.  A route with an entry
- * missing (out of memory) is not cached: it is built in tmp, its missing
- * entries NULL, as is every route when the cache itself cannot be had. */
+/* The route of route key k, found per dimension on a miss.  A route
+ * with an entry missing (out of memory) is not cached: it is built in
+ * tmp, its missing entries NULL, as is every route when the cache itself
+ * cannot be had. */
 static const struct route *route_of(struct agg *a, const struct agg_key *k, const struct nfsrdma_record *r,
-				    const struct agg_key_part *pop, const struct agg_key_part *pclq,
-				    const struct agg_key_part *psvq, struct route *tmp)
+				    struct route *tmp)
 {
 	struct route *rt = NULL;
 
@@ -499,17 +508,24 @@ static const struct route *route_of(struct agg *a, const struct agg_key *k, cons
 		return rt;
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
-	struct agg_key_part pcl, psv;
+	struct agg_ep_id clq, svq;
+	struct agg_key_part pop, pcl, psv, pclq, psvq;
 
 	memset(tmp, 0, sizeof(*tmp));
+	agg_op_id(r, &tmp->op);
 	agg_ep_id(client, false, &tmp->cl);
 	agg_ep_id(server, false, &tmp->sv);
+	agg_ep_id(client, true, &clq);
+	agg_ep_id(server, true, &svq);
+	agg_part_op(&pop, &tmp->op);
 	agg_part_ep(&pcl, &tmp->cl);
 	agg_part_ep(&psv, &tmp->sv);
+	agg_part_ep(&pclq, &clq);
+	agg_part_ep(&psvq, &svq);
 	const struct agg_key_part *parts[AGG_NDIM][3] = {
-		[AGG_OP] = { pop, NULL, NULL }, [AGG_CLIENT] = { NULL, &pcl, NULL },
-		[AGG_SERVER] = { NULL, NULL, &psv }, [AGG_CONN] = { NULL, pclq, psvq },
-		[AGG_SERIES] = { pop, &pcl, &psv },
+		[AGG_OP] = { &pop, NULL, NULL }, [AGG_CLIENT] = { NULL, &pcl, NULL },
+		[AGG_SERVER] = { NULL, NULL, &psv }, [AGG_CONN] = { NULL, &pclq, &psvq },
+		[AGG_SERIES] = { &pop, &pcl, &psv },
 	};
 	for (int d = 0; d < AGG_NDIM; d++) {
 		struct agg_key dk;
@@ -531,9 +547,6 @@ static const struct route *route_of(struct agg *a, const struct agg_key *k, cons
 
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
-	struct agg_op_id op;
-	struct agg_ep_id clq, svq;
-	struct agg_key_part pop, pclq, psvq;
 	struct agg_key k;
 	struct route tmp;
 	struct facts f;
@@ -544,8 +557,6 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 	if (!a->start_ns || now_ns < a->start_ns)
 		a->start_ns = now_ns;
 	uint64_t slot = a->now_ns / a->cfg.slot_ns;
-	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
-	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
 
 	facts_of(r, &f);
 	count(&a->tot.tot, &f);
@@ -555,14 +566,8 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	agg_op_id(r, &op);
-	agg_ep_id(client, true, &clq);
-	agg_ep_id(server, true, &svq);
-	agg_part_op(&pop, &op);
-	agg_part_ep(&pclq, &clq);
-	agg_part_ep(&psvq, &svq);
-	agg_key_make(&k, r->conn_id, &pop, &pclq, &psvq);
-	const struct route *rt = route_of(a, &k, r, &pop, &pclq, &psvq, &tmp);
+	agg_route_key(r, &k);
+	const struct route *rt = route_of(a, &k, r, &tmp);
 	for (int d = 0; d < AGG_NDIM; d++) {
 		if (!rt->e[d])
 			continue;
@@ -571,7 +576,7 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		ent_add(a, rt->e[d], &f, slot, idx);
 	}
 	if (f.answered)
-		slow_add(a, r, &op, &rt->cl, &rt->sv);
+		slow_add(a, r, &rt->op, &rt->cl, &rt->sv);
 }
 
 void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source,
