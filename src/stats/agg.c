@@ -41,12 +41,20 @@ struct slow_rec {
 	struct agg_ep_id client, server;
 };
 
-/* A record's entries in every dimension, cached by its route key
- * (agg_route_key: connection, operation, both endpoints with their QPs):
- * one lookup per record instead of one per dimension.  Direct-mapped and overwritten on a miss, so it follows
- * connections as they come and go without growing; an entry, once a
- * key's, stays that key's, so a cached route never goes stale. */
-#define ROUTES 4096
+/* A record's entries, cached under its route keys (agg_route_key): its
+ * operation, client, server and series entries under the operation and
+ * addresses, its connection's under the connection and QPs.  Two lookups
+ * a record instead of one per dimension, and a new connection (a
+ * remount) finds the other four already cached.  Direct-mapped and
+ * overwritten on a miss, so the caches follow what comes and goes
+ * without growing; an entry, once a key's, stays that key's, so a cached
+ * route never goes stale. */
+#define ROUTES 2048
+enum { RT_OPS, RT_CONN, RT_N };   /* the two caches */
+static const unsigned rt_dims[RT_N] = {
+	[RT_OPS] = 1u << AGG_OP | 1u << AGG_CLIENT | 1u << AGG_SERVER | 1u << AGG_SERIES,
+	[RT_CONN] = 1u << AGG_CONN,
+};
 struct route {
 	struct agg_key k;        /* n == 0: empty */
 	struct agg_ent *e[AGG_NDIM];
@@ -58,7 +66,7 @@ struct route {
 struct agg {
 	struct agg_config cfg;
 	struct table t[AGG_NDIM];
-	struct route *route;     /* ROUTES, allocated at the first record */
+	struct route *route[RT_N];   /* ROUTES each, allocated at the first record */
 	struct agg_totals tot;
 	uint64_t start_ns, now_ns;
 	struct agg_win win[AGG_SLOTS_MAX];
@@ -124,7 +132,8 @@ void agg_free(struct agg *a)
 		ent_free(a, a->t[d].other);
 		agg_map_free(a->t[d].fast);
 	}
-	free(a->route);
+	for (int i = 0; i < RT_N; i++)
+		free(a->route[i]);
 	free(a);
 }
 
@@ -493,18 +502,18 @@ static bool same_key(const struct agg_key *x, const struct agg_key *y)
 	return !d;
 }
 
-/* The route of route key k, found per dimension on a miss.  A route
- * with an entry missing (out of memory) is not cached: it is built in
- * tmp, its missing entries NULL, as is every route when the cache itself
- * cannot be had. */
-static const struct route *route_of(struct agg *a, const struct agg_key *k, const struct nfsrdma_record *r,
+/* The route of key k in cache c, its entries found per dimension on a
+ * miss.  A route with an entry missing (out of memory) is not cached: it
+ * is built in tmp, its missing entries NULL, as is every route when the
+ * cache itself cannot be had. */
+static const struct route *route_of(struct agg *a, int c, const struct agg_key *k, const struct nfsrdma_record *r,
 				    struct route *tmp)
 {
 	struct route *rt = NULL;
 
-	if (!a->route && (a->route = calloc(ROUTES, sizeof(*a->route))))
-		a->mem += ROUTES * sizeof(*a->route);
-	if (a->route && same_key(&(rt = &a->route[k->hash % ROUTES])->k, k))
+	if (!a->route[c] && (a->route[c] = calloc(ROUTES, sizeof(*a->route[c]))))
+		a->mem += ROUTES * sizeof(*a->route[c]);
+	if (a->route[c] && same_key(&(rt = &a->route[c][k->hash % ROUTES])->k, k))
 		return rt;
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
@@ -529,6 +538,8 @@ static const struct route *route_of(struct agg *a, const struct agg_key *k, cons
 	};
 	for (int d = 0; d < AGG_NDIM; d++) {
 		struct agg_key dk;
+		if (!(rt_dims[c] & 1u << d))
+			continue;
 		agg_key_make(&dk, d == AGG_CONN ? r->conn_id : 0, parts[d][0], parts[d][1], parts[d][2]);
 		if (!(tmp->e[d] = find(a, d, &dk, r)))
 			rt = NULL;
@@ -566,15 +577,19 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	agg_route_key(r, &k);
-	const struct route *rt = route_of(a, &k, r, &tmp);
-	for (int d = 0; d < AGG_NDIM; d++) {
-		if (!rt->e[d])
-			continue;
-		if (rt->other & 1u << d)
-			a->tot.overflow[d]++;
-		ent_add(a, rt->e[d], &f, slot, idx);
+	const struct route *rt = NULL;
+	for (int c = RT_N - 1; c >= 0; c--) {
+		agg_route_key(r, c == RT_CONN, &k);
+		rt = route_of(a, c, &k, r, &tmp);
+		for (int d = 0; d < AGG_NDIM; d++) {
+			if (!rt->e[d])
+				continue;
+			if (rt->other & 1u << d)
+				a->tot.overflow[d]++;
+			ent_add(a, rt->e[d], &f, slot, idx);
+		}
 	}
+	/* rt: the operations' route (the last), which knows the ids */
 	if (f.answered)
 		slow_add(a, r, &rt->op, &rt->cl, &rt->sv);
 }

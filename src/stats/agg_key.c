@@ -132,29 +132,29 @@ void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *o
 	k->hash = h;
 }
 
-static uint64_t ep_word(const struct rec_endpoint *e, uint64_t hi)
-{
-	return e->qpn | (uint64_t)e->lid << 32 | (uint64_t)e->family << 48 | hi << 56;
-}
-
-void agg_route_key(const struct nfsrdma_record *r, struct agg_key *k)
+void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k)
 {
 	const bool bc = r->flags & RECF_BACKCHANNEL, call = r->flags & RECF_CALL;
 	const struct rec_endpoint *c = bc ? &r->callee : &r->caller, *s = bc ? &r->caller : &r->callee;
-	/* the name of an NFSv4 COMPOUND is its own key part (agg_op_id) */
-	const char *name = call && r->proc == 1 && is_nfs4(r->prog, r->vers) ? nfs4_compound_name(r) : NULL;
 	uint64_t h = 0x9E3779B97F4A7C15ull;
+	unsigned n = 0;
 
-	_Static_assert(AGG_KEY_WORDS >= 10, "a route key is 10 words");
-	k->w[0] = r->conn_id | (uint64_t)r->prog << 32;
-	k->w[1] = r->vers | (uint64_t)r->proc << 32;
-	k->w[2] = r->minorvers | (uint64_t)call << 32;
-	k->w[3] = (uintptr_t)name;
-	k->w[4] = ep_word(c, 0);
-	k->w[5] = ep_word(s, 1);
-	memcpy(&k->w[6], c->addr, 16);
-	memcpy(&k->w[8], s->addr, 16);
-	k->n = 10;
+	_Static_assert(AGG_KEY_WORDS >= 8, "a route key is up to 8 words");
+	if (conn) {
+		k->w[n++] = r->conn_id | (uint64_t)c->qpn << 32;
+		k->w[n++] = s->qpn;
+	} else {
+		/* the name of an NFSv4 COMPOUND is its own key part (agg_op_id) */
+		const char *name = call && r->proc == 1 && is_nfs4(r->prog, r->vers) ? nfs4_compound_name(r) : NULL;
+		k->w[n++] = r->prog | (uint64_t)r->vers << 32;
+		k->w[n++] = r->proc | (uint64_t)r->minorvers << 32;
+		k->w[n++] = (uintptr_t)name;
+	}
+	k->w[n++] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)c->lid << 32 |
+		    (uint64_t)s->lid << 48;
+	memcpy(&k->w[n], c->addr, 16);
+	memcpy(&k->w[n + 2], s->addr, 16);
+	k->n = n + 4;
 	for (unsigned i = 0; i < k->n; i++)
 		h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
 	k->hash = mix(h);
