@@ -473,9 +473,8 @@ int daemon_run(const struct daemon_cfg *c)
 	signal(SIGPIPE, SIG_IGN);
 	stop_flag = 0;
 
-	d->q = rec_queue_new(c->queue ? c->queue : 8192);
 	d->agg = agg_new(&c->agg);
-	if (!d->q || !d->agg) {
+	if (!d->agg) {
 		log_error("out of memory");
 		goto out;
 	}
@@ -485,6 +484,13 @@ int daemon_run(const struct daemon_cfg *c)
 	 * on a restart (1). */
 	if ((e = open_sources(d)) < 0) {
 		rc = e == -EINVAL || e == -ENOENT ? 2 : 1;
+		goto out;
+	}
+	/* Files read flat out wait for room rather than drop, so a deep
+	 * queue buys them nothing, and a short one keeps the slots the
+	 * records pass through in cache (8192 records are 11 MB). */
+	if (!(d->q = rec_queue_new(c->queue ? c->queue : d->record_clock ? 1024 : 8192))) {
+		log_error("out of memory");
 		goto out;
 	}
 	if (c->metrics && strcmp(c->metrics, "none")) {
