@@ -11,7 +11,10 @@
 #      file (DAEMON_BENCH_MB, default 400, built from the lab captures by
 #      bench/mkbigcap.c in $TMPDIR) next to nfsrdma-dissect -q on the same
 #      file, in turns, 5 rounds: medians and the median of the per-round
-#      ratios (target <= 1.3).
+#      ratios (target <= 1.3);
+#   6. the same two commands in instructions executed (valgrind
+#      --tool=callgrind, all threads): the load of a shared machine moves
+#      CPU times but not these.
 # Numbers only; no pass/fail thresholds (performance targets live here,
 # not in tests).  Usage: bench/daemon.sh [CAPTURE]
 set -uo pipefail
@@ -137,6 +140,23 @@ if [ ${#SRCS[@]} -gt 0 ] && cc -O2 -o "$TMP/mkbigcap" "$SRC/bench/mkbigcap.c" &&
 	printf '%-44s %12s ms CPU (median of 5)\n' "nfsrdma-dissect -q" "$dcpu"
 	printf '%-44s %12s ms CPU (median of 5)\n' "nfsrdmad --exit-at-end, same file" "$mcpu"
 	printf '%-44s %12s (median of the 5 rounds; target <= 1.3)\n' "nfsrdmad / nfsrdma-dissect CPU" "$ratio"
+	# 6. the same two commands in instructions executed (all threads),
+	#    which the machine's load does not move: callgrind, one run each
+	if command -v valgrind >/dev/null; then
+		ir() { valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$@" 2>&1 >/dev/null |
+		       awk '/Collected :/ { print $NF }'; }
+		di=$(ir "$BIN/nfsrdma-dissect" -q "$TMP/big.pcap")
+		mi=$(ir "$BIN/nfsrdmad" --source "pcap:$TMP/big.pcap" --metrics none --socket none --exit-at-end)
+		if [ -n "$di" ] && [ -n "$mi" ]; then
+			printf '%-44s %12s instructions (callgrind)\n' "nfsrdma-dissect -q" "$di"
+			printf '%-44s %12s instructions (callgrind)\n' "nfsrdmad --exit-at-end, same file" "$mi"
+			awk -v a="$mi" -v b="$di" 'BEGIN { printf "%-44s %12.3f (target <= 1.3)\n", "nfsrdmad / nfsrdma-dissect instructions", a / b }'
+		else
+			echo "instruction counts: skipped (callgrind failed)"
+		fi
+	else
+		echo "instruction counts: skipped (needs valgrind)"
+	fi
 else
 	echo "nfsrdmad vs dissect CPU: skipped (no lab captures or mkbigcap failed)"
 fi

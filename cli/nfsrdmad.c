@@ -36,7 +36,7 @@ static const struct opt opts[] = {
 	{ "rotate-size", 0, "SIZE", "start a new export file past SIZE bytes (k/M/G; default 100M)", K_ROTATE_SIZE },
 	{ "export-keep", 0, "N", "keep the newest N export files (default 10; 0 = all)", K_KEEP },
 	{ "user", 'u', "USER", "drop privileges to USER once the sources are attached", K_USER },
-	{ "queue", 0, "N", "records buffered between sources and aggregation (default 8192)", K_QUEUE },
+	{ "queue", 0, "N", "records buffered between sources and aggregation (default 8192; 1024 when every source is a file read flat out)", K_QUEUE },
 	{ "max-keys", 0, "N", "rows per dimension (client, server, connection; default 1024)", K_MAXKEYS },
 	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW },
 	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN },
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	d->rotate_ns = 300ull * 1000000000ull;
 	d->rotate_bytes = 100ull << 20;
 	d->export_keep = 10;
-	d->queue = 8192;
+	d->queue = 0;   /* the daemon picks: see daemon_run */
 	d->sopts.snaplen = 65535;
 	d->sopts.sample = 1;
 

@@ -50,9 +50,10 @@ struct src_thread {
 	pthread_mutex_t mu;          /* guards st */
 	struct source_stats st;
 	int last_err;
-	/* records of the current source_poll, queued together (daemon_queue.c) */
-	struct nfsrdma_record *pend;
-	size_t npend, batch;
+	/* the slots of the queue this thread is filling (daemon_queue.c):
+	 * the records of one source_poll are committed together */
+	struct rec_resv resv;
+	size_t used, batch;
 };
 
 enum conn_kind { C_CTL = 1, C_HTTP };
@@ -86,35 +87,36 @@ struct daemon {
 
 static void src_flush(struct src_thread *t)
 {
-	if (t->npend)
-		rec_queue_push_many(t->d->q, t->pend, t->npend, t->lossless);
-	t->npend = 0;
+	if (t->resv.n)
+		rec_queue_commit(t->d->q, &t->resv, t->used);
+	t->used = 0;
 }
 
+/* The record goes straight into a slot of the queue: one copy. */
 static void on_record(const struct nfsrdma_record *r, void *ctx)
 {
 	struct src_thread *t = ctx;
 
-	if (!t->pend) {
-		rec_queue_push(t->d->q, r, t->lossless);
-		return;
-	}
-	t->pend[t->npend++] = *r;
-	if (t->npend == t->batch)
+	if (t->used == t->resv.n) {
 		src_flush(t);
+		if (!rec_queue_reserve(t->d->q, t->batch, t->lossless, &t->resv))
+			return;   /* lossy and full (counted), or shutting down */
+	}
+	t->resv.slot[t->used++] = *r;
 }
 
 static void *src_main(void *arg)
 {
 	struct src_thread *t = arg;
 
-	/* A lossy source's batch is at most a sixteenth of the queue, so
-	 * batching changes little about what a full queue drops; a small
-	 * queue (--queue < 32) gets its records one by one, as before. */
+	/* A lossy source reserves at most a sixteenth of the queue at once,
+	 * so what its reservation holds changes little about what a full
+	 * queue drops; a small queue (--queue < 32) takes records one by one. */
 	t->batch = t->lossless ? SRC_BATCH : rec_queue_cap(t->d->q) / 16;
 	if (t->batch > SRC_BATCH)
 		t->batch = SRC_BATCH;
-	t->pend = t->batch > 1 ? malloc(t->batch * sizeof(*t->pend)) : NULL;   /* NULL: one at a time */
+	if (!t->batch)
+		t->batch = 1;
 	while (!stop_flag) {
 		int rc = source_poll(t->s, 200);
 		/* a poll's records leave when it returns: no added latency */
@@ -138,8 +140,6 @@ static void *src_main(void *arg)
 	char note[256];
 	if (source_note(t->s, note, sizeof(note)))
 		log_warn("source %s: %s", t->spec, note);
-	free(t->pend);
-	t->pend = NULL;
 	if (t->exp) {
 		pcapng_export_close(t->exp);
 		t->exp = NULL;
@@ -473,9 +473,8 @@ int daemon_run(const struct daemon_cfg *c)
 	signal(SIGPIPE, SIG_IGN);
 	stop_flag = 0;
 
-	d->q = rec_queue_new(c->queue ? c->queue : 8192);
 	d->agg = agg_new(&c->agg);
-	if (!d->q || !d->agg) {
+	if (!d->agg) {
 		log_error("out of memory");
 		goto out;
 	}
@@ -485,6 +484,13 @@ int daemon_run(const struct daemon_cfg *c)
 	 * on a restart (1). */
 	if ((e = open_sources(d)) < 0) {
 		rc = e == -EINVAL || e == -ENOENT ? 2 : 1;
+		goto out;
+	}
+	/* Files read flat out wait for room rather than drop, so a deep
+	 * queue buys them nothing, and a short one keeps the slots the
+	 * records pass through in cache (8192 records are 11 MB). */
+	if (!(d->q = rec_queue_new(c->queue ? c->queue : d->record_clock ? 1024 : 8192))) {
+		log_error("out of memory");
 		goto out;
 	}
 	if (c->metrics && strcmp(c->metrics, "none")) {

@@ -29,7 +29,7 @@ struct daemon_cfg {
 	uint64_t rotate_ns, rotate_bytes;
 	unsigned export_keep;
 	const char *user;            /* drop to this user once sources are attached; NULL: stay */
-	size_t queue;                /* records between sources and aggregation */
+	size_t queue;                /* records between sources and aggregation (0: the default) */
 	bool exit_at_end;            /* exit once every source has ended */
 	struct agg_config agg;
 };

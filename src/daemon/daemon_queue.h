@@ -15,6 +15,22 @@ struct rec_queue;
 
 struct rec_queue *rec_queue_new(size_t cap);
 void rec_queue_free(struct rec_queue *q);
+/* A producer's reservation: slots it fills in place, without the lock,
+ * then commits.  Each producer holds at most one at a time. */
+struct rec_resv {
+	struct nfsrdma_record *slot;   /* n contiguous slots of the ring */
+	size_t start, n;
+	bool lossless;
+};
+/* Reserves up to want (>= 1) contiguous free slots; returns how many (at
+ * least one), or 0 when a lossy producer finds the queue full (that one
+ * record is counted as dropped) or the queue is closed.  A lossless
+ * producer waits for room.  The consumer reads records in slot order, so
+ * a reservation held long delays every later producer's records. */
+size_t rec_queue_reserve(struct rec_queue *q, size_t want, bool lossless, struct rec_resv *rv);
+/* Publishes the first used slots of rv (used <= rv->n) to the consumer;
+ * the rest go back to the queue.  Wakes the consumer as push_many does. */
+void rec_queue_commit(struct rec_queue *q, struct rec_resv *rv, size_t used);
 /* Returns true if queued, false if dropped (lossy) or closed. */
 bool rec_queue_push(struct rec_queue *q, const struct nfsrdma_record *r, bool lossless);
 /* Queues n records under one lock and with at most one wakeup of the

@@ -41,9 +41,32 @@ struct slow_rec {
 	struct agg_ep_id client, server;
 };
 
+/* A record's entries, cached under its route keys (agg_route_key): its
+ * operation, client, server and series entries under the operation and
+ * addresses, its connection's under the connection and QPs.  Two lookups
+ * a record instead of one per dimension, and a new connection (a
+ * remount) finds the other four already cached.  Direct-mapped and
+ * overwritten on a miss, so the caches follow what comes and goes
+ * without growing; an entry, once a key's, stays that key's, so a cached
+ * route never goes stale. */
+#define ROUTES 2048
+enum { RT_OPS, RT_CONN, RT_N };   /* the two caches */
+static const unsigned rt_dims[RT_N] = {
+	[RT_OPS] = 1u << AGG_OP | 1u << AGG_CLIENT | 1u << AGG_SERVER | 1u << AGG_SERIES,
+	[RT_CONN] = 1u << AGG_CONN,
+};
+struct route {
+	struct agg_key k;        /* n == 0: empty */
+	struct agg_ent *e[AGG_NDIM];
+	unsigned other;          /* bit d: e[d] is the dimension's "(other)" */
+	struct agg_op_id op;     /* for the slowest list */
+	struct agg_ep_id cl, sv; /* the endpoints without QPs (slowest list) */
+};
+
 struct agg {
 	struct agg_config cfg;
 	struct table t[AGG_NDIM];
+	struct route *route[RT_N];   /* ROUTES each, allocated at the first record */
 	struct agg_totals tot;
 	uint64_t start_ns, now_ns;
 	struct agg_win win[AGG_SLOTS_MAX];
@@ -109,6 +132,8 @@ void agg_free(struct agg *a)
 		ent_free(a, a->t[d].other);
 		agg_map_free(a->t[d].fast);
 	}
+	for (int i = 0; i < RT_N; i++)
+		free(a->route[i]);
 	free(a);
 }
 
@@ -123,10 +148,14 @@ static uint32_t hash_str(const char *s)
 
 static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 {
-	struct agg_ent *e = calloc(1, sizeof(*e));
+	/* one allocation with its window slots: an entry is touched by
+	 * every record that lands in it, so it is kept small */
+	struct agg_ent *e = calloc(1, sizeof(*e) + a->cfg.slots * sizeof(*e->win));
 
 	if (!e)
 		return NULL;
+	e->win = (struct agg_win *)(e + 1);
+	a->mem += a->cfg.slots * sizeof(*e->win);
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
 	hist_init(&e->lat, HIST_RES);
@@ -181,10 +210,12 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 /* What a record adds to every entry it lands in, worked out once. */
 struct facts {
 	const struct nfsrdma_record *r;
+	struct agg_counts d;   /* added to each entry's counts as one vector */
 	uint64_t bytes_inline, bytes_ddp;
 	bool error, answered, finding;
 	bool mix[MIX_N];
 	unsigned prom;   /* index into agg_prom_le (AGG_PROM_NLE = +Inf) */
+	unsigned hidx;   /* d_total's histogram bucket (answered records) */
 };
 
 /* agg_prom_le in nanoseconds, so the bucket search compares integers */
@@ -213,31 +244,57 @@ static void facts_of(const struct nfsrdma_record *r, struct facts *f)
 	while (i < AGG_PROM_NLE && r->d_total > prom_le_ns[i])
 		i++;
 	f->prom = i;
+	f->hidx = hist_index(HIST_RES, r->d_total);
+
+	struct agg_counts *d = &f->d;
+	memset(d, 0, sizeof(*d));
+	d->records = 1;
+	d->calls = !!(r->flags & RECF_CALL);
+	d->replies = !!(r->flags & RECF_REPLY);
+	d->noreply = !d->replies;
+	d->errors = f->error;
+	d->findings = f->finding;
+	d->bytes_inline = f->bytes_inline;
+	d->bytes_ddp = f->bytes_ddp;
+	for (int m = 0; m < MIX_N; m++)
+		d->mix[m] = f->mix[m];
+	if (f->answered) {
+		for (int p = 0; p < PH_N; p++)
+			d->phase_sum[p] = r->d_phase[p];
+		d->lat_sum = r->d_total;
+		d->lat_n = 1;
+	}
 }
+
+/* Every count is a uint64_t, so a record's counts go in as one vector
+ * add (six entries take each record). */
+#define NCOUNTS (sizeof(struct agg_counts) / sizeof(uint64_t))
+_Static_assert(sizeof(struct agg_counts) % sizeof(uint64_t) == 0, "agg_counts holds uint64_t only");
+
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
 static void count(struct agg_counts *c, const struct facts *f)
 {
-	const struct nfsrdma_record *r = f->r;
+	uint64_t *o = (uint64_t *)(void *)c;
+	const uint64_t *in = (const void *)&f->d;
+	size_t i = 0;
 
-	c->records++;
-	if (r->flags & RECF_CALL)
-		c->calls++;
-	if (r->flags & RECF_REPLY)
-		c->replies++;
-	else
-		c->noreply++;
-	c->errors += f->error;
-	c->findings += f->finding;
-	c->bytes_inline += f->bytes_inline;
-	c->bytes_ddp += f->bytes_ddp;
-	for (int m = 0; m < MIX_N; m++)
-		c->mix[m] += f->mix[m];
-	if (f->answered) {
-		for (int p = 0; p < PH_N; p++)
-			c->phase_sum[p] += r->d_phase[p];
-		c->lat_sum += r->d_total;
-		c->lat_n++;
+	/* two counts an instruction, unrolled (at -O2 the compiler does
+	 * neither for an odd count of words) */
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#elif defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+	for (; i + 2 <= NCOUNTS; i += 2) {
+		u64x2 x, y;
+		memcpy(&x, &o[i], sizeof(x));
+		memcpy(&y, &in[i], sizeof(y));
+		x += y;
+		memcpy(&o[i], &x, sizeof(x));
 	}
+	if (i < NCOUNTS)
+		o[i] += in[i];
 }
 
 /* The slot for now, cleared if it last held an older second. */
@@ -262,14 +319,19 @@ static void win_add(struct agg_win *w, const struct facts *f)
 	}
 }
 
-static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uint64_t slot)
+/* idx: slot's place in the window (slot % slots), the same for every
+ * entry of a record */
+static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uint64_t slot, unsigned idx)
 {
 	const struct nfsrdma_record *r = f->r;
-	unsigned idx;
+	struct agg_win *w = &e->win[idx];
 
 	count(&e->tot, f);
 	e->last_ns = a->now_ns;
-	struct agg_win *w = win_slot(e->win, a->cfg.slots, slot, &idx);
+	if (w->slot != slot) {
+		memset(w, 0, sizeof(*w));
+		w->slot = slot;
+	}
 	/* an empty histogram (n == 0: no counts, nothing lost) is already reset */
 	if (e->wlat && w->records == 0 && e->wlat[idx].n)
 		hist_reset(&e->wlat[idx]);
@@ -280,9 +342,9 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 		e->credits_asked = r->credits_asked;
 	if (!f->answered)
 		return;
-	hist_add(&e->lat, r->d_total);
+	hist_add_at(&e->lat, f->hidx, r->d_total);
 	if (e->wlat)
-		hist_add(&e->wlat[idx], r->d_total);
+		hist_add_at(&e->wlat[idx], f->hidx, r->d_total);
 	e->prom[f->prom]++;
 }
 
@@ -429,13 +491,75 @@ static void span_add(struct agg *a, unsigned idx, uint64_t slot, const struct nf
 		a->span[idx].last = now_ns;
 }
 
+static bool same_key(const struct agg_key *x, const struct agg_key *y)
+{
+	uint64_t d = 0;
+
+	if (x->hash != y->hash || x->n != y->n)
+		return false;
+	for (unsigned i = 0; i < x->n; i++)
+		d |= x->w[i] ^ y->w[i];
+	return !d;
+}
+
+/* The route of key k in cache c, its entries found per dimension on a
+ * miss.  A route with an entry missing (out of memory) is not cached: it
+ * is built in tmp, its missing entries NULL, as is every route when the
+ * cache itself cannot be had. */
+static const struct route *route_of(struct agg *a, int c, const struct agg_key *k, const struct nfsrdma_record *r,
+				    struct route *tmp)
+{
+	struct route *rt = NULL;
+
+	if (!a->route[c] && (a->route[c] = calloc(ROUTES, sizeof(*a->route[c]))))
+		a->mem += ROUTES * sizeof(*a->route[c]);
+	if (a->route[c] && same_key(&(rt = &a->route[c][k->hash % ROUTES])->k, k))
+		return rt;
+	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
+	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
+	struct agg_ep_id clq, svq;
+	struct agg_key_part pop, pcl, psv, pclq, psvq;
+
+	memset(tmp, 0, sizeof(*tmp));
+	agg_op_id(r, &tmp->op);
+	agg_ep_id(client, false, &tmp->cl);
+	agg_ep_id(server, false, &tmp->sv);
+	agg_ep_id(client, true, &clq);
+	agg_ep_id(server, true, &svq);
+	agg_part_op(&pop, &tmp->op);
+	agg_part_ep(&pcl, &tmp->cl);
+	agg_part_ep(&psv, &tmp->sv);
+	agg_part_ep(&pclq, &clq);
+	agg_part_ep(&psvq, &svq);
+	const struct agg_key_part *parts[AGG_NDIM][3] = {
+		[AGG_OP] = { &pop, NULL, NULL }, [AGG_CLIENT] = { NULL, &pcl, NULL },
+		[AGG_SERVER] = { NULL, NULL, &psv }, [AGG_CONN] = { NULL, &pclq, &psvq },
+		[AGG_SERIES] = { &pop, &pcl, &psv },
+	};
+	for (int d = 0; d < AGG_NDIM; d++) {
+		struct agg_key dk;
+		if (!(rt_dims[c] & 1u << d))
+			continue;
+		agg_key_make(&dk, d == AGG_CONN ? r->conn_id : 0, parts[d][0], parts[d][1], parts[d][2]);
+		if (!(tmp->e[d] = find(a, d, &dk, r)))
+			rt = NULL;
+		/* find counted a "(other)" in the overflow; agg_add counts it */
+		if (tmp->e[d] && tmp->e[d] == a->t[d].other) {
+			tmp->other |= 1u << d;
+			a->tot.overflow[d]--;
+		}
+	}
+	if (!rt)
+		return tmp;
+	*rt = *tmp;
+	rt->k = *k;
+	return rt;
+}
+
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
-	struct agg_op_id op;
-	struct agg_ep_id cl, sv, clq, svq;
-	struct agg_key_part pop, pcl, psv, pclq, psvq;
 	struct agg_key k;
-	struct agg_ent *e;
+	struct route tmp;
 	struct facts f;
 	unsigned idx;
 
@@ -444,8 +568,6 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 	if (!a->start_ns || now_ns < a->start_ns)
 		a->start_ns = now_ns;
 	uint64_t slot = a->now_ns / a->cfg.slot_ns;
-	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
-	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
 
 	facts_of(r, &f);
 	count(&a->tot.tot, &f);
@@ -455,33 +577,21 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	agg_op_id(r, &op);
-	agg_ep_id(client, false, &cl);
-	agg_ep_id(server, false, &sv);
-	agg_ep_id(client, true, &clq);
-	agg_ep_id(server, true, &svq);
-	agg_part_op(&pop, &op);
-	agg_part_ep(&pcl, &cl);
-	agg_part_ep(&psv, &sv);
-	agg_part_ep(&pclq, &clq);
-	agg_part_ep(&psvq, &svq);
-	agg_key_make(&k, 0, &pop, NULL, NULL);
-	if ((e = find(a, AGG_OP, &k, r)))
-		ent_add(a, e, &f, slot);
-	agg_key_make(&k, 0, NULL, &pcl, NULL);
-	if ((e = find(a, AGG_CLIENT, &k, r)))
-		ent_add(a, e, &f, slot);
-	agg_key_make(&k, 0, NULL, NULL, &psv);
-	if ((e = find(a, AGG_SERVER, &k, r)))
-		ent_add(a, e, &f, slot);
-	agg_key_make(&k, r->conn_id, NULL, &pclq, &psvq);
-	if ((e = find(a, AGG_CONN, &k, r)))
-		ent_add(a, e, &f, slot);
-	agg_key_make(&k, 0, &pop, &pcl, &psv);
-	if ((e = find(a, AGG_SERIES, &k, r)))
-		ent_add(a, e, &f, slot);
+	const struct route *rt = NULL;
+	for (int c = RT_N - 1; c >= 0; c--) {
+		agg_route_key(r, c == RT_CONN, &k);
+		rt = route_of(a, c, &k, r, &tmp);
+		for (int d = 0; d < AGG_NDIM; d++) {
+			if (!rt->e[d])
+				continue;
+			if (rt->other & 1u << d)
+				a->tot.overflow[d]++;
+			ent_add(a, rt->e[d], &f, slot, idx);
+		}
+	}
+	/* rt: the operations' route (the last), which knows the ids */
 	if (f.answered)
-		slow_add(a, r, &op, &cl, &sv);
+		slow_add(a, r, &rt->op, &rt->cl, &rt->sv);
 }
 
 void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source,

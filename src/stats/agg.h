@@ -55,7 +55,7 @@ struct agg_ent {
 	struct hist lat;                   /* d_total since start */
 	struct hist *wlat;                 /* AGG_OP only: one per window slot */
 	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
-	struct agg_win win[AGG_SLOTS_MAX];
+	struct agg_win *win;               /* the window's slots (agg_config.slots), after the entry */
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;

@@ -132,6 +132,34 @@ void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *o
 	k->hash = h;
 }
 
+void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k)
+{
+	const bool bc = r->flags & RECF_BACKCHANNEL, call = r->flags & RECF_CALL;
+	const struct rec_endpoint *c = bc ? &r->callee : &r->caller, *s = bc ? &r->caller : &r->callee;
+	uint64_t h = 0x9E3779B97F4A7C15ull;
+	unsigned n = 0;
+
+	_Static_assert(AGG_KEY_WORDS >= 8, "a route key is up to 8 words");
+	if (conn) {
+		k->w[n++] = r->conn_id | (uint64_t)c->qpn << 32;
+		k->w[n++] = s->qpn;
+	} else {
+		/* the name of an NFSv4 COMPOUND is its own key part (agg_op_id) */
+		const char *name = call && r->proc == 1 && is_nfs4(r->prog, r->vers) ? nfs4_compound_name(r) : NULL;
+		k->w[n++] = r->prog | (uint64_t)r->vers << 32;
+		k->w[n++] = r->proc | (uint64_t)r->minorvers << 32;
+		k->w[n++] = (uintptr_t)name;
+	}
+	k->w[n++] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)c->lid << 32 |
+		    (uint64_t)s->lid << 48;
+	memcpy(&k->w[n], c->addr, 16);
+	memcpy(&k->w[n + 2], s->addr, 16);
+	k->n = n + 4;
+	for (unsigned i = 0; i < k->n; i++)
+		h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
+	k->hash = mix(h);
+}
+
 struct slot {
 	struct agg_key k;
 	void *v;

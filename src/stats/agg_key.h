@@ -54,6 +54,13 @@ void agg_part_ep(struct agg_key_part *p, const struct agg_ep_id *id);
 void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *op, const struct agg_key_part *a,
 		  const struct agg_key_part *b);
 
+/* Keys read straight from a record, finer than the dimension keys (they
+ * keep fields those ignore), so that records of one such key share their
+ * entries: with conn, the connection and both endpoints with their QPs
+ * (the connection's entry); without, the operation and both endpoints'
+ * addresses (the operation, client, server and series entries). */
+void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k);
+
 /* Open-addressing map key -> pointer, fixed capacity (no growth, no
  * deletion): once full, agg_map_put refuses and the caller takes its slow
  * path, so memory stays bounded whatever the input. */

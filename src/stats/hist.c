@@ -80,7 +80,11 @@ uint64_t hist_bucket_hi(unsigned res, unsigned i)
 
 void hist_add(struct hist *h, uint64_t v)
 {
-	unsigned i = hist_index(h->res, v);
+	hist_add_at(h, hist_index(h->res, v), v);
+}
+
+void hist_add_at(struct hist *h, unsigned i, uint64_t v)
+{
 	uint64_t *c = chunk_of(h, i >> h->res);
 
 	if (c)
@@ -120,6 +124,15 @@ int hist_merge(struct hist *a, const struct hist *b)
 	return 0;
 }
 
+/* The nearest rank of percentile p among n samples: ceil(p * n), at
+ * least 1, tolerant of p * n landing a hair above an integer. */
+static uint64_t rank_of(double p, uint64_t n)
+{
+	uint64_t want = (uint64_t)(p * (double)n + 0.999999);
+
+	return want < 1 ? 1 : want;
+}
+
 /* The one percentile rule (hist.h), over counts however they are stored. */
 static uint64_t pct(unsigned res, uint64_t (*count)(const void *, unsigned), const void *ctx, uint64_t n,
 		    uint64_t max, double p)
@@ -128,10 +141,8 @@ static uint64_t pct(unsigned res, uint64_t (*count)(const void *, unsigned), con
 		return 0;
 	if (p >= 1.0)
 		return max;
-	/* ceil(p * n), tolerant of p * n landing a hair above an integer */
-	uint64_t want = (uint64_t)(p * (double)n + 0.999999), acc = 0;
-	if (want < 1)
-		want = 1;
+	uint64_t want = rank_of(p, n), acc = 0;
+
 	/* Only buckets up to the max's can hold the rank. */
 	for (unsigned i = 0, last = hist_index(res, max); i <= last; i++) {
 		acc += count(ctx, i);
@@ -158,9 +169,30 @@ uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t m
 	return pct(res, flat_count, c, n, max, p);
 }
 
+/* pct over the chunks: the same walk, stepping over a chunk that was
+ * never allocated (all zeros) in one go.  A key's samples sit in a few
+ * chunks of the forty, and the daemon takes four percentiles of every
+ * key at each snapshot. */
 uint64_t hist_pct(const struct hist *h, double p)
 {
-	return pct(h->res, hist_count_cb, h, h->n, h->max, p);
+	if (!h->n || p >= 1.0)
+		return pct(h->res, hist_count_cb, h, h->n, h->max, p);
+	uint64_t want = rank_of(p, h->n), acc = 0;
+	unsigned sub = 1u << h->res, last = hist_index(h->res, h->max);
+
+	for (unsigned k = 0; k <= last >> h->res; k++) {
+		const uint64_t *c = h->chunk[k];
+		if (!c)
+			continue;
+		for (unsigned j = 0; j < sub && k * sub + j <= last; j++) {
+			acc += c[j];
+			if (acc >= want) {
+				uint64_t hi = hist_bucket_hi(h->res, k * sub + j);
+				return hi < h->max ? hi : h->max;
+			}
+		}
+	}
+	return h->max;
 }
 
 uint64_t hist_count_le(const struct hist *h, uint64_t v)

@@ -50,6 +50,9 @@ void hist_free(struct hist *h);
 /* Empties it, keeping its resolution and memory. */
 void hist_reset(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
+/* hist_add when v's bucket i = hist_index(h->res, v) is already known:
+ * one sample going into several histograms is indexed once. */
+void hist_add_at(struct hist *h, unsigned i, uint64_t v);
 /* a += b; -EINVAL when their resolutions differ, -ENOMEM. */
 int hist_merge(struct hist *a, const struct hist *b);
 /* Percentile as described above; 0 when empty. */

@@ -127,6 +127,18 @@ int main(void)
 	CHECK(s.nslow >= 1 && !strcmp(s.slow[0].op, "NFSv4 NULL") && !strcmp(s.slow[0].server, "10.0.0.1"),
 	      "slow list named at snapshot: %s %s", s.nslow ? s.slow[0].op : "-", s.nslow ? s.slow[0].server : "-");
 	agg_snap_free(&s); agg_free(a);
+	/* a record like the one before (same connection, operation and QPs)
+	 * lands where it did, and a fold into (other) is counted every time */
+	a = agg_new(&(struct agg_config){ .max_keys = { 0, 1, 0, 0, 0 } });
+	r.caller.addr[1] = 1; r.caller.addr[2] = 1;
+	agg_add(a, &r, t);
+	r.caller.addr[2] = 2;
+	for (int i = 0; i < 3; i++) agg_add(a, &r, t + 1);
+	CHECK(agg_snapshot(a, t + 2, &s) == 0, "snapshot, repeated fold");
+	CHECK(s.nrows[AGG_CLIENT] == 2 && s.t.overflow[AGG_CLIENT] == 3 && s.rows[AGG_CLIENT][1].tot.records == 3 &&
+	      s.rows[AGG_CLIENT][0].tot.records == 1 && s.nrows[AGG_SERIES] == 2 && s.rows[AGG_SERIES][1].tot.records == 3,
+	      "3 records of one folded client: overflow %llu", (unsigned long long)s.t.overflow[AGG_CLIENT]);
+	agg_snap_free(&s); agg_free(a);
 	/* window divisor (agg.h): record clock (snapshot at 0) = the records'
 	 * span, earliest call to latest record; wall clock = time since the
 	 * first record while younger than the window, not rounded to slots */

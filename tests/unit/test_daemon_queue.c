@@ -132,5 +132,42 @@ int main(void)
 	rec_queue_release(q, k);
 	CHECK(rec_queue_peek(q, &run) == 0, "empty after releasing all");
 	rec_queue_free(q);
+
+	/* reservations: two producers fill slots in place; the consumer
+	 * reads in slot order, waits at an uncommitted reservation, and steps
+	 * over the slots a reservation committed short */
+	q = rec_queue_new(8);
+	CHECK(q != NULL, "queue 3");
+	if (!q)
+		return check_summary("daemon-queue");
+	struct rec_resv a, b;
+	CHECK_EQ_U64(rec_queue_reserve(q, 3, false, &a), 3);
+	struct nfsrdma_record *slot0 = a.slot;
+	CHECK_EQ_U64(rec_queue_reserve(q, 4, false, &b), 4);
+	CHECK(b.slot == a.slot + 3, "the second reservation follows the first");
+	b.slot[0].xid = 40;
+	b.slot[1].xid = 41;
+	rec_queue_commit(q, &b, 2);
+	CHECK(readable(q), "a committed record wakes the consumer");
+	rec_queue_ack(q);
+	CHECK(rec_queue_peek(q, &run) == 0, "nothing to read behind an uncommitted reservation");
+	a.slot[0].xid = 30;
+	rec_queue_commit(q, &a, 1);
+	CHECK_EQ_U64(rec_queue_len(q), 3);
+	n = rec_queue_pop(q, out, 8);
+	CHECK(n == 3 && out[0].xid == 30 && out[1].xid == 40 && out[2].xid == 41,
+	      "committed records in slot order, the unused slots skipped (%zu)", n);
+	/* slots 5-7: up to the ring's end (slots 5 and 6, unused by the
+	 * newest reservation then, went straight back) */
+	CHECK_EQ_U64(rec_queue_reserve(q, 8, false, &a), 3);
+	CHECK(a.slot == slot0 + 5, "reserved from slot 5");
+	rec_queue_commit(q, &a, 0);
+	CHECK_EQ_U64(rec_queue_reserve(q, 8, false, &a), 8);
+	CHECK(a.slot == slot0, "every slot free again: a whole-ring run from slot 0");
+	CHECK_EQ_U64(rec_queue_reserve(q, 1, false, &b), 0);
+	CHECK_EQ_U64(rec_queue_drops(q), 1);
+	rec_queue_commit(q, &a, 0);
+	CHECK_EQ_U64(rec_queue_len(q), 0);
+	rec_queue_free(q);
 	return check_summary("daemon-queue");
 }
