@@ -20,7 +20,8 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$LAB_DIR/../.." && pwd)
 CAPTURES=$REPO/tests/captures
 CATALOGUE=(smoke nfs3-metadata nfs3-read-write nfs3-readdirplus nfs3-symlink
-    nfs40 nfs40-locks nfs40-deleg nfs41 nfs41-deleg nfs42 parallel server-restart midconn nfs3-tcp perftest)
+    nfs40 nfs40-locks nfs40-deleg nfs41 nfs41-deleg nfs42 parallel server-restart midconn nfs3-tcp perftest
+    multi-client mount-sequence)
 # The same workloads on Debian's 6.12 kernel (installed as NAME-k6.12).
 CATALOGUE_K612=(nfs3-read-write nfs3-metadata nfs41 parallel)
 # Files of a run that are debugging aids, not ground truth (guest-dissect.txt:
