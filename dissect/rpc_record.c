@@ -70,7 +70,7 @@ static void msg_frame(struct rpc_net *n, struct rn_dir *d, uint64_t ts, uint64_t
 /* Copies what fits under the per-message and global caps. */
 static void msg_copy(struct rpc_net *n, struct rn_dir *d, const uint8_t *p, size_t k)
 {
-	if (d->hole)
+	if (d->hole || !k)
 		return;
 	size_t want = d->len + k;
 	if (want > RN_COPY_MAX) {
