@@ -14,6 +14,23 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 			(unsigned long long)t->writes, (unsigned long long)t->reads,
 			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
 			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
+	/* ONC RPC over TCP/UDP, when the capture had any */
+	if (t && (t->rpc_streams || t->rpc_bad_marks || t->rpc_no_record || t->rpc_udp_bad))
+		fprintf(f, "rpc-net: streams %llu tcp-msgs %llu udp-msgs %llu segments %llu datagrams %llu "
+			"out-of-order %llu retransmits %llu gaps %llu gap-bytes %llu resyncs %llu bad-marks %llu "
+			"cut %llu dropped %llu no-record %llu udp-bad %llu capped %llu idle %llu evicted %llu "
+			"ip-frags %llu reassembled %llu frag-dropped %llu\n",
+			(unsigned long long)t->rpc_streams, (unsigned long long)t->rpc_msgs_tcp,
+			(unsigned long long)t->rpc_msgs_udp, (unsigned long long)t->tcp_segments,
+			(unsigned long long)t->udp_datagrams, (unsigned long long)t->tcp_out_of_order,
+			(unsigned long long)t->tcp_retransmits, (unsigned long long)t->tcp_gaps,
+			(unsigned long long)t->tcp_gap_bytes, (unsigned long long)t->rpc_resyncs,
+			(unsigned long long)t->rpc_bad_marks, (unsigned long long)t->rpc_msgs_cut,
+			(unsigned long long)t->rpc_msgs_dropped, (unsigned long long)t->rpc_no_record,
+			(unsigned long long)t->rpc_udp_bad, (unsigned long long)t->rpc_buf_capped,
+			(unsigned long long)t->rpc_streams_idle, (unsigned long long)t->rpc_streams_evicted,
+			(unsigned long long)t->ip_frags, (unsigned long long)t->ip_reassembled,
+			(unsigned long long)t->ip_frag_dropped);
 	if (t && t->icrc_absent)
 		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
 			(unsigned long long)t->icrc_absent_from);

@@ -40,7 +40,8 @@ up_and_scraped() {
 }
 check "prometheus scrapes the daemon (up == 1)" wait_for 40 up_and_scraped
 
-expected=$(for c in "${caps[@]}"; do truth_ops "$CAPS/$c.truth/client.trace"; done |
+expected=$({ for c in "${caps[@]}"; do truth_ops "$CAPS/$c.truth/client.trace"; done
+	    for c in "${caps[@]}"; do tcp_ops "$CAPS/$c.pcap"; done; } |
 	awk '{ n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' | sort)
 [ -n "$expected" ] || bad "ground truth: no rpc_stats_latency lines"
 

@@ -341,6 +341,15 @@ static inline size_t rec_count(const struct recorder *r, enum rdma_ev_type type)
 	return n;
 }
 
+/* The same, on connections of one kind: RDMA (ip_proto 0), TCP (6), UDP (17). */
+static inline size_t rec_count_proto(const struct recorder *r, enum rdma_ev_type type, uint8_t proto)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->ev[i].ev.type == type && r->ev[i].conn.ip_proto == proto;
+	return n;
+}
+
 /* ------------------------------------------------------------ harness */
 
 struct th {
