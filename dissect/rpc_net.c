@@ -85,7 +85,11 @@ bool rn_recent_call(const struct rn_dir *d, uint32_t xid)
 /* A call: RPC version 2 to a program the decoders know, with credential
  * and verifier lengths an RPC peer would send (RFC 5531: at most 400).
  * A reply: to a call this flow carried lately, or, on a flow known to
- * carry RPC, an accepted or denied reply whose verifier looks right. */
+ * carry RPC, an accepted or denied reply whose verifier looks right,
+ * from a side not known to be the client only (one that has sent calls
+ * and never a reply): a call's own words (its program number, then
+ * 3 / 1 / 0 0 0: vers, proc, AUTH_NONE) read like a mark and a reply,
+ * and resynchronising on them would swallow the records after them. */
 bool rn_rpc_plausible(const struct rn_stream *s, int dir, const uint8_t *b, size_t n, size_t msg_len)
 {
 	if (n < 12 || msg_len < 12)
@@ -103,7 +107,7 @@ bool rn_rpc_plausible(const struct rn_stream *s, int dir, const uint8_t *b, size
 		return false;
 	if (rn_recent_call(&s->d[dir ^ 1], xid))
 		return true;
-	if (!s->rpc)
+	if (!s->rpc || (s->d[dir].ncalls && !s->d[dir].replied))
 		return false;
 	if (be32(b + 8) == 1)
 		return n < 16 || be32(b + 12) <= 1;
@@ -161,6 +165,8 @@ void rn_emit(struct rpc_net *n, struct rn_stream *s, int dir, const uint8_t *dat
 
 	if (len >= 8 && be32(data + 4) == 0)
 		rn_remember_call(&s->d[dir], be32(data));
+	else if (len >= 8 && be32(data + 4) == 1)
+		s->d[dir].replied = true;
 	if (s->proto == IPPROTO_TCP_NUM)
 		n->st->rpc_msgs_tcp++;
 	else
@@ -368,7 +374,7 @@ bool rpc_net_packet(struct rpc_net *n, uint64_t ts_ns, uint64_t frame, const uin
 			return false;
 		size_t len;
 		uint64_t ts0;
-		const uint8_t *dg = ip_frag_add(n->frags, n->st, ts_ns, &p, &len, &ts0);
+		const uint8_t *dg = ip_frag_add(n, ts_ns, frame, base, &p, &len, &ts0);
 		if (!dg)
 			return false;
 		struct cursor u = cur_make(dg, len);
@@ -396,6 +402,7 @@ void rpc_net_flush(struct rpc_net *n)
 {
 	for (struct rn_stream *s = n->oldest; s; s = s->newer)
 		stream_close(n, s, s->last_ns);
+	ip_frag_flush(n);
 }
 
 void rpc_net_free(struct rpc_net *n)

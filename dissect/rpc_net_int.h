@@ -18,6 +18,7 @@
 #define RN_OOO_SEGS      256                /* out-of-order segments held per direction */
 #define RN_OOO_BYTES     ((size_t)4 << 20)
 #define RN_BUDGET        ((size_t)256 << 20) /* every stream's buffers together */
+#define RN_HEAD_KEEP     512                /* bytes a message keeps past the budget */
 #define RN_KEEP_BUF      ((size_t)64 << 10) /* a message buffer kept between messages */
 #define RN_IDLE_NS       (600ull * 1000000000ull) /* a stream this quiet is closed */
 #define RN_SCAN_MAX      65536              /* bytes searched for a record mark per segment */
@@ -65,6 +66,7 @@ struct rn_dir {
 	/* xids of the calls this side sent lately (a reply is plausible) */
 	uint32_t calls[RN_RECENT_CALLS];
 	uint8_t  calls_next, ncalls;
+	bool     replied;           /* this side sent a reply: it serves */
 };
 
 struct rn_stream {
@@ -129,6 +131,9 @@ void tcp_dir_free(struct rpc_net *n, struct rn_dir *d);
 /* rpc_record.c: in-order bytes of direction dir: cap captured of wire */
 void rr_bytes(struct rpc_net *n, struct rn_stream *s, int dir, const uint8_t *p, size_t cap,
 	      size_t wire, uint64_t ts, uint64_t frame);
+/* the direction's SYN was seen: on a port of the list its first byte
+ * is a record mark (no search, whatever the segments' sizes) */
+void rr_start(struct rpc_net *n, struct rn_stream *s, int dir);
 /* wire bytes lost (a gap in the sequence space) */
 void rr_lost(struct rpc_net *n, struct rn_stream *s, int dir, size_t wire, uint64_t ts, uint64_t frame);
 /* the direction ends: a message still being built goes out incomplete */
@@ -137,10 +142,13 @@ void rr_end(struct rpc_net *n, struct rn_stream *s, int dir, const char *why);
 /* ip_frag.c: IP fragments of UDP datagrams */
 struct ip_frag *ip_frag_new(void);
 void ip_frag_free(struct ip_frag *f);
-/* Adds one fragment; when it completes a datagram, returns its IP
- * payload (valid until the next call) with *len, and when its first
- * fragment came.  NULL otherwise. */
-const uint8_t *ip_frag_add(struct ip_frag *f, struct transport_stats *st, uint64_t ts,
+/* Adds one fragment (of frame, its IP header at base) to n->frags; when it completes a
+ * datagram, returns its IP payload (valid until the next call) with
+ * *len, and when its first fragment came.  NULL otherwise.  Datagrams
+ * given up (30 s old, more than 64 in progress, the capture's end:
+ * ip_frag_flush) and fragments refused are counted, one line each. */
+const uint8_t *ip_frag_add(struct rpc_net *n, uint64_t ts, uint64_t frame, size_t base,
 			   const struct l4_pkt *p, size_t *len, uint64_t *ts_first);
+void ip_frag_flush(struct rpc_net *n);
 
 #endif

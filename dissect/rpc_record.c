@@ -67,38 +67,42 @@ static void msg_frame(struct rpc_net *n, struct rn_dir *d, uint64_t ts, uint64_t
 	n->used = true;
 }
 
-/* Copies what fits under the per-message and global caps. */
+/* Copies what fits under the per-message and global caps.  Past the
+ * budget a message still keeps its first RN_HEAD_KEEP bytes (over the
+ * budget: at most that much a direction), so its record has an xid and
+ * a procedure. */
 static void msg_copy(struct rpc_net *n, struct rn_dir *d, const uint8_t *p, size_t k)
 {
 	if (d->hole || !k)
 		return;
-	size_t want = d->len + k;
-	if (want > RN_COPY_MAX) {
+	if (k > RN_COPY_MAX - d->len) {
 		k = RN_COPY_MAX - d->len;
-		want = RN_COPY_MAX;
 		d->flags |= RDMA_EVF_TRUNC_DATA;
 		d->hole = true;
 	}
-	if (want > d->cap) {
+	if (d->len + k > d->cap) {
 		size_t c = d->cap ? d->cap : 4096;
-		while (c < want)
+		while (c < d->len + k)
 			c *= 2;
 		if (c > RN_COPY_MAX)
 			c = RN_COPY_MAX;
-		uint8_t *b = NULL;
-		if (n->budget_used - d->cap + c <= RN_BUDGET)
-			b = realloc(d->buf, c);
-		if (!b) {
+		if (n->budget_used - d->cap + c > RN_BUDGET)
+			c = d->cap < RN_HEAD_KEEP ? RN_HEAD_KEEP : d->cap;
+		uint8_t *b = c > d->cap ? realloc(d->buf, c) : NULL;
+		if (b) {
+			n->budget_used += c - d->cap;
+			d->buf = b;
+			d->cap = c;
+		}
+		if (d->len + k > d->cap) {
 			n->st->rpc_buf_capped++;
 			d->flags |= RDMA_EVF_TRUNC_DATA;
 			d->hole = true;
-			return;
+			k = d->cap - d->len;
 		}
-		n->budget_used += c - d->cap;
-		d->buf = b;
-		d->cap = c;
 	}
-	memcpy(d->buf + d->len, p, k);
+	if (k)
+		memcpy(d->buf + d->len, p, k);
 	d->len += k;
 }
 
@@ -140,10 +144,26 @@ static size_t hunt(const struct rn_stream *s, int dir, const uint8_t *p, size_t 
 		uint32_t m = be32(p + k), len = m & 0x7fffffff;
 		if (len < 12 || len > RN_MARK_MAX)
 			continue;
-		if (rn_rpc_plausible(s, dir, p + k + 4, cap - k - 4, len))
+		/* the header must lie in this fragment; a first fragment
+		 * that is not the last says nothing of the message's length */
+		size_t body = cap - k - 4 < len ? cap - k - 4 : len;
+		if (rn_rpc_plausible(s, dir, p + k + 4, body, (m & 0x80000000u) ? len : RN_MARK_MAX))
 			return k;
 	}
 	return (size_t)-1;
+}
+
+void rr_start(struct rpc_net *n, struct rn_stream *s, int dir)
+{
+	struct rn_dir *d = &s->d[dir];
+
+	(void)n;
+	if (!s->listed || d->started)
+		return;
+	d->sync = d->ever_sync = true;
+	d->mark_have = 0;
+	d->in_frag = false;
+	d->frag_left = 0;
 }
 
 static void bad_mark(struct rpc_net *n, struct rn_stream *s, int dir, uint32_t m, uint64_t frame)
@@ -187,6 +207,8 @@ void rr_bytes(struct rpc_net *n, struct rn_stream *s, int dir, const uint8_t *p,
 		if (!d->in_frag && !d->mark_have && !d->started && cap >= 4) {
 			uint32_t m = be32(p), len = m & 0x7fffffff;
 			if ((m & 0x80000000u) && len <= RN_MARK_MAX && (size_t)len + 4 <= cap && len >= 8) {
+				if (!s->opened)
+					rn_make_rpc(n, s);
 				d->started = true;
 				d->ts_first = d->ts_last = ts;
 				d->frame_first = d->frame_last = frame;
@@ -206,6 +228,9 @@ void rr_bytes(struct rpc_net *n, struct rn_stream *s, int dir, const uint8_t *p,
 				lose_sync(n, d);
 				continue;
 			}
+			/* a mark's frames are its message's, even a mark cut
+			 * between segments */
+			msg_frame(n, d, ts, frame);
 			while (d->mark_have < 4 && cap) {
 				d->mark[d->mark_have++] = *p++;
 				cap--, wire--;
@@ -218,6 +243,8 @@ void rr_bytes(struct rpc_net *n, struct rn_stream *s, int dir, const uint8_t *p,
 				bad_mark(n, s, dir, m, frame);
 				continue;
 			}
+			if (!s->opened)
+				rn_make_rpc(n, s);
 			d->in_frag = true;
 			d->frag_left = m & 0x7fffffff;
 			d->last_frag = m & 0x80000000u;

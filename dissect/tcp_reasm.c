@@ -119,6 +119,7 @@ void tcp_segment(struct rpc_net *n, struct rn_stream *s, int dir, uint64_t ts, u
 		d->seq_known = true;
 		d->next_seq = seq + 1;
 		seq++;
+		rr_start(n, s, dir);
 	}
 	if (!d->seq_known) {
 		d->seq_known = true;
