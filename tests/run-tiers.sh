@@ -62,6 +62,8 @@ tier_golden() {
 	if [ -x tests/lab/check-tshark.sh ]; then
 		run_counted tests/lab/check-tshark.sh
 	fi
+	# ONC RPC over TCP/UDP per XID: ours = tshark's (procedure, statuses)
+	run_counted tests/lab/check-tshark-rpc.py
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
 	local t
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
