@@ -53,7 +53,9 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 	size_t n;
 
 #define ADD(...) (n = strlen(buf), snprintf(buf + n, len - n, __VA_ARGS__))
-	snprintf(buf, len, "%s: no RPC-over-RDMA found", file);
+	/* RPC over TCP and UDP is looked for too: "no RPC-over-RDMA" would
+	 * wrongly say a capture of NFS over TCP was read as RDMA only */
+	snprintf(buf, len, "%s: no RPC found (RDMA, TCP or UDP)", file);
 	if (!t)
 		return;
 	ADD(" in %" PRIu64 " frames:", t->frames);
@@ -62,7 +64,9 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 		return;
 	}
 	if (t->roce_v2 + t->roce_v1 + t->ib_native == 0) {
-		ADD(" none is RoCE or InfiniBand (%" PRIu64 " other frames: is this the RDMA port?)", t->non_rdma);
+		ADD(" none is RoCE or InfiniBand, and none of the %" PRIu64 " other frames (%" PRIu64
+		    " TCP segments, %" PRIu64 " UDP datagrams) carries ONC RPC (another port? --rpc-port)",
+		    t->non_rdma, t->tcp_segments, t->udp_datagrams);
 		return;
 	}
 	ADD(" RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", InfiniBand %" PRIu64 ", other %" PRIu64
@@ -74,5 +78,8 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 		ADD(", %" PRIu64 " with a broken RPC-over-RDMA header", s->bad_rpcrdma);
 	if (!s->sends && t->rc_packets)
 		ADD(" (RDMA traffic without SENDs: only the data of a transfer was captured?)");
+	if (t->tcp_segments + t->udp_datagrams)
+		ADD("; %" PRIu64 " TCP segments, %" PRIu64 " UDP datagrams, no ONC RPC in them",
+		    t->tcp_segments, t->udp_datagrams);
 #undef ADD
 }

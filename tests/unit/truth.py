@@ -108,7 +108,7 @@ for pcap in caps:
     if no_rdma:
         ok(r.returncode == 3 and not r.stdout and "no RPC" in r.stderr
            and r.stderr.count("\n") == 1,
-           "%s: one line saying no RPC-over-RDMA was found (%s)" % (name, r.stderr.strip()[:160]))
+           "%s: one line saying no RPC was found (%s)" % (name, r.stderr.strip()[:160]))
     else:
         want = "check: no findings in %d RPCs\n" % sum(len(v) for v in recs.values())
         ok(r.returncode == 0 and r.stdout == want and not r.stderr,
