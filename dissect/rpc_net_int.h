@@ -91,7 +91,6 @@ struct rpc_net {
 	struct transport_stats *st;
 	uint32_t *next_id;
 	bool     enabled, track, used;
-	bool     in_drain;                  /* held segments are being taken */
 	uint16_t ports[RN_MAX_PORTS];
 	unsigned nports;
 	struct rn_stream *hash[RN_HASH];

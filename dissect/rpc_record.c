@@ -52,8 +52,7 @@ static void msg_frame(struct rpc_net *n, struct rn_dir *d, uint64_t ts, uint64_t
 		return;
 	d->frame_pushed = frame;
 	d->npkts++;
-	/* a segment that was held out of order was noted when it came */
-	if (!n->track || n->in_drain)
+	if (!n->track)
 		return;
 	if (d->nframes == d->cap_frames) {
 		uint32_t c = d->cap_frames ? d->cap_frames * 2 : 16;

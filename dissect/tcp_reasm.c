@@ -41,19 +41,24 @@ static void take(struct rpc_net *n, struct rn_stream *s, int dir, uint32_t seq, 
 	rr_bytes(n, s, dir, p, cap, wire, ts, frame);
 }
 
-/* Held segments that now follow on. */
+/* Held segments that now follow on.  A held frame was left unnoted when
+ * it came: it is its message's now, or other traffic when none of its
+ * bytes went into one. */
 static void drain(struct rpc_net *n, struct rn_stream *s, int dir)
 {
 	struct rn_dir *d = &s->d[dir];
 	struct rn_seg *g;
+	bool used = n->used;
 
-	n->in_drain = true;
 	while ((g = d->ooo) && sdiff(g->seq, d->next_seq) <= 0) {
 		d->ooo = g->next;
+		n->used = false;
 		take(n, s, dir, g->seq, g->data, g->cap, g->wire, g->ts, g->frame);
+		if (!n->used && n->track)
+			rn_frame_other(n, g->ts, g->frame);
 		seg_free(n, d, g);
 	}
-	n->in_drain = false;
+	n->used = used;
 }
 
 /* Gives up on the bytes before the first held segment. */
@@ -102,7 +107,8 @@ static bool hold(struct rpc_net *n, struct rn_dir *d, uint32_t seq, const uint8_
 	d->ooo_bytes += cap;
 	n->budget_used += sizeof(*g) + cap;
 	n->st->tcp_out_of_order++;
-	return true;   /* (its frame is noted as other traffic now, not again) */
+	n->used = true;   /* its frame is noted when the segment is taken */
+	return true;
 }
 
 void tcp_segment(struct rpc_net *n, struct rn_stream *s, int dir, uint64_t ts, uint64_t frame,

@@ -262,6 +262,38 @@ static void test_split_and_ooo(void)
 	th_done(&h);
 }
 
+/* Frame tracking: a segment held out of order is its message's frame,
+ * noted once, not other traffic; a duplicate of it is.  Frames: 1, 2
+ * SYN and SYN-ACK, 3 = [66, 168) held, 4 = its duplicate, 5 = [0, 66). */
+static void test_ooo_frames(void)
+{
+	struct bs c;
+	three_calls(&c);
+	start();
+	transport_set_frame_tracking(h.t, true);
+	syn();
+	cseg(&c, 66, c.n);
+	cseg(&c, 66, c.n);
+	cseg(&c, 0, 66);
+	expect_msgs("out of order, frames tracked", 0, xb, 3, CALL_LEN);
+	/* a frame is noted once, with the first message it carries bytes
+	 * of: call 1 has frame 5; call 2 (from 5 and 3) has 3; call 3, all
+	 * in 3, none of its own */
+	const struct rec_ev *e1 = rec_nth(&h.r, RDMA_EV_RPC, 0), *e2 = rec_nth(&h.r, RDMA_EV_RPC, 1);
+	CHECK(e1 && e1->ev.nframes == 1 && e1->ev.frames && e1->ev.frames[0] == 5, "call 1: frame 5");
+	CHECK(e2 && e2->ev.nframes == 1 && e2->ev.frames[0] == 3, "call 2: the held frame 3 (%u frames)",
+	      e2 ? e2->ev.nframes : 0);
+	size_t other3 = 0, other4 = 0;
+	for (size_t i = 0; i < h.r.n; i++)
+		if (h.r.ev[i].ev.type == RDMA_EV_FRAME) {
+			other3 += h.r.ev[i].ev.frame_first == 3;
+			other4 += h.r.ev[i].ev.frame_first == 4;
+		}
+	CHECK(other3 == 0, "the held frame 3 is not other traffic (%zu)", other3);
+	CHECK(other4 == 1, "its duplicate, frame 4, is (%zu)", other4);
+	th_done(&h);
+}
+
 static void test_retransmit_overlap(void)
 {
 	struct bs c;
@@ -802,6 +834,7 @@ int main(void)
 {
 	test_in_order();
 	test_split_and_ooo();
+	test_ooo_frames();
 	test_retransmit_overlap();
 	test_server_seq_wrap();
 	test_lost();
