@@ -69,8 +69,9 @@ tier_golden() {
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
 	# every lab capture: -z proc = top = daemon summary = Prometheus buckets;
 	# window rates of a file read flat out = records / the time they span
+	# RPCs by transport: Prometheus and top = the dissector's -z transport
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh; do
+		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh; do
 		run_counted "$t"
 	done
 }
