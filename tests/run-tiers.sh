@@ -53,6 +53,8 @@ tier_bpf() {
 		[ -x "$t" ] || continue
 		run_counted "$t" "${caps[@]}"
 	done
+	# nfsrdmad on live:IFACE (a veth pair) sees NFS over TCP
+	run_counted tests/daemon/live-tcp.sh
 }
 
 tier_golden() {
