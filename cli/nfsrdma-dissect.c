@@ -21,19 +21,22 @@
 #include "src/out/recfmt.h"
 #include "src/out/run_report.h"
 
-enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE };
+enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE,
+       K_TRANSPORT, K_RPC_PORT };
 
 static const struct opt opts[] = {
 	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
 	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON },
 	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
-	{ "summary", 'z', "proc|conn|client", "print a summary at the end (repeatable)", 'z' },
+	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z' },
 	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q' },
 	{ "line-buffered", 'l', NULL, "flush after every line (the default when stdout is a pipe or terminal)", 'l' },
 	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r' },
 	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP },
 	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID },
 	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee (10.9.0.2, 10.9.0.2.qp17, 10.9.0.0/24, fe80::/64, lid 0x3)", K_ADDR },
+	{ "transport", 0, "rdma|tcp|udp", "only RPCs carried by this transport (repeatable)", K_TRANSPORT },
+	{ "rpc-port", 0, "PORT", "read TCP/UDP port PORT as ONC RPC from its first byte, besides 2049, 111, 20048 and the ports found by their RPC headers (repeatable)", K_RPC_PORT },
 	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT },
 	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK },
 	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS },
@@ -50,7 +53,10 @@ struct cli {
 	int format;            /* 0 line, 'V', K_JSON, K_CSV */
 	const char *format_flag;
 	bool quiet, check, stats, line_buffered;
-	struct summary *sum[3];
+	struct summary *sum[SUM_KINDS];
+	unsigned transports;   /* --transport: bit per enum rec_transport; 0 = all */
+	uint16_t rpc_ports[16];
+	unsigned n_rpc_ports;
 	const char *op;
 	bool has_xid;
 	uint32_t xid;
@@ -120,6 +126,26 @@ static int handle(int key, const char *arg, void *ctx)
 		c->addr = arg;
 		break;
 	}
+	case K_TRANSPORT: {
+		unsigned t;
+		for (t = 0; t < REC_TR_N && strcmp(arg, rec_transport_name(t)); t++)
+			;
+		if (t == REC_TR_N) {
+			log_error("--transport: '%s' is not one of rdma, tcp, udp", arg);
+			return -EINVAL;
+		}
+		c->transports |= 1u << t;
+		break;
+	}
+	case K_RPC_PORT:
+		if (opt_u64("rpc-port", arg, 1, 65535, &v))
+			return -EINVAL;
+		if (c->n_rpc_ports == 16) {
+			log_error("--rpc-port: at most 16 ports");
+			return -EINVAL;
+		}
+		c->rpc_ports[c->n_rpc_ports++] = (uint16_t)v;
+		break;
 	case K_XID:
 		if (opt_u64("xid", arg, 0, UINT32_MAX, &v))
 			return -EINVAL;
@@ -136,8 +162,9 @@ static int handle(int key, const char *arg, void *ctx)
 		if (!strcmp(arg, "proc")) k = SUM_PROC;
 		else if (!strcmp(arg, "conn")) k = SUM_CONN;
 		else if (!strcmp(arg, "client")) k = SUM_CLIENT;
+		else if (!strcmp(arg, "transport")) k = SUM_TRANSPORT;
 		else {
-			log_error("-z: '%s' is not one of proc, conn, client", arg);
+			log_error("-z: '%s' is not one of proc, conn, client, transport", arg);
 			return -EINVAL;
 		}
 		if (!c->sum[k - 1] && !(c->sum[k - 1] = summary_new(k)))
@@ -153,6 +180,8 @@ static int handle(int key, const char *arg, void *ctx)
 static bool wanted(const struct cli *c, const struct nfsrdma_record *r)
 {
 	if (c->has_xid && r->xid != c->xid)
+		return false;
+	if (c->transports && !(c->transports & (1u << r->transport)))
 		return false;
 	if (c->op && !rec_has_op(r, c->op))
 		return false;
@@ -182,7 +211,7 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 	if (!wanted(c, r))
 		return;
 	c->kept++;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SUM_KINDS; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
 	if (c->plot)
@@ -315,8 +344,8 @@ int main(int argc, char **argv)
 	struct opt_spec spec = {
 		.prog = "nfsrdma-dissect",
 		.synopsis = "[OPTIONS] FILE|-\n       nfsrdma-dissect --compare [OPTIONS] A B",
-		.summary = "Decode NFS over RDMA (RoCE, InfiniBand) captures: one line per RPC with "
-			   "where the time went.",
+		.summary = "Decode NFS over RDMA (RoCE, InfiniBand) captures, and the ONC RPC over "
+			   "TCP and UDP beside it: one line per RPC with where the time went.",
 		.opts = opts, .handle = handle, .ctx = &c,
 	};
 
@@ -382,6 +411,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct dissect_opts dopts = { .tree = c.format == 'V' && !c.quiet };
+	memcpy(dopts.rpc_ports, c.rpc_ports, sizeof(dopts.rpc_ports));
+	dopts.n_rpc_ports = c.n_rpc_ports;
 	struct dissect_cbs cbs = { on_record, on_finding, on_diag, &c, NULL };
 	struct dissect *d = dissect_new(&dopts, &cbs);
 	if (!d) {
@@ -404,7 +435,7 @@ int main(int argc, char **argv)
 		printf("check: no findings in %llu RPCs\n", (unsigned long long)c.kept);
 	if (rc != 2) {
 		bool first_sum = true;
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < SUM_KINDS; i++) {
 			if (!c.sum[i])
 				continue;
 			if (c.format == K_JSON) {
@@ -445,7 +476,7 @@ int main(int argc, char **argv)
 		log_warn("%s: %s", c.file, snap);
 	if (c.stats)
 		run_report_stats(stderr, dissect_stats(d), dissect_transport_stats(d));
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SUM_KINDS; i++)
 		summary_free(c.sum[i]);
 	dissect_free(d);
 	if (outfile_close_stdout() < 0)

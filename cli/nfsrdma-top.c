@@ -17,7 +17,7 @@
 
 #define MAX_SPECS 16
 
-enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT };
+enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT };
 
 static const struct opt opts[] = {
 	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET },
@@ -32,6 +32,7 @@ static const struct opt opts[] = {
 	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW },
 	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT },
 	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER },
+	{ "transport", 0, "rdma|tcp|udp", "only operations (and slowest RPCs) over this transport", K_TRANSPORT },
 	OPT_END
 };
 
@@ -100,6 +101,12 @@ static int handle(int key, const char *arg, void *ctx)
 		c->v.sort = (enum top_sort)d;
 		break;
 	case K_FILTER: snprintf(c->v.filter, sizeof(c->v.filter), "%s", arg); break;
+	case K_TRANSPORT:
+		if ((c->v.transport = top_transport_parse(arg)) < 0) {
+			log_error("--transport: '%s' is not one of rdma, tcp, udp", arg);
+			return -EINVAL;
+		}
+		break;
 	default: return -EINVAL;
 	}
 	return 0;
@@ -156,7 +163,8 @@ static int run_batch(struct cli *c, struct top_feed *f)
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .socket = "/run/nfsrdmad.sock", .delay = 1.0, .connect_timeout = 10 };
+	struct cli c = { .socket = "/run/nfsrdmad.sock", .delay = 1.0, .connect_timeout = 10,
+			 .v = { .transport = -1 } };
 	struct opt_spec spec = {
 		.prog = "nfsrdma-top",
 		.synopsis = "[OPTIONS]   (no source: read nfsrdmad's socket)",

@@ -24,6 +24,9 @@ struct conn_table *conn_table_new(rdma_event_fn fn, diag_fn diag, void *ctx,
 void conn_set_data_cap(struct conn_table *t, size_t cap);
 /* See transport_set_data_filter. */
 void conn_set_data_filter(struct conn_table *t, rdma_data_filter_fn fn);
+/* Connection ids come from *counter (shared with the RPC-over-TCP/UDP
+ * streams) instead of the table's own count. */
+void conn_set_id_counter(struct conn_table *t, uint32_t *counter);
 /* See transport_set_frame_tracking. */
 void conn_set_frame_tracking(struct conn_table *t, bool on);
 /* Frame tracking: did the last packet go into a message or an ACK event?

@@ -172,6 +172,7 @@ struct conn_table {
 	struct htab ht;
 	struct conn **conns;
 	size_t nconns, cap_conns;
+	uint32_t *id_counter;     /* shared with the RPC streams; NULL: nconns + 1 */
 	struct pending_req pend[PENDING_REQS];
 	unsigned pend_next;
 	size_t held_bytes;      /* across all connections */

@@ -206,7 +206,7 @@ struct conn *conn_new(struct conn_table *t, uint64_t ts, uint64_t frame)
 		free(c);
 		return NULL;
 	}
-	c->pub.id = (uint32_t)t->nconns + 1;
+	c->pub.id = t->id_counter ? (*t->id_counter)++ : (uint32_t)t->nconns + 1;
 	c->pub.first_ns = c->pub.last_ns = ts;
 	c->first_frame = c->last_frame = frame;
 	t->conns[t->nconns++] = c;
@@ -398,6 +398,11 @@ struct conn_table *conn_table_new(rdma_event_fn fn, diag_fn diag, void *ctx, str
 void conn_set_data_filter(struct conn_table *t, rdma_data_filter_fn fn)
 {
 	t->want = fn;
+}
+
+void conn_set_id_counter(struct conn_table *t, uint32_t *counter)
+{
+	t->id_counter = counter;
 }
 
 void conn_set_frame_tracking(struct conn_table *t, bool on)

@@ -151,7 +151,6 @@ static inline bool psn_in(uint32_t psn, uint32_t lo, uint32_t hi)
 	return ((psn - lo) & 0xffffff) <= ((hi - lo) & 0xffffff);
 }
 
-static struct uconn *uconn_get(struct dissect *d, const struct rdma_conn *c);
 
 /* The frames of ev belong to x's RPC.  READ: the request first when the
  * event has one (its RETH), then responses. */
@@ -164,7 +163,7 @@ void dx_note_attach(struct dissect *d, struct xentry *x, const struct rdma_event
 	for (uint32_t i = 0; i < ev->nframes; i++)
 		note_push(x, ev->frames[i], role == DFR_READ_REQ && !(req && i == 0) ? DFR_READ_RESP : role);
 	/* remember what the sender asked, for its ACKs */
-	if (ev->type == RDMA_EV_READ || !ev->conn || ev->conn->id >= d->nconns)
+	if (ev->type == RDMA_EV_READ || !ev->conn || ev->conn->ip_proto || ev->conn->id >= d->nconns)
 		return;
 	struct uconn *u = &d->conns[ev->conn->id];
 	int dir = ev->dir & 1;
@@ -242,7 +241,7 @@ void dx_note_record(struct dissect *d, struct xentry *x)
 	x->nnotes = 0;
 }
 
-static struct uconn *uconn_get(struct dissect *d, const struct rdma_conn *c)
+struct uconn *dx_uconn_get(struct dissect *d, const struct rdma_conn *c)
 {
 	if (c->id >= d->nconns) {
 		size_t n = d->nconns ? d->nconns : 16;
@@ -362,7 +361,7 @@ static bool answers_call(struct dissect *d, const struct rdma_event *ev)
 
 static void on_send(struct dissect *d, const struct rdma_event *ev)
 {
-	struct uconn *u = uconn_get(d, ev->conn);
+	struct uconn *u = dx_uconn_get(d, ev->conn);
 	struct rpcrdma_hdr *h = &d->hdr;
 
 	if (!u)
@@ -456,7 +455,7 @@ static void on_rdma(struct dissect *d, const struct rdma_event *ev)
 		d->st.reads++;
 	else
 		d->st.writes++;
-	struct uconn *u = uconn_get(d, ev->conn);
+	struct uconn *u = dx_uconn_get(d, ev->conn);
 	if (!u)
 		return;
 	if (!chunks_apply(&d->segs, &d->xids, ev->conn->id, ev, &m)) {
@@ -492,7 +491,7 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 	d->ev_kept = ev->data_len;
 	switch (ev->type) {
 	case RDMA_EV_CONN_NEW:
-		uconn_get(d, ev->conn);
+		dx_uconn_get(d, ev->conn);
 		break;
 	case RDMA_EV_SEND:
 		if (ev->data)
@@ -503,7 +502,7 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 		on_rdma(d, ev);
 		break;
 	case RDMA_EV_GAP: {
-		struct uconn *u = uconn_get(d, ev->conn);
+		struct uconn *u = dx_uconn_get(d, ev->conn);
 		d->st.gaps++;
 		if (u)
 			u->gaps++;
@@ -530,6 +529,10 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 			note_ack(d, ev);
 		break;
 	case RDMA_EV_FRAME:
+		break;
+	case RDMA_EV_RPC:
+		if (ev->data)
+			dx_on_rpc(d, ev);
 		break;
 	}
 	if (d->cbs.frame_note && ev->nframes && !d->noted)

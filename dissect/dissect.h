@@ -32,6 +32,11 @@ struct dissect_opts {
 	bool     tree;           /* build -V decode trees */
 	size_t   max_inflight;   /* evict the oldest call beyond this (0: 1M) */
 	uint64_t timeout_ns;     /* a call older than this is flushed unanswered (0: 600 s) */
+	/* ONC RPC over TCP/UDP (dissect/rpc_net.h), for the packet feeds:
+	 * more ports to take for RPC from the first byte, and a switch off */
+	uint16_t rpc_ports[16];
+	unsigned n_rpc_ports;
+	bool     no_rpc_net;
 };
 
 /* What a frame was, for dissect_cbs.frame_note. */

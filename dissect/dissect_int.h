@@ -91,7 +91,16 @@ void dx_note_record(struct dissect *d, struct xentry *x);
 void dx_endpoint(struct rec_endpoint *e, const struct rdma_endpoint *s);
 void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
 		    uint64_t frame, size_t base);
+void dx_decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
+		     uint64_t frame, size_t base);
+/* The record of x is complete (or given up on): out it goes, x is freed. */
+void dx_emit(struct dissect *d, struct xentry *x);
+/* x is given up on unanswered. */
+void dx_expire(struct dissect *d, struct xentry *x);
 void dx_evict(struct dissect *d);
+struct uconn *dx_uconn_get(struct dissect *d, const struct rdma_conn *c);
+/* dissect_rpc.c: an ONC RPC message from TCP or UDP (RDMA_EV_RPC) */
+void dx_on_rpc(struct dissect *d, const struct rdma_event *ev);
 /* c failed for want of bytes the capture's snap length cut off: counts the
  * message (a reply when is_reply) for dissect_snap_note instead of a
  * diagnostic per packet.  False (nothing counted) for any other failure. */

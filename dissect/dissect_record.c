@@ -148,8 +148,8 @@ void dx_decode_call(struct dissect *d, struct xentry *x, const uint8_t *buf, siz
 	}
 }
 
-static void decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
-			 uint64_t frame, size_t base)
+void dx_decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf, size_t len,
+		     uint64_t frame, size_t base)
 {
 	struct nfsrdma_record *r = &x->rec;
 	struct dtree *t = d->opts.tree ? &x->tree : NULL;
@@ -204,7 +204,7 @@ static void decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf
 
 /* ---- completion --------------------------------------------------- */
 
-static void emit(struct dissect *d, struct xentry *x)
+void dx_emit(struct dissect *d, struct xentry *x)
 {
 	struct nfsrdma_record *r = &x->rec;
 	struct uconn *u = r->conn_id < d->nconns ? &d->conns[r->conn_id] : NULL;
@@ -222,7 +222,9 @@ static void emit(struct dissect *d, struct xentry *x)
 			r->flags |= RECF_GAP;
 	}
 	rec_derive(r);
-	if (d->opts.tree)
+	if (d->opts.tree && r->transport != REC_TR_RDMA)
+		dt_add(&x->tree, "bytes: call %u reply %u", r->call_inline, r->reply_inline);
+	else if (d->opts.tree)
 		dt_add(&x->tree, "bytes: inline call %u reply %u; Read chunks %" PRIu64 " advertised, %" PRIu64
 		       " pulled; Write chunks %" PRIu64 " provided, %" PRIu64 " pushed, %" PRIu64
 		       " returned; Reply chunk %" PRIu64 " provided, %" PRIu64 " written",
@@ -249,12 +251,12 @@ static void emit(struct dissect *d, struct xentry *x)
 	xid_remove(&d->xids, x);
 }
 
-static void expire(struct dissect *d, struct xentry *x)
+void dx_expire(struct dissect *d, struct xentry *x)
 {
 	x->rec.flags |= RECF_TIMEOUT;
 	x->rec.rpc_status = REC_RPC_NONE;
 	d->st.timeouts++;
-	emit(d, x);
+	dx_emit(d, x);
 }
 
 /* Keeps state bounded: too many calls in flight, or calls so old their
@@ -268,7 +270,7 @@ void dx_evict(struct dissect *d)
 		(d->now_ns > x->rec.t_call_first &&
 		 d->now_ns - x->rec.t_call_first > d->opts.timeout_ns))) {
 		d->st.evicted++;
-		expire(d, x);
+		dx_expire(d, x);
 	}
 }
 
@@ -277,7 +279,7 @@ void dissect_flush(struct dissect *d)
 	struct xentry *x;
 
 	while ((x = xid_oldest(&d->xids)))
-		expire(d, x);
+		dx_expire(d, x);
 }
 
 /* ---- SENDs: calls and replies ------------------------------------- */
@@ -342,7 +344,7 @@ void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event 
 	if (x) {
 		/* Same XID again before a reply: a retransmission (after a
 		 * reconnect) or XID reuse.  Close the old one unanswered. */
-		expire(d, x);
+		dx_expire(d, x);
 	}
 	x = xid_add(&d->xids, c->id, ev->dir, h->xid);
 	if (!x)
@@ -474,14 +476,14 @@ void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event
 			n = x->rcgot;
 		}
 		if (x->rcbuf && n)
-			decode_reply(d, x, x->rcbuf, (size_t)n, ev->frame_first, 0);
+			dx_decode_reply(d, x, x->rcbuf, (size_t)n, ev->frame_first, 0);
 		else
 			r->flags |= RECF_REPLY_PARTIAL;
 	} else {
-		decode_reply(d, x, ev->data + h->body_off, ev->data_len - h->body_off,
+		dx_decode_reply(d, x, ev->data + h->body_off, ev->data_len - h->body_off,
 			     ev->frame_first, h->body_off);
 	}
-	emit(d, x);
+	dx_emit(d, x);
 }
 
 static void tree_rpcrdma2(struct dtree *t, const struct rpcrdma2_hdr *h2, size_t msglen)

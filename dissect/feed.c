@@ -62,6 +62,9 @@ struct dissect_feed *dissect_feed_new(struct dissect *d, const struct dissect_fe
 	if (!opts || !opts->copy_all_payload)
 		transport_set_data_filter(f->tp, want_data);
 	transport_set_frame_tracking(f->tp, dissect_wants_frames(d));
+	transport_set_rpc_net(f->tp, !d->opts.no_rpc_net);
+	for (unsigned i = 0; i < d->opts.n_rpc_ports && i < 16; i++)
+		transport_add_rpc_port(f->tp, d->opts.rpc_ports[i]);
 	return f;
 }
 

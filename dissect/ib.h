@@ -79,6 +79,9 @@ struct ib_frame {
 	 * where the IP header (RoCEv2) or GRH (RoCEv1) starts. */
 	uint8_t  icrc_len;
 	size_t   net_off;
+	/* 4 or 6 once an IP header was found at net_off (also when the frame
+	 * is not RoCE: TCP and UDP are read from there) */
+	uint8_t  ip_ver;
 };
 
 /* Transport service, from the opcode's top 3 bits. */

@@ -37,6 +37,10 @@ struct rdma_conn {
 	uint32_t inline_recv[2];       /* bytes; side[i]'s receive buffer size */
 	bool     remote_inv[2];        /* side[i] accepts remote invalidation */
 	uint64_t first_ns, last_ns;
+	/* 0: an RDMA connection; 6 (TCP) or 17 (UDP): a TCP connection or a
+	 * UDP flow carrying ONC RPC (dissect/rpc_net.h), side[i].udp_sport
+	 * then being side i's TCP or UDP port */
+	uint8_t  ip_proto;
 	void    *upper;                /* owned by the upper layers */
 };
 
@@ -50,6 +54,9 @@ enum rdma_ev_type {
 	/* Only with frame tracking on (transport_set_frame_tracking): */
 	RDMA_EV_ACK,           /* an ACK/NAK: dir = side whose requests it acknowledges, psn_first its PSN, imm the AETH syndrome */
 	RDMA_EV_FRAME,         /* a frame in no message: CM MAD, other traffic, duplicate...; conn may be NULL */
+	/* On a TCP / UDP connection (conn->ip_proto), any time: */
+	RDMA_EV_RPC,           /* a whole ONC RPC message (record marks removed); GAP and
+	                          CONN_NEW / CONN_CLOSE come for these connections too */
 };
 
 enum rdma_ev_flags {

@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NFSRDMA_RECORD_VERSION 2   /* 2: the phases partition the total (rec_phase) */
+/* 2: the phases partition the total (rec_phase); 3: the transport field
+ * (records of version 2 and older have it 0: RDMA, all they could be) */
+#define NFSRDMA_RECORD_VERSION 3
 
 enum rec_source {
 	REC_SRC_WIRE = 1,          /* nfsrdma-dissect on a capture */
@@ -17,6 +19,20 @@ enum rec_source {
 	REC_SRC_SERVER_PROBE = 3,  /* BPF on the RPC server */
 	REC_SRC_XDP = 4,           /* XDP on a RoCE port */
 };
+
+/* rec.transport: what carried the RPC */
+enum rec_transport {
+	REC_TR_RDMA = 0,           /* RPC-over-RDMA (the zero of older records) */
+	REC_TR_TCP = 1,            /* ONC RPC record marking over TCP */
+	REC_TR_UDP = 2,            /* one UDP datagram per message */
+	REC_TR_N
+};
+
+static inline const char *rec_transport_name(unsigned t)
+{
+	static const char *const n[REC_TR_N] = { "rdma", "tcp", "udp" };
+	return t < REC_TR_N ? n[t] : "?";
+}
 
 /* rec.flags */
 enum rec_flags {
@@ -50,11 +66,12 @@ enum rec_rpc_status {
 
 struct rec_endpoint {
 	uint8_t  family;     /* 4, 6, 'G' (GID), 'L' (LID only), 0 unknown */
-	uint8_t  pad[3];
+	uint8_t  ip_proto;   /* 6 / 17: a TCP / UDP socket, port is its port; 0: RDMA */
+	uint8_t  pad[2];
 	uint8_t  addr[16];
 	uint32_t qpn;
 	uint16_t lid;
-	uint16_t port;       /* RoCEv2 UDP source port; 0 otherwise */
+	uint16_t port;       /* RDMA: RoCEv2 UDP source port, 0 otherwise; TCP/UDP: the port */
 };
 
 #define REC_MAX_OPS      24  /* NFSv4 COMPOUND ops kept (count kept even if more) */
@@ -157,11 +174,13 @@ struct nfsrdma_record {
 	uint64_t d_phase[REC_PH_N];
 	uint64_t d_total;
 	uint32_t phase_mask;
-	uint32_t phase_pad;
+	uint8_t  transport;          /* enum rec_transport (version 3 on) */
+	uint8_t  transport_pad[3];
 	uint64_t frame_call, frame_reply;      /* 1-based frame of the first packet */
 
 	/* how many bytes, and how */
-	uint32_t call_inline;        /* SEND payload of the call, RPC-over-RDMA header included */
+	uint32_t call_inline;        /* SEND payload of the call, RPC-over-RDMA header included
+	                              * (TCP/UDP: the RPC message, record marks excluded) */
 	uint32_t reply_inline;
 	uint32_t call_hdr, reply_hdr; /* RPC-over-RDMA header sizes */
 	uint64_t read_chunk_bytes;   /* advertised Read list total (all positions) */

@@ -62,7 +62,9 @@ const char *rec_ep_str(const struct rec_endpoint *e, char *buf, size_t len)
 	char a[64];
 
 	dissect_addr_str(e, a, sizeof(a));
-	if (e->qpn)
+	if (e->ip_proto)
+		snprintf(buf, len, e->family == 6 ? "[%s].%u" : "%s.%u", a, e->port);
+	else if (e->qpn)
 		snprintf(buf, len, "%s.qp%u", a, e->qpn);
 	else
 		snprintf(buf, len, "%s", a);

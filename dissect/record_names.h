@@ -16,7 +16,8 @@ const char *rec_prog_str(const struct nfsrdma_record *r, char *buf, size_t len);
 const char *rec_proc_str(const struct nfsrdma_record *r, char *buf, size_t len);
 /* "NFSv3 READ" */
 const char *rec_name_str(const struct nfsrdma_record *r, char *buf, size_t len);
-/* "10.9.0.2.qp17" (the address alone when the QP is unknown) */
+/* "10.9.0.2.qp17" (the address alone when the QP is unknown); TCP/UDP:
+ * "10.9.0.2.871", "[fd00::2].871" */
 const char *rec_ep_str(const struct rec_endpoint *e, char *buf, size_t len);
 /* Does any op / the procedure name match (case-insensitive)? */
 bool rec_has_op(const struct nfsrdma_record *r, const char *name);

@@ -58,6 +58,7 @@ static int parse_ipv4(struct cursor *c, size_t wirelen, struct ib_frame *f)
 
 	f->layer = "ipv4";
 	f->net_off = start;
+	f->ip_ver = 4;
 	uint8_t vihl = cur_u8(c, "IPv4 version/IHL");
 	uint8_t tos = cur_u8(c, "IPv4 TOS");
 	uint16_t tot = cur_be16(c, "IPv4 total length");
@@ -96,6 +97,7 @@ static int parse_ipv6(struct cursor *c, size_t wirelen, struct ib_frame *f)
 
 	f->layer = "ipv6";
 	f->net_off = start;
+	f->ip_ver = 6;
 	uint32_t w0 = cur_be32(c, "IPv6 version/class/flow");
 	uint16_t plen = cur_be16(c, "IPv6 payload length");
 	uint8_t nh = cur_u8(c, "IPv6 next header");

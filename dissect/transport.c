@@ -13,6 +13,7 @@
 #include "dissect/ib.h"
 #include "dissect/ib_cm.h"
 #include "dissect/roce.h"
+#include "dissect/rpc_net.h"
 #include "dissect/transport.h"
 
 #define GSI_QPN 1
@@ -36,6 +37,9 @@ struct transport {
 	void *ctx;
 	struct transport_stats st;
 	struct conn_table *ct;
+	struct rpc_net *rn;
+	uint32_t next_conn_id;  /* RDMA connections and RPC streams alike */
+	bool rn_used;          /* the current frame went to an RPC message */
 	char msg[192];
 };
 
@@ -48,11 +52,16 @@ struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx)
 	t->ctx = ctx;
 	t->fn = fn;
 	t->linktype = -1;
+	t->next_conn_id = 1;
 	t->ct = conn_table_new(fn, diag, ctx, &t->st);
-	if (!t->ct) {
+	t->rn = rpc_net_new(fn, diag, ctx, &t->st, &t->next_conn_id);
+	if (!t->ct || !t->rn) {
+		conn_table_free(t->ct);
+		rpc_net_free(t->rn);
 		free(t);
 		return NULL;
 	}
+	conn_set_id_counter(t->ct, &t->next_conn_id);
 	return t;
 }
 
@@ -106,6 +115,17 @@ void transport_set_frame_tracking(struct transport *t, bool on)
 {
 	t->track = on;
 	conn_set_frame_tracking(t->ct, on);
+	rpc_net_set_frame_tracking(t->rn, on);
+}
+
+int transport_add_rpc_port(struct transport *t, uint16_t port)
+{
+	return rpc_net_add_port(t->rn, port);
+}
+
+void transport_set_rpc_net(struct transport *t, bool on)
+{
+	rpc_net_set_enabled(t->rn, on);
 }
 
 /* Frame tracking: a frame that went into no event gets one of its own. */
@@ -201,6 +221,7 @@ static int parse_link(struct transport *t, struct cursor *c, size_t wirelen, str
 	f->layer = "transport";
 	f->icrc_len = icrc_len;
 	f->net_off = 0;
+	f->ip_ver = 0;
 	switch (t->linktype) {
 	case LINKTYPE_ETHERNET:   return roce_parse_eth_icrc(c, wirelen, f, icrc_len);
 	case LINKTYPE_LINUX_SLL:  return roce_parse_sll_icrc(c, wirelen, f, icrc_len);
@@ -272,8 +293,9 @@ void transport_packet(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 	}
 	conn_frame_used(t->ct, true);
 	t->cm_frame = false;
+	t->rn_used = false;
 	packet_body(t, ts_ns, frame_no, data, caplen, wirelen);
-	if (!conn_frame_used(t->ct, true))
+	if (!conn_frame_used(t->ct, true) && !t->rn_used)
 		frame_event(t, ts_ns, frame_no, t->cm_frame ? 1 : 2);
 }
 
@@ -298,6 +320,9 @@ static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 	}
 	if (rc == 0) {
 		t->st.non_rdma++;
+		if (f.ip_ver && f.net_off < caplen)
+			t->rn_used = rpc_net_packet(t->rn, ts_ns, frame_no, data + f.net_off, caplen - f.net_off,
+						    wirelen - f.net_off, f.net_off);
 		return;
 	}
 
@@ -333,6 +358,7 @@ static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 void transport_flush(struct transport *t)
 {
 	conn_flush(t->ct);
+	rpc_net_flush(t->rn);
 }
 
 const struct transport_stats *transport_stats(const struct transport *t)
@@ -355,5 +381,6 @@ void transport_free(struct transport *t)
 	if (!t)
 		return;
 	conn_table_free(t->ct);
+	rpc_net_free(t->rn);
 	free(t);
 }

@@ -39,6 +39,20 @@ struct transport_stats {
 	uint64_t erf_errors;                /* ERF records flagged rx/ds error */
 	uint64_t icrc_absent;               /* 1: the capture keeps no ICRC after RoCE packets */
 	uint64_t icrc_absent_from;          /* ... noticed at this frame (earlier ones read with one) */
+	/* ONC RPC over TCP and UDP (dissect/rpc_net.h) */
+	uint64_t tcp_segments, udp_datagrams;
+	uint64_t rpc_streams;               /* TCP connections / UDP flows found to carry RPC */
+	uint64_t rpc_msgs_tcp, rpc_msgs_udp;
+	uint64_t tcp_out_of_order, tcp_retransmits, tcp_gaps, tcp_gap_bytes;
+	uint64_t rpc_resyncs;               /* record marks found again after bytes that were not */
+	uint64_t rpc_bad_marks;             /* record marks no RPC peer sends (fragment > 16 MiB) */
+	uint64_t rpc_msgs_cut;              /* records cut by the end of their stream or capture */
+	uint64_t rpc_msgs_dropped;          /* too short to hold an RPC header */
+	uint64_t rpc_no_record;             /* streams on an RPC port with no record found at all */
+	uint64_t rpc_udp_bad;               /* datagrams on an RPC port that are not RPC */
+	uint64_t rpc_buf_capped;            /* messages cut by the buffer budget */
+	uint64_t rpc_streams_idle, rpc_streams_evicted;
+	uint64_t ip_frags, ip_reassembled, ip_frag_dropped;
 };
 
 struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx);
@@ -68,6 +82,10 @@ void transport_set_data_filter(struct transport *t, rdma_data_filter_fn fn);
 void transport_set_frame_tracking(struct transport *t, bool on);
 /* Connections seen so far (for summaries), in id order. */
 size_t transport_conn_count(const struct transport *t);
+/* ONC RPC over TCP and UDP (on by default): ports taken for RPC from
+ * the first byte besides 2049, 111 and 20048 (up to 16; -ENOSPC beyond). */
+int transport_add_rpc_port(struct transport *t, uint16_t port);
+void transport_set_rpc_net(struct transport *t, bool on);
 const struct rdma_conn *transport_conn(const struct transport *t, size_t i);
 void transport_free(struct transport *t);
 

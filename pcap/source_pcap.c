@@ -348,10 +348,12 @@ static int live_open(struct source **out, const char *arg, const struct source_o
 	s->nano = pcap_get_tstamp_precision(s->pc) == PCAP_TSTAMP_PRECISION_NANO;
 	s->linktype = pcap_datalink(s->pc);
 	if (s->linktype == DLT_EN10MB) {
-		/* Only RDMA traffic reaches user space: RoCEv2 and RoCEv1. */
+		/* Only what may carry RPC reaches user space: RoCEv2 and
+		 * RoCEv1, and TCP and UDP (ONC RPC, on any port: NFSv4.0
+		 * callbacks go to the client's own), IPv6 fragments too. */
 		struct bpf_program prog;
-		if (pcap_compile(s->pc, &prog, "udp port 4791 or ether proto 0x8915 or vlan", 1,
-				 PCAP_NETMASK_UNKNOWN) == 0) {
+		if (pcap_compile(s->pc, &prog, "udp port 4791 or ether proto 0x8915 or vlan or tcp or udp or "
+				 "ip6 proto 44", 1, PCAP_NETMASK_UNKNOWN) == 0) {
 			pcap_setfilter(s->pc, &prog);
 			pcap_freecode(&prog);
 		}

@@ -53,6 +53,8 @@ tier_bpf() {
 		[ -x "$t" ] || continue
 		run_counted "$t" "${caps[@]}"
 	done
+	# nfsrdmad on live:IFACE (a veth pair) sees NFS over TCP
+	run_counted tests/daemon/live-tcp.sh
 }
 
 tier_golden() {
@@ -62,13 +64,16 @@ tier_golden() {
 	if [ -x tests/lab/check-tshark.sh ]; then
 		run_counted tests/lab/check-tshark.sh
 	fi
+	# ONC RPC over TCP/UDP per XID: ours = tshark's (procedure, statuses)
+	run_counted tests/lab/check-tshark-rpc.py
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
 	local t
 	# nfsrdma-replay offline: --dry-run vs tshark, argument errors, --help
 	# every lab capture: -z proc = top = daemon summary = Prometheus buckets;
 	# window rates of a file read flat out = records / the time they span
+	# RPCs by transport: Prometheus and top = the dissector's -z transport
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh; do
+		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh; do
 		run_counted "$t"
 	done
 }

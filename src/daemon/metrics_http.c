@@ -22,6 +22,16 @@ static void lv(FILE *f, const char *s)
 	}
 }
 
+/* transport: rdma, tcp or udp (record.h's names, as the records' JSON
+ * and the -z transport summary say them), so the same operation over
+ * RDMA and over TCP are two series, never one. */
+static void transport_label(FILE *f, const struct agg_ent *e, bool known)
+{
+	fputs(",transport=\"", f);
+	lv(f, known ? rec_transport_name(e->transport) : "other");
+	fputc('"', f);
+}
+
 static void series_labels(FILE *f, const struct agg_ent *e)
 {
 	fputs("protocol=\"", f);
@@ -33,6 +43,7 @@ static void series_labels(FILE *f, const struct agg_ent *e)
 	fputs("\",server=\"", f);
 	lv(f, e->label[1][0] ? e->label[3] : "other");
 	fputc('"', f);
+	transport_label(f, e, e->label[1][0]);
 }
 
 static void op_labels(FILE *f, const struct agg_ent *e)
@@ -42,6 +53,7 @@ static void op_labels(FILE *f, const struct agg_ent *e)
 	fputs("\",operation=\"", f);
 	lv(f, e->label[1][0] ? e->label[1] : "other");
 	fputc('"', f);
+	transport_label(f, e, e->label[1][0]);
 }
 
 /* A connection: its id, the client's and server's addresses (the same
@@ -51,6 +63,7 @@ static void conn_labels(FILE *f, const struct agg_ent *e)
 {
 	if (!e->label[2][0]) {
 		fputs("conn=\"other\",client=\"other\",client_qp=\"other\",server=\"other\",server_qp=\"other\"", f);
+		transport_label(f, e, false);
 		return;
 	}
 	fprintf(f, "conn=\"%u\",client=\"", e->conn_id);
@@ -58,6 +71,7 @@ static void conn_labels(FILE *f, const struct agg_ent *e)
 	fprintf(f, "\",client_qp=\"%u\",server=\"", e->qpn_client);
 	lv(f, e->label[3]);
 	fprintf(f, "\",server_qp=\"%u\"", e->qpn_server);
+	transport_label(f, e, true);
 }
 
 static void help(FILE *f, const char *name, const char *type, const char *text)

@@ -31,7 +31,10 @@ void out_finding_json(FILE *f, const struct dissect_finding *fd);
 void out_check_json(FILE *f, unsigned long long findings, unsigned long long rpcs);
 
 /* -z summaries */
-enum summary_kind { SUM_PROC = 1, SUM_CONN, SUM_CLIENT };
+/* Rows of RPCs over TCP or UDP carry the transport after their key
+ * ("NFSv3 READ tcp"); SUM_TRANSPORT has one row per transport. */
+enum summary_kind { SUM_PROC = 1, SUM_CONN, SUM_CLIENT, SUM_TRANSPORT };
+#define SUM_KINDS 4
 struct summary;
 struct summary *summary_new(enum summary_kind kind);
 void summary_add(struct summary *s, const struct nfsrdma_record *r);

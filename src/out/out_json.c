@@ -218,6 +218,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 	jb_c(j, '"');
 	jep(j, ",\"caller\":{\"addr\":", &r->caller);
 	jep(j, ",\"callee\":{\"addr\":", &r->callee);
+	js(j, "transport", rec_transport_name(r->transport));
 	ju(j, "rdma_vers", r->rdma_vers);
 	ju(j, "flags", r->flags);
 	ju(j, "prog", r->prog);

@@ -27,6 +27,11 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	for (unsigned i = 0; i < nph; i++)
 		fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
 	fputc(']', f);
+	if (r->transport != REC_TR_RDMA) {
+		/* the RPC messages' sizes; no chunks, no credits */
+		fprintf(f, " %s %u/%u", rec_transport_name(r->transport), r->call_inline, r->reply_inline);
+		goto flags;
+	}
 	fprintf(f, " inline %u/%u %s", r->call_inline, r->reply_inline,
 		rec_chunk_mix(r, mix, sizeof(mix)));
 	if (r->read_bytes)
@@ -36,6 +41,7 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	if (r->reply_bytes)
 		fprintf(f, " rc %" PRIu64, r->reply_bytes);
 	fprintf(f, " cr %u/%u", r->credits_asked, r->credits_granted);
+flags:
 	if (r->flags & RECF_TIMEOUT)
 		fputs(" (no reply)", f);
 	if (r->flags & RECF_NO_CALL)

@@ -114,6 +114,12 @@ unsigned rec_phases_shown(const struct nfsrdma_record *r, unsigned ph[REC_PH_N])
 	unsigned n = 0;
 
 	ph[n++] = REC_PH_CALL;
+	if (r->transport != REC_TR_RDMA) {
+		/* no chunks: the server's time is all the wire shows between */
+		ph[n++] = REC_PH_QUEUE_SERVER;
+		ph[n++] = REC_PH_REPLY;
+		return n;
+	}
 	if (rec_phase_seen(r, REC_PH_PULL)) {
 		ph[n++] = REC_PH_QUEUE;
 		ph[n++] = REC_PH_PULL;

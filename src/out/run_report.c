@@ -14,6 +14,23 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 			(unsigned long long)t->writes, (unsigned long long)t->reads,
 			(unsigned long long)t->psn_gaps, (unsigned long long)t->duplicates,
 			(unsigned long long)t->truncated, (unsigned long long)t->invalid);
+	/* ONC RPC over TCP/UDP, when the capture had any */
+	if (t && (t->rpc_streams || t->rpc_bad_marks || t->rpc_no_record || t->rpc_udp_bad))
+		fprintf(f, "rpc-net: streams %llu tcp-msgs %llu udp-msgs %llu segments %llu datagrams %llu "
+			"out-of-order %llu retransmits %llu gaps %llu gap-bytes %llu resyncs %llu bad-marks %llu "
+			"cut %llu dropped %llu no-record %llu udp-bad %llu capped %llu idle %llu evicted %llu "
+			"ip-frags %llu reassembled %llu frag-dropped %llu\n",
+			(unsigned long long)t->rpc_streams, (unsigned long long)t->rpc_msgs_tcp,
+			(unsigned long long)t->rpc_msgs_udp, (unsigned long long)t->tcp_segments,
+			(unsigned long long)t->udp_datagrams, (unsigned long long)t->tcp_out_of_order,
+			(unsigned long long)t->tcp_retransmits, (unsigned long long)t->tcp_gaps,
+			(unsigned long long)t->tcp_gap_bytes, (unsigned long long)t->rpc_resyncs,
+			(unsigned long long)t->rpc_bad_marks, (unsigned long long)t->rpc_msgs_cut,
+			(unsigned long long)t->rpc_msgs_dropped, (unsigned long long)t->rpc_no_record,
+			(unsigned long long)t->rpc_udp_bad, (unsigned long long)t->rpc_buf_capped,
+			(unsigned long long)t->rpc_streams_idle, (unsigned long long)t->rpc_streams_evicted,
+			(unsigned long long)t->ip_frags, (unsigned long long)t->ip_reassembled,
+			(unsigned long long)t->ip_frag_dropped);
 	if (t && t->icrc_absent)
 		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
 			(unsigned long long)t->icrc_absent_from);
@@ -36,7 +53,9 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 	size_t n;
 
 #define ADD(...) (n = strlen(buf), snprintf(buf + n, len - n, __VA_ARGS__))
-	snprintf(buf, len, "%s: no RPC-over-RDMA found", file);
+	/* RPC over TCP and UDP is looked for too: "no RPC-over-RDMA" would
+	 * wrongly say a capture of NFS over TCP was read as RDMA only */
+	snprintf(buf, len, "%s: no RPC found (RDMA, TCP or UDP)", file);
 	if (!t)
 		return;
 	ADD(" in %" PRIu64 " frames:", t->frames);
@@ -45,7 +64,9 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 		return;
 	}
 	if (t->roce_v2 + t->roce_v1 + t->ib_native == 0) {
-		ADD(" none is RoCE or InfiniBand (%" PRIu64 " other frames: is this the RDMA port?)", t->non_rdma);
+		ADD(" none is RoCE or InfiniBand, and none of the %" PRIu64 " other frames (%" PRIu64
+		    " TCP segments, %" PRIu64 " UDP datagrams) carries ONC RPC (another port? --rpc-port)",
+		    t->non_rdma, t->tcp_segments, t->udp_datagrams);
 		return;
 	}
 	ADD(" RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", InfiniBand %" PRIu64 ", other %" PRIu64
@@ -57,5 +78,8 @@ void run_report_nothing(char *buf, size_t len, const char *file, const struct di
 		ADD(", %" PRIu64 " with a broken RPC-over-RDMA header", s->bad_rpcrdma);
 	if (!s->sends && t->rc_packets)
 		ADD(" (RDMA traffic without SENDs: only the data of a transfer was captured?)");
+	if (t->tcp_segments + t->udp_datagrams)
+		ADD("; %" PRIu64 " TCP segments, %" PRIu64 " UDP datagrams, no ONC RPC in them",
+		    t->tcp_segments, t->udp_datagrams);
 #undef ADD
 }

@@ -14,8 +14,8 @@
 #define EXIT_NOTHING_FOUND 3
 
 void run_report_stats(FILE *f, const struct dissect_stats *s, const struct transport_stats *t);
-/* Into buf, one line without newline: "FILE: no RPC-over-RDMA found in N
- * frames: ..." naming what was there instead. */
+/* Into buf, one line without newline: "FILE: no RPC found (RDMA, TCP or
+ * UDP) in N frames: ..." naming what was there instead. */
 void run_report_nothing(char *buf, size_t len, const char *file, const struct dissect_stats *s,
 			const struct transport_stats *t);
 

@@ -27,6 +27,7 @@ struct proc_ident {
 	uint32_t prog, vers, proc, minor;
 	const char *name;        /* nfs4_compound_name() for COMPOUNDs (static strings) */
 	uint8_t  known;          /* RECF_CALL seen and prog known */
+	uint8_t  transport;      /* rows are split by transport */
 };
 #define PROC_CACHE 256
 
@@ -88,6 +89,7 @@ static struct sum_ent *ent_get(struct summary *s, const char *key)
 static void proc_ident(const struct nfsrdma_record *r, struct proc_ident *id)
 {
 	memset(id, 0, sizeof(*id));
+	id->transport = r->transport;
 	if (!(r->flags & RECF_CALL) || !r->prog)
 		return;
 	id->known = 1;
@@ -103,6 +105,15 @@ static void proc_ident(const struct nfsrdma_record *r, struct proc_ident *id)
 
 static struct sum_ent *ent_get(struct summary *s, const char *key);
 
+/* Rows of RPCs over TCP or UDP are their own: "NFSv3 READ tcp" beside the
+ * RPC-over-RDMA "NFSv3 READ", so the two can be compared side by side. */
+static void split(const struct nfsrdma_record *r, char *key, size_t len)
+{
+	size_t n = strlen(key);
+	if (r->transport != REC_TR_RDMA && n < len)
+		snprintf(key + n, len - n, " %s", rec_transport_name(r->transport));
+}
+
 static struct sum_ent *proc_ent(struct summary *s, const struct nfsrdma_record *r)
 {
 	struct proc_ident id;
@@ -110,12 +121,13 @@ static struct sum_ent *proc_ent(struct summary *s, const struct nfsrdma_record *
 
 	proc_ident(r, &id);
 	uint64_t h = ((uint64_t)id.prog << 32 | (uint64_t)id.vers << 24 | (uint64_t)id.proc << 4 | id.minor) ^
-		     ((uint64_t)(uintptr_t)id.name >> 3) ^ id.known;
+		     ((uint64_t)(uintptr_t)id.name >> 3) ^ id.known ^ ((uint64_t)id.transport << 1);
 	h *= 0x9E3779B97F4A7C15ull;
 	unsigned slot = (unsigned)(h >> 56);   /* PROC_CACHE = 256 */
 	if (s->pc[slot].e && !memcmp(&s->pc[slot].id, &id, sizeof(id)))
 		return s->pc[slot].e;
 	rec_name_str(r, key, sizeof(key));
+	split(r, key, sizeof(key));
 	struct sum_ent *e = ent_get(s, key);
 	if (e) {
 		s->pc[slot].id = id;
@@ -141,7 +153,12 @@ void summary_add(struct summary *s, const struct nfsrdma_record *r)
 	case SUM_CLIENT:
 		dissect_addr_str(r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller, key, sizeof(key));
 		break;
+	case SUM_TRANSPORT:
+		snprintf(key, sizeof(key), "%s", rec_transport_name(r->transport));
+		goto get;
 	}
+	split(r, key, sizeof(key));
+get:
 	e = ent_get(s, key);
 have:
 	if (!e)
@@ -208,7 +225,7 @@ static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
 
 void summary_print(const struct summary *s, FILE *f)
 {
-	static const char *const title[] = { "", "procedure", "connection", "client" };
+	static const char *const title[] = { "", "procedure", "connection", "client", "transport" };
 	struct sum_ent **v = sorted(s);
 	size_t w = 24;
 
@@ -253,7 +270,7 @@ static void json_counts(FILE *f, const struct sum_ent *e)
  * "JSON Lines: the types of line"); latencies in ns, exact as counted. */
 void summary_print_json(const struct summary *s, FILE *f)
 {
-	static const char *const by[] = { "", "proc", "conn", "client" };
+	static const char *const by[] = { "", "proc", "conn", "client", "transport" };
 	struct sum_ent **v = sorted(s);
 	struct sum_ent tot;
 

@@ -308,7 +308,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	}
 	if (!e->t.n) {
 		if (!cut[0])
-			log_error("%s: no NFS calls over RPC-over-RDMA found", o->trace);
+			log_error("%s: no NFS calls found (over RDMA, TCP or UDP)", o->trace);
 		goto out;
 	}
 	if (o->disconnect) {

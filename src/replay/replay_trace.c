@@ -221,6 +221,22 @@ static void tr_event(const struct rdma_event *ev, void *ctx)
 		}
 		return;
 	}
+	if (ev->type == RDMA_EV_RPC && ev->data && ev->data_len >= 16) {
+		/* NFS over TCP or UDP: the A/B experiment replays an NFS/TCP
+		 * workload over RDMA.  Whole RPC messages, no chunks; the
+		 * mount's own rpcbind and MOUNT calls are not the workload. */
+		memset(&x->h, 0, sizeof(x->h));
+		struct cursor c = cur_make(ev->data, ev->data_len);
+		uint32_t xid = cur_be32(&c, "xid");
+		cur_skip(&c, 8, "msg_type, rpcvers");
+		uint32_t prog = cur_be32(&c, "prog"), vers = cur_be32(&c, "vers");
+		int type = rpc_peek_type(ev->data, ev->data_len);
+		if (type == RPC_CALL && cur_ok(&c) && supported_prog(prog, vers))
+			on_call(x, ev, ev->data, ev->data_len);
+		else if (type == RPC_REPLY)
+			on_reply(x, ev, ev->data, ev->data_len, false, xid);
+		return;
+	}
 	if (ev->type != RDMA_EV_SEND || !ev->data || ev->data_len < 16)
 		return;
 	if (rpcrdma_peek_vers(ev->data, ev->data_len) != 1)

@@ -410,9 +410,10 @@ static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *ke
 	rec_proc_str(r, lab[1], AGG_LABEL_MAX);
 	dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
 	dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
+	const char *tr = agg_op_suffix(r->transport);
 	switch (d) {
 	case AGG_OP:
-		snprintf(key, klen, "%s %s", lab[0], lab[1]);
+		snprintf(key, klen, "%s %s%s", lab[0], lab[1], tr);
 		break;
 	case AGG_CLIENT:
 		snprintf(key, klen, "%s", lab[2]);
@@ -426,7 +427,7 @@ static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *ke
 		break;
 	default:
 		/* labels are joined by a byte that cannot occur in them */
-		snprintf(key, klen, "%s\x1f%s\x1f%s\x1f%s", lab[0], lab[1], lab[2], lab[3]);
+		snprintf(key, klen, "%s\x1f%s\x1f%s\x1f%s\x1f%s", lab[0], lab[1], lab[2], lab[3], tr);
 		break;
 	}
 }
@@ -448,6 +449,8 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	key_strings(d, r, key, sizeof(key), lab);
 	if (!(e = lookup(a, d, key)))
 		return NULL;
+	if (e != t->other && d != AGG_CLIENT && d != AGG_SERVER)
+		e->transport = r->transport;
 	if (e != t->other && !e->label[1][0] && (d == AGG_OP || d == AGG_SERIES)) {
 		snprintf(e->label[0], sizeof(e->label[0]), "%s", lab[0]);
 		snprintf(e->label[1], sizeof(e->label[1]), "%s", lab[1]);
@@ -739,8 +742,8 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 				hist_reset(&wh);
 			snprintf(r->key, sizeof(r->key), "%s", e->key);
 			if (d == AGG_SERIES && e->label[1][0])
-				snprintf(r->key, sizeof(r->key), "%s %s %s>%s", e->label[0], e->label[1],
-					 e->label[2], e->label[3]);
+				snprintf(r->key, sizeof(r->key), "%s %s%s %s>%s", e->label[0], e->label[1],
+					 agg_op_suffix(e->transport), e->label[2], e->label[3]);
 			r->tot = e->tot;
 			win_sum(a, e->win, now_slot, &w, e->wlat, e->wlat ? &wh : NULL);
 			r->rate = (double)w.records / win;
@@ -773,7 +776,8 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		o->xid = sr->xid;
 		o->conn = sr->conn;
 		agg_op_id_str(&sr->op, prog, sizeof(prog), op, sizeof(op));
-		if (snprintf(o->op, sizeof(o->op), "%s %s", prog, op) >= (int)sizeof(o->op))
+		if (snprintf(o->op, sizeof(o->op), "%s %s%s", prog, op, agg_op_suffix(sr->op.transport)) >=
+		    (int)sizeof(o->op))
 			o->op[sizeof(o->op) - 1] = 0;   /* cut short, as rec_name_str would */
 		agg_ep_id_str(&sr->client, o->client, sizeof(o->client));
 		agg_ep_id_str(&sr->server, o->server, sizeof(o->server));

@@ -49,6 +49,7 @@ struct agg_ent {
 	/* SERIES: protocol, operation, client, server; OP: protocol, operation;
 	 * other dims: [0] = key */
 	char label[4][AGG_LABEL_MAX];
+	uint8_t transport;                 /* OP, SERIES, CONN: enum rec_transport */
 	uint32_t hash;
 	struct agg_ent *next;
 	struct agg_counts tot;

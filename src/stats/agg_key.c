@@ -19,6 +19,7 @@ static bool is_nfs4(uint32_t prog, uint32_t vers)
 void agg_op_id(const struct nfsrdma_record *r, struct agg_op_id *id)
 {
 	memset(id, 0, sizeof(*id));
+	id->transport = r->transport;
 	if (!(r->flags & RECF_CALL) || !r->prog)
 		return;
 	id->prog = r->prog;
@@ -48,6 +49,16 @@ void agg_op_id_str(const struct agg_op_id *id, char *prog, size_t plen, char *op
 		snprintf(op, olen, "%s", id->name);
 	else
 		rec_proc_str(&r, op, olen);
+}
+
+const char *agg_op_suffix(unsigned transport)
+{
+	switch (transport) {
+	case REC_TR_RDMA: return "";
+	case REC_TR_TCP:  return " tcp";
+	case REC_TR_UDP:  return " udp";
+	default:          return " ?";
+	}
 }
 
 void agg_ep_id(const struct rec_endpoint *e, bool with_qp, struct agg_ep_id *id)

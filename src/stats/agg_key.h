@@ -23,7 +23,9 @@ struct agg_key {
 
 /* What an operation's name depends on (rec_prog_str / rec_proc_str). */
 struct agg_op_id {
-	uint32_t prog, vers, proc, minor;   /* all 0: no call seen or no program */
+	uint32_t prog, vers, proc;          /* all 0: no call seen or no program */
+	uint16_t minor;
+	uint16_t transport;                 /* enum rec_transport: the same op over RDMA and TCP are two keys */
 	const char *name;                   /* NFSv4 COMPOUND: nfs4_compound_name(), a static string */
 };
 
@@ -38,9 +40,13 @@ struct agg_ep_id {
 
 void agg_op_id(const struct nfsrdma_record *r, struct agg_op_id *id);
 void agg_ep_id(const struct rec_endpoint *e, bool with_qp, struct agg_ep_id *id);
-/* "NFSv3" / "READ" from an id, as rec_prog_str / rec_proc_str would. */
+/* "NFSv3" / "READ" from an id, as rec_prog_str / rec_proc_str would
+ * (the transport is not in them: agg_op_suffix). */
 void agg_op_id_str(const struct agg_op_id *id, char *prog, size_t plen, char *op, size_t olen);
 void agg_ep_id_str(const struct agg_ep_id *id, char *buf, size_t len);
+/* What follows an operation's name in keys and lists, as in the
+ * dissector's -z summaries: "" over RDMA, " tcp", " udp". */
+const char *agg_op_suffix(unsigned transport);
 
 /* A key part: three words and their hash, made once per record and
  * shared by the keys that contain it. */

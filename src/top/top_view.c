@@ -1,5 +1,6 @@
 /* nfsrdma-top views and batch output (see top_view.h). */
 #include "src/out/out.h"
+#include "src/stats/agg_key.h"
 #include "src/top/top_view.h"
 
 #include <inttypes.h>
@@ -53,6 +54,31 @@ static int cmp_row(const void *pa, const void *pb)
 	return g_rev ? -c : c;
 }
 
+int top_transport_parse(const char *s)
+{
+	for (int t = 0; t < REC_TR_N; t++)
+		if (!strcmp(s, rec_transport_name(t)))
+			return t;
+	return -1;
+}
+
+/* An operation's transport, from its name: the aggregation writes it
+ * after the operation as the dissector's summaries do (agg_op_suffix:
+ * " tcp", " udp", nothing for RDMA). */
+static bool op_over(const char *op, int transport)
+{
+	if (transport < 0)
+		return true;
+	size_t n = strlen(op);
+	for (int t = REC_TR_TCP; t < REC_TR_N; t++) {
+		const char *sfx = agg_op_suffix(t);
+		size_t k = strlen(sfx);
+		if (n >= k && !strcmp(op + n - k, sfx))
+			return t == transport;
+	}
+	return transport == REC_TR_RDMA;
+}
+
 size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out)
 {
 	size_t n = 0, total = s->nrows[v->dim];
@@ -64,6 +90,8 @@ size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const s
 	for (size_t i = 0; i < total; i++) {
 		const struct agg_row *r = &s->rows[v->dim][i];
 		if (v->filter[0] && !strcasestr(r->key, v->filter))
+			continue;
+		if (v->dim == AGG_OP && !op_over(r->key, v->transport))
 			continue;
 		rows[n++] = r;
 	}
@@ -89,8 +117,9 @@ size_t top_view_slow(const struct agg_snap *s, const struct top_view *v, const s
 	size_t k = 0;
 
 	for (size_t i = 0; i < s->nslow && k < AGG_SLOW_MAX; i++)
-		if (!v->filter[0] || strcasestr(s->slow[i].op, v->filter) ||
-		    strcasestr(s->slow[i].client, v->filter) || strcasestr(s->slow[i].server, v->filter))
+		if ((!v->filter[0] || strcasestr(s->slow[i].op, v->filter) ||
+		     strcasestr(s->slow[i].client, v->filter) || strcasestr(s->slow[i].server, v->filter)) &&
+		    op_over(s->slow[i].op, v->transport))
 			o[k++] = &s->slow[i];
 	/* slowest first (at most AGG_SLOW_MAX: insertion sort) */
 	for (size_t i = 1; i < k; i++)

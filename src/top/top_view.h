@@ -19,11 +19,14 @@ struct top_view {
 	enum top_sort sort;
 	bool reverse;
 	char filter[64];     /* substring of the key, case-insensitive; "" = all */
+	int transport;       /* operation rows and slowest RPCs of this enum rec_transport only; -1 = all */
 };
 
 /* Parses "op", "client", "server", "conn"; -1 if none. */
 int top_dim_parse(const char *s);
 int top_sort_parse(const char *s);
+/* "rdma", "tcp", "udp" (rec_transport_name); -1 if none. */
+int top_transport_parse(const char *s);
 /* Rows of v->dim that pass the filter, sorted; *out is malloc'ed (free it). */
 size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out);
 /* Latency split as a bar of `width` characters: c call, R RDMA READ,

@@ -12,9 +12,10 @@ NAME=daemon-burst
 RSS_LIMIT_KB=${RSS_LIMIT_KB:-131072}   # 128 MB: the bounds (queue, rows, in-flight) keep it far below
 
 # Ground truth (lib.sh truth_ops: the kernel client's rpc_stats_latency
-# lines): the RPCs of one copy of the capture, and the LOOKUPs of the
-# capture the restarted daemon reads.
-rpcs=$(truth_ops "$CAPS/parallel.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }')
+# lines, and tshark's count of the rpcbind and MOUNT calls over TCP): the
+# RPCs of one copy of the capture, and the LOOKUPs of the capture the
+# restarted daemon reads.
+rpcs=$({ truth_ops "$CAPS/parallel.truth/client.trace"; tcp_ops "$CAPS/parallel.pcap"; } | awk '{ s += $3 } END { print s + 0 }')
 lookups=$(truth_ops "$CAPS/nfs3-metadata.truth/client.trace" | awk '$1 == "NFSv3" && $2 == "LOOKUP" { print $3 }')
 [ "${rpcs:-0}" -gt 0 ] && [ "${lookups:-0}" -gt 0 ] ||
 	cannot $NAME "no rpc_stats_latency ground truth in $CAPS/{parallel,nfs3-metadata}.truth"

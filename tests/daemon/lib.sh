@@ -39,6 +39,21 @@ wait_for() {
 # Ground truth: "PROTOCOL OPERATION COUNT" per RPC the kernel client made
 # over RDMA, from the lab's client.trace (sunrpc:rpc_stats_latency).
 # rpcbind and MOUNT go over TCP/UDP to rpc.mountd, never over RDMA.
+# The rpcbind and MOUNT calls over TCP/UDP in a capture (what the kernel's
+# NFS trace does not count: userspace mount and umount), by tshark, named
+# as the decoders name them: "PROTO OP N" lines like truth_ops'.
+tcp_ops() {
+	command -v tshark >/dev/null || return 0
+	for f in "$@"; do
+		# (port 802 would be taken for SSLv2 by its heuristic)
+		tshark --disable-protocol tls -r "$f" -Y "rpc.msgtyp == 0 && !infiniband && (tcp || udp)" -T fields -E occurrence=f \
+			-e rpc.program -e rpc.programversion -e rpc.procedure 2>/dev/null
+	done | awk -F'\t' '
+		$1 == 100000 { p = "PORTMAPv" $2; split("NULL SET UNSET GETPORT DUMP CALLIT", n, " ") }
+		$1 == 100005 { p = "MOUNTv" $2; split("NULL MNT DUMP UMNT UMNTALL EXPORT", n, " ") }
+		{ c[p " " n[$3 + 1]]++ } END { for (k in c) print k, c[k] }' | sort
+}
+
 truth_ops() {
 	grep -h rpc_stats_latency "$@" |
 		sed -nE 's/.* xid=0x[0-9a-f]+ ([a-z]+)v([0-9]+) ([A-Z_0-9]+) .*/\1 \2 \3/p' |

@@ -98,6 +98,9 @@ for line in open(fmet):
     if not m:
         continue
     kind, key, le, v = m.group(1), m.group(2) + " " + m.group(3), m.group(4), int(float(m.group(5)))
+    # named as -z proc and top name it: the transport after the op, but for RDMA
+    tr = re.search(r'transport="([^"]*)"', line).group(1)
+    key += "" if tr == "rdma" else " " + tr
     e = prom.setdefault(key, dict(records=0, count=0, le={}))
     if kind == "requests_total":
         e["records"] += v

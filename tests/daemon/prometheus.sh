@@ -40,7 +40,8 @@ up_and_scraped() {
 }
 check "prometheus scrapes the daemon (up == 1)" wait_for 40 up_and_scraped
 
-expected=$(for c in "${caps[@]}"; do truth_ops "$CAPS/$c.truth/client.trace"; done |
+expected=$({ for c in "${caps[@]}"; do truth_ops "$CAPS/$c.truth/client.trace"; done
+	    for c in "${caps[@]}"; do tcp_ops "$CAPS/$c.pcap"; done; } |
 	awk '{ n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' | sort)
 [ -n "$expected" ] || bad "ground truth: no rpc_stats_latency lines"
 
@@ -71,8 +72,11 @@ check "duration histogram counts every answered RPC ($hc)" [ "$hc" = "$want_tota
 # the exposition as it is once every record is in (the copy taken at start-up
 # may predate the READs: a race under load)
 curl -sf -o "$TMP/metrics.txt" "http://127.0.0.1:$mport/metrics"
-check "labels are node_exporter style (client/server/protocol/operation)" \
-	grep -q 'nfsrdma_rpc_duration_seconds_bucket{protocol="NFSv3",operation="READ",client="10.9.0.2",server="10.9.0.1",le=' "$TMP/metrics.txt"
+check "labels are node_exporter style (client/server/protocol/operation/transport)" \
+	grep -q 'nfsrdma_rpc_duration_seconds_bucket{protocol="NFSv3",operation="READ",client="10.9.0.2",server="10.9.0.1",transport="rdma",le=' "$TMP/metrics.txt"
+# the mount's rpcbind and MOUNT calls over TCP are series of their own
+check "TCP RPCs have their own series (transport=\"tcp\")" \
+	grep -q '^nfsrdma_rpc_requests_total{protocol="MOUNTv3",operation="MNT",client="10.9.0.2",server="10.9.0.1",transport="tcp"} [1-9]' "$TMP/metrics.txt"
 # the phases partition each answered RPC, so per operation the phase
 # counter adds up to the duration histogram's _sum (docs/record.md)
 check "phase seconds add up to duration seconds, per operation" python3 - "$TMP/metrics.txt" <<'PY'
@@ -89,8 +93,8 @@ bad = [k for k in du if abs(ph.get(k, 0.0) - du[k]) > 1e-6 * 20]
 print("operations", len(du), "mismatches", bad)
 sys.exit(1 if bad or not du else 0)
 PY
-check "connections are labelled conn/client/client_qp/server/server_qp (no joined string)" \
-	grep -qE '^nfsrdma_connection_requests_total\{conn="[0-9]+",client="10\.9\.0\.2",client_qp="[0-9]+",server="10\.9\.0\.1",server_qp="[0-9]+"\} [0-9]+$' "$TMP/metrics.txt"
+check "connections are labelled conn/client/client_qp/server/server_qp/transport (no joined string)" \
+	grep -qE '^nfsrdma_connection_requests_total\{conn="[0-9]+",client="10\.9\.0\.2",client_qp="[0-9]+",server="10\.9\.0\.1",server_qp="[0-9]+",transport="rdma"\} [0-9]+$' "$TMP/metrics.txt"
 check "drops are exported" grep -q '^nfsrdma_dropped_records_total{reason="queue"} 0' "$TMP/metrics.txt"
 check "promtool check metrics accepts the exposition" \
 	sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"

@@ -30,11 +30,13 @@ for cap in nfs3-read-write nfs41 parallel; do
 	TS -r "$in" -Y rpc -T fields -e frame.number -e rpc.xid -e rpc.msgtyp -e rpc.procedure >"$TMP/a"
 	TS -r "$out" -Y rpc -T fields -e frame.number -e rpc.xid -e rpc.msgtyp -e rpc.procedure >"$TMP/b"
 	check "$cap: same RPC decode ($(wc -l <"$TMP/a") RPC frames)" bash -c "[ -s '$TMP/a' ] && cmp -s '$TMP/a' '$TMP/b'"
-	TS -r "$out" -Y frame.comment -T fields -e frame.number -e rpcordma.xid -e frame.comment >"$TMP/c"
+	# the XID of RPC-over-RDMA, or of RPC itself over TCP (the mount's
+	# rpcbind and MOUNT calls; a UMNT from port 802 is SSLv2 to tshark)
+	TS -r "$out" --disable-protocol tls -Y frame.comment -T fields -e frame.number -e rpcordma.xid -e rpc.xid -e frame.comment >"$TMP/c"
 	check "$cap: comments visible in frame.comment ($(wc -l <"$TMP/c"))" [ -s "$TMP/c" ]
 	# every call/reply comment names the XID Wireshark decodes in that frame
-	wrong=$(awk -F'\t' '$3 ~ /role=(call|reply)/ { match($3, /xid=0x[0-9a-f]+/); x = substr($3, RSTART + 4, RLENGTH - 4)
-		if (index($2, x) == 0) print $1 }' "$TMP/c" | head -3)
+	wrong=$(awk -F'\t' '$4 ~ /role=(call|reply)/ { match($4, /xid=0x[0-9a-f]+/); x = substr($4, RSTART + 4, RLENGTH - 4)
+		if (index($2 ? $2 : $3, x) == 0) print $1 }' "$TMP/c" | head -3)
 	calls=$(grep -c 'role=call' "$TMP/c")
 	check "$cap: $calls call comments, XIDs agree with tshark (${wrong:-all})" bash -c "[ '$calls' -gt 0 ] && [ -z '$wrong' ]"
 	check "$cap: filter on a comment works (op=NFSv3_ or op=NFSv4)" \
@@ -54,14 +56,18 @@ check "interface description visible" bash -c "tshark -r '$TMP/parallel.pcapng' 
 # --fields joined with tshark on frame.number
 "$D" --fields frame.number,rpcordma.xid,rpc.procedure,nfsrdma.op --tsv "$CAPS/nfs3-metadata.pcap" >"$TMP/f.tsv"
 check "--fields header uses Wireshark names" bash -c "head -1 '$TMP/f.tsv' | grep -q \$'^frame.number\trpcordma.xid\trpc.procedure'"
-TS -r "$CAPS/nfs3-metadata.pcap" -Y 'rpc.msgtyp == 0' -T fields -e frame.number -e rpcordma.xid -e rpc.procedure | sort >"$TMP/t.tsv"
+# (a call over TCP has no rpcordma.xid in tshark: its rpc.xid then)
+TS -r "$CAPS/nfs3-metadata.pcap" -Y 'rpc.msgtyp == 0' -T fields -e frame.number -e rpcordma.xid -e rpc.procedure -e rpc.xid |
+	awk -F'\t' -v OFS='\t' '{ if ($2 == "") $2 = $4; print $1, $2, $3 }' | sort >"$TMP/t.tsv"
 tail -n +2 "$TMP/f.tsv" | cut -f1-3 | sort >"$TMP/o.tsv"
 check "--fields: $(wc -l <"$TMP/o.tsv") rows, xid and procedure equal tshark's" \
 	bash -c "[ -s '$TMP/o.tsv' ] && [ -z \"\$(join -t \$'\t' -v1 '$TMP/o.tsv' '$TMP/t.tsv')\" ] && [ -z \"\$(comm -23 '$TMP/o.tsv' '$TMP/t.tsv')\" ]"
 "$D" --fields default "$CAPS/nfs3-metadata.pcap" >"$TMP/f.csv"
 # one row per RPC the kernel client made (its rpc_stats_latency lines, lib.sh truth_ops)
-nrpc=$(truth_ops "$CAPS/nfs3-metadata.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }')
-check "--fields CSV parses, one row per RPC ($nrpc in the kernel's truth)" python3 -c '
+# and per rpcbind/MOUNT call of the mount over TCP (tshark's, tcp_ops)
+nrpc=$({ truth_ops "$CAPS/nfs3-metadata.truth/client.trace"; tcp_ops "$CAPS/nfs3-metadata.pcap"; } |
+	awk '{ s += $3 } END { print s + 0 }')
+check "--fields CSV parses, one row per RPC ($nrpc in the kernel's and tshark's truth)" python3 -c '
 import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); n=int(sys.argv[2]); sys.exit(0 if n > 0 and len(rows)==n and all(r["rpcordma.xid"].startswith("0x") for r in rows) else 1)' "$TMP/f.csv" "$nrpc"
 check "--fields rejects an unknown name" bash -c "! '$D' --fields no.such.field '$CAPS/smoke.pcap' >/dev/null 2>&1"
 

@@ -33,13 +33,13 @@ for f in tests/gen/out/*.pcap; do
 	[ -e "$work/out/${f##*/}" ]; ok $? "$f: committed but gen.py no longer writes it"
 done
 
-# 2. same RPCs in every framing
+# 2. same RPCs over RDMA in every framing (native IB carries no TCP)
 [ -x "$BIN" ] || { echo "FAIL gen: $BIN not built"; echo "gen: $pass passed, $((fail + 1)) failed"; exit 1; }
 strip() { sed -E 's/^[0-9-]+ [0-9:.]+ .* > .* xid /xid /'; }
-"$BIN" "$SRC" 2>&1 | strip >"$work/ref"
+"$BIN" --transport rdma "$SRC" 2>&1 | strip >"$work/ref"
 [ -s "$work/ref" ]; ok $? "$SRC: no output"
 for f in tests/gen/out/conv-*.pcap; do
-	"$BIN" "$f" 2>&1 | strip >"$work/got"
+	"$BIN" --transport rdma "$f" 2>&1 | strip >"$work/got"
 	if cmp -s "$work/ref" "$work/got"; then ok 0 ""; else
 		ok 1 "$f: RPCs differ from $SRC:"; diff "$work/ref" "$work/got" | head -5; fi
 done

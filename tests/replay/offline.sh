@@ -34,8 +34,11 @@ for cap in tests/captures/*.pcap; do
     "$R" --dry-run "$cap" >"$tmp/dry" 2>"$tmp/err"
     rc=$?
     sed -n 's/^ *[0-9]* xid \(0x[0-9a-f]*\) .*/\1/p' "$tmp/dry" | sort -u >"$tmp/dry.x"
-    # calls the client made (callback programs are the server's calls)
-    tshark -r "$cap" -Y "infiniband && rpc.msgtyp == 0 && rpc.program < 0x40000000" \
+    # calls the client made (callback programs are the server's calls):
+    # over RDMA, and NFS / NFSACL over TCP or UDP (a TCP trace replayed
+    # over RDMA; the mount's rpcbind and MOUNT calls are not replayed)
+    tshark -r "$cap" --disable-protocol tls -Y "rpc.msgtyp == 0 && rpc.program < 0x40000000 && (infiniband ||
+        (!infiniband && (tcp || udp) && (rpc.program == 100003 || rpc.program == 100227)))" \
         -T fields -e rpc.xid 2>/dev/null | sort -u >"$tmp/ts.x"
     tshark -r "$cap" -Y "rpcordma" -T fields -e rpcordma.xid 2>/dev/null | tr ',' '\n' | sort -u >"$tmp/rdma.x"
     if [ ! -s "$tmp/ts.x" ]; then
@@ -100,6 +103,36 @@ PY
         ok "$n: the $why calls listed are named as nfsrdma-dissect names them (text and --json)"
     else
         bad "$n: names differ from nfsrdma-dissect's: $why"
+    fi
+    # NFS over TCP/UDP: every call, in the capture's order, with tshark's
+    # procedure (RFC 1813's numbers for NFSv3, NFSACL's for v3)
+    tshark -r "$cap" --disable-protocol tls -Y "rpc.msgtyp == 0 && !infiniband && (tcp || udp) &&
+        (rpc.program == 100003 || rpc.program == 100227)" -T fields -E occurrence=f \
+        -e frame.number -e rpc.xid -e rpc.program -e rpc.procedure 2>/dev/null >"$tmp/ts.tcp"
+    if [ -s "$tmp/ts.tcp" ]; then
+        if why=$(python3 - "$tmp/ts.tcp" "$tmp/dry.json" <<'PY'
+import json, sys
+NFS3 = "NULL GETATTR SETATTR LOOKUP ACCESS READLINK READ WRITE CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK READDIR READDIRPLUS FSSTAT FSINFO PATHCONF COMMIT".split()
+ACL3 = "NULL GETACL SETACL".split()
+want, seen = [], set()
+for l in open(sys.argv[1]):
+    fr, xid, prog, proc = l.split("\t")[:4]
+    if xid in seen:
+        continue   # a retransmit: replayed once
+    seen.add(xid)
+    names = NFS3 if prog == "100003" else ACL3
+    want.append((xid, ("NFSv3 " if prog == "100003" else "NFSACLv3 ") + names[int(proc)]))
+got = [(o["xid"], o["op"]) for l in open(sys.argv[2]) for o in [json.loads(l)] if o["type"] == "call"]
+if got != want:
+    print("first difference at %s: %s vs tshark %s" % (next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want))), got[:1], want[:1]))
+    sys.exit(1)
+print(len(got))
+PY
+        ); then
+            ok "$n: --dry-run replays the $why NFS calls over TCP/UDP in order, tshark's procedures"
+        else
+            bad "$n: --dry-run of the NFS calls over TCP/UDP: $why"
+        fi
     fi
     missing=$(comm -13 "$tmp/dry.x" "$tmp/ts.x" | head -3 | tr '\n' ' ')
     extra=$(comm -23 "$tmp/dry.x" "$tmp/ts.x")

@@ -4,7 +4,8 @@
 #    ended and exits 0 (-n N still stops after N snapshots);
 #  - without the daemon (socket missing or refused) it exits 1 after
 #    --connect-timeout seconds with one error line, nothing on stdout.
-# Expected record counts are the kernel client's own (lib.sh truth_ops).
+# Expected record counts are the kernel client's own (lib.sh truth_ops)
+# and tshark's count of the mount's rpcbind/MOUNT calls over TCP (tcp_ops).
 # Tier: golden (no root).
 set -uo pipefail
 . "$(dirname "$0")/../daemon/lib.sh"
@@ -12,7 +13,7 @@ NAME=top-batch
 TOP=$BIN/nfsrdma-top
 [ -x "$TOP" ] || cannot $NAME "$TOP not built"
 CAP=$CAPS/nfs3-metadata.pcap
-total=$(truth_ops "$CAPS/nfs3-metadata.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }')
+total=$({ truth_ops "$CAPS/nfs3-metadata.truth/client.trace"; tcp_ops "$CAP"; } | awk '{ s += $3 } END { print s + 0 }')
 [ "${total:-0}" -gt 0 ] || cannot $NAME "no ground truth in nfs3-metadata.truth"
 
 # run SECONDS OUT ERR ARGS...: runs nfsrdma-top with a hard limit; sets rc

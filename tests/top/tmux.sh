@@ -21,9 +21,13 @@ TOP=$BIN/nfsrdma-top
 for cap in nfs3-metadata nfs3-read-write nfs41 parallel; do
 	f=$CAPS/$cap.pcap
 	TZ=UTC "$BIN/nfsrdma-dissect" -q -z proc "$f" |
-		awk '/^== /||/^procedure /||/^total /{next} NF { n = NF; print $1 " " $2, $3, $4, $5, $6, $7, $8, $n }' | sort >"$TMP/$cap.dissect"
+		awk '/^== /||/^procedure /||/^total /{next}
+		     NF { n = NF; o = ($3 == "tcp" || $3 == "udp")   # "MOUNTv3 MNT tcp": split by transport
+			  print $1 " " $2 (o ? " " $3 : ""), $(3+o), $(4+o), $(5+o), $(6+o), $(7+o), $(8+o), $n }' | sort >"$TMP/$cap.dissect"
 	"$TOP" -b -n 1 -d 5 -r "$f" |
-		awk '/^OPERATION /{t=1; next} t && NF == 0 {t=0} t { print $1 " " $2, $4, $5, $6, $7, $8, $9, $NF }' | sort >"$TMP/$cap.top"
+		awk '/^OPERATION /{t=1; next} t && NF == 0 {t=0}
+		     t { o = ($3 == "tcp" || $3 == "udp")   # the same split in top
+			 print $1 " " $2 (o ? " " $3 : ""), $(4+o), $(5+o), $(6+o), $(7+o), $(8+o), $(9+o), $NF }' | sort >"$TMP/$cap.top"
 	check "batch = dissect -z proc for $cap ($(wc -l <"$TMP/$cap.top") ops)" \
 		diff -u "$TMP/$cap.dissect" "$TMP/$cap.top"
 done
@@ -31,7 +35,7 @@ done
 # capture's client.trace rpc_stats_latency lines), not our output.
 # truth OPNAME CAP: RPCs of one operation ("NFSv3 LOOKUP"); truth_total CAP.
 truth() { truth_ops "$CAPS/$2.truth/client.trace" | awk -v k="$1" '$1 " " $2 == k { print $3 }'; }
-truth_total() { truth_ops "$CAPS/$1.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }'; }
+truth_total() { { truth_ops "$CAPS/$1.truth/client.trace"; tcp_ops "$CAPS/$1.pcap"; } | awk '{ s += $3 } END { print s + 0 }'; }
 lookups=$(truth "NFSv3 LOOKUP" nfs3-metadata)
 getacls=$(truth "NFSACLv3 GETACL" nfs3-metadata)
 renames=$(truth "NFSv3 RENAME" nfs3-metadata)

@@ -274,8 +274,9 @@ static inline void ibp_cm(struct ibp *p, uint8_t *mad_storage, const struct cmsp
 /* ------------------------------------------------------ event recorder */
 
 struct rec_ev {
-	struct rdma_event ev;     /* data points into copy */
+	struct rdma_event ev;     /* data points into copy, frames into fcopy */
 	uint8_t *copy;
+	uint64_t *fcopy;
 	uint32_t conn_id;
 	struct rdma_conn conn;    /* snapshot at delivery */
 };
@@ -302,6 +303,12 @@ static inline void rec_event(const struct rdma_event *e, void *ctx)
 		memcpy(x->copy, e->data, e->data_len);
 	}
 	x->ev.data = x->copy;
+	x->fcopy = NULL;
+	if (e->nframes && e->frames) {
+		x->fcopy = malloc(e->nframes * sizeof(*x->fcopy));
+		memcpy(x->fcopy, e->frames, e->nframes * sizeof(*x->fcopy));
+	}
+	x->ev.frames = x->fcopy;
 	x->conn_id = e->conn ? e->conn->id : 0;
 	if (e->conn)
 		x->conn = *e->conn;
@@ -317,8 +324,10 @@ static inline void rec_diag(const struct diag *d, void *ctx)
 
 static inline void rec_free(struct recorder *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->ev[i].copy);
+		free(r->ev[i].fcopy);
+	}
 	r->n = 0;
 	r->ndiag = 0;
 	r->dropped = 0;
@@ -338,6 +347,15 @@ static inline size_t rec_count(const struct recorder *r, enum rdma_ev_type type)
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++)
 		n += r->ev[i].ev.type == type;
+	return n;
+}
+
+/* The same, on connections of one kind: RDMA (ip_proto 0), TCP (6), UDP (17). */
+static inline size_t rec_count_proto(const struct recorder *r, enum rdma_ev_type type, uint8_t proto)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->ev[i].ev.type == type && r->ev[i].conn.ip_proto == proto;
 	return n;
 }
 

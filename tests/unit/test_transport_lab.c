@@ -76,8 +76,12 @@ static void check_nfs(const char *name, bool cm)
 	}
 	CHECK(bad == 0, "%s: %zu RDMA/SEND events break the NFS/RDMA rules", name, bad);
 	CHECK_EQ_U64(h.r.dropped, 0);
-	CHECK_EQ_U64(rec_count(&h.r, RDMA_EV_CONN_NEW), transport_conn_count(h.t));
-	CHECK_EQ_U64(rec_count(&h.r, RDMA_EV_CONN_CLOSE), transport_conn_count(h.t));
+	CHECK_EQ_U64(rec_count_proto(&h.r, RDMA_EV_CONN_NEW, 0), transport_conn_count(h.t));
+	CHECK_EQ_U64(rec_count_proto(&h.r, RDMA_EV_CONN_CLOSE, 0), transport_conn_count(h.t));
+	/* rpcbind, MOUNT, v4.0 callbacks over TCP: every TCP connection carrying RPC opens and closes */
+	CHECK(rec_count_proto(&h.r, RDMA_EV_CONN_NEW, 6) == rec_count_proto(&h.r, RDMA_EV_CONN_CLOSE, 6),
+	      "%s: %zu TCP RPC connections opened, %zu closed", name, rec_count_proto(&h.r, RDMA_EV_CONN_NEW, 6),
+	      rec_count_proto(&h.r, RDMA_EV_CONN_CLOSE, 6));
 	th_done(&h);
 }
 

@@ -1,0 +1,127 @@
+/* ONC RPC over TCP and UDP (RDMA_EV_RPC events of dissect/rpc_net.h) ->
+ * calls and replies -> the same per-XID matching, program decoders and
+ * records as RPC-over-RDMA, with the record's transport saying which.
+ * The wire shows three phases here: the call's transfer (first to last
+ * packet), the server (queue+server: last call packet to first reply
+ * packet) and the reply's transfer. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dissect/check.h"
+#include "dissect/dissect_int.h"
+#include "dissect/rpc.h"
+
+static void rec_init_net(struct nfsrdma_record *r, const struct rdma_conn *c, int caller, uint32_t xid)
+{
+	r->rec_version = NFSRDMA_RECORD_VERSION;
+	r->source = REC_SRC_WIRE;
+	r->transport = c->ip_proto == 17 ? REC_TR_UDP : REC_TR_TCP;
+	r->conn_id = c->id;
+	r->xid = xid;
+	dx_endpoint(&r->caller, &c->side[caller]);
+	dx_endpoint(&r->callee, &c->side[caller ^ 1]);
+	r->caller.ip_proto = r->callee.ip_proto = c->ip_proto;
+	r->rpc_status = REC_RPC_NONE;
+	r->status = REC_STATUS_NONE;
+	r->call_rdma_proc = r->reply_rdma_proc = 0xff;
+	for (unsigned i = 0; i < REC_MAX_OPS; i++)
+		r->ops[i].status = REC_STATUS_NONE;
+}
+
+static void tree_msg(struct dissect *d, struct xentry *x, const struct rdma_event *ev, bool reply)
+{
+	if (!d->opts.tree)
+		return;
+	dt_add(&x->tree, "ONC RPC over %s: %s, %zu bytes in %u packet(s)%s",
+	       ev->conn->ip_proto == 17 ? "UDP" : "TCP", reply ? "reply" : "call", ev->msg_len, ev->npkts,
+	       ev->flags & RDMA_EVF_INCOMPLETE ? " (bytes missing)" : "");
+}
+
+static void on_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev, uint32_t xid)
+{
+	const struct rdma_conn *c = ev->conn;
+	struct xentry *x = xid_find(&d->xids, c->id, ev->dir, xid);
+
+	d->st.calls++;
+	if (x) {
+		/* the same call again (a UDP or TCP retransmission): one RPC */
+		x->rec.flags |= RECF_RETRANSMIT;
+		dx_note_attach(d, x, ev, DFR_CALL);
+		return;
+	}
+	if (!(x = xid_add(&d->xids, c->id, ev->dir, xid)))
+		return;
+	if (d->xids.count > d->st.max_inflight)
+		d->st.max_inflight = d->xids.count;
+	x->gap_epoch = u->gaps;
+	struct nfsrdma_record *r = &x->rec;
+	rec_init_net(r, c, ev->dir, xid);
+	r->flags |= RECF_CALL;
+	if (ev->flags & RDMA_EVF_RETRANSMIT)
+		r->flags |= RECF_RETRANSMIT;
+	if (ev->flags & RDMA_EVF_INCOMPLETE)
+		r->flags |= RECF_CALL_PARTIAL;
+	r->t_call_first = ev->ts_first_ns;
+	r->t_call_last = ev->ts_last_ns;
+	r->frame_call = ev->frame_first;
+	r->call_inline = (uint32_t)(ev->msg_len > UINT32_MAX ? UINT32_MAX : ev->msg_len);
+	u->inflight[ev->dir]++;
+	dx_note_attach(d, x, ev, DFR_CALL);
+	tree_msg(d, x, ev, false);
+	dx_decode_call(d, x, ev->data, ev->data_len, ev->frame_first, 0);
+}
+
+static void on_reply(struct dissect *d, struct uconn *u, const struct rdma_event *ev, uint32_t xid)
+{
+	const struct rdma_conn *c = ev->conn;
+	struct xentry *x = xid_find(&d->xids, c->id, ev->dir ^ 1, xid);
+
+	d->st.replies++;
+	if (!x) {
+		if (!(x = xid_add(&d->xids, c->id, ev->dir ^ 1, xid)))
+			return;
+		d->st.unmatched_replies++;
+		rec_init_net(&x->rec, c, ev->dir ^ 1, xid);
+		x->rec.flags |= RECF_NO_CALL;
+		x->gap_epoch = u->gaps;
+		rec_add_finding(&x->rec, FND_UNMATCHED_REPLY, xid, 0);
+	}
+	struct nfsrdma_record *r = &x->rec;
+	dx_note_attach(d, x, ev, DFR_REPLY);
+	r->flags |= RECF_REPLY;
+	if (ev->flags & RDMA_EVF_RETRANSMIT)
+		r->flags |= RECF_RETRANSMIT;
+	if (ev->flags & RDMA_EVF_INCOMPLETE)
+		r->flags |= RECF_REPLY_PARTIAL;
+	r->t_reply_first = ev->ts_first_ns;
+	r->t_reply_last = ev->ts_last_ns;
+	r->frame_reply = ev->frame_first;
+	r->reply_inline = (uint32_t)(ev->msg_len > UINT32_MAX ? UINT32_MAX : ev->msg_len);
+	tree_msg(d, x, ev, true);
+	dx_decode_reply(d, x, ev->data, ev->data_len, ev->frame_first, 0);
+	dx_emit(d, x);
+}
+
+void dx_on_rpc(struct dissect *d, const struct rdma_event *ev)
+{
+	struct uconn *u = dx_uconn_get(d, ev->conn);
+	struct cursor c = cur_make(ev->data, ev->data_len);
+
+	if (!u)
+		return;
+	uint32_t xid = cur_be32(&c, "rpc xid");
+	uint32_t mtype = cur_be32(&c, "rpc msg_type");
+	if (cur_ok(&c) && mtype == RPC_CALL)
+		on_call(d, u, ev, xid);
+	else if (cur_ok(&c) && mtype == RPC_REPLY)
+		on_reply(d, u, ev, xid);
+	else if (!dx_snap_cut(d, &c, false)) {
+		if (cur_ok(&c))
+			cur_fail(&c, CUR_INVALID, "rpc msg_type");
+		c.err_off = 4;
+		dx_diag_cur(d, ev->frame_first, 0, &c, "rpc");
+		d->st.decode_errors++;
+	}
+	d->now_ns = ev->ts_last_ns;
+	dx_evict(d);
+}
