@@ -12,7 +12,7 @@
 #define TOL_FLOOR_NS  20000.0   /* below this a contradiction is noise, not a step */
 #define STEP_PERSIST  4         /* contradicting bounds before a step is believed */
 #define HOLD_MAX      64        /* bounds kept while a step is suspected */
-#define REFIT_EVERY   16        /* observations between refits once warm */
+#define REFIT_NS      (1ULL << (CLOCK_SYNC_BUCKET_SHIFT - 4))  /* ~134 ms of data between refits once warm */
 #define WARMUP        64        /* refit on every change before this many */
 #define RECENT        4         /* buckets a one-sided guess looks back */
 #define SEARCH_ITERS  72        /* golden-section / bisection steps: 2^-72 of 1000 ppm */
@@ -55,7 +55,6 @@ struct clock_sync {
 	bool has_step;
 	uint64_t step_t;
 	bool dirty;
-	uint32_t since_fit;
 
 	bool suspect, suspect_upper;
 	uint32_t contra, consist;
@@ -124,13 +123,16 @@ void clock_sync_free(struct clock_sync *cs)
 	free(cs);
 }
 
+static void refit(struct clock_sync *cs);
+
 void clock_sync_hint(struct clock_sync *cs, int64_t offset_ns, uint64_t uncertainty_ns)
 {
 	cs->has_hint = true;
 	cs->hint = offset_ns;
 	cs->hint_unc = uncertainty_ns;
 	cs->dirty = true;
-	cs->since_fit = REFIT_EVERY;   /* a hint is rare: refit at the next bound */
+	if (cs->any)
+		refit(cs);
 }
 
 /* ---- the fit ----------------------------------------------------------- */
@@ -331,7 +333,6 @@ static void refit(struct clock_sync *cs)
 	int nup, nlo, side;
 
 	cs->dirty = false;
-	cs->since_fit = 0;
 	f.t0 = cs->newest_t;
 	f.samples = cs->used_since_step;
 	f.base = 0;
@@ -400,8 +401,9 @@ static void fold(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 	}
 	cs->st.used++;
 	cs->used_since_step++;
-	cs->since_fit++;
-	if (cs->dirty && (moved || cs->since_fit >= REFIT_EVERY || cs->used_since_step < WARMUP))
+	/* a stale fit is still true (it used a subset of the bounds), only wider */
+	if (cs->dirty && (moved || !cs->fit.valid || cs->used_since_step < WARMUP ||
+			  cs->newest_t - cs->fit.t0 >= REFIT_NS))
 		refit(cs);
 }
 

@@ -10,7 +10,8 @@
  *    bound it saw (the minimum-delay filter).  The last CLOCK_SYNC_BUCKETS
  *    buckets (~69 s) form the window: older data ages out, so a slowly
  *    changing drift is followed.  Memory is fixed; an observation costs O(1)
- *    unless it tightens a bucket, and refits are rate-limited (O(1) amortized).
+ *    unless it tightens a bucket, and refits happen at most every 1/16 bucket
+ *    of data time (O(1) amortized).
  *  - Fit: the offset is a line offset(t) = x + drift * (t - t0), t0 the newest
  *    time seen, |drift| <= 500 ppm.  The set of lines between every upper and
  *    every lower bound (a 2-D linear program, the feasible region between the
