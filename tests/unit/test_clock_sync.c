@@ -84,6 +84,7 @@ struct scen {
 	bool hint;
 	int64_t hint_off;
 	uint64_t hint_unc;
+	uint64_t quant_ns;     /* timestamps truncated to this resolution (pcap: 1 us) */
 };
 
 struct result {
@@ -98,6 +99,11 @@ struct result {
 	unsigned check_bad;
 	bool pre_step_inside;
 };
+
+static uint64_t quant(const struct scen *sc, uint64_t t)
+{
+	return sc->quant_ns ? t - t % sc->quant_ns : t;
+}
 
 static void run(const struct scen *sc, uint64_t seed, struct result *res)
 {
@@ -124,12 +130,12 @@ static void run(const struct scen *sc, uint64_t seed, struct result *res)
 			uint64_t d = delay(&r, &sc->ab);
 			uint64_t b = (uint64_t)((int64_t)(t + d) + theta(&sc->T, t + d));
 
-			clock_sync_a_to_b(cs, t, b);
+			clock_sync_a_to_b(cs, quant(sc, t), quant(sc, b));
 		} else {
 			uint64_t d = delay(&r, &sc->ba);
 			uint64_t b = (uint64_t)((int64_t)(t - d) + theta(&sc->T, t - d));
 
-			clock_sync_b_to_a(cs, b, t);
+			clock_sync_b_to_a(cs, quant(sc, b), quant(sc, t));
 		}
 		if (clock_sync_check(cs) != 0)
 			res->check_bad++;
@@ -151,7 +157,8 @@ static void run(const struct scen *sc, uint64_t seed, struct result *res)
 		uint64_t err = e.offset_ns > truth ? (uint64_t)(e.offset_ns - truth) : (uint64_t)(truth - e.offset_ns);
 
 		res->checkpoints++;
-		if (err <= e.uncertainty_ns) {
+		/* a stamp truncated to q ns moves a bound by less than q */
+		if (err <= e.uncertainty_ns + sc->quant_ns) {
 			res->inside++;
 		} else if (err - e.uncertainty_ns > res->worst_miss) {
 			res->worst_miss = err - e.uncertainty_ns;
@@ -334,6 +341,21 @@ static void test_changing_drift(void)
 	CHECK_EQ_U64(res.st.steps, 0);
 }
 
+/* Timestamps of a pcap (1 us): the truth is within the stated uncertainty
+ * plus the resolution, and truncation is no step. */
+static void test_resolution(void)
+{
+	struct scen sc = base_scen();
+	struct result res;
+
+	sc.quant_ns = 1000;
+	run(&sc, 9, &res);
+	CHECK_INSIDE(res, "1 us timestamps");
+	CHECK(fabs(res.last_drift - sc.T.ppm) < 1.0, "drift %.3f ppm", res.last_drift);
+	CHECK(res.st.steps == 0 && res.st.outliers == 0, "no step, no outlier from truncation");
+	CHECK(res.last_unc <= 9500 + 3000, "uncertainty %" PRIu64 " ns", res.last_unc);
+}
+
 /* Random clocks, delays and traffic mixes over many seeds. */
 static void test_property(unsigned seeds)
 {
@@ -417,6 +439,7 @@ int main(void)
 	test_hints();
 	test_changing_drift();
 	test_edges();
+	test_resolution();
 	test_property(200);
 	return check_summary("clock_sync");
 }
