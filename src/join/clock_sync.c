@@ -22,10 +22,19 @@ struct bound {
 	int64_t v;
 };
 
+/* The two tightest bounds of each direction.  The second is the one used
+ * once there are two: a single false bound (a call paired with the wrong
+ * reply) can then never narrow the interval, at the price of the gap
+ * between the best and the second best message of ~2 s of traffic. */
+struct side {
+	uint8_t n;
+	struct bound b[2];
+};
+
 struct bucket {
 	uint64_t idx;
-	bool used, has_up, has_lo;
-	struct bound up, lo;     /* tightest upper (min) and lower (max) bound */
+	bool used;
+	struct side up, lo;
 };
 
 /* The estimate as a box: offset within mid +- hw at t0, drift within
@@ -137,6 +146,54 @@ void clock_sync_hint(struct clock_sync *cs, int64_t offset_ns, uint64_t uncertai
 
 /* ---- the fit ----------------------------------------------------------- */
 
+static const struct bound *in_use(const struct side *sd)
+{
+	return &sd->b[sd->n > 1];
+}
+
+/* Is (t, v) tighter than b?  Compared along the current drift, so that a
+ * bucket keeps the bound closest to the line, not the earliest upper bound
+ * and the latest lower one that a drift favours. */
+static bool tighter(bool upper, double beta, uint64_t t, int64_t v, const struct bound *b)
+{
+	double dv = diff_i64(v, b->v) - beta * diff_u64(t, b->t);
+
+	return upper ? dv < 0 : dv > 0;
+}
+
+/* keep the two tightest; true when the one in use changed */
+static bool side_add(struct side *sd, bool upper, double beta, uint64_t t, int64_t v)
+{
+	struct bound nb = { t, v };
+
+	if (sd->n == 0) {
+		sd->b[0] = nb;
+		sd->n = 1;
+		return true;
+	}
+	bool tighter0 = tighter(upper, beta, t, v, &sd->b[0]);
+
+	if (sd->n == 1) {
+		sd->b[1] = nb;
+		if (tighter0) {
+			sd->b[1] = sd->b[0];
+			sd->b[0] = nb;
+		}
+		sd->n = 2;
+		return true;
+	}
+	if (tighter0) {
+		sd->b[1] = sd->b[0];
+		sd->b[0] = nb;
+		return true;
+	}
+	if (tighter(upper, beta, t, v, &sd->b[1])) {
+		sd->b[1] = nb;
+		return true;
+	}
+	return false;
+}
+
 static bool in_window(const struct clock_sync *cs, const struct bucket *bk)
 {
 	return bk->used && bk->idx + NB > cs->newest_idx && bk->idx <= cs->newest_idx;
@@ -151,10 +208,10 @@ static void collect(const struct clock_sync *cs, uint64_t t0, int64_t base,
 
 		if (!in_window(cs, bk))
 			continue;
-		if (bk->has_up)
-			up[(*nup)++] = (struct pt){ diff_u64(bk->up.t, t0), diff_i64(bk->up.v, base) };
-		if (bk->has_lo)
-			lo[(*nlo)++] = (struct pt){ diff_u64(bk->lo.t, t0), diff_i64(bk->lo.v, base) };
+		if (bk->up.n)
+			up[(*nup)++] = (struct pt){ diff_u64(in_use(&bk->up)->t, t0), diff_i64(in_use(&bk->up)->v, base) };
+		if (bk->lo.n)
+			lo[(*nlo)++] = (struct pt){ diff_u64(in_use(&bk->lo)->t, t0), diff_i64(in_use(&bk->lo)->v, base) };
 	}
 }
 
@@ -281,9 +338,11 @@ static void fit_one_sided(struct fit *f, const struct clock_sync *cs, bool upper
 	for (int i = 0; i < NB; i++) {
 		const struct bucket *bk = &cs->b[i];
 
-		if (!in_window(cs, bk) || !(upper ? bk->has_up : bk->has_lo))
+		const struct side *sd = upper ? &bk->up : &bk->lo;
+
+		if (!in_window(cs, bk) || !sd->n)
 			continue;
-		double v = diff_i64(upper ? bk->up.v : bk->lo.v, base);
+		double v = diff_i64(in_use(sd)->v, base);
 		bool recent = bk->idx + RECENT > cs->newest_idx;
 
 		if (upper ? v < any : v > any)
@@ -338,7 +397,7 @@ static void refit(struct clock_sync *cs)
 	f.base = 0;
 	for (int i = 0; i < NB; i++)
 		if (in_window(cs, &cs->b[i])) {
-			f.base = cs->b[i].has_up ? cs->b[i].up.v : cs->b[i].lo.v;
+			f.base = in_use(cs->b[i].up.n ? &cs->b[i].up : &cs->b[i].lo)->v;
 			break;
 		}
 	collect(cs, f.t0, f.base, up, &nup, lo, &nlo);
@@ -392,13 +451,8 @@ static void fold(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 
 	if (!bk->used || bk->idx != idx)
 		*bk = (struct bucket){ .idx = idx, .used = true };
-	if (upper && (!bk->has_up || v < bk->up.v)) {
-		bk->up = (struct bound){ t, v };
-		bk->has_up = cs->dirty = true;
-	} else if (!upper && (!bk->has_lo || v > bk->lo.v)) {
-		bk->lo = (struct bound){ t, v };
-		bk->has_lo = cs->dirty = true;
-	}
+	if (side_add(upper ? &bk->up : &bk->lo, upper, cs->fit.bounded ? cs->fit.beta : 0, t, v))
+		cs->dirty = true;
 	cs->st.used++;
 	cs->used_since_step++;
 	/* a stale fit is still true (it used a subset of the bounds), only wider */

@@ -6,8 +6,10 @@
  * Method (docs/clocks.md has the why and the guarantees):
  *  - Every bound is placed at its A time (the send time of an A->B message,
  *    the receive time of a B->A one).  Time is cut into buckets of 2^31 ns
- *    (~2.1 s); each bucket keeps the tightest upper and the tightest lower
- *    bound it saw (the minimum-delay filter).  The last CLOCK_SYNC_BUCKETS
+ *    (~2.1 s); each bucket keeps the two tightest upper and lower bounds it
+ *    saw, compared along the current drift (the minimum-delay filter), and
+ *    uses the second best once it has two: one false bound cannot narrow
+ *    the interval.  The last CLOCK_SYNC_BUCKETS
  *    buckets (~69 s) form the window: older data ages out, so a slowly
  *    changing drift is followed.  Memory is fixed; an observation costs O(1)
  *    unless it tightens a bucket, and refits happen at most every 1/16 bucket
