@@ -489,10 +489,14 @@ static void restart(struct clock_sync *cs)
 	cs->any = false;
 	cs->used_since_step = 0;
 	cs->fit = (struct fit){ 0 };
+	/* the consistent held bounds were counted when first folded */
+	uint64_t used = cs->st.used + cs->contra;
+
 	cs->suspect = false;
 	cs->contra = cs->consist = cs->hold_n = cs->hold_head = 0;
 	for (uint32_t i = 0; i < n; i++)
 		fold(cs, h[i].upper, h[i].t, h[i].v);
+	cs->st.used = used;
 	if (cs->dirty)
 		refit(cs);
 }

@@ -260,6 +260,10 @@ static void test_step(int64_t step)
 	CHECK(fabs(res.last_drift - sc.T.ppm) < 1.0, "drift after the step %.3f ppm", res.last_drift);
 	CHECK(res.last_unc <= NEAR_MIN_DELAYS, "uncertainty after the step %" PRIu64 " ns", res.last_unc);
 	CHECK(res.last.samples < 200 * 150, "samples since the step only: %" PRIu64, res.last.samples);
+	/* every observation is used once, or counted as late or an outlier */
+	CHECK(res.st.used + res.st.late + res.st.outliers == res.st.observed,
+	      "used %" PRIu64 " + late %" PRIu64 " + outliers %" PRIu64 " = observed %" PRIu64,
+	      res.st.used, res.st.late, res.st.outliers, res.st.observed);
 }
 
 /* A wrong pair 3 ms off contradicts the estimate: held out, counted, no
@@ -277,6 +281,7 @@ static void test_outlier(bool upper, uint64_t off_ns)
 	CHECK_INSIDE(res, "outlier");
 	CHECK_EQ_U64(res.st.steps, 0);
 	CHECK_EQ_U64(res.st.outliers, off_ns > 1 * MS ? 1 : 0);
+	CHECK_EQ_U64(res.st.used + res.st.outliers, res.st.observed);
 	CHECK(res.last_unc <= NEAR_MIN_DELAYS, "uncertainty %" PRIu64 " ns", res.last_unc);
 }
 
