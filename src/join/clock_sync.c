@@ -15,6 +15,7 @@
 #define REFIT_NS      (1ULL << (CLOCK_SYNC_BUCKET_SHIFT - 4))  /* ~134 ms of data between refits once warm */
 #define WARMUP        64        /* refit on every change before this many */
 #define RECENT        4         /* buckets a one-sided guess looks back */
+#define WINDOW_NS     ((uint64_t)NB << CLOCK_SYNC_BUCKET_SHIFT)
 #define SEARCH_ITERS  72        /* golden-section / bisection steps: 2^-72 of 1000 ppm */
 
 struct bound {
@@ -69,6 +70,9 @@ struct clock_sync {
 	uint32_t contra, consist;
 	struct held hold[HOLD_MAX];
 	uint32_t hold_n, hold_head;
+
+	bool jump;               /* a bound past the window, waiting for a second */
+	uint64_t jump_t;
 
 	bool has_hint;
 	int64_t hint;
@@ -517,6 +521,17 @@ static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 	if (cs->has_step && t < cs->step_t) {
 		cs->st.late++;         /* from before the step: it would poison the new fit */
 		return;
+	}
+	if (cs->any && t > cs->newest_t && t - cs->newest_t > WINDOW_NS) {
+		uint64_t gap = t > cs->jump_t ? t - cs->jump_t : cs->jump_t - t;
+
+		if (!cs->jump || gap > WINDOW_NS) {
+			cs->jump = true;
+			cs->jump_t = t;
+			cs->st.ahead++;
+			return;
+		}
+		cs->jump = false;      /* confirmed: traffic resumed after a silence */
 	}
 	if (cs->fit.valid && cs->fit.bounded) {
 		const struct fit *f = &cs->fit;

@@ -35,6 +35,9 @@
  *    still answers for times before the step.  If consistent bounds win
  *    instead, the held-out ones were outliers (e.g. a mismatched pair): they
  *    are counted and dropped.
+ *  - A bound later than the newest by more than the window moves the window
+ *    only when a second one confirms the jump: one broken timestamp must not
+ *    push every later bound out as late.  The lone one is counted (ahead).
  *  - Only one direction seen: a one-sided bound; bounded = false, the
  *    estimate is the tightest recent bound and the uncertainty 1 s unless a
  *    hint closes the other side.
@@ -76,6 +79,7 @@ struct clock_sync_stats {
 	uint64_t used;           /* folded into a window (since creation) */
 	uint64_t outliers;       /* held out as contradicting, then judged outliers */
 	uint64_t late;           /* older than the window, or than the last step */
+	uint64_t ahead;          /* a lone bound past the whole window (a broken stamp?) */
 	uint64_t hint_overrides; /* times the data contradicted the hint */
 	uint64_t relax_ns;       /* contradiction absorbed by the current fit */
 	uint32_t steps;

@@ -261,7 +261,7 @@ static void test_step(int64_t step)
 	CHECK(res.last_unc <= NEAR_MIN_DELAYS, "uncertainty after the step %" PRIu64 " ns", res.last_unc);
 	CHECK(res.last.samples < 200 * 150, "samples since the step only: %" PRIu64, res.last.samples);
 	/* every observation is used once, or counted as late or an outlier */
-	CHECK(res.st.used + res.st.late + res.st.outliers == res.st.observed,
+	CHECK(res.st.used + res.st.late + res.st.outliers + res.st.ahead == res.st.observed,
 	      "used %" PRIu64 " + late %" PRIu64 " + outliers %" PRIu64 " = observed %" PRIu64,
 	      res.st.used, res.st.late, res.st.outliers, res.st.observed);
 }
@@ -281,7 +281,7 @@ static void test_outlier(bool upper, uint64_t off_ns)
 	CHECK_INSIDE(res, "outlier");
 	CHECK_EQ_U64(res.st.steps, 0);
 	CHECK_EQ_U64(res.st.outliers, off_ns > 1 * MS ? 1 : 0);
-	CHECK_EQ_U64(res.st.used + res.st.outliers, res.st.observed);
+	CHECK_EQ_U64(res.st.used + res.st.outliers + res.st.late + res.st.ahead, res.st.observed);
 	CHECK(res.last_unc <= NEAR_MIN_DELAYS, "uncertainty %" PRIu64 " ns", res.last_unc);
 }
 
@@ -425,12 +425,22 @@ static void test_edges(void)
 	CHECK(e.offset_ns - (int64_t)e.uncertainty_ns <= 3 * (int64_t)MS + 1 &&
 	      e.offset_ns + (int64_t)e.uncertainty_ns >= 5 * (int64_t)MS - 1 &&
 	      e.uncertainty_ns <= 1 * MS + 2 * US, "[%" PRId64 " +- %" PRIu64 "]", e.offset_ns, e.uncertainty_ns);
-	/* far future: the window moves on; far past: counted as late */
+	/* one bound far ahead: a broken stamp, dropped; the window stays */
+	clock_sync_a_to_b(cs, 900 * SEC, 900 * SEC + 5 * MS);
+	clock_sync_a_to_b(cs, 101 * SEC, 101 * SEC + 5 * MS);
+	clock_sync_stats(cs, &st);
+	CHECK_EQ_U64(st.ahead, 1);
+	CHECK_EQ_U64(st.used, 3);
+	/* two close together: traffic after a silence, the window moves on;
+	 * then the old times are late */
 	clock_sync_a_to_b(cs, 1000 * SEC, 1000 * SEC + 5 * MS);
+	clock_sync_a_to_b(cs, 1001 * SEC, 1001 * SEC + 5 * MS);
 	clock_sync_a_to_b(cs, 1 * SEC, 1 * SEC + 5 * MS);
 	clock_sync_stats(cs, &st);
+	CHECK_EQ_U64(st.ahead, 2);
+	CHECK_EQ_U64(st.used, 4);
 	CHECK_EQ_U64(st.late, 1);
-	CHECK_EQ_U64(st.observed, 4);
+	CHECK_EQ_U64(st.observed, 7);
 	clock_sync_b_to_a(cs, UINT64_MAX, 0);
 	clock_sync_a_to_b(cs, UINT64_MAX, 0);
 	CHECK(clock_sync_estimate(cs, UINT64_MAX, &e) == 0, "still answers");
