@@ -68,7 +68,7 @@ tier_golden() {
 	# every lab capture: -z proc = top = daemon summary = Prometheus buckets;
 	# window rates of a file read flat out = records / the time they span
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh; do
+		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh tests/join/check.py; do
 		run_counted "$t"
 	done
 }
