@@ -403,9 +403,10 @@ static struct join *join_open(struct cli *c)
 		expect |= (unsigned)v;
 	}
 	/* offline: every RPC is held until the end, so each is aligned
-	 * with every causal pair of the run (memory: max_pending RPCs) */
+	 * with every causal pair of the run; at most 65536 at once (~5 KB
+	 * each), the oldest going out first when more come */
 	struct join_opts o = { .expect = expect ? expect : REC_VT_ALL, .hold_complete = true,
-			       .max_pending = 1u << 18 };
+			       .max_pending = 1u << 16 };
 	struct join *j = join_new(&o, on_fused, c);
 	if (!j)
 		log_error("out of memory");
