@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 				join_report_json(c.join, stdout, names);
 			join_report(c.join, stderr, names);
 			if (bad)
-				log_warn("--join: %lld bad lines skipped (each named above)", bad);
+				log_warn("--join: %lld bad lines skipped (named above, the first 20 of each file)", bad);
 		}
 	}
 	if (ret == -EPROTONOSUPPORT) {
@@ -547,6 +547,10 @@ int main(int argc, char **argv)
 		char what[512];
 		run_report_nothing(what, sizeof(what), c.file, dissect_stats(d), dissect_transport_stats(d));
 		log_warn("%s", what);
+		nothing = true;
+	} else if (rc == 0 && !c.seen && c.join) {
+		fflush(stdout);
+		log_warn("--join: no records to join in %s%s", c.file ? "the capture or " : "", "the --join files");
 		nothing = true;
 	} else if (rc == 0 && !c.kept) {
 		fflush(stdout);

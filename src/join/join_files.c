@@ -9,6 +9,7 @@
 
 /* a record line is ~2 KB; anything this long is not one */
 #define LINE_MAX_BYTES (1u << 20)
+#define BAD_SHOWN 20
 
 static FILE *open_in(const char *path)
 {
@@ -68,9 +69,14 @@ int join_read_file(struct join *j, const char *path, unsigned host, struct join_
 		if (rc == 0 && (rc = join_add(j, r, host)) < 0)
 			snprintf(err, sizeof(err), "a record of no single vantage (source %u)", r->source);
 		if (rc < 0) {
-			st->bad++;
-			log_error("%s:%llu: %s", path, (unsigned long long)st->lines,
-				  rc == -E2BIG ? "a line of 1 MiB or more: not a record" : err);
+			/* each bad line named, up to a point: a file of junk
+			 * is one screen of errors and a count, not a flood */
+			if (++st->bad <= BAD_SHOWN)
+				log_error("%s:%llu: %s", path, (unsigned long long)st->lines,
+					  rc == -E2BIG ? "a line of 1 MiB or more: not a record" : err);
+			else if (st->bad == BAD_SHOWN + 1)
+				log_error("%s:%llu: more bad lines: counted, not shown", path,
+					  (unsigned long long)st->lines);
 			continue;
 		}
 		st->records++;

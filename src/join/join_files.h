@@ -1,6 +1,6 @@
 /* Record files into the join: JSON Lines of any record version, one
- * host (clock) per file.  A bad line is one error naming file:line,
- * counted; the file goes on. */
+ * host (clock) per file.  A bad line is one error naming file:line (the
+ * first 20 of a file; the rest are counted), and the file goes on. */
 #ifndef NFSRDMA_JOIN_FILES_H
 #define NFSRDMA_JOIN_FILES_H
 
