@@ -217,10 +217,14 @@ void fuse_derive(struct nfsrdma_record *r)
 			}
 		}
 		if (st[REC_FP_PUSH] == B_UNKNOWN) {
-			if (r->t_write_first)
-				SET(REC_FP_PUSH, r->t_write_first);
-			else
+			if (!r->t_write_first)
 				st[REC_FP_PUSH] = B_EMPTY;
+			else if (!(server && s[RST_EXEC_DONE] && r->t_write_first < s[RST_EXEC_DONE]))
+				SET(REC_FP_PUSH, r->t_write_first);
+			/* else the WRITEs began while the server still executed
+			 * (Linux pushes a READ's payload from inside the
+			 * procedure): no push boundary after execute to give,
+			 * reply_build and push stay one span */
 		}
 		SET(REC_FP_NET_BACK, r->t_reply_first);
 		if (!client) {
