@@ -20,9 +20,13 @@
 #include "src/out/plot_svg.h"
 #include "src/out/recfmt.h"
 #include "src/out/run_report.h"
+#include "src/join/join.h"
+#include "src/join/join_files.h"
 
 enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE,
-       K_TRANSPORT, K_RPC_PORT };
+       K_TRANSPORT, K_RPC_PORT, K_JOIN };
+
+#define JOIN_FILES_MAX 8
 
 static const struct opt opts[] = {
 	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
@@ -45,6 +49,7 @@ static const struct opt opts[] = {
 	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV },
 	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT },
 	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, and B/A", K_COMPARE },
+	{ "join", 0, "FILE", "join the capture's RPCs with the records of FILE (JSON Lines from nfsrdmad or --json; repeatable: client and server probes): one fused record per RPC, its clocks aligned", K_JOIN },
 	OPT_END
 };
 
@@ -70,6 +75,9 @@ struct cli {
 	struct fields_writer *fw;
 	struct plot *plot;
 	bool compare;
+	const char *join_file[JOIN_FILES_MAX];
+	unsigned n_join;
+	struct join *join;
 };
 
 /* One output format per run: a second one is refused, never "last wins". */
@@ -107,6 +115,13 @@ static int handle(int key, const char *arg, void *ctx)
 		c->fields = arg;
 		break;
 	case K_TSV: c->tsv = true; break;
+	case K_JOIN:
+		if (c->n_join == JOIN_FILES_MAX) {
+			log_error("--join: at most %d files", JOIN_FILES_MAX);
+			return -EINVAL;
+		}
+		c->join_file[c->n_join++] = arg;
+		break;
 	case K_PLOT: c->plot_path = arg; break;
 	case K_COMPARE: c->compare = true; break;
 	case K_OP:
@@ -187,7 +202,7 @@ static bool wanted(const struct cli *c, const struct nfsrdma_record *r)
 		return false;
 	if (c->addr && !addr_filter_match(&c->addr_f, &r->caller) && !addr_filter_match(&c->addr_f, &r->callee))
 		return false;
-	if (c->min_lat_ns && r->d_total < c->min_lat_ns)
+	if (c->min_lat_ns && (rec_is_fused(r) ? r->f_total : r->d_total) < c->min_lat_ns)
 		return false;
 	return true;
 }
@@ -203,10 +218,79 @@ static void print_finding(struct cli *c, const struct dissect_finding *f)
 	c->findings++;
 }
 
+/* -V of a joined record: each vantage's times on the record's clock */
+static void fused_tree(FILE *f, const struct nfsrdma_record *r)
+{
+	static const char *const ck[RCT_N] = { "begin", "marshal", "send", "reply", "end" };
+	static const char *const sk[RST_N] = { "recv", "read_post", "read_done", "dispatch", "exec_done",
+					       "write_post", "write_done", "send_post", "send_done" };
+	char d[24];
+
+	out_line(f, r);
+	fprintf(f, "    clock: %s's", rec_vantage_name(r->f_clock));
+	if (r->f_uncert_ns == UINT64_MAX)
+		fputs(", another aligned from one direction only", f);
+	else if (r->f_uncert_ns)
+		fprintf(f, ", others aligned +/- %s", fmt_dur(r->f_uncert_ns, d, sizeof(d)));
+	fprintf(f, "; join flags 0x%x\n", r->f_flags);
+	uint64_t t0 = r->vt_client[RCT_BEGIN] ? r->vt_client[RCT_BEGIN] : r->t_call_first ? r->t_call_first :
+		      r->vt_server[RST_RECV];
+	if (r->vantages & REC_VT_CLIENT) {
+		fputs("    client:", f);
+		for (unsigned i = 0; i < RCT_N; i++)
+			if (r->vt_client[i])
+				fprintf(f, " %s %+.3fus", ck[i], (double)(int64_t)(r->vt_client[i] - t0) / 1e3);
+		fputc('\n', f);
+	}
+	if (r->vantages & REC_VT_WIRE)
+		fprintf(f, "    wire: call %+.3fus..%+.3fus reply %+.3fus..%+.3fus\n",
+			(double)(int64_t)(r->t_call_first - t0) / 1e3, (double)(int64_t)(r->t_call_last - t0) / 1e3,
+			r->t_reply_first ? (double)(int64_t)(r->t_reply_first - t0) / 1e3 : 0.0,
+			r->t_reply_last ? (double)(int64_t)(r->t_reply_last - t0) / 1e3 : 0.0);
+	if (r->vantages & REC_VT_SERVER) {
+		fputs("    server:", f);
+		for (unsigned i = 0; i < RST_N; i++)
+			if (r->vt_server[i])
+				fprintf(f, " %s %+.3fus", sk[i], (double)(int64_t)(r->vt_server[i] - t0) / 1e3);
+		fputc('\n', f);
+	}
+}
+
+static void on_fused(const struct nfsrdma_record *r, void *ctx)
+{
+	struct cli *c = ctx;
+
+	c->seen++;
+	if (!wanted(c, r))
+		return;
+	c->kept++;
+	for (int i = 0; i < SUM_KINDS; i++)
+		if (c->sum[i])
+			summary_add(c->sum[i], r);
+	if (c->quiet)
+		return;
+	switch (c->format) {
+	case 'V': fused_tree(stdout, r); break;
+	case K_JSON: out_json(stdout, r); break;
+	case K_CSV:
+		if (!c->printed)
+			out_csv_header_fused(stdout);
+		out_csv_fused(stdout, r);
+		break;
+	default: out_line(stdout, r); break;
+	}
+	c->printed++;
+}
+
 static void on_record(const struct nfsrdma_record *r, const struct dtree *t, void *ctx)
 {
 	struct cli *c = ctx;
 
+	if (c->join) {
+		/* the wire's record waits in the join for the others */
+		join_add(c->join, r, 0);
+		return;
+	}
 	c->seen++;
 	if (!wanted(c, r))
 		return;
@@ -271,6 +355,7 @@ static int compare_conflicts(const struct cli *c)
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
 		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] }, { "--check", c->check },
 		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
+		{ "--join", c->n_join > 0 },
 	};
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (conflicts[i].set) {
@@ -338,12 +423,86 @@ static int main_compare(struct cli *c, char **files, int nfiles)
 	return rc == 0 && nothing ? EXIT_NOTHING_FOUND : rc;
 }
 
+/* --join makes fused records: the outputs tied to the wire's own record
+ * (its packets, its findings, its Wireshark fields, its plot) have none. */
+static int join_refused(const struct cli *c)
+{
+	const char *no = c->pcapng_out ? "-w" : c->check ? "--check" : c->fields ? "--fields" :
+			 c->plot_path ? "--plot" : NULL;
+
+	if (no) {
+		log_error("--join and %s cannot be combined: %s needs the wire's own records", no, no);
+		return -EINVAL;
+	}
+	if (!c->file && c->n_join < 2) {
+		log_error("--join with no capture needs two record files at least (e.g. the client's and the server's)");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->n_join; i++) {
+		if (c->file && (!strcmp(c->file, c->join_file[i]) || outfile_same(c->file, c->join_file[i]))) {
+			log_error("--join %s: that is the capture", c->join_file[i]);
+			return -EINVAL;
+		}
+		for (unsigned k = 0; k < i; k++)
+			if (!strcmp(c->join_file[k], c->join_file[i]) || outfile_same(c->join_file[k], c->join_file[i])) {
+				log_error("--join %s given twice", c->join_file[i]);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* The join files into the join, after the capture: hosts 1.. (0 is the
+ * capture's).  Returns the bad lines, or -1 if a file could not be read. */
+static long long join_inputs(struct cli *c)
+{
+	long long bad = 0;
+
+	for (unsigned i = 0; i < c->n_join; i++) {
+		struct join_file_stats st = { 0 };
+		int rc = join_read_file(c->join, c->join_file[i], i + 1, &st);
+		if (rc < 0) {
+			log_error("--join %s: %s", c->join_file[i], strerror(-rc));
+			return -1;
+		}
+		if (!st.records)
+			log_warn("--join %s: no records in its %llu lines", c->join_file[i],
+				 (unsigned long long)st.lines);
+		bad += (long long)st.bad;
+	}
+	return bad;
+}
+
+static struct join *join_open(struct cli *c)
+{
+	unsigned expect = c->file ? REC_VT_WIRE : 0;
+
+	for (unsigned i = 0; i < c->n_join; i++) {
+		int v = join_file_vantage(c->join_file[i]);
+		if (v < 0) {
+			log_error("--join %s: %s", c->join_file[i], strerror(-v));
+			return NULL;
+		}
+		expect |= (unsigned)v;
+	}
+	/* offline: every RPC is held until the end, so each is aligned
+	 * with every causal pair of the run; at most 65536 at once (~5 KB
+	 * each), the oldest going out first when more come */
+	struct join_opts o = { .expect = expect ? expect : REC_VT_ALL, .hold_complete = true,
+			       .max_pending = 1u << 16 };
+	struct join *j = join_new(&o, on_fused, c);
+	if (!j)
+		log_error("out of memory");
+	return j;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct opt_spec spec = {
 		.prog = "nfsrdma-dissect",
-		.synopsis = "[OPTIONS] FILE|-\n       nfsrdma-dissect --compare [OPTIONS] A B",
+		.synopsis = "[OPTIONS] FILE|- [--join RECORDS]...\n       nfsrdma-dissect [OPTIONS] --join RECORDS --join RECORDS...\n"
+			    "       nfsrdma-dissect --compare [OPTIONS] A B",
 		.summary = "Decode NFS over RDMA (RoCE, InfiniBand) captures, and the ONC RPC over "
 			   "TCP and UDP beside it: one line per RPC with where the time went.",
 		.opts = opts, .handle = handle, .ctx = &c,
@@ -364,10 +523,12 @@ int main(int argc, char **argv)
 		}
 		c.file = argv[first];
 	}
-	if (!c.file) {
+	if (!c.file && !c.n_join) {
 		log_error("no capture file given (see --help)");
 		return 2;
 	}
+	if (c.n_join && join_refused(&c) < 0)
+		return 2;
 	outfile_stdout_lines(c.line_buffered);
 	char err[512];
 	/* The export is a second pass over the capture once the records are
@@ -414,14 +575,33 @@ int main(int argc, char **argv)
 	memcpy(dopts.rpc_ports, c.rpc_ports, sizeof(dopts.rpc_ports));
 	dopts.n_rpc_ports = c.n_rpc_ports;
 	struct dissect_cbs cbs = { on_record, on_finding, on_diag, &c, NULL };
+	if (c.n_join && !(c.join = join_open(&c)))
+		return 1;
 	struct dissect *d = dissect_new(&dopts, &cbs);
 	if (!d) {
 		log_error("out of memory");
 		return 1;
 	}
-	int ret = dissect_file(d, c.file, err, sizeof(err));
+	int ret = c.file ? dissect_file(d, c.file, err, sizeof(err)) : 0;
 	fflush(stdout);
 	int rc = 0;
+	if (c.join && ret >= 0) {
+		long long bad = join_inputs(&c);
+		if (bad < 0) {
+			rc = 1;
+		} else {
+			join_flush(c.join);
+			fflush(stdout);
+			const char *names[JOIN_FILES_MAX + 1] = { c.file ? c.file : "(no capture)" };
+			for (unsigned i = 0; i < c.n_join; i++)
+				names[i + 1] = c.join_file[i];
+			if (c.format == K_JSON)
+				join_report_json(c.join, stdout, names);
+			join_report(c.join, stderr, names);
+			if (bad)
+				log_warn("--join: %lld bad lines skipped (named above, the first 20 of each file)", bad);
+		}
+	}
 	if (ret == -EPROTONOSUPPORT) {
 		log_error("%s", err);
 		rc = 2;
@@ -450,15 +630,19 @@ int main(int argc, char **argv)
 	}
 	/* a run that found nothing says so, and what the input held instead */
 	bool nothing = false;
-	if (rc == 0 && !c.seen) {
+	if (rc == 0 && !c.seen && c.file && !c.join) {
 		fflush(stdout);
 		char what[512];
 		run_report_nothing(what, sizeof(what), c.file, dissect_stats(d), dissect_transport_stats(d));
 		log_warn("%s", what);
 		nothing = true;
+	} else if (rc == 0 && !c.seen && c.join) {
+		fflush(stdout);
+		log_warn("--join: no records to join in %s%s", c.file ? "the capture or " : "", "the --join files");
+		nothing = true;
 	} else if (rc == 0 && !c.kept) {
 		fflush(stdout);
-		log_warn("%s: none of its %llu RPCs matched the filters", c.file, (unsigned long long)c.seen);
+		log_warn("%s: none of its %llu RPCs matched the filters", c.file ? c.file : "--join", (unsigned long long)c.seen);
 		nothing = true;
 	}
 	if (rc == 0 && c.pcapng_out && pcapng_export_file(c.file, c.pcapng_out, err, sizeof(err)) < 0) {
@@ -472,10 +656,11 @@ int main(int argc, char **argv)
 	fields_close(c.fw);
 	plot_free(c.plot);
 	char snap[256];
-	if (dissect_snap_note(dissect_stats(d), snap, sizeof(snap)))
+	if (c.file && dissect_snap_note(dissect_stats(d), snap, sizeof(snap)))
 		log_warn("%s: %s", c.file, snap);
-	if (c.stats)
+	if (c.stats && c.file)
 		run_report_stats(stderr, dissect_stats(d), dissect_transport_stats(d));
+	join_free(c.join);
 	for (int i = 0; i < SUM_KINDS; i++)
 		summary_free(c.sum[i]);
 	dissect_free(d);

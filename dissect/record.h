@@ -10,14 +10,112 @@
 #include <stdint.h>
 
 /* 2: the phases partition the total (rec_phase); 3: the transport field
- * (records of version 2 and older have it 0: RDMA, all they could be) */
-#define NFSRDMA_RECORD_VERSION 3
+ * (records of version 2 and older have it 0: RDMA, all they could be);
+ * 4: the vantages (which sources contributed, each one's timestamps) and
+ * the fused end-to-end phases of a joined record */
+#define NFSRDMA_RECORD_VERSION 4
 
 enum rec_source {
 	REC_SRC_WIRE = 1,          /* nfsrdma-dissect on a capture */
 	REC_SRC_CLIENT_PROBE = 2,  /* BPF on the RPC client */
 	REC_SRC_SERVER_PROBE = 3,  /* BPF on the RPC server */
 	REC_SRC_XDP = 4,           /* XDP on a RoCE port */
+	REC_SRC_JOINED = 5,        /* src/join: one RPC fused from several vantages */
+};
+
+/* rec.vantages (version 4): the points of view a record holds */
+enum rec_vantage {
+	REC_VT_CLIENT = 1u << 0,   /* the client kernel (client probe) */
+	REC_VT_WIRE   = 1u << 1,   /* the wire (capture, XDP) */
+	REC_VT_SERVER = 1u << 2,   /* the server kernel (server probe) */
+	REC_VT_ALL    = 7,
+};
+static inline const char *rec_vantage_name(unsigned bit)
+{
+	return bit == REC_VT_CLIENT ? "client" : bit == REC_VT_WIRE ? "wire" : bit == REC_VT_SERVER ? "server" : "?";
+}
+
+/* rec.vt_client[]: the client kernel's times of the RPC (its own clock
+ * unless the record is joined: then every time is on the record's one
+ * timeline, see rec.f_clock) */
+enum rec_client_ts {
+	RCT_BEGIN,     /* the RPC task began (rpc_stats_latency end - execute) */
+	RCT_MARSHAL,   /* the call was marshalled (xprtrdma_marshal) */
+	RCT_SEND,      /* the call's Send was posted (xprtrdma_post_send) */
+	RCT_REPLY,     /* the reply was received (xprtrdma_reply) */
+	RCT_END,       /* the task completed (rpc_stats_latency) */
+	RCT_N
+};
+/* rec.vt_server[]: the server kernel's times */
+enum rec_server_ts {
+	RST_RECV,       /* the request was received (svcrdma_decode_rqst) */
+	RST_READ_POST,  /* first RDMA READ of the arguments posted */
+	RST_READ_DONE,  /* last RDMA READ completed */
+	RST_DISPATCH,   /* a thread started executing it (svc_stats_latency - execute) */
+	RST_EXEC_DONE,  /* execute done, the reply is built (svc_stats_latency) */
+	RST_WRITE_POST, /* first RDMA WRITE of the results posted */
+	RST_WRITE_DONE, /* last RDMA WRITE completed */
+	RST_SEND_POST,  /* the reply's Send posted */
+	RST_SEND_DONE,  /* the reply's Send completed */
+	RST_N
+};
+
+/* The fused end-to-end phases of a joined record, in time order; together
+ * they partition [task begin, task end] on the client (docs/record.md
+ * "Fused phases" gives every boundary).  A phase whose boundary no
+ * contributing vantage saw is merged with the next: f_merged bit i says
+ * phase i runs on into phase i + 1, and its time is in f_phase[i]. */
+enum rec_fphase {
+	REC_FP_CLIENT_QUEUE,  /* task begin .. call marshalled */
+	REC_FP_CLIENT_SEND,   /* marshalled .. Send posted */
+	REC_FP_NET_OUT,       /* Send posted .. server received the request */
+	REC_FP_SERVER_QUEUE,  /* received .. first RDMA READ posted (or execute start) */
+	REC_FP_PULL,          /* first RDMA READ posted .. execute start */
+	REC_FP_EXECUTE,       /* execute start .. execute done */
+	REC_FP_REPLY_BUILD,   /* execute done .. first RDMA WRITE posted (or reply Send) */
+	REC_FP_PUSH,          /* first RDMA WRITE posted .. reply Send posted */
+	REC_FP_NET_BACK,      /* reply Send posted .. reply received by the client */
+	REC_FP_CLIENT_DONE,   /* reply received .. task end */
+	REC_FP_N
+};
+static inline const char *rec_fphase_name(unsigned ph)
+{
+	static const char *const n[REC_FP_N] = { "client_queue", "client_send", "net_out", "server_queue",
+						 "pull", "execute", "reply_build", "push", "net_back",
+						 "client_done" };
+	return ph < REC_FP_N ? n[ph] : "?";
+}
+
+/* The name of fused phase ph as a record shows it: a merged span joins the
+ * names of the phases it covers with '+' ("server_queue+pull+execute"). */
+static inline const char *rec_fphase_span_name(uint32_t merged, unsigned ph, char *buf, unsigned len)
+{
+	unsigned n = 0;
+
+	if (!len)
+		return "";
+	for (unsigned i = ph; i < REC_FP_N; i++) {
+		const char *s = rec_fphase_name(i);
+		if (i != ph && n + 1 < len)
+			buf[n++] = '+';
+		while (*s && n + 1 < len)
+			buf[n++] = *s++;
+		if (!(merged & (1u << i)))
+			break;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+/* rec.f_flags: what the join says about a fused record */
+enum rec_fuse_flags {
+	RECFF_NEGATIVE   = 1u << 0,  /* a boundary came before the one it follows after alignment (clamped to 0, flagged) */
+	RECFF_UNBOUNDED  = 1u << 1,  /* a clock was aligned from one direction only: a guess, not an interval */
+	RECFF_NO_CLOCK   = 1u << 2,  /* a vantage could not be aligned at all (no causal pair yet) */
+	RECFF_RETRANSMIT = 1u << 3,  /* several wire calls with this XID: the first one is kept */
+	RECFF_DUP_XID    = 1u << 4,  /* a vantage had this XID twice: the other RPC is its own record */
+	RECFF_EVICTED    = 1u << 5,  /* left the join window before every vantage came: partial */
+	RECFF_CLOCK_STEP = 1u << 6,  /* a clock step was seen on one of its host pairs */
 };
 
 /* rec.transport: what carried the RPC */
@@ -201,7 +299,37 @@ struct nfsrdma_record {
 	struct rec_finding finding[REC_MAX_FINDINGS];
 
 	struct rec_op ops[REC_MAX_OPS];
+
+	/* version 4: vantages (0 in older records: the source says which) */
+	uint8_t  vantages;           /* enum rec_vantage */
+	uint8_t  f_clock;            /* joined: the vantage whose clock all times are on */
+	uint16_t f_pad;
+	uint32_t f_flags;            /* enum rec_fuse_flags */
+	uint64_t vt_client[RCT_N];   /* enum rec_client_ts */
+	uint64_t vt_server[RST_N];   /* enum rec_server_ts */
+	/* joined: the fused split (src/join/fuse.c) */
+	uint64_t f_phase[REC_FP_N];
+	uint64_t f_total;
+	uint32_t f_mask;             /* phases that happened (bit of a merged span's first phase) */
+	uint32_t f_merged;           /* bit i: phase i merged with phase i + 1 */
+	uint64_t f_uncert_ns;        /* the alignment's uncertainty (largest of its pairs) */
 };
+
+/* The vantages of any record: older ones (and single-source producers
+ * that leave it 0) have the one their source names. */
+static inline unsigned rec_vantages(const struct nfsrdma_record *r)
+{
+	if (r->vantages)
+		return r->vantages;
+	return r->source == REC_SRC_CLIENT_PROBE ? REC_VT_CLIENT :
+	       r->source == REC_SRC_SERVER_PROBE ? REC_VT_SERVER :
+	       r->source == REC_SRC_WIRE || r->source == REC_SRC_XDP ? REC_VT_WIRE : 0;
+}
+
+static inline bool rec_is_fused(const struct nfsrdma_record *r)
+{
+	return r->source == REC_SRC_JOINED;
+}
 
 /* bytes inline (call+reply) and by DDP */
 static inline uint64_t rec_bytes_inline(const struct nfsrdma_record *r)

@@ -23,6 +23,9 @@ void out_json(FILE *f, const struct nfsrdma_record *r);
 /* CSV: header once, then one row per record. */
 void out_csv_header(FILE *f);
 void out_csv(FILE *f, const struct nfsrdma_record *r);
+/* CSV of joined records (--join): fused phases instead of the wire's. */
+void out_csv_header_fused(FILE *f);
+void out_csv_fused(FILE *f, const struct nfsrdma_record *r);
 /* --check: one line per finding. */
 void out_finding(FILE *f, const struct dissect_finding *fd);
 /* --check --json: the same finding as a JSON object {"type":"finding"...}. */

@@ -16,6 +16,44 @@ void out_csv_header(FILE *f)
 	      "credits_asked,credits_granted,flags,findings\n", f);
 }
 
+/* Joined records: the vantages, the clock's uncertainty, the join's
+ * flags, then one column per fused phase (a merged span's time in its
+ * first phase's column, its name in fphases) and the fused total. */
+void out_csv_header_fused(FILE *f)
+{
+	fputs("ts_call,conn,xid,caller,callee,program,procedure,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
+	for (unsigned ph = 0; ph < REC_FP_N; ph++)
+		fprintf(f, ",ns_%s", rec_fphase_name(ph));
+	fputs(",ns_total\n", f);
+}
+
+void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
+{
+	char ts[40], a[80], b[80], p[32], pr[48], st[48], nb[160];
+	unsigned n = 0;
+
+	fprintf(f, "%s,%u,0x%08x,%s,%s,%s,%s,%s,", fmt_ts(r->t_call_first ? r->t_call_first : r->vt_client[RCT_BEGIN], ts, sizeof(ts)),
+		r->conn_id, r->xid, rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)),
+		rec_prog_str(r, p, sizeof(p)), rec_proc_str(r, pr, sizeof(pr)), rec_status_str(r, st, sizeof(st)));
+	for (unsigned v = REC_VT_CLIENT; v <= REC_VT_SERVER; v <<= 1)
+		if (r->vantages & v)
+			fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(v));
+	fprintf(f, ",%" PRIu64 ",%u,", r->f_uncert_ns == UINT64_MAX ? 0 : r->f_uncert_ns, r->f_flags);
+	n = 0;
+	for (unsigned ph = 0; ph < REC_FP_N; ph++)
+		if (r->f_mask & (1u << ph))
+			fprintf(f, "%s%s", n++ ? " " : "", rec_fphase_span_name(r->f_merged, ph, nb, sizeof(nb)));
+	for (unsigned ph = 0; ph < REC_FP_N; ph++)
+		if (r->f_mask & (1u << ph))
+			fprintf(f, ",%" PRIu64, r->f_phase[ph]);
+		else
+			fputc(',', f);
+	if (r->f_mask)
+		fprintf(f, ",%" PRIu64 "\n", r->f_total);
+	else
+		fputs(",\n", f);
+}
+
 /* Fields we print never contain quotes except name; quote that. */
 static void csv_str(FILE *f, const char *s)
 {

@@ -202,15 +202,118 @@ static void jep(struct jb *j, const char *k, const struct rec_endpoint *e)
 	jb_c(j, '}');
 }
 
+/* every phase, null when it did not happen; those that did sum to total */
+static void json_wire_ns(struct jb *j, const struct nfsrdma_record *r, const char *key)
+{
+	jb_c(j, ',');
+	jb_str(j, key);
+	jb_c(j, ':');
+	for (unsigned ph = 0; ph < REC_PH_N; ph++) {
+		jb_c(j, ph ? ',' : '{');
+		jb_str(j, rec_phase_name(ph));
+		jb_c(j, ':');
+		if (rec_phase_seen(r, ph))
+			jb_u(j, r->d_phase[ph]);
+		else
+			jb_lit(j, "null");
+	}
+	jkey(j, "total");
+	if (rec_total_known(r))
+		jb_u(j, r->d_total);
+	else
+		jb_lit(j, "null");
+	jb_c(j, '}');
+}
+
+/* The fused phases: a merged span under its joined name
+ * ("server_queue+pull+execute"), the phases inside it not repeated;
+ * a phase no vantage bounded is null.  Those present sum to total. */
+static void json_fused_ns(struct jb *j, const struct nfsrdma_record *r)
+{
+	char nb[160];
+	bool first = true;
+
+	jkey(j, "ns");
+	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
+		bool inside = ph && (r->f_merged & (1u << (ph - 1))) && !(r->f_mask & (1u << ph));
+		if (inside)
+			continue;
+		jb_c(j, first ? '{' : ',');
+		first = false;
+		jb_str(j, rec_fphase_span_name(r->f_merged, ph, nb, sizeof(nb)));
+		jb_c(j, ':');
+		if (r->f_mask & (1u << ph))
+			jb_u(j, r->f_phase[ph]);
+		else
+			jb_lit(j, "null");
+	}
+	jkey(j, "total");
+	if (r->f_mask)
+		jb_u(j, r->f_total);
+	else
+		jb_lit(j, "null");
+	jb_c(j, '}');
+}
+
+/* version 4: which vantages the record holds, and each one's times */
+static void json_vantages(struct jb *j, const struct nfsrdma_record *r)
+{
+	static const char *const ck[RCT_N] = { "begin", "marshal", "send", "reply", "end" };
+	static const char *const sk[RST_N] = { "recv", "read_post", "read_done", "dispatch", "exec_done",
+					       "write_post", "write_done", "send_post", "send_done" };
+	bool first = true;
+
+	jkey(j, "vantages");
+	jb_c(j, '[');
+	for (unsigned b = REC_VT_CLIENT; b <= REC_VT_SERVER; b <<= 1)
+		if (r->vantages & b) {
+			if (!first)
+				jb_c(j, ',');
+			first = false;
+			jb_str(j, rec_vantage_name(b));
+		}
+	jb_c(j, ']');
+	if (rec_is_fused(r)) {
+		js(j, "clock", rec_vantage_name(r->f_clock));
+		ju(j, "fuse_flags", r->f_flags);
+		ju(j, "uncertainty_ns", r->f_uncert_ns);
+	}
+	jkey(j, "vt");
+	jb_c(j, '{');
+	first = true;
+	if (r->vantages & REC_VT_CLIENT) {
+		jb_lit(j, "\"client\":");
+		for (unsigned i = 0; i < RCT_N; i++) {
+			jb_c(j, i ? ',' : '{');
+			jb_str(j, ck[i]);
+			jb_c(j, ':');
+			jb_u(j, r->vt_client[i]);
+		}
+		jb_c(j, '}');
+		first = false;
+	}
+	if (r->vantages & REC_VT_SERVER) {
+		jb_lit(j, first ? "\"server\":" : ",\"server\":");
+		for (unsigned i = 0; i < RST_N; i++) {
+			jb_c(j, i ? ',' : '{');
+			jb_str(j, sk[i]);
+			jb_c(j, ':');
+			jb_u(j, r->vt_server[i]);
+		}
+		jb_c(j, '}');
+	}
+	jb_c(j, '}');
+}
+
 void out_json(FILE *f, const struct nfsrdma_record *r)
 {
-	static const char *const srcs[] = { "?", "wire", "client-probe", "server-probe", "xdp" };
+	static const char *const srcs[] = { "?", "wire", "client-probe", "server-probe", "xdp", "joined" };
 	struct jb jb = { .f = f, .p = jb.buf }, *j = &jb;
 	char b[256];
 
 	jb_lit(j, "{\"v\":");
 	jb_u(j, r->rec_version);
-	js(j, "source", srcs[r->source < 5 ? r->source : 0]);
+	js(j, "source", srcs[r->source < 6 ? r->source : 0]);
 	ju(j, "conn", r->conn_id);
 	jkey(j, "xid");
 	jb_c(j, '"');
@@ -290,7 +393,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 	jb_c(j, '}');
 	/* The kernel's own numbers exist only for probe records; the wire
 	 * format stays as it was for the others. */
-	if (r->source == REC_SRC_CLIENT_PROBE || r->source == REC_SRC_SERVER_PROBE) {
+	if (r->source == REC_SRC_CLIENT_PROBE || r->source == REC_SRC_SERVER_PROBE || rec_is_fused(r)) {
 		jkey(j, "kernel");
 		jb_lit(j, "{\"marshal\":");
 		jb_u(j, r->t_marshal);
@@ -300,23 +403,15 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		jm(j, "xprt_id", r->k_xprt_id);
 		jb_c(j, '}');
 	}
-	/* every phase, null when it did not happen; those that did sum to total */
-	jkey(j, "ns");
-	for (unsigned ph = 0; ph < REC_PH_N; ph++) {
-		jb_c(j, ph ? ',' : '{');
-		jb_str(j, rec_phase_name(ph));
-		jb_c(j, ':');
-		if (rec_phase_seen(r, ph))
-			jb_u(j, r->d_phase[ph]);
-		else
-			jb_lit(j, "null");
+	if (r->vantages)
+		json_vantages(j, r);
+	if (rec_is_fused(r)) {
+		json_fused_ns(j, r);
+		if (r->vantages & REC_VT_WIRE)
+			json_wire_ns(j, r, "wire_ns");
+	} else {
+		json_wire_ns(j, r, "ns");
 	}
-	jkey(j, "total");
-	if (rec_total_known(r))
-		jb_u(j, r->d_total);
-	else
-		jb_lit(j, "null");
-	jb_c(j, '}');
 	ju(j, "frame_call", r->frame_call);
 	ju(j, "frame_reply", r->frame_reply);
 	jkey(j, "bytes");

@@ -3,6 +3,40 @@
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
 
+/* A joined record: its vantages, the fused total and phases (a merged
+ * span under its joined name), what the join flagged. */
+static void fused_phases(FILE *f, const struct nfsrdma_record *r)
+{
+	char d[24], nb[160];
+	unsigned n = 0;
+
+	fputs(" [", f);
+	for (unsigned b = REC_VT_CLIENT; b <= REC_VT_SERVER; b <<= 1)
+		if (r->vantages & b)
+			fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(b));
+	fprintf(f, "] total %s [", r->f_mask ? fmt_dur(r->f_total, d, sizeof(d)) : "-");
+	n = 0;
+	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
+		if (!(r->f_mask & (1u << ph)))
+			continue;
+		fprintf(f, "%s%s %s", n++ ? " " : "", rec_fphase_span_name(r->f_merged, ph, nb, sizeof(nb)),
+			r->f_phase[ph] ? fmt_dur(r->f_phase[ph], d, sizeof(d)) : "0ns");
+	}
+	fputc(']', f);
+	if (r->f_uncert_ns && r->f_uncert_ns != UINT64_MAX)
+		fprintf(f, " +/-%s", fmt_dur(r->f_uncert_ns, d, sizeof(d)));
+	if (r->f_flags & RECFF_NEGATIVE)
+		fputs(" (negative phase)", f);
+	if (r->f_flags & (RECFF_UNBOUNDED | RECFF_NO_CLOCK))
+		fputs(" (clock unbounded)", f);
+	if (r->f_flags & RECFF_EVICTED)
+		fputs(" (partial)", f);
+	if (r->f_flags & RECFF_DUP_XID)
+		fputs(" (dup xid)", f);
+	if (r->f_flags & RECFF_RETRANSMIT)
+		fputs(" (retransmitted)", f);
+}
+
 void out_line(FILE *f, const struct nfsrdma_record *r)
 {
 	char ts[40], a[80], b[80], name[96], st[48], tot[24], d[24], mix[40];
@@ -22,11 +56,15 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	fprintf(f, " -> %s", rec_status_str(r, st, sizeof(st)));
 	if (r->res_count)
 		fprintf(f, " %u", r->res_count);
-	unsigned ph[REC_PH_N], nph = rec_phases_shown(r, ph);
-	fprintf(f, " total %s [", rec_total_str(r, tot, sizeof(tot)));
-	for (unsigned i = 0; i < nph; i++)
-		fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
-	fputc(']', f);
+	if (rec_is_fused(r)) {
+		fused_phases(f, r);
+	} else {
+		unsigned ph[REC_PH_N], nph = rec_phases_shown(r, ph);
+		fprintf(f, " total %s [", rec_total_str(r, tot, sizeof(tot)));
+		for (unsigned i = 0; i < nph; i++)
+			fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
+		fputc(']', f);
+	}
 	if (r->transport != REC_TR_RDMA) {
 		/* the RPC messages' sizes; no chunks, no credits */
 		fprintf(f, " %s %u/%u", rec_transport_name(r->transport), r->call_inline, r->reply_inline);

@@ -19,6 +19,10 @@ struct sum_ent {
 	uint64_t bytes_inline, bytes_ddp;
 	uint64_t mix_inline, mix_read, mix_write, mix_reply, mix_p0;
 	struct hist lat;
+	/* joined records: the fused phases (merged spans count for their
+	 * first phase); NULL until one comes */
+	struct hist *fph;
+	uint64_t fused;
 };
 
 /* -z proc: the entry of the last few names, found without formatting the
@@ -53,6 +57,9 @@ void summary_free(struct summary *s)
 		return;
 	for (size_t i = 0; i < s->n; i++) {
 		hist_free(&s->e[i]->lat);
+		for (unsigned p = 0; s->e[i]->fph && p < REC_FP_N + 1; p++)
+			hist_free(&s->e[i]->fph[p]);
+		free(s->e[i]->fph);
 		free(s->e[i]);
 	}
 	free(s->e);
@@ -136,6 +143,30 @@ static struct sum_ent *proc_ent(struct summary *s, const struct nfsrdma_record *
 	return e;
 }
 
+/* fph[p]: fused phase p; fph[REC_FP_N]: the fused total */
+static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
+{
+	if (!r->f_mask)
+		return;
+	if (!e->fph) {
+		e->fph = calloc(REC_FP_N + 1, sizeof(*e->fph));
+		for (unsigned p = 0; e->fph && p < REC_FP_N + 1; p++)
+			if (hist_init(&e->fph[p], HIST_RES) < 0) {
+				for (unsigned q = 0; q < p; q++)
+					hist_free(&e->fph[q]);
+				free(e->fph);
+				e->fph = NULL;
+			}
+		if (!e->fph)
+			return;
+	}
+	e->fused++;
+	for (unsigned p = 0; p < REC_FP_N; p++)
+		if (r->f_mask & (1u << p))
+			hist_add(&e->fph[p], r->f_phase[p]);
+	hist_add(&e->fph[REC_FP_N], r->f_total);
+}
+
 void summary_add(struct summary *s, const struct nfsrdma_record *r)
 {
 	char key[96], a[80], b[80];
@@ -165,12 +196,14 @@ have:
 		return;
 	if (r->flags & RECF_CALL)
 		e->calls++;
+	if (rec_is_fused(r))
+		fused_add(e, r);
 	if (r->flags & RECF_REPLY) {
 		e->replies++;
 		if (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE))
 			e->errors++;
 		if (r->flags & RECF_CALL)
-			hist_add(&e->lat, r->d_total);
+			hist_add(&e->lat, rec_is_fused(r) && r->f_mask ? r->f_total : r->d_total);
 	} else {
 		e->noreply++;
 	}
@@ -223,6 +256,8 @@ static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
 	tot->bytes_ddp += e->bytes_ddp;
 }
 
+static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f);
+
 void summary_print(const struct summary *s, FILE *f)
 {
 	static const char *const title[] = { "", "procedure", "connection", "client", "transport" };
@@ -256,7 +291,58 @@ void summary_print(const struct summary *s, FILE *f)
 	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64 " %12" PRIu64
 		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.noreply,
 		tot.bytes_inline, tot.bytes_ddp);
+	fused_print(v, s->n, w, title[s->kind], f);
 	free(v);
+}
+
+/* The phase that holds most of the mean, and most of the p99 (each
+ * phase's own p99 against the total's: the tail's usual suspect). */
+static unsigned dominant(const struct sum_ent *e, bool p99, uint64_t *share_pct)
+{
+	unsigned best = 0;
+	double bv = -1, tot = p99 ? (double)hist_pct(&e->fph[REC_FP_N], 0.99) :
+				    (double)e->fph[REC_FP_N].sum / (double)(e->fph[REC_FP_N].n ? e->fph[REC_FP_N].n : 1);
+	for (unsigned p = 0; p < REC_FP_N; p++) {
+		const struct hist *h = &e->fph[p];
+		double v = !h->n ? 0 : p99 ? (double)hist_pct(h, 0.99) : (double)h->sum / (double)e->fused;
+		if (v > bv)
+			bv = v, best = p;
+	}
+	*share_pct = tot > 0 ? (uint64_t)(100.0 * bv / tot + 0.5) : 0;
+	return best;
+}
+
+static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any |= v[i]->fph != NULL;
+	if (!any)
+		return;
+	fprintf(f, "\n== fused phases per %s (mean us; joined RPCs) ==\n%-*s %8s", title, (int)w, title, "joined");
+	for (unsigned p = 0; p < REC_FP_N; p++)
+		fprintf(f, " %*s", (int)(strlen(rec_fphase_name(p)) > 10 ? strlen(rec_fphase_name(p)) : 10),
+			rec_fphase_name(p));
+	fprintf(f, " %10s %10s  %s\n", "total", "p99_us", "diagnosis");
+	for (size_t i = 0; i < n; i++) {
+		const struct sum_ent *e = v[i];
+		if (!e->fph)
+			continue;
+		fprintf(f, "%-*s %8" PRIu64, (int)w, e->key, e->fused);
+		for (unsigned p = 0; p < REC_FP_N; p++) {
+			int cw = (int)(strlen(rec_fphase_name(p)) > 10 ? strlen(rec_fphase_name(p)) : 10);
+			if (e->fph[p].n)
+				fprintf(f, " %*.1f", cw, (double)e->fph[p].sum / (double)e->fused / 1000.0);
+			else
+				fprintf(f, " %*s", cw, "-");
+		}
+		uint64_t sm, sp;
+		unsigned dm = dominant(e, false, &sm), dp = dominant(e, true, &sp);
+		fprintf(f, " %10.1f %10.1f  mean: %s %" PRIu64 " %%, p99: %s %" PRIu64 " %%\n",
+			(double)e->fph[REC_FP_N].sum / (double)e->fused / 1000.0,
+			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0, rec_fphase_name(dm), sm,
+			rec_fphase_name(dp), sp);
+	}
 }
 
 static void json_counts(FILE *f, const struct sum_ent *e)
@@ -286,8 +372,21 @@ void summary_print_json(const struct summary *s, FILE *f)
 			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64, e->lat.n, hist_pct(&e->lat, 0.50),
 			hist_pct(&e->lat, 0.90), hist_pct(&e->lat, 0.99), e->lat.max);
 		fprintf(f, ",\"chunks\":{\"inline\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64
-			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}}\n", e->mix_inline, e->mix_read,
+			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}", e->mix_inline, e->mix_read,
 			e->mix_write, e->mix_reply, e->mix_p0);
+		if (e->fph) {
+			uint64_t sm, sp;
+			unsigned dm = dominant(e, false, &sm), dp = dominant(e, true, &sp);
+			fprintf(f, ",\"fused\":{\"joined\":%" PRIu64 ",\"mean_ns\":{", e->fused);
+			for (unsigned p = 0; p < REC_FP_N; p++)
+				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_fphase_name(p),
+					e->fph[p].sum / e->fused);
+			fprintf(f, ",\"total\":%" PRIu64 "},\"p99_ns\":%" PRIu64 ",\"dominant_mean\":{\"phase\":\"%s\","
+				"\"pct\":%" PRIu64 "},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%" PRIu64 "}}",
+				e->fph[REC_FP_N].sum / e->fused, hist_pct(&e->fph[REC_FP_N], 0.99),
+				rec_fphase_name(dm), sm, rec_fphase_name(dp), sp);
+		}
+		fputs("}\n", f);
 		tot_add(&tot, e);
 	}
 	fprintf(f, "{\"type\":\"summary_total\",\"by\":\"%s\",\"keys\":%zu", by[s->kind], s->n);

@@ -122,6 +122,12 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 		r->k_rtt_us = (uint32_t)e->k_rtt_us;
 		r->k_exec_us = (uint32_t)e->k_exec_us;
 		r->k_xprt_id = e->xprt_id;
+		r->vantages = REC_VT_CLIENT;
+		r->vt_client[RCT_BEGIN] = e->t[PT_BEGIN];
+		r->vt_client[RCT_MARSHAL] = e->t[PT_MARSHAL];
+		r->vt_client[RCT_SEND] = e->t[PT_SEND] ? e->t[PT_SEND] : e->t[PT_SEND_LAST];
+		r->vt_client[RCT_REPLY] = e->t[PT_REPLY];
+		r->vt_client[RCT_END] = e->t[PT_DONE];
 	} else {
 		r->prog = probe_prog_number(prog, PROBE_SIDE_SERVER);
 		r->vers = e->vers;
@@ -163,6 +169,18 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 				  e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : e->t[PT_SEND_POST];
 		r->t_reply_first = e->t[PT_SEND_POST] ? e->t[PT_SEND_POST] : e->t[PT_STATS];
 		r->t_reply_last = e->t[PT_SEND_DONE] ? e->t[PT_SEND_DONE] : r->t_reply_first;
+		r->vantages = REC_VT_SERVER;
+		r->vt_server[RST_RECV] = r->t_call_first;
+		r->vt_server[RST_READ_POST] = e->t[PT_READ_POST] ? e->t[PT_READ_POST] : e->t[PT_READ_FIRST];
+		r->vt_server[RST_READ_DONE] = e->t[PT_READ_DONE];
+		/* the kernel's execute starts at rq_stime: svc_stats_latency - execute */
+		r->vt_server[RST_EXEC_DONE] = e->t[PT_STATS];
+		r->vt_server[RST_DISPATCH] = e->t[PT_STATS] && e->k_exec_us * 1000 <= e->t[PT_STATS] ?
+					     e->t[PT_STATS] - e->k_exec_us * 1000 : e->t[PT_PROCESS];
+		r->vt_server[RST_WRITE_POST] = e->t[PT_WRITE_POST];
+		r->vt_server[RST_WRITE_DONE] = e->t[PT_WRITE_DONE];
+		r->vt_server[RST_SEND_POST] = e->t[PT_SEND_POST];
+		r->vt_server[RST_SEND_DONE] = e->t[PT_SEND_DONE];
 	}
 	r->rpc_status = (r->flags & RECF_REPLY) ? REC_RPC_SUCCESS : REC_RPC_NONE;
 	rec_derive(r);

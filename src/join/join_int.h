@@ -1,0 +1,36 @@
+/* The join's insides, shared by join.c and join_report.c only. */
+#ifndef NFSRDMA_JOIN_INT_H
+#define NFSRDMA_JOIN_INT_H
+
+#include "src/join/fuse.h"
+#include "src/join/join.h"
+
+struct jent {
+	uint32_t xid;
+	uint8_t  have;            /* vantage bits present */
+	uint8_t  host[JV_N];
+	uint8_t  anchor_host;     /* the first record's host and time: the window */
+	uint32_t fflags;          /* RECFF_* found while joining */
+	uint32_t hnext;           /* hash chain / free list (index + 1; 0 ends) */
+	uint32_t fprev, fnext;    /* arrival order */
+	uint64_t anchor_t;
+	struct nfsrdma_record rec[JV_N];
+};
+
+struct join {
+	struct join_opts o;
+	join_emit_fn emit;
+	void *ctx;
+	struct jent *ent;
+	size_t nent, cap;
+	uint32_t free_head, fifo_head, fifo_tail;
+	uint32_t *bucket;
+	size_t nbucket;
+	uint64_t host_now[JOIN_MAX_HOSTS];   /* newest own-clock time per host */
+	uint64_t trailing[JV_N];
+	struct clock_sync *pair[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];  /* [a][b], a < b */
+	struct join_stats st;
+	struct nfsrdma_record out;
+};
+
+#endif
