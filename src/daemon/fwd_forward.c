@@ -1,0 +1,154 @@
+/* The forwarding side (fwd_link.h): one PUSH socket connected to the
+ * collector.  Called from the daemon's main thread only (a ZeroMQ socket
+ * belongs to one thread). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "src/base/clock.h"
+#include "src/base/log.h"
+#include "src/daemon/fwd_link.h"
+#include "src/daemon/fwd_priv.h"
+
+#define RECONNECT_MS     100    /* first retry; doubles up to the max */
+#define RECONNECT_MAX_MS 5000
+
+struct forwarder {
+	void *ctx, *sock;
+	char target[300];
+	struct fwd_meta meta;
+	uint64_t sent, dropped;
+	uint8_t buf[FWD_MSG_MAX];
+};
+
+static int zerr(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", what, zmq_strerror(zmq_errno()));
+	return -EIO;
+}
+
+int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t errlen)
+{
+	struct forwarder *f = calloc(1, sizeof(*f));
+	char host[256], ep[300];
+	unsigned port;
+	int v;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	if (fwd_split(c->forward, host, sizeof(host), &port) < 0) {
+		snprintf(err, errlen, "%s: not HOST:PORT", c->forward);
+		free(f);
+		return -EINVAL;
+	}
+	snprintf(f->target, sizeof(f->target), "%s", c->forward);
+	if (strchr(host, ':'))
+		snprintf(ep, sizeof(ep), "tcp://[%s]:%u", host, port);
+	else
+		snprintf(ep, sizeof(ep), "tcp://%s:%u", host, port);
+	/* the sender's name: what labels its records on the collector */
+	if (c->host)
+		snprintf(f->meta.host, sizeof(f->meta.host), "%s", c->host);
+	else if (gethostname(f->meta.host, sizeof(f->meta.host) - 1) < 0)
+		snprintf(f->meta.host, sizeof(f->meta.host), "unknown");
+	for (char *p = f->meta.host; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			*p = '_';
+	if (!f->meta.host[0])
+		snprintf(f->meta.host, sizeof(f->meta.host), "unknown");
+	if (getrandom(&f->meta.session, sizeof(f->meta.session), 0) != sizeof(f->meta.session))
+		f->meta.session = clock_mono_ns() ^ ((uint64_t)getpid() << 32);
+
+	f->ctx = zmq_ctx_new();
+	if (!f->ctx || !(f->sock = zmq_socket(f->ctx, ZMQ_PUSH))) {
+		int rc = zerr(err, errlen, "zmq");
+		fwd_close(f);
+		return rc;
+	}
+	v = (int)(c->hwm ? c->hwm : 10000);
+	zmq_setsockopt(f->sock, ZMQ_SNDHWM, &v, sizeof(v));
+	v = RECONNECT_MS;
+	zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL, &v, sizeof(v));
+	v = RECONNECT_MAX_MS;
+	zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL_MAX, &v, sizeof(v));
+	v = 0;
+	zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
+	if (c->curve_key) {
+		char sec[1][41], srv[1][41], pub[41];
+		if (fwd_read_keys(c->curve_key, sec, 1, err, errlen) < 0 ||
+		    fwd_read_keys(c->curve_server_key, srv, 1, err, errlen) < 0) {
+			fwd_close(f);
+			return -EINVAL;
+		}
+		if (zmq_curve_public(pub, sec[0]) != 0 ||
+		    zmq_setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, sec[0], 40) ||
+		    zmq_setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, pub, 40) ||
+		    zmq_setsockopt(f->sock, ZMQ_CURVE_SERVERKEY, srv[0], 40)) {
+			int rc = zerr(err, errlen, "CURVE keys");
+			fwd_close(f);
+			return rc;
+		}
+		explicit_bzero(sec, sizeof(sec));
+	}
+	if (zmq_connect(f->sock, ep) != 0) {
+		int rc = zerr(err, errlen, c->forward);
+		fwd_close(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void fwd_record(struct forwarder *f, const struct nfsrdma_record *r)
+{
+	if (!f->sock) {
+		f->dropped++;   /* after shutdown: nothing can leave */
+		return;
+	}
+	f->meta.vantage = r->source;
+	f->meta.seq = f->sent;
+	f->meta.dropped = f->dropped;
+	f->meta.realtime_ns = clock_wall_ns();
+	f->meta.mono_ns = clock_mono_ns();
+	size_t n = fwd_msg_encode(f->buf, &f->meta, r);
+	/* never wait: a collector that is away or slow costs records
+	 * (counted), not the daemon's own work */
+	if (zmq_send(f->sock, f->buf, n, ZMQ_DONTWAIT) == (int)n)
+		f->sent++;
+	else
+		f->dropped++;
+}
+
+void fwd_get_stats(const struct forwarder *f, struct fwd_stats *s)
+{
+	s->sent = f->sent;
+	s->dropped = f->dropped;
+}
+
+const char *fwd_target(const struct forwarder *f) { return f->target; }
+
+void fwd_shutdown(struct forwarder *f, unsigned linger_ms)
+{
+	if (!f)
+		return;
+	if (f->sock) {
+		int v = (int)linger_ms;
+		zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
+		zmq_close(f->sock);
+		f->sock = NULL;
+	}
+	if (f->ctx)
+		zmq_ctx_term(f->ctx);
+	f->ctx = NULL;
+}
+
+void fwd_close(struct forwarder *f)
+{
+	fwd_shutdown(f, 0);
+	free(f);
+}
