@@ -448,6 +448,8 @@ static size_t drain(struct daemon *d)
 		if (total >= DRAIN_MAX)
 			break;   /* let the sockets breathe */
 	}
+	if (d->fw)
+		fwd_tick(d->fw);
 	if (d->col)
 		total += coll_drain(d->col, DRAIN_MAX, on_remote, d);
 	if (d->cj)

@@ -249,11 +249,14 @@ void coll_close(struct collector *k)
 {
 	if (!k)
 		return;
+	/* The listener goes before the ZAP handler: a forwarder reconnecting
+	 * in between would get no answer, which libzmq takes as a refusal
+	 * and never retries. */
+	if (k->sock)
+		zmq_close(k->sock);
 	atomic_store(&k->stop, true);
 	if (k->zap_started)
 		pthread_join(k->zap_th, NULL);
-	if (k->sock)
-		zmq_close(k->sock);
 	if (k->zap)
 		zmq_close(k->zap);
 	if (k->ctx)

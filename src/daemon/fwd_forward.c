@@ -18,7 +18,8 @@
 #define RECONNECT_MAX_MS 5000
 
 struct forwarder {
-	void *ctx, *sock;
+	void *ctx, *sock, *mon;
+	bool connected;
 	char target[300];
 	struct fwd_meta meta;
 	uint64_t sent, dropped;
@@ -95,6 +96,18 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 		}
 		explicit_bzero(sec, sizeof(sec));
 	}
+	/* connection events, for the log and the connected gauge */
+	char monep[64];
+	snprintf(monep, sizeof(monep), "inproc://fwd-monitor-%p", (void *)f);
+	if (zmq_socket_monitor(f->sock, monep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
+						       ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+						       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+						       ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+						       ZMQ_EVENT_CLOSED) == 0 &&
+	    (f->mon = zmq_socket(f->ctx, ZMQ_PAIR)) && zmq_connect(f->mon, monep) != 0) {
+		zmq_close(f->mon);
+		f->mon = NULL;
+	}
 	if (zmq_connect(f->sock, ep) != 0) {
 		int rc = zerr(err, errlen, c->forward);
 		fwd_close(f);
@@ -103,6 +116,51 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 	*out = f;
 	return 0;
 }
+
+void fwd_tick(struct forwarder *f)
+{
+	for (int i = 0; f->mon && i < 16; i++) {
+		zmq_msg_t ev, addr;
+		zmq_msg_init(&ev);
+		if (zmq_msg_recv(&ev, f->mon, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&ev);
+			return;
+		}
+		uint16_t id = 0;
+		uint32_t val = 0;
+		if (zmq_msg_size(&ev) >= 6) {
+			memcpy(&id, zmq_msg_data(&ev), 2);
+			memcpy(&val, (uint8_t *)zmq_msg_data(&ev) + 2, 4);
+		}
+		zmq_msg_close(&ev);
+		zmq_msg_init(&addr);
+		zmq_msg_recv(&addr, f->mon, 0);   /* the second frame: the endpoint */
+		zmq_msg_close(&addr);
+		switch (id) {
+		case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+			f->connected = true;
+			log_info("forward: connected to %s", f->target);
+			break;
+		case ZMQ_EVENT_DISCONNECTED:
+			if (f->connected)
+				log_warn("forward: lost the collector at %s; reconnecting", f->target);
+			f->connected = false;
+			break;
+		case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
+			log_warn("forward: %s refused this host (status %u)", f->target, val);
+			break;
+		case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+		case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+			log_warn("forward: handshake with %s failed (%s)", f->target,
+				 id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol" : zmq_strerror((int)val));
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+bool fwd_connected(const struct forwarder *f) { return f->connected; }
 
 void fwd_record(struct forwarder *f, const struct nfsrdma_record *r)
 {
@@ -136,6 +194,11 @@ void fwd_shutdown(struct forwarder *f, unsigned linger_ms)
 {
 	if (!f)
 		return;
+	if (f->mon) {
+		zmq_socket_monitor(f->sock, NULL, 0);
+		zmq_close(f->mon);
+		f->mon = NULL;
+	}
 	if (f->sock) {
 		int v = (int)linger_ms;
 		zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));

@@ -47,6 +47,10 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
  * (collector slow or away) drops it and counts it. */
 void fwd_record(struct forwarder *f, const struct nfsrdma_record *r);
 void fwd_get_stats(const struct forwarder *f, struct fwd_stats *s);
+/* Reads the link's connection events (logged: connected, lost, refused);
+ * the daemon calls it once per loop. */
+void fwd_tick(struct forwarder *f);
+bool fwd_connected(const struct forwarder *f);
 const char *fwd_target(const struct forwarder *f);
 /* Gives queued messages up to linger_ms to leave, then closes the
  * connection; the counts stay readable until fwd_close. */

@@ -320,6 +320,52 @@ out:
 	rmdir(dir);
 }
 
+/* The collector goes away and comes back: what the forwarder queued in
+ * between arrives; the sequence tells the new collector what came before. */
+static void restart(void)
+{
+	char err[600], addr[64];
+	struct collector *k = NULL;
+	struct forwarder *f = NULL;
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port_base + 2);
+	struct fwd_cfg cc = { .collect = addr, .allow = { "127.0.0.1" }, .nallow = 1, .hwm = 5 };
+	struct fwd_cfg fc = { .forward = addr, .hwm = 5, .host = "restarter" };
+	CHECK(coll_open(&k, &cc, err, sizeof(err)) == 0, "collector: %s", err);
+	CHECK(fwd_open(&f, &fc, err, sizeof(err)) == 0, "forwarder: %s", err);
+	if (!k || !f)
+		goto out;
+	struct nfsrdma_record r = sample(1);
+	for (int i = 0; i < 3; i++)
+		fwd_record(f, &r);
+	got = 0;
+	PUMP(k, got == 3);
+	CHECK_EQ_U64(got, 3);
+	coll_close(k);
+	k = NULL;
+	for (int i = 0; i < 40; i++)
+		fwd_record(f, &r);
+	CHECK(coll_open(&k, &cc, err, sizeof(err)) == 0, "collector again: %s", err);
+	if (!k)
+		goto out;
+	got = 0;
+	struct coll_stats s;
+	PUMP(k, (fwd_tick(f), got >= 5));
+	for (int i = 0; i < 3; i++)
+		fwd_record(f, &r);
+	PUMP(k, (fwd_tick(f), got >= 8));
+	coll_get_stats(k, &s);
+	struct fwd_stats fs;
+	fwd_get_stats(f, &fs);
+	CHECK_EQ_U64(fs.sent, 7);
+	CHECK_EQ_U64(got, 4);
+	CHECK_EQ_U64(s.npeers ? s.peer[0].earlier : 99, 3);
+	CHECK_EQ_U64(s.lost, 0);
+out:
+	fwd_close(f);
+	coll_close(k);
+}
+
 int main(void)
 {
 	log_init("test_fwd_link", LOG_ERROR);
@@ -328,5 +374,6 @@ int main(void)
 	options();
 	allow_by_address();
 	allow_by_key();
+	restart();
 	return check_summary("fwd_link");
 }
