@@ -261,6 +261,7 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 			conn_append(k, "ERR out of memory\n", 18);
 			return;
 		}
+		fwd_report_links(&s, d->fw, d->col);
 		ctl_write_snap(f, &s);
 		agg_snap_free(&s);
 		if (fclose(f) == 0 && conn_append(k, buf, len) < 0)

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void help(FILE *f, const char *name, const char *text)
 {
@@ -106,6 +107,41 @@ void fwd_report_text(FILE *f, const struct forwarder *fw, struct collector *col)
 			" malformed %4" PRIu64 " refused %4" PRIu64 "\n",
 			p->addr, p->host[0] ? p->host : "-", p->received, p->lost, p->peer_dropped, p->malformed,
 			p->refused);
+	}
+	free(s);
+}
+
+void fwd_report_links(struct agg_snap *snap, const struct forwarder *fw, struct collector *col)
+{
+	snap->nlinks = 0;
+	if (fw) {
+		struct fwd_stats s;
+		struct agg_link *l = &snap->links[snap->nlinks++];
+		fwd_get_stats(fw, &s);
+		memset(l, 0, sizeof(*l));
+		l->kind = 'F';
+		snprintf(l->peer, sizeof(l->peer), "%s", fwd_target(fw));
+		l->records = s.sent;
+		l->dropped = s.dropped;
+	}
+	if (!col)
+		return;
+	struct coll_stats *s = malloc(sizeof(*s));
+	if (!s)
+		return;
+	coll_get_stats(col, s);
+	for (unsigned i = 0; i < s->npeers && snap->nlinks < AGG_LINKS_MAX; i++) {
+		const struct coll_peer *p = &s->peer[i];
+		struct agg_link *l = &snap->links[snap->nlinks++];
+		memset(l, 0, sizeof(*l));
+		l->kind = 'C';
+		snprintf(l->peer, sizeof(l->peer), "%s", p->addr);
+		snprintf(l->host, sizeof(l->host), "%s", p->host);
+		l->records = p->received;
+		l->dropped = p->peer_dropped;
+		l->lost = p->lost;
+		l->malformed = p->malformed;
+		l->refused = p->refused;
 	}
 	free(s);
 }

@@ -9,10 +9,13 @@
 
 #include "src/daemon/coll_join.h"
 #include "src/daemon/fwd_link.h"
+#include "src/stats/agg.h"
 
 void fwd_report_metrics(FILE *f, const struct forwarder *fw, struct collector *col);
 /* ,"forward":{...},"collect":{...},"join":{...} for what is on (nothing if neither) */
 void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col, const struct coll_join *cj);
 void fwd_report_text(FILE *f, const struct forwarder *fw, struct collector *col);
+/* The links into a snapshot for nfsrdma-top (the L lines of the protocol). */
+void fwd_report_links(struct agg_snap *snap, const struct forwarder *fw, struct collector *col);
 
 #endif

@@ -5,7 +5,7 @@
 # counted; the collector restarting mid-run loses nothing it does not
 # count (forwarder: records = sent + dropped; collector: sent = earlier +
 # received + lost); the configuration errors exit 2 with one line.
-# Tier: unit (loopback only).
+# nfsrdma-top shows the collector's forwarders.  Tier: unit (loopback only).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 NAME=daemon-forward
@@ -35,7 +35,7 @@ want=$("$X" --json "$CAP" 2>/dev/null | wc -l)
 
 # ---- every record arrives, as the dissector decodes it ----
 P=$(free_port); M=$(free_port)
-"$D" --collect 127.0.0.1:$P --collect-allow 127.0.0.1 --socket none --metrics 127.0.0.1:$M --json \
+"$D" --collect 127.0.0.1:$P --collect-allow 127.0.0.1 --socket "$TMP/c.sock" --metrics 127.0.0.1:$M --json \
 	--summary-interval 0.2 >"$TMP/c.json" 2>"$TMP/c.err" & C=$!; PIDS+=($C)
 wait_for 5 curl -sf "http://127.0.0.1:$M/metrics" -o /dev/null
 "$D" --forward 127.0.0.1:$P --host-name client-a --source "$CAP" --exit-at-end --socket none --metrics none --json \
@@ -43,6 +43,9 @@ wait_for 5 curl -sf "http://127.0.0.1:$M/metrics" -o /dev/null
 check "forwarder exits 0" [ $? -eq 0 ]
 received_ge() { [ "$(received "$1")" -ge "$2" ]; }
 wait_for 10 received_ge $M "$want"
+"$BIN/nfsrdma-top" -b -n 1 --socket "$TMP/c.sock" >"$TMP/top.txt" 2>"$TMP/top.err"
+check "nfsrdma-top shows the forwarder and its counts" \
+	grep -q "^forwarder client-a (127.0.0.1): received $want  dropped there 0  lost 0  malformed 0  refused 0" "$TMP/top.txt"
 kill "$C"; wait "$C"
 check "forwarder: sent $want, dropped 0" [ "$(summary "$TMP/f.json" 's["forward"]["sent"], s["forward"]["dropped"]')" = "($want, 0)" ]
 check "collector: received $want from client-a, nothing lost or malformed" \
