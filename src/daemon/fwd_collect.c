@@ -340,6 +340,25 @@ size_t coll_drain(struct collector *k, size_t max, coll_record_fn fn, void *ctx)
 			continue;
 		}
 		struct coll_peer *p = peer_find(k, addr, meta.session, false);
+		if (meta.kind == FWD_KIND_END) {
+			/* the forwarder stopped after meta.seq records: what it
+			 * sent that did not come was lost on the way */
+			uint64_t tail = 0;
+			if (p && meta.seq > p->next_seq && p->received) {
+				tail = meta.seq - p->next_seq;
+				p->lost += tail;
+				k->st.lost += tail;
+				p->next_seq = meta.seq;
+			} else if (p && !p->received) {
+				p->earlier = meta.seq;
+			}
+			if (p)
+				p->peer_dropped = meta.dropped;
+			pthread_mutex_unlock(&k->mu);
+			log_info("collect: %s (%s) stopped after %" PRIu64 " records sent, %" PRIu64 " dropped there%s",
+				 meta.host, addr, meta.seq, meta.dropped, tail ? ", some lost on the way" : "");
+			continue;
+		}
 		k->st.received++;
 		if (p) {
 			if (!p->received) {

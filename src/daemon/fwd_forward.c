@@ -2,6 +2,7 @@
  * collector.  Called from the daemon's main thread only (a ZeroMQ socket
  * belongs to one thread). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,19 @@ void fwd_shutdown(struct forwarder *f, unsigned linger_ms)
 		f->mon = NULL;
 	}
 	if (f->sock) {
+		/* the last word: how many were sent, so the collector can count
+		 * what is still on the way and never arrives */
+		int to = (int)linger_ms;
+		f->meta.seq = f->sent;
+		f->meta.dropped = f->dropped;
+		f->meta.vantage = 0;
+		f->meta.realtime_ns = clock_wall_ns();
+		f->meta.mono_ns = clock_mono_ns();
+		size_t n = fwd_msg_encode_end(f->buf, &f->meta);
+		zmq_setsockopt(f->sock, ZMQ_SNDTIMEO, &to, sizeof(to));
+		if (linger_ms && zmq_send(f->sock, f->buf, n, 0) != (int)n)
+			log_warn("forward: could not tell %s that this run ended (%" PRIu64 " sent): "
+				 "what did not arrive there is not counted as lost", f->target, f->sent);
 		int v = (int)linger_ms;
 		zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
 		zmq_close(f->sock);

@@ -92,6 +92,19 @@ static void codec(void)
 	b2[FWD_HDR_LEN] = '"';                /* a quote in the host name */
 	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
 
+	/* the end of a run: header and host only */
+	struct fwd_meta e = m;
+	e.seq = 99;
+	n = fwd_msg_encode_end(buf, &e);
+	CHECK_EQ_U64(n, FWD_HDR_LEN + 8);
+	CHECK_EQ_U64(fwd_msg_decode(buf, n, &mo, &out, &off), 0);
+	CHECK_EQ_U64(mo.kind, FWD_KIND_END);
+	CHECK_EQ_U64(mo.seq, 99);
+	CHECK_EQ_U64(fwd_msg_decode(buf, n - 1, &mo, &out, &off), (uint64_t)-FWD_ERR_SHORT);
+	memcpy(b2, buf, n);
+	b2[13] = 7;                           /* no such kind */
+	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+
 	/* the sender's phases are not trusted: derived again on arrival */
 	struct nfsrdma_record lie = r;
 	lie.d_total = 999999;
@@ -219,6 +232,18 @@ static void allow_by_address(void)
 	for (unsigned i = 0; i < s.npeers; i++)
 		if (!strcmp(s.peer[i].addr, "127.0.0.1") && s.peer[i].session == 1)
 			CHECK_EQ_U64(s.peer[i].lost, 10);
+	/* the good peer stops after 25 records: 21..24 never came */
+	m.seq = 25;
+	n = fwd_msg_encode_end(buf, &m);
+	zmq_send(ok, buf, n, 0);
+	PUMP(k, (coll_get_stats(k, &s), s.lost >= 14));
+	CHECK_EQ_U64(s.lost, 14);
+	CHECK_EQ_U64(got, 11);
+	/* an END that lies about its shape */
+	buf[8] = 1;
+	zmq_send(junk, buf, n, 0);
+	PUMP(k, (coll_get_stats(k, &s), s.malformed >= 5));
+	CHECK_EQ_U64(s.malformed, 5);
 	zmq_close(ok);
 	zmq_close(no);
 	zmq_close(junk);
