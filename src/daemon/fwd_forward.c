@@ -22,6 +22,8 @@ struct forwarder {
 	void *ctx, *sock, *mon;
 	bool connected;
 	char target[300];
+	char endpoint[300];          /* tcp://HOST:PORT */
+	uint64_t retry_at;           /* after a refusal: when to try again (CLOCK_MONOTONIC) */
 	struct fwd_meta meta;
 	uint64_t sent, dropped;
 	uint8_t buf[FWD_MSG_MAX];
@@ -109,6 +111,7 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 		zmq_close(f->mon);
 		f->mon = NULL;
 	}
+	snprintf(f->endpoint, sizeof(f->endpoint), "%s", ep);
 	if (zmq_connect(f->sock, ep) != 0) {
 		int rc = zerr(err, errlen, c->forward);
 		fwd_close(f);
@@ -120,6 +123,11 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 
 void fwd_tick(struct forwarder *f)
 {
+	if (f->retry_at && clock_mono_ns() >= f->retry_at && f->sock) {
+		f->retry_at = 0;
+		zmq_disconnect(f->sock, f->endpoint);
+		zmq_connect(f->sock, f->endpoint);
+	}
 	for (int i = 0; f->mon && i < 16; i++) {
 		zmq_msg_t ev, addr;
 		zmq_msg_init(&ev);
@@ -148,7 +156,11 @@ void fwd_tick(struct forwarder *f)
 			f->connected = false;
 			break;
 		case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-			log_warn("forward: %s refused this host (status %u)", f->target, val);
+			/* libzmq gives up on a peer that refused us; the
+			 * collector's allow-list may change, so try again later */
+			log_warn("forward: %s refused this host (status %u); trying again in %d s", f->target, val,
+				 RECONNECT_MAX_MS / 1000);
+			f->retry_at = clock_mono_ns() + RECONNECT_MAX_MS * 1000000ull;
 			break;
 		case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
 		case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:

@@ -332,6 +332,37 @@ static void allow_by_key(void)
 	CHECK_EQ_U64(got, 5);
 	zmq_close(plain);
 	zmq_ctx_term(ctx);
+	/* the stranger's key is added and the collector restarted: the
+	 * refused forwarder tries again by itself (libzmq would not) */
+	coll_close(k);
+	k = NULL;
+	FILE *bf = fopen(p[3], "a");
+	char spub[1300], skey[64] = "";
+	snprintf(spub, sizeof(spub), "%s.pub", p[2]);
+	FILE *sf = fopen(spub, "r");
+	if (sf) {
+		if (!fgets(skey, sizeof(skey), sf))
+			skey[0] = 0;
+		fclose(sf);
+	}
+	if (bf) {
+		fprintf(bf, "\n%s", skey);
+		fclose(bf);
+	}
+	CHECK(coll_open(&k, &cc, err, sizeof(err)) == 0, "collector again: %s", err);
+	if (!k)
+		goto out;
+	got = 0;
+	/* one record every 100 ms until one arrives (the retry waits 5 s
+	 * from the refusal; 10 s at most) */
+	for (int i = 0; i < 200 && !got; i++) {
+		fwd_tick(bad);
+		if (i % 2 == 0)
+			fwd_record(bad, &r);
+		coll_poll(k, NULL, 0, 50);
+		coll_drain(k, 1000, on_rec, NULL);
+	}
+	CHECK(got >= 1, "the once-refused forwarder got through after its key was allowed");
 out:
 	fwd_close(good);
 	fwd_close(bad);
