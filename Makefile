@@ -37,7 +37,7 @@ BPFTEST_BINS := $(BPFTEST_SRCS:tests/bpf/%.c=$(O)/tests/bpf/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) -lm -lpthread
+LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) $(ZMQ_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
 .PHONY: print-ldlibs all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \

@@ -47,6 +47,8 @@ LIBPCAP_LIBS := $(shell $(PKG_CONFIG) --libs libpcap 2>/dev/null || echo -lpcap)
 LIBBPF_LIBS  := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 RDMA_LIBS    := -lrdmacm -libverbs
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+# nfsrdmad --forward / --collect (src/daemon/fwd_*.c)
+ZMQ_LIBS := $(shell $(PKG_CONFIG) --libs libzmq 2>/dev/null || echo -lzmq)
 # compressed captures (pcap/capstream.c): gzip, zstd, xz
 COMPRESS_LIBS := $(shell $(PKG_CONFIG) --libs zlib libzstd liblzma 2>/dev/null || echo -lz -lzstd -llzma)
 

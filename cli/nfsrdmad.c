@@ -19,7 +19,8 @@
 enum {
 	K_SOURCE = 256, K_SPEED, K_JSON, K_SUMMARY, K_METRICS, K_SOCKET, K_SOCKMODE, K_SOCKGROUP,
 	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
-	K_SNAPLEN, K_WINDOW,
+	K_SNAPLEN, K_WINDOW, K_FORWARD, K_COLLECT, K_COLLECT_ANY, K_COLLECT_ALLOW, K_CURVE_KEY,
+	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN,
 };
 
 static const struct opt opts[] = {
@@ -41,6 +42,16 @@ static const struct opt opts[] = {
 	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW },
 	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN },
 	{ "exit-at-end", 0, NULL, "exit when every source has ended (capture files), after a last summary", K_EXIT },
+	{ "forward", 0, "HOST:PORT", "send every record of this daemon's sources to the collector at HOST:PORT", K_FORWARD },
+	{ "collect", 0, "ADDR:PORT", "receive forwarded records on ADDR:PORT (a numeric address; see --collect-allow)", K_COLLECT },
+	{ "collect-allow", 0, "ADDR", "accept forwarders from this address (repeatable)", K_COLLECT_ALLOW },
+	{ "collect-any", 0, NULL, "allow --collect on a wildcard address (0.0.0.0, ::, *)", K_COLLECT_ANY },
+	{ "curve-key", 0, "FILE", "CURVE: this host's secret key (made by --curve-keygen)", K_CURVE_KEY },
+	{ "curve-server-key", 0, "FILE", "CURVE, forwarder: the collector's public key", K_CURVE_SERVER_KEY },
+	{ "curve-allow", 0, "FILE", "CURVE, collector: the forwarders' public keys it accepts, one per line", K_CURVE_ALLOW },
+	{ "curve-keygen", 0, "FILE", "write a new CURVE key pair to FILE (secret) and FILE.pub, then exit", K_KEYGEN },
+	{ "forward-queue", 0, "N", "records queued per direction of a forward link (default 10000)", K_FORWARD_QUEUE },
+	{ "host-name", 0, "NAME", "the name this host's forwarded records carry (default: the host name)", K_HOST_NAME },
 	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5))", K_CONFIG },
 	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
 	OPT_END
@@ -51,6 +62,7 @@ struct cli {
 	bool cli_sources;       /* the command line named sources: config ones are dropped */
 	bool in_config;
 	int verbose;
+	const char *keygen;
 };
 
 static int handle(int key, const char *arg, void *ctx)
@@ -169,6 +181,55 @@ static int handle(int key, const char *arg, void *ctx)
 		d->sopts.snaplen = (uint32_t)v;
 		break;
 	case K_EXIT: d->exit_at_end = true; break;
+	case K_FORWARD: {
+		char err[600];
+		if (fwd_check_forward(arg, err, sizeof(err)) < 0) {
+			log_error("--forward %s", err);
+			return -EINVAL;
+		}
+		d->fwd.forward = arg;
+		break;
+	}
+	case K_COLLECT: {
+		char err[600];
+		/* the wildcard check waits for --collect-any (main) */
+		if (fwd_check_collect(arg, true, err, sizeof(err)) < 0) {
+			log_error("--collect %s", err);
+			return -EINVAL;
+		}
+		d->fwd.collect = arg;
+		break;
+	}
+	case K_COLLECT_ALLOW: {
+		char err[600];
+		if (fwd_check_addr(arg, err, sizeof(err)) < 0) {
+			log_error("--collect-allow %s", err);
+			return -EINVAL;
+		}
+		if (d->fwd.nallow == FWD_ALLOW_MAX) {
+			log_error("--collect-allow: at most %d addresses", FWD_ALLOW_MAX);
+			return -E2BIG;
+		}
+		d->fwd.allow[d->fwd.nallow++] = arg;
+		break;
+	}
+	case K_COLLECT_ANY: d->fwd.collect_any = true; break;
+	case K_CURVE_KEY: d->fwd.curve_key = arg; break;
+	case K_CURVE_SERVER_KEY: d->fwd.curve_server_key = arg; break;
+	case K_CURVE_ALLOW: d->fwd.curve_allow = arg; break;
+	case K_KEYGEN: c->keygen = arg; break;
+	case K_FORWARD_QUEUE:
+		if (opt_u64("forward-queue", arg, 1, 1u << 22, &v))
+			return -EINVAL;
+		d->fwd.hwm = (unsigned)v;
+		break;
+	case K_HOST_NAME:
+		if (!*arg || strlen(arg) > FWD_HOST_MAX || strpbrk(arg, " \t\"\\")) {
+			log_error("--host-name '%s': 1 to %d characters, no spaces or quotes", arg, FWD_HOST_MAX);
+			return -EINVAL;
+		}
+		d->fwd.host = arg;
+		break;
 	case K_CONFIG: break;   /* read before the command line, see main */
 	case 'v': c->verbose++; break;
 	default: return -EINVAL;
@@ -223,8 +284,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_set_level(c.verbose >= 2 ? LOG_DEBUG : c.verbose ? LOG_INFO : LOG_WARN);
-	if (!d->nsources) {
-		log_error("no source (--source SPEC; see --help)");
+	if (c.keygen) {
+		char err[600];
+		if (fwd_keygen(c.keygen, err, sizeof(err)) < 0) {
+			log_error("--curve-keygen %s", err);
+			return 1;
+		}
+		return 0;
+	}
+	if (!d->nsources && !d->fwd.collect) {
+		log_error("no source (--source SPEC, or --collect ADDR:PORT; see --help)");
+		return 2;
+	}
+	char ferr[600];
+	if ((d->fwd.collect && fwd_check_collect(d->fwd.collect, d->fwd.collect_any, ferr, sizeof(ferr)) < 0) ||
+	    fwd_check_cfg(&d->fwd, ferr, sizeof(ferr)) < 0) {
+		log_error("%s%s", d->fwd.collect && strstr(ferr, d->fwd.collect) == ferr ? "--collect " : "", ferr);
 		return 2;
 	}
 	int rc = daemon_run(d);

@@ -21,6 +21,8 @@
 
 #include "src/stats/ctl_proto.h"
 #include "src/daemon/daemon_queue.h"
+#include "src/daemon/coll_join.h"
+#include "src/daemon/fwd_report.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
@@ -34,6 +36,7 @@
 #define OUT_MAX     (64u << 20)   /* a client that does not read is cut off */
 #define DRAIN_BATCH 256
 #define DRAIN_MAX   65536   /* records per drain, then the sockets get a turn */
+#define FWD_LINGER_MS 3000  /* at exit, queued records get this long to reach the collector */
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = 1; }
@@ -79,6 +82,9 @@ struct daemon {
 	int ctl_fd, http_fd;
 	struct conn conns[MAX_CONNS];
 	uint64_t refused;
+	struct forwarder *fw;        /* --forward: every local record goes there too */
+	struct collector *col;       /* --collect: peers' records come in here */
+	struct coll_join *cj;        /* collecting: local and peers' records meet here */
 };
 
 /* ---- source threads ---- */
@@ -185,6 +191,13 @@ static int drop_privileges(const char *user, int ctl_fd, const char *sock, const
 
 /* ---- connections ---- */
 
+static void fwd_metrics_hook(FILE *f, void *ctx)
+{
+	struct daemon *d = ctx;
+
+	fwd_report_metrics(f, d->fw, d->col);
+}
+
 static void conn_close(struct conn *k)
 {
 	if (k->fd >= 0)
@@ -248,6 +261,7 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 			conn_append(k, "ERR out of memory\n", 18);
 			return;
 		}
+		fwd_report_links(&s, d->fw, d->col);
 		ctl_write_snap(f, &s);
 		agg_snap_free(&s);
 		if (fclose(f) == 0 && conn_append(k, buf, len) < 0)
@@ -278,7 +292,7 @@ static void conn_input(struct daemon *d, struct conn *k)
 		if (http_request_complete(k->in, k->inlen)) {
 			char *resp = NULL;
 			size_t rlen = 0;
-			if (http_respond(k->in, k->inlen, d->agg, &resp, &rlen) == 0)
+			if (http_respond(k->in, k->inlen, d->agg, fwd_metrics_hook, d, &resp, &rlen) == 0)
 				conn_append(k, resp, rlen);
 			free(resp);
 			k->close_after = true;
@@ -351,7 +365,9 @@ static void print_summary(struct daemon *d, uint64_t now)
 			       r->tot.records, r->tot.errors, r->rate, r->p50 / 1e3, r->p90 / 1e3,
 			       r->p99 / 1e3, r->p999 / 1e3, r->max / 1e3);
 		}
-		printf("]}}\n");
+		printf("]");
+		fwd_report_json(stdout, d->fw, d->col, d->cj);
+		printf("}}\n");
 	} else {
 		printf("summary: records %" PRIu64 " rate %.1f/s errors %" PRIu64 " drops %" PRIu64 "\n",
 		       s.t.tot.records, s.rate, s.t.tot.errors, drops);
@@ -360,6 +376,7 @@ static void print_summary(struct daemon *d, uint64_t now)
 			printf("  %-28s %8" PRIu64 " %9.1f/s p50 %9.1fus p99 %9.1fus max %9.1fus\n", r->key,
 			       r->tot.records, r->rate, r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3);
 		}
+		fwd_report_text(stdout, d->fw, d->col);
 	}
 	fflush(stdout);
 	agg_snap_free(&s);
@@ -381,6 +398,32 @@ static void update_external(struct daemon *d)
 	agg_set_external(d->agg, rec_queue_drops(d->q), drops, events, errors, records);
 }
 
+/* A record reaches aggregation and the JSON Lines here, from the queue
+ * directly or, when collecting, out of the join. */
+static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now)
+{
+	uint64_t t = now;
+
+	if (d->record_clock)
+		t = r->t_reply_last ? r->t_reply_last : r->t_call_last ? r->t_call_last : 0;
+	agg_add(d->agg, r, t);
+	if (d->c->json)
+		out_json(stdout, r);
+}
+
+static void on_joined(const struct nfsrdma_record *r, void *ctx)
+{
+	consume(ctx, r, clock_wall_ns());
+}
+
+static void on_remote(const struct nfsrdma_record *r, const struct fwd_meta *m, const struct coll_peer *from,
+		      void *ctx)
+{
+	struct daemon *d = ctx;
+
+	coll_join_add(d->cj, r, m, from->last_recv_ns);
+}
+
 static size_t drain(struct daemon *d)
 {
 	const struct nfsrdma_record *recs;
@@ -394,19 +437,24 @@ static size_t drain(struct daemon *d)
 			n = DRAIN_BATCH;
 		uint64_t now = clock_wall_ns();
 		for (size_t i = 0; i < n; i++) {
-			const struct nfsrdma_record *r = &recs[i];
-			uint64_t t = now;
-			if (d->record_clock)
-				t = r->t_reply_last ? r->t_reply_last : r->t_call_last ? r->t_call_last : 0;
-			agg_add(d->agg, r, t);
-			if (d->c->json)
-				out_json(stdout, r);
+			if (d->fw)
+				fwd_record(d->fw, &recs[i]);
+			if (d->cj)
+				coll_join_add(d->cj, &recs[i], NULL, now);
+			else
+				consume(d, &recs[i], now);
 		}
 		rec_queue_release(d->q, n);
 		total += n;
 		if (total >= DRAIN_MAX)
 			break;   /* let the sockets breathe */
 	}
+	if (d->fw)
+		fwd_tick(d->fw);
+	if (d->col)
+		total += coll_drain(d->col, DRAIN_MAX, on_remote, d);
+	if (d->cj)
+		coll_join_poll(d->cj, clock_wall_ns());
 	if (total && d->c->json)
 		fflush(stdout);
 	return total;
@@ -449,7 +497,8 @@ static int open_sources(struct daemon *d)
 			log_warn("--export-dir: source %s has no packets to export", t->spec);
 		}
 	}
-	d->record_clock = all_flat && d->nsrc > 0;
+	/* peers' records arrive as they happen: the wall clock is theirs too */
+	d->record_clock = all_flat && d->nsrc > 0 && !c->fwd.collect;
 	return 0;
 }
 
@@ -510,6 +559,26 @@ int daemon_run(const struct daemon_cfg *c)
 			goto out;
 		}
 	}
+	if (c->fwd.forward) {
+		if ((e = fwd_open(&d->fw, &c->fwd, err, sizeof(err))) < 0) {
+			log_error("--forward %s", err);
+			rc = e == -EINVAL ? 2 : 1;
+			goto out;
+		}
+		log_info("forwarding records to %s", c->fwd.forward);
+	}
+	if (c->fwd.collect) {
+		if ((e = coll_open(&d->col, &c->fwd, err, sizeof(err))) < 0) {
+			log_error("--collect %s", err);
+			rc = e == -EINVAL ? 2 : 1;   /* a bad setting / the address cannot be bound */
+			goto out;
+		}
+		if (!(d->cj = coll_join_new(on_joined, d))) {
+			log_error("out of memory");
+			goto out;
+		}
+		log_info("collecting records on %s", c->fwd.collect);
+	}
 	if (c->user && (e = drop_privileges(c->user, d->ctl_fd, c->socket_path, c->socket_group)) < 0) {
 		rc = e == -ENOENT ? 2 : 1;   /* no such user or group */
 		goto out;
@@ -562,7 +631,7 @@ int daemon_run(const struct daemon_cfg *c)
 			if (left < timeout)
 				timeout = left;
 		}
-		int n = poll(p, (nfds_t)np, timeout);
+		int n = d->col ? coll_poll(d->col, p, np, timeout) : poll(p, (nfds_t)np, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("poll: %s", strerror(errno));
 			rc = 1;
@@ -601,7 +670,7 @@ int daemon_run(const struct daemon_cfg *c)
 			print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
 		}
-		if (c->exit_at_end) {
+		if (c->exit_at_end && !d->col) {   /* a collector's peers have no end */
 			bool all = true;
 			for (unsigned i = 0; i < d->nsrc; i++)
 				all = all && atomic_load(&d->src[i].done);
@@ -611,6 +680,10 @@ int daemon_run(const struct daemon_cfg *c)
 				break;
 			}
 		}
+	}
+	if (d->fw) {
+		/* what is queued gets its chance to leave; the counts are final */
+		fwd_shutdown(d->fw, FWD_LINGER_MS);
 	}
 	if (c->summary_interval > 0 || c->exit_at_end)
 		print_summary(d, d->record_clock ? 0 : clock_wall_ns());
@@ -639,6 +712,9 @@ out:
 	}
 	if (d->http_fd >= 0)
 		close(d->http_fd);
+	fwd_close(d->fw);
+	coll_close(d->col);
+	coll_join_free(d->cj);
 	agg_free(d->agg);
 	rec_queue_free(d->q);
 	free(d);

@@ -12,6 +12,7 @@
 
 #include "src/stats/agg.h"
 #include "pcap/source.h"
+#include "src/daemon/fwd_link.h"
 
 #define DAEMON_MAX_SOURCES 16
 
@@ -32,6 +33,7 @@ struct daemon_cfg {
 	size_t queue;                /* records between sources and aggregation (0: the default) */
 	bool exit_at_end;            /* exit once every source has ended */
 	struct agg_config agg;
+	struct fwd_cfg fwd;          /* --forward / --collect (fwd_link.h) */
 };
 
 /* Runs until SIGINT/SIGTERM (or the end, with exit_at_end).  Returns the

@@ -208,7 +208,8 @@ static int reply(char **out, size_t *outlen, const char *status, const char *cty
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-int http_respond(const char *req, size_t len, const struct agg *a, char **out, size_t *outlen)
+int http_respond(const char *req, size_t len, const struct agg *a, metrics_extra_fn extra, void *ctx,
+		 char **out, size_t *outlen)
 {
 	char method[16] = "", path[256] = "";
 	const char *eol = memchr(req, '\n', len);
@@ -240,6 +241,8 @@ int http_respond(const char *req, size_t len, const struct agg *a, char **out, s
 	if (!f)
 		return -ENOMEM;
 	metrics_write(f, a);
+	if (extra)
+		extra(f, ctx);
 	if (fclose(f)) {
 		free(body);
 		return -ENOMEM;

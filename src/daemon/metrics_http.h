@@ -17,6 +17,10 @@ void metrics_write(FILE *f, const struct agg *a);
 bool http_request_complete(const char *buf, size_t len);
 /* Builds the whole response for the request head in req (malloc'ed into
  * *out).  Returns 0 or -ENOMEM. */
-int http_respond(const char *req, size_t len, const struct agg *a, char **out, size_t *outlen);
+/* extra (may be NULL) appends more series to /metrics: the daemon's
+ * forwarding and collecting counters. */
+typedef void (*metrics_extra_fn)(FILE *f, void *ctx);
+int http_respond(const char *req, size_t len, const struct agg *a, metrics_extra_fn extra, void *ctx,
+		 char **out, size_t *outlen);
 
 #endif

@@ -96,6 +96,19 @@ struct agg_totals {
 	uint64_t drops_queue, drops_source, source_events, source_errors, source_records;
 };
 
+/* A forward link of the daemon (nfsrdmad --forward / --collect), as the
+ * daemon fills it into a snapshot for nfsrdma-top: counts only, the
+ * aggregation engine knows nothing of links. */
+#define AGG_LINKS_MAX 16
+struct agg_link {
+	char kind;                /* 'F' this daemon forwards to peer; 'C' it collects from peer */
+	char peer[64];            /* the other side's address */
+	char host[65];            /* the forwarder's host name */
+	uint64_t records;         /* F: sent; C: received */
+	uint64_t dropped;         /* F: dropped here; C: dropped by the forwarder, as it reports */
+	uint64_t lost, malformed, refused;   /* C only */
+};
+
 struct agg_snap {
 	uint64_t now_ns, start_ns;
 	double win_s;
@@ -105,6 +118,8 @@ struct agg_snap {
 	struct agg_row *rows[AGG_NDIM];
 	size_t nslow;
 	struct agg_slow slow[AGG_SLOW_MAX];
+	unsigned nlinks;
+	struct agg_link links[AGG_LINKS_MAX];
 };
 
 struct agg;

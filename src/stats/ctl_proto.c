@@ -67,6 +67,15 @@ void ctl_write_snap(FILE *f, const struct agg_snap *s)
 			fprintf(f, "\t%" PRIu64, w->phase[p]);
 		fputc('\n', f);
 	}
+	for (unsigned i = 0; i < s->nlinks && i < AGG_LINKS_MAX; i++) {
+		const struct agg_link *l = &s->links[i];
+		fprintf(f, "L\t%s\t", l->kind == 'F' ? "forward" : "collect");
+		put_key(f, l->peer);
+		fputc('\t', f);
+		put_key(f, l->host[0] ? l->host : "-");
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", l->records, l->dropped,
+			l->lost, l->malformed, l->refused);
+	}
 	fputs("END\n", f);
 }
 
@@ -210,6 +219,22 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 		snprintf(w->client, sizeof(w->client), "%s", f[4]);
 		snprintf(w->server, sizeof(w->server), "%s", f[5]);
 		s->nslow++;
+		return 0;
+	}
+	if (!strcmp(f[0], "L")) {
+		if (n != 9 || (strcmp(f[1], "forward") && strcmp(f[1], "collect")))
+			return bad(err, errlen, "link");
+		if (s->nlinks >= AGG_LINKS_MAX)
+			return 0;   /* more than a screen shows: the rest are not kept */
+		struct agg_link *l = &s->links[s->nlinks];
+		memset(l, 0, sizeof(*l));
+		if (!num(f[4], &l->records) || !num(f[5], &l->dropped) || !num(f[6], &l->lost) ||
+		    !num(f[7], &l->malformed) || !num(f[8], &l->refused))
+			return bad(err, errlen, "link");
+		l->kind = f[1][0] == 'f' ? 'F' : 'C';
+		snprintf(l->peer, sizeof(l->peer), "%s", f[2]);
+		snprintf(l->host, sizeof(l->host), "%s", f[3]);
+		s->nlinks++;
 		return 0;
 	}
 	/* Unknown line types are ignored: a newer daemon may add some

@@ -90,6 +90,21 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 			 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,
 			 (unsigned long long)s->t.tot.noreply, (unsigned long long)s->t.tot.findings,
 			 (unsigned long long)(s->t.drops_queue + s->t.drops_source), s->win_s);
+		/* forward links: how many peers, and what they dropped */
+		uint64_t fwd_drops = 0, recs = 0;
+		unsigned npeers = 0;
+		for (unsigned i = 0; i < s->nlinks; i++) {
+			fwd_drops += s->links[i].dropped + s->links[i].lost;
+			recs += s->links[i].records;
+			npeers += s->links[i].kind == 'C';
+		}
+		size_t ll = strlen(line);
+		if (npeers)
+			snprintf(line + ll, sizeof(line) - ll, "  forwarders %u (rcvd %llu, dropped %llu)", npeers,
+				 (unsigned long long)recs, (unsigned long long)fwd_drops);
+		else if (s->nlinks)
+			snprintf(line + ll, sizeof(line) - ll, "  forward: sent %llu dropped %llu",
+				 (unsigned long long)recs, (unsigned long long)fwd_drops);
 		mvaddnstr(1, 0, line, W);
 	}
 	snprintf(line, sizeof(line), "view %s  sort %s%s%s%s   h: help", agg_dim_name[v->dim],

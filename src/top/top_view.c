@@ -211,6 +211,15 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 		"  findings %" PRIu64 "  drops %" PRIu64 " (queue %" PRIu64 ", source %" PRIu64 ")  overflow %" PRIu64
 		"\n", s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
 		s->t.drops_queue + s->t.drops_source, s->t.drops_queue, s->t.drops_source, ovf);
+	for (unsigned i = 0; i < s->nlinks; i++) {
+		const struct agg_link *l = &s->links[i];
+		if (l->kind == 'F')
+			fprintf(f, "forward to %s: sent %" PRIu64 "  dropped %" PRIu64 "\n", l->peer, l->records, l->dropped);
+		else
+			fprintf(f, "forwarder %s (%s): received %" PRIu64 "  dropped there %" PRIu64 "  lost %" PRIu64
+				"  malformed %" PRIu64 "  refused %" PRIu64 "\n",
+				l->host, l->peer, l->records, l->dropped, l->lost, l->malformed, l->refused);
+	}
 	fprintf(f, "view %s  sort %s%s%s%s\n\n", agg_dim_name[v->dim], top_sort_name[v->sort],
 		v->reverse ? " (reversed)" : "", v->filter[0] ? "  filter " : "", v->filter);
 	for (size_t i = 0; i < n; i++)

@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (http_request_complete(req, size)) {
 		char *out = NULL;
 		size_t olen = 0;
-		int rc = http_respond(req, size, agg, &out, &olen);
+		int rc = http_respond(req, size, agg, NULL, NULL, &out, &olen);
 		if (rc == 0) {
 			if (!out)
 				__builtin_trap();

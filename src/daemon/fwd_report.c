@@ -1,0 +1,147 @@
+/* See fwd_report.h.  Host names and addresses are printable ASCII without
+ * quotes or backslashes by the time they get here (fwd_msg_decode refuses
+ * others), so they go into labels and JSON strings as they are. */
+#include "src/daemon/fwd_report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f, const char *name, const char *text)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, text, name);
+}
+
+void fwd_report_metrics(FILE *f, const struct forwarder *fw, struct collector *col)
+{
+	if (fw) {
+		struct fwd_stats s;
+		fwd_get_stats(fw, &s);
+		help(f, "nfsrdma_forward_records_total",
+		     "Records forwarded to the collector: sent = queued for it, dropped = the queue was full.");
+		fprintf(f, "nfsrdma_forward_records_total{peer=\"%s\",result=\"sent\"} %" PRIu64 "\n", fwd_target(fw), s.sent);
+		fprintf(f, "nfsrdma_forward_records_total{peer=\"%s\",result=\"dropped\"} %" PRIu64 "\n", fwd_target(fw),
+			s.dropped);
+	}
+	if (!col)
+		return;
+	struct coll_stats *s = malloc(sizeof(*s));
+	if (!s)
+		return;
+	coll_get_stats(col, s);
+	help(f, "nfsrdma_collect_records_total",
+	     "Records from each forwarding peer: received; lost = queued there, never arrived (sequence gaps); "
+	     "earlier = queued before this collector heard the peer; malformed = messages refused; "
+	     "peer_dropped = dropped by the peer's full queue, as it last reported.");
+	static const char *const res[] = { "received", "lost", "earlier", "malformed", "peer_dropped" };
+	for (unsigned i = 0; i < s->npeers; i++) {
+		const struct coll_peer *p = &s->peer[i];
+		const uint64_t v[] = { p->received, p->lost, p->earlier, p->malformed, p->peer_dropped };
+		for (unsigned j = 0; j < 5; j++)
+			fprintf(f, "nfsrdma_collect_records_total{peer=\"%s\",host=\"%s\",result=\"%s\"} %" PRIu64 "\n",
+				p->addr, p->host, res[j], v[j]);
+	}
+	help(f, "nfsrdma_collect_refused_total",
+	     "Connections refused: the peer's address is not in --collect-allow or its CURVE key not in --curve-allow.");
+	for (unsigned i = 0; i < s->npeers; i++)
+		if (s->peer[i].refused)
+			fprintf(f, "nfsrdma_collect_refused_total{peer=\"%s\"} %" PRIu64 "\n", s->peer[i].addr,
+				s->peer[i].refused);
+	fprintf(f, "nfsrdma_collect_refused_total{peer=\"all\"} %" PRIu64 "\n", s->refused);
+	free(s);
+}
+
+void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col, const struct coll_join *cj)
+{
+	if (fw) {
+		struct fwd_stats s;
+		fwd_get_stats(fw, &s);
+		fprintf(f, ",\"forward\":{\"peer\":\"%s\",\"sent\":%" PRIu64 ",\"dropped\":%" PRIu64 "}", fwd_target(fw),
+			s.sent, s.dropped);
+	}
+	if (col) {
+		struct coll_stats *s = malloc(sizeof(*s));
+		if (s) {
+			coll_get_stats(col, s);
+			fprintf(f, ",\"collect\":{\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"malformed\":%" PRIu64
+				",\"refused\":%" PRIu64 ",\"peers_overflow\":%" PRIu64 ",\"peers\":[",
+				s->received, s->lost, s->malformed, s->refused, s->overflow);
+			for (unsigned i = 0; i < s->npeers; i++) {
+				const struct coll_peer *p = &s->peer[i];
+				fprintf(f, "%s{\"peer\":\"%s\",\"host\":\"%s\",\"session\":\"%016" PRIx64 "\",\"received\":%" PRIu64
+					",\"lost\":%" PRIu64 ",\"earlier\":%" PRIu64 ",\"peer_dropped\":%" PRIu64
+					",\"malformed\":%" PRIu64 ",\"refused\":%" PRIu64 "}",
+					i ? "," : "", p->addr, p->host, p->session, p->received, p->lost, p->earlier,
+					p->peer_dropped, p->malformed, p->refused);
+			}
+			fputs("]}", f);
+			free(s);
+		}
+	}
+	if (cj) {
+		struct coll_join_stats js;
+		coll_join_get_stats(cj, &js);
+		fprintf(f, ",\"join\":{\"local\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"emitted\":%" PRIu64 "}", js.local,
+			js.remote, js.emitted);
+	}
+}
+
+void fwd_report_text(FILE *f, const struct forwarder *fw, struct collector *col)
+{
+	if (fw) {
+		struct fwd_stats s;
+		fwd_get_stats(fw, &s);
+		fprintf(f, "forward: %s sent %" PRIu64 " dropped %" PRIu64 "\n", fwd_target(fw), s.sent, s.dropped);
+	}
+	if (!col)
+		return;
+	struct coll_stats *s = malloc(sizeof(*s));
+	if (!s)
+		return;
+	coll_get_stats(col, s);
+	fprintf(f, "collect: received %" PRIu64 " lost %" PRIu64 " malformed %" PRIu64 " refused %" PRIu64 "\n",
+		s->received, s->lost, s->malformed, s->refused);
+	for (unsigned i = 0; i < s->npeers; i++) {
+		const struct coll_peer *p = &s->peer[i];
+		fprintf(f, "  peer %-20s %-16s received %8" PRIu64 " lost %6" PRIu64 " peer-dropped %6" PRIu64
+			" malformed %4" PRIu64 " refused %4" PRIu64 "\n",
+			p->addr, p->host[0] ? p->host : "-", p->received, p->lost, p->peer_dropped, p->malformed,
+			p->refused);
+	}
+	free(s);
+}
+
+void fwd_report_links(struct agg_snap *snap, const struct forwarder *fw, struct collector *col)
+{
+	snap->nlinks = 0;
+	if (fw) {
+		struct fwd_stats s;
+		struct agg_link *l = &snap->links[snap->nlinks++];
+		fwd_get_stats(fw, &s);
+		memset(l, 0, sizeof(*l));
+		l->kind = 'F';
+		snprintf(l->peer, sizeof(l->peer), "%s", fwd_target(fw));
+		l->records = s.sent;
+		l->dropped = s.dropped;
+	}
+	if (!col)
+		return;
+	struct coll_stats *s = malloc(sizeof(*s));
+	if (!s)
+		return;
+	coll_get_stats(col, s);
+	for (unsigned i = 0; i < s->npeers && snap->nlinks < AGG_LINKS_MAX; i++) {
+		const struct coll_peer *p = &s->peer[i];
+		struct agg_link *l = &snap->links[snap->nlinks++];
+		memset(l, 0, sizeof(*l));
+		l->kind = 'C';
+		snprintf(l->peer, sizeof(l->peer), "%s", p->addr);
+		snprintf(l->host, sizeof(l->host), "%s", p->host);
+		l->records = p->received;
+		l->dropped = p->peer_dropped;
+		l->lost = p->lost;
+		l->malformed = p->malformed;
+		l->refused = p->refused;
+	}
+	free(s);
+}
