@@ -54,7 +54,7 @@ if command -v tmux >/dev/null && [ -x "$BIN/nfsrdma-top" ]; then
 	PIDS+=($(tmux display-message -p -t "$TS" '#{pane_pid}'))
 	shows() { tmux capture-pane -p -t "$TS" | grep -qE -- "$1"; }
 	# Which records survive a burst is timing-dependent: any op row will do.
-	check "top shows the daemon's data" wait_for 20 shows 'NFSv3 [A-Z]+ +[0-9.]+ +[1-9]'
+	check "top shows the daemon's data" wait_for 20 shows '(NFS|NFSACL|MOUNT|PORTMAP)v[0-9.]+ [A-Z_]+( (tcp|udp))? +[0-9.]+ +[1-9]'
 
 	kill -9 $dpid; wait $dpid 2>/dev/null
 	check "top says the daemon is gone and retries" wait_for 10 shows 'retrying'

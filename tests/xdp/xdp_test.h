@@ -475,11 +475,13 @@ static inline void trecords_cb(const struct nfsrdma_record *r, const struct dtre
 	a->r[a->n++] = *r;
 }
 
-/* The dissector's records for a capture file (the reference). */
+/* The dissector's records for a capture file (the reference). The XDP
+ * program reads RoCE only: the dissector's RPC over TCP and UDP is left
+ * out (no_rpc_net), so its connection numbers are the RDMA ones alone. */
 static inline int trecords_dissect_file(struct trecords *a, const char *path)
 {
 	struct dissect_cbs cbs = { .record = trecords_cb, .ctx = a };
-	struct dissect_opts o = { 0 };
+	struct dissect_opts o = { .no_rpc_net = true };
 	struct dissect *d = dissect_new(&o, &cbs);
 	char err[256];
 
@@ -495,7 +497,7 @@ static inline int trecords_dissect_file(struct trecords *a, const char *path)
 static inline int trecords_dissect_clipped(struct trecords *a, const struct tcap *c, size_t snap)
 {
 	struct dissect_cbs cbs = { .record = trecords_cb, .ctx = a };
-	struct dissect_opts o = { 0 };
+	struct dissect_opts o = { .no_rpc_net = true };
 	struct dissect *d = dissect_new(&o, &cbs);
 	struct transport *tp = d ? transport_new(dissect_event, NULL, d) : NULL;
 
@@ -504,6 +506,7 @@ static inline int trecords_dissect_clipped(struct trecords *a, const struct tcap
 		return -ENOMEM;
 	}
 	transport_set_linktype(tp, c->linktype);
+	transport_set_rpc_net(tp, false);
 	for (size_t i = 0; i < c->n; i++)
 		transport_packet(tp, c->f[i].ts, i + 1, c->f[i].data,
 				 c->f[i].cap < snap ? c->f[i].cap : snap, c->f[i].wire);
