@@ -160,6 +160,10 @@ static void run_capture(int sock, int ifindex_b, const struct tcap *c, int mirro
 		/* keep at most 64 frames in flight: the veth NAPI ring holds 256 */
 		for (int spin = 0; sent - source_xdp_frames_seen(src) > 64 && spin < 20000; spin++)
 			source_poll(src, 0);
+		/* and read the records out as they come: a burst of full 4 KB
+		 * frames (a 64 KB READ's) outgrows the record ring otherwise */
+		while (source_poll(src, 0) > 0)
+			;
 	}
 	for (int spin = 0; source_xdp_frames_seen(src) < sent && spin < 5000; spin++)
 		source_poll(src, 1);
