@@ -90,6 +90,14 @@ struct mismatch {
 };
 
 /* ---- the engine ---- */
+/* A traced client replayed (t.clients[k]): its own client ID and session,
+ * and what became of its calls. */
+struct rclient {
+	struct nfs41_session s;
+	bool v4;
+	uint64_t trace, replayed, ok, mismatch, errors, unsupported;
+};
+
 struct rcall {
 	struct engine *e;
 	size_t idx;
@@ -147,7 +155,9 @@ struct engine {
 	/* NFSv4.1+ */
 	bool v4;                 /* the trace has NFSv4.1+ COMPOUNDs */
 	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
-	struct nfs41_session v4s;
+	struct nfs41_session *v4s;   /* the current call's client's (cl[].s) */
+	struct rclient *cl;          /* one per traced client (t.clients) */
+	struct rclient *cur;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
@@ -220,6 +230,9 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 void replay_prepass(struct engine *e);
 void replay_trace_latencies(struct engine *e);
 
+/* replay_clients.c: gives every call its client (tcall.client) */
+void replay_clients(struct trace *t);
+
 /* replay_v4_state.c */
 int replay_v4_session(struct engine *e);
 int replay_v40_client(struct engine *e);
@@ -269,5 +282,7 @@ void replay_v4_names(const struct tcall *tc, const struct nfs4_call_info *in, st
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);
 void replay_report(struct engine *e, double secs, int rc);
+/* replay_report_clients.c: a row per traced client (JSON: "clients":[...],) */
+void replay_report_clients(const struct engine *e, FILE *f, bool json);
 
 #endif

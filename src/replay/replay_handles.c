@@ -139,9 +139,9 @@ static int v4_target_lookup(struct engine *e, const struct nfs_fh *dir, const ch
 	int ret;
 
 	/* NFSv4.0 needs no client ID to look up */
-	if (e->v4s.minor && (ret = replay_v4_session(e)) < 0)
+	if (e->v4s->minor && (ret = replay_v4_session(e)) < 0)
 		return ret;
-	while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
+	while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
 		if ((ret = xprt_poll(e->x, 100)) < 0)
 			return ret;
 	if (ret < 0)
@@ -164,7 +164,8 @@ static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char 
 	size_t rlen;
 	struct rpc_res res;
 
-	if (e->v4)
+	/* as the call's own client speaks: a mixed trace has both */
+	if (e->cur ? e->cur->v4 : e->v4)
 		return v4_target_lookup(e, dir, name, out);
 	if (nfs3_enc_lookup(&m, &e->cred, dir, name) < 0)
 		return -EMSGSIZE;

@@ -69,19 +69,19 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 	bool have_tr = false;
 
 	if (rep->err) {
-		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, rep->err == -EPIPE);
+		nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, rep->err == -EPIPE);
 		count_failed(e, tc, os, rep);
 		return;
 	}
 	lhist_add(&os->lat, rep->t_done_ns - req->t_submit_ns);
 	if (nfs4_decode_reply(tc->proc, rep->msg, rep->len, rep->bulk_moved, &rr) < 0) {
-		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, false);
+		nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, false);
 		os->errors++;
 		note_mismatch(e, tc, REPLAY_UNDECODED, 0, -EBADMSG);
 		return;
 	}
-	nfs41_slot_put(&e->v4s, rc->slot, rc->seq, rr.has_seq && rr.seq_status == 0, false);
-	if (e->v4s.back_channel && rr.has_seq && rr.seq_status == 0 &&
+	nfs41_slot_put(e->v4s, rc->slot, rc->seq, rr.has_seq && rr.seq_status == 0, false);
+	if (e->v4s->back_channel && rr.has_seq && rr.seq_status == 0 &&
 	    (rr.seq_flags & (NFS4_SEQ4_STATUS_CB_PATH_DOWN | NFS4_SEQ4_STATUS_CB_PATH_DOWN_SESSION |
 			     NFS4_SEQ4_STATUS_BACKCHANNEL_FAULT))) {
 		/* the target cannot call back: it would recall in vain */
@@ -125,7 +125,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 			same ? "" : "  MISMATCH");
 }
 
-void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
+static void done_one(struct xprt_req *req, const struct xprt_reply *rep)
 {
 	struct rcall *rc = req->ctx;
 	struct engine *e = rc->e;
@@ -206,4 +206,27 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
 			tc->name, nfs_stat_name(tc->status), nfs_stat_name(st),
 			same ? "" : "  MISMATCH");
+}
+
+/* Runs inside the transport's poll, maybe while another client's call is
+ * being built: the reply's own client's session for the time being. */
+void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
+{
+	struct rcall *rc = req->ctx;
+	struct engine *e = rc->e;
+	const struct tcall *tc = &e->t.calls[rc->idx];
+	const struct opstat *os = &e->op[tc->row];
+	struct rclient *cl = &e->cl[tc->client];
+	struct nfs41_session *saved = e->v4s;
+	struct rclient *saved_cur = e->cur;
+	uint64_t ok = os->ok, mism = os->mismatch, errs = os->errors + os->lost;
+
+	e->v4s = &cl->s;
+	e->cur = cl;
+	done_one(req, rep);
+	e->v4s = saved;
+	e->cur = saved_cur;
+	cl->ok += os->ok - ok;
+	cl->mismatch += os->mismatch - mism;
+	cl->errors += os->errors + os->lost - errs;
 }

@@ -52,7 +52,7 @@ int replay_poll(struct engine *e, int ms)
 			 e->o->disconnect_xid);
 		xprt_drop(e->x, "dropped on request");
 	}
-	if (e->v4s.back_channel && e->v4s.have_session && !e->returning)
+	if (e->v4s->back_channel && e->v4s->have_session && !e->returning)
 		replay_bind_conn(e);
 	if (e->cbsrv && !e->returning) {
 		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
@@ -156,7 +156,7 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 
 /* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
  * -ENOTCONN. */
-static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 {
 	struct tcall *tc = &e->t.calls[i];
 	struct opstat *os = &e->op[tc->row];
@@ -285,6 +285,46 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	return replay_submitted(e, rc, os, barrier);
 }
 
+/* Call i as its own client: that client's client ID, session and slots. */
+static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+{
+	const struct tcall *tc = &e->t.calls[i];
+	const struct opstat *os = &e->op[tc->row];
+	struct rclient *cl = &e->cl[tc->client];
+	uint64_t sent = os->replayed, unsup = os->unsupported;
+
+	e->cur = cl;
+	e->v4s = &cl->s;
+	int ret = replay_one_call(e, i, t0_trace, t0);
+	cl->trace++;
+	cl->replayed += os->replayed - sent;
+	cl->unsupported += os->unsupported - unsup;
+	return ret;
+}
+
+/* A replay client per traced client; e->v4s and e->cur at the first. */
+static int replay_clients_init(struct engine *e)
+{
+	replay_clients(&e->t);
+	e->cl = calloc(e->t.nclients ? e->t.nclients : 1, sizeof(*e->cl));
+	if (!e->cl)
+		return -ENOMEM;
+	for (unsigned k = 0; k < e->t.nclients; k++) {
+		const struct tclient *c = &e->t.clients[k];
+		char tag[32];
+		snprintf(tag, sizeof(tag), "replay-c%u", k + 1);
+		e->cl[k].v4 = c->vers == 4;
+		nfs41_session_init(&e->cl[k].s, c->vers == 4 ? c->minor : 1, tag);
+	}
+	/* the first NFSv4 client is the one --delegations serves */
+	unsigned first = 0;
+	while (first < e->t.nclients && !e->cl[first].v4)
+		first++;
+	e->cur = &e->cl[first < e->t.nclients ? first : 0];
+	e->v4s = &e->cur->s;
+	return 0;
+}
+
 int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -331,25 +371,16 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	}
 	replay_prepass(e);
 	replay_trace_latencies(e);
+	if (replay_clients_init(e) < 0)
+		goto out;
 	if (o->dry_run) {
 		rc = replay_dry_run(e);
 		goto out;
 	}
 	rpc_cred_sys(&e->cred, 0, 0);
-	bool need_mount = false, have_minor = false;
-	uint32_t minor = 1;
-	for (size_t i = 0; i < e->t.n; i++) {
-		const struct tcall *tc = &e->t.calls[i];
-		if (tc->vers == 3)
-			need_mount = true;
-		else if (tc->v4known && !have_minor && tc->v4minor <= 2) {
-			/* the first COMPOUND's minor version: 0 (client ID and
-			 * owner seqids) or 1, 2 (a session) */
-			minor = tc->v4minor;
-			have_minor = true;
-		}
-	}
-	nfs41_session_init(&e->v4s, minor, "replay");
+	bool need_mount = false;
+	for (size_t i = 0; i < e->t.n; i++)
+		need_mount |= e->t.calls[i].vers == 3;
 	const char *exp = o->export_path ? o->export_path :
 			  e->t.export_path[0] ? e->t.export_path : "/export";
 	if (need_mount) {
@@ -409,25 +440,29 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		ret = replay_wait_all(e);
 	/* NFSv4.0 has no DESTROY_CLIENTID: the replay's client ID and what
 	 * the trace left open expire with the lease */
-	if (ret == 0 && e->v4s.minor && (e->v4s.have_session || e->v4s.have_client)) {
+	for (unsigned k = 0; ret == 0 && k < e->t.nclients; k++) {
+		struct nfs41_session *s = &e->cl[k].s;
 		/* what the trace did not destroy itself (or the replay's own) */
-		nfs41_session_close(e->x, &e->v4s, &e->cred);
+		if (e->cl[k].v4 && s->minor && (s->have_session || s->have_client))
+			nfs41_session_close(e->x, s, &e->cred);
 	}
 	if (ret < 0) {
 		e->not_sent = e->t.n - i;
 		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
 	}
 	double secs = (double)(xprt_now_ns() - t0) / 1e9;
-	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0;
+	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0, unsup = 0;
 	for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
 		mism += e->op[k].mismatch;
 		errs += e->op[k].errors;
 		refused += e->op[k].refused;
 		skipped += e->op[k].skipped;
+		unsup += e->op[k].unsupported;
 	}
+	/* a call that could not be replayed is a failure, never a success */
 	if (e->lost || ret < 0)
 		rc = 2;
-	else if (mism || errs || (skipped && !refused))
+	else if (mism || errs || unsup || (skipped && !refused))
 		rc = 1;
 	else if (refused)
 		rc = 4;
@@ -466,6 +501,7 @@ out:
 	fhmap_free(&e->cidmap);
 	fhmap_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);
+	free(e->cl);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);
