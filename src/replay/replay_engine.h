@@ -126,6 +126,8 @@ struct tinfo {
 	bool has_child;
 	struct nfs_fh child;  /* trace handle the call's reply named */
 	bool refused_dep;     /* named by a call that was refused */
+	uint64_t dep;         /* 1 + the other client's call it waits for (replay_deps.c); 0: none */
+	bool inflight;        /* sent, reply not in yet */
 };
 
 struct engine {
@@ -158,6 +160,7 @@ struct engine {
 	struct nfs41_session *v4s;   /* the current call's client's (cl[].s) */
 	struct rclient *cl;          /* one per traced client (t.clients) */
 	struct rclient *cur;
+	uint64_t deps, deps_held;    /* calls after another client's; of them, held for its reply */
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
@@ -232,6 +235,9 @@ void replay_trace_latencies(struct engine *e);
 
 /* replay_clients.c: gives every call its client (tcall.client) */
 void replay_clients(struct trace *t);
+
+/* replay_deps.c: every call's cross-client dependency (tinfo.dep) */
+void replay_deps(struct engine *e);
 
 /* replay_v4_state.c */
 int replay_v4_session(struct engine *e);

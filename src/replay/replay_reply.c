@@ -223,6 +223,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 
 	e->v4s = &cl->s;
 	e->cur = cl;
+	e->ti[rc->idx].inflight = false;
 	done_one(req, rep);
 	e->v4s = saved;
 	e->cur = saved_cur;

@@ -30,5 +30,9 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 		}
 	}
 	if (json)
-		fputs("],", f);
+		fprintf(f, "],\"cross_client\":{\"deps\":%" PRIu64 ",\"held\":%" PRIu64 "},", e->deps,
+			e->deps_held);
+	else
+		fprintf(f, "cross-client: %" PRIu64 " call(s) after another client's change or look, "
+			"%" PRIu64 " held for its reply\n", e->deps, e->deps_held);
 }

@@ -144,6 +144,7 @@ int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret)
 int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier)
 {
 	rc->busy = true;
+	e->ti[rc->idx].inflight = true;
 	os->replayed++;
 	os->read_chunks += rc->req.used_read_chunk;
 	os->write_chunks += rc->req.used_write_chunk;
@@ -293,6 +294,19 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	struct rclient *cl = &e->cl[tc->client];
 	uint64_t sent = os->replayed, unsup = os->unsupported;
 
+	/* held until the other client's change (or look) it depends on is in */
+	const struct tinfo *dep = e->ti[i].dep ? &e->ti[e->ti[i].dep - 1] : NULL;
+	if (dep && dep->inflight) {
+		e->deps_held++;
+		if (e->o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
+				tc->xid, tc->name, e->ti[i].dep);
+		while (dep->inflight) {
+			int ret = replay_poll(e, 100);
+			if (ret < 0)
+				return ret;
+		}
+	}
 	e->cur = cl;
 	e->v4s = &cl->s;
 	int ret = replay_one_call(e, i, t0_trace, t0);
@@ -373,6 +387,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	replay_trace_latencies(e);
 	if (replay_clients_init(e) < 0)
 		goto out;
+	replay_deps(e);
 	if (o->dry_run) {
 		rc = replay_dry_run(e);
 		goto out;

@@ -154,11 +154,28 @@ for o in objs:
     checked += 1
 if checked < 50:
     bad.append("only %d calls checked" % checked)
+# cross-client order (the scenario's): c2 (NFSv3) reads and removes what
+# c1 (NFSv4.1) wrote and renamed: each such call waits for a change of
+# c1's; the parallel readers c3 and c4 wait for nothing of each other
+calls = {o["n"]: o for o in objs if o["type"] == "call"}
+by_label = {c["label"]: k for k, c in cl.items()}
+held = 0
+for o in calls.values():
+    after = calls.get(o.get("after"))
+    if o.get("client") == by_label.get("10.9.0.3 NFSv3") and o["op"] in ("NFSv3 READ", "NFSv3 REMOVE"):
+        held += 1
+        if not after or after["client"] != by_label.get("10.9.0.2 NFSv4.1") or not after["mutation"]:
+            bad.append("%s %s waits for %r, not a change of c1's" % (o["xid"], o["op"], after and after["op"]))
+    readers = {by_label.get("10.9.0.4 NFSv4.2"), by_label.get("10.9.0.5 NFSv4.1")}
+    if after and o["client"] in readers and after["client"] in readers and o["op"].endswith(" READ"):
+        bad.append("%s %s of a parallel reader waits for the other reader" % (o["xid"], o["op"]))
+if "10.9.0.3 NFSv3" in want_clients and held < 4:
+    bad.append("only %d reads/removes of c2 seen" % held)
 print("; ".join(bad[:4]) if bad else "%d calls in %d clients" % (checked, len(cl)))
 sys.exit(1 if bad else 0)
 PY
     ); then
-        ok "$cn: --dry-run: $why, each call's client address, version and minor version as tshark decodes them; none unsupported, exit 0"
+        ok "$cn: --dry-run: $why, each call's client address, version and minor version as tshark decodes them; none unsupported, exit 0; cross-client waits as the scenario ordered them"
     else
         bad "$cn: --dry-run clients: $why"
     fi
