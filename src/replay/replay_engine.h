@@ -79,6 +79,8 @@ struct opstat {
 	uint64_t no_deleg;      /* gave back a delegation the target never granted: not sent */
 	uint64_t read_chunks, write_chunks, reply_chunks;
 	struct lhist lat, tlat;
+	struct lhist issue;     /* --speed > 0: how late each call left (ns) against the trace's schedule */
+	uint64_t early;         /* ... calls that left before their time (counted as 0 late) */
 };
 
 struct mismatch {
@@ -95,7 +97,8 @@ struct mismatch {
 struct rclient {
 	struct nfs41_session s;
 	bool v4;
-	uint64_t trace, replayed, ok, mismatch, errors, unsupported;
+	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
+	struct lhist lat, tlat, issue;   /* replay and trace latency; issue-time error */
 };
 
 struct rcall {
@@ -161,6 +164,9 @@ struct engine {
 	struct rclient *cl;          /* one per traced client (t.clients) */
 	struct rclient *cur;
 	uint64_t deps, deps_held;    /* calls after another client's; of them, held for its reply */
+	uint64_t t0, t0_trace;       /* the replay's start, and the trace's first call */
+	bool grouped;                /* --clients: the root is the group's directory */
+	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
@@ -228,6 +234,10 @@ void replay_rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh);
  * target), -EPERM (named by a refused call). */
 int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth);
 
+/* --clients: the group's directory replay-gG under the target's root
+ * becomes the replay's root.  0 or a negative errno (said in the log). */
+int replay_group_root(struct engine *e);
+
 /* replay_learn.c: before replaying */
 /* Learns the trace's names from its own replies. */
 void replay_prepass(struct engine *e);
@@ -290,5 +300,8 @@ int replay_dry_run(struct engine *e);
 void replay_report(struct engine *e, double secs, int rc);
 /* replay_report_clients.c: a row per traced client (JSON: "clients":[...],) */
 void replay_report_clients(const struct engine *e, FILE *f, bool json);
+/* An issue-time error histogram: JSON "issue_us":{...} (null when not
+ * measured: --asap), or three text columns p50 p99 max (us). */
+void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool json);
 
 #endif

@@ -5,10 +5,12 @@
 #include "src/replay/replay_engine.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dissect/xdr.h"
+#include "src/base/log.h"
 #include "src/clnt/nfs3.h"
 
 static uint64_t key_hash(const struct nfs_fh *fh, const char *name)
@@ -228,4 +230,25 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int replay_group_root(struct engine *e)
+{
+	char name[32];
+	struct nfs_fh dir = e->root, fh;
+
+	snprintf(name, sizeof(name), "replay-g%u", e->o->group);
+	int ret = target_lookup(e, e->have_root ? &dir : NULL, name, &fh);
+	if (ret < 0) {
+		log_error("replay: --clients: no directory %s in the target's export (%s); each group "
+			  "replays in its own one", name, strerror(-ret));
+		return ret;
+	}
+	e->group_root = fh;
+	e->grouped = true;
+	e->root = fh;
+	e->have_root = true;
+	if (e->have_troot)
+		fhmap_put(&e->tmap, &e->troot, NULL, &fh, true);
+	return 0;
 }

@@ -136,7 +136,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
 				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
 				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
-				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
+				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},",
 				s->trace, s->replayed, s->ok, s->mismatch,
 				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
 				s->no_deleg, s->bytes,
@@ -144,6 +144,8 @@ void replay_report(struct engine *e, double secs, int rc)
 				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
 				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
 				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
+			replay_report_issue(f, &s->issue, s->early, true);
+			fputc('}', f);
 		}
 		fprintf(f, "],\"mismatches\":[");
 		for (unsigned i = 0; i < e->nmm; i++) {

@@ -88,11 +88,11 @@ int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uin
 		for (uint64_t now; (now = xprt_now_ns()) < at;) {
 			if ((ret = replay_v40_keep_lease(e)) < 0)
 				return ret;
+			/* under a millisecond to go: poll without sleeping, so the
+			 * call leaves on time (the issue-time error) */
 			uint64_t ms = (at - now) / 1000000ull;
 			if ((ret = replay_poll(e, ms > 100 ? 100 : (int)ms)) < 0)
 				return ret;
-			if (ms == 0)
-				break;
 		}
 	}
 	return 0;
@@ -146,6 +146,18 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 	rc->busy = true;
 	e->ti[rc->idx].inflight = true;
 	os->replayed++;
+	const struct tcall *tc = &e->t.calls[rc->idx];
+	if (e->o->speed > 0 && tc->t_call >= e->t0_trace) {
+		/* issue-time error: when it left against when the trace says */
+		struct rclient *cl = &e->cl[tc->client];
+		uint64_t at = e->t0 + (uint64_t)((double)(tc->t_call - e->t0_trace) / e->o->speed);
+		uint64_t sent = rc->req.t_submit_ns ? rc->req.t_submit_ns : xprt_now_ns();
+		uint64_t late = sent > at ? sent - at : 0;
+		lhist_add(&os->issue, late);
+		lhist_add(&cl->issue, late);
+		os->early += sent < at;
+		cl->early += sent < at;
+	}
 	os->read_chunks += rc->req.used_read_chunk;
 	os->write_chunks += rc->req.used_write_chunk;
 	os->reply_chunks += rc->req.used_reply_chunk;
@@ -326,8 +338,16 @@ static int replay_clients_init(struct engine *e)
 	for (unsigned k = 0; k < e->t.nclients; k++) {
 		const struct tclient *c = &e->t.clients[k];
 		char tag[32];
-		snprintf(tag, sizeof(tag), "replay-c%u", k + 1);
+		if (e->o->group)
+			snprintf(tag, sizeof(tag), "replay-g%u-c%u", e->o->group, k + 1);
+		else
+			snprintf(tag, sizeof(tag), "replay-c%u", k + 1);
 		e->cl[k].v4 = c->vers == 4;
+		for (size_t i = 0; i < e->t.n; i++) {
+			const struct tcall *tc = &e->t.calls[i];
+			if (tc->client == k && tc->replied && tc->t_reply >= tc->t_call)
+				lhist_add(&e->cl[k].tlat, tc->t_reply - tc->t_call);
+		}
 		nfs41_session_init(&e->cl[k].s, c->vers == 4 ? c->minor : 1, tag);
 	}
 	/* the first NFSv4 client is the one --delegations serves */
@@ -445,7 +465,11 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
 		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
 
+	if (o->group && replay_group_root(e) < 0)
+		goto out;
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
+	e->t0 = t0;
+	e->t0_trace = t0_trace;
 	size_t i;
 	ret = 0;
 	for (i = 0; i < e->t.n; i++)
@@ -485,6 +509,20 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		rc = 0;
 	if (e->lost)
 		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
+	if (o->result) {
+		struct replay_group_result *r = o->result;
+		r->rc = rc;
+		r->secs = secs;
+		r->lost = e->lost;
+		for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
+			r->trace += e->op[k].trace;
+			r->replayed += e->op[k].replayed;
+			r->ok += e->op[k].ok;
+			r->mismatch += e->op[k].mismatch;
+			r->errors += e->op[k].errors;
+			r->unsupported += e->op[k].unsupported;
+		}
+	}
 	replay_report(e, secs, rc);
 out:
 	if (cut[0]) {
