@@ -16,11 +16,12 @@
 
 #include "src/base/log.h"
 
-/* A group's report, as its process wrote it, without the last newline. */
+/* A group's report, as its process wrote it; JSON without its last
+ * newline (it goes inside the groups array). */
 static void copy_report(FILE *from, FILE *to, bool json)
 {
 	char buf[8192];
-	size_t n, pending = 0;
+	size_t n;
 	bool nl = false;
 
 	rewind(from);
@@ -29,10 +30,7 @@ static void copy_report(FILE *from, FILE *to, bool json)
 			fputc('\n', to);
 		nl = json && buf[n - 1] == '\n';
 		fwrite(buf, 1, n - nl, to);
-		pending += n;
 	}
-	if (!json && pending && !nl)
-		return;
 }
 
 int replay_groups_run(const struct replay_opts *o, FILE *out)

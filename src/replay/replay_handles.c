@@ -238,7 +238,24 @@ int replay_group_root(struct engine *e)
 	struct nfs_fh dir = e->root, fh;
 
 	snprintf(name, sizeof(name), "replay-g%u", e->o->group);
+	/* NFSv4.1+: looked up by a client ID and session of its own, gone
+	 * before the trace's calls: the traced clients' own would otherwise
+	 * exist before their EXCHANGE_ID (RECLAIM_COMPLETE would be
+	 * COMPLETE_ALREADY, DESTROY_CLIENTID CLIENTID_BUSY) */
+	struct nfs41_session *saved = e->v4s, tmp;
+	bool own = e->cur && e->cur->v4 && e->v4s->minor >= 1;
+	if (own) {
+		char tag[32];
+		snprintf(tag, sizeof(tag), "replay-g%u-root", e->o->group);
+		nfs41_session_init(&tmp, e->v4s->minor, tag);
+		e->v4s = &tmp;
+	}
 	int ret = target_lookup(e, e->have_root ? &dir : NULL, name, &fh);
+	if (own) {
+		if (tmp.have_session || tmp.have_client)
+			nfs41_session_close(e->x, &tmp, &e->cred);
+		e->v4s = saved;
+	}
 	if (ret < 0) {
 		log_error("replay: --clients: no directory %s in the target's export (%s); each group "
 			  "replays in its own one", name, strerror(-ret));

@@ -39,7 +39,7 @@ by_conn = collections.OrderedDict()
 for r in sorted(rrecs, key=lambda r: r["frame_call"]):
     by_conn.setdefault(r.get("conn"), []).append(r)
 conns = list(by_conn.values())
-check(len(conns) >= len(RUNS), f"capture: {len(conns)} RDMA connections, one per replay ({len(RUNS)})")
+check(len(conns) >= len(RUNS) + 8, f"capture: {len(conns)} RDMA connections, one per replay and group ({len(RUNS) + 8})")
 
 for k, run in enumerate(RUNS):
     name = "multi" if run.startswith("multi") else run
@@ -90,4 +90,43 @@ for k, run in enumerate(RUNS):
     check(c1_done and c2 and min(c2) > max(c1_done),
           f"{run}: capture: c2's READ/REMOVE (first call frame {min(c2) if c2 else None}) after the replies "
           f"to c1's WRITE/RENAME (last reply frame {max(c1_done) if c1_done else None})")
+
+# --clients 4: four groups at once (one connection each, so four
+# connections per run, after the three above), each in its own directory
+GROUPS = [("mountseq-x4", "mountseq", True), ("multi-x4-text", "multi", False)]
+for g, (run, name, js) in enumerate(GROUPS):
+    trecs = calls(checklib.records(dissect, traces[name]))
+    rc, o, err = checklib.jstep(out, run) if js else checklib.step(out, run)
+    check(rc == 0, f"{run}: exit {rc}{' ' + err.strip()[:200] if rc else ''}")
+    if js:
+        o = o if isinstance(o, dict) else {}
+        grp, tot = o.get("groups", []), o.get("total", {})
+        check(len(grp) == 4 and tot.get("groups") == 4 and tot.get("replayed") == 4 * len(trecs)
+              and tot.get("same_status") == 4 * len(trecs) and tot.get("unsupported") == 0,
+              f"{run}: total of {tot.get('groups')} groups: {tot.get('replayed')} sent, "
+              f"{tot.get('same_status')} with the traced status (4 x {len(trecs)})")
+        for gr in grp:
+            r = gr.get("report") or {}
+            t = r.get("totals", {})
+            check(gr.get("exit") == 0 and t.get("trace") == len(trecs) and t.get("same_status") == len(trecs)
+                  and t.get("unsupported") == 0 and len(r.get("clients", [])) == len(CLIENTS[name]),
+                  f"{run}: group {gr.get('group')} ({gr.get('directory')}): exit {gr.get('exit')}, "
+                  f"{t.get('same_status')} of {len(trecs)} calls with the traced status, "
+                  f"{len(r.get('clients', []))} clients")
+    else:
+        heads = [ln for ln in o.splitlines() if ln.startswith("== group ")]
+        check(len(heads) == 4 and all(ln.endswith("exit 0") for ln in heads)
+              and "total of 4 groups" in o and o.count("10.9.0.3 NFSv3") >= 4,
+              f"{run}: four group reports with their client rows, and the total ({heads})")
+    first = len(RUNS) + 4 * g
+    gconns = conns[first:first + 4]
+    # a group's PUTROOTFH goes as PUTFH of its directory: the dissector
+    # names those COMPOUNDs otherwise than LOOKUP_ROOT
+    want = collections.Counter(key(r) for r in trecs if r.get("procedure") != "LOOKUP_ROOT")
+    for k, cc in enumerate(gconns):
+        got = collections.Counter(key(r) for r in cc)
+        short = {kk: (v, got[kk]) for kk, v in want.items() if got[kk] < v}
+        check(not short, f"{run}: capture: connection {k + 1} of 4: every traced (program, call, status) "
+              f"sent and answered so{'; short: ' + str(list(short.items())[:4]) if short else ''}")
+    check(len(gconns) == 4, f"{run}: capture: {len(gconns)} connections (one per group)")
 check.finish()

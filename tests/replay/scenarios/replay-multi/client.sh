@@ -16,4 +16,9 @@ rp_reset multi
 rp_run mountseq "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MS"
 rp_reset multi
 rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 "$MC"
+# --clients 4: four groups at once, each in its own directory
+rp_reset groups
+rp_run mountseq-x4 "$REPLAY" --target "$S" --allow-mutations --clients 4 --json "$MS"
+rp_reset groups
+rp_run multi-x4-text "$REPLAY" --target "$S" --allow-mutations --clients 4 "$MC"
 lab_signal client.steps-done
