@@ -98,6 +98,10 @@ struct rclient {
 	struct nfs41_session s;
 	bool v4;
 	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
+	/* its calls in flight; a state or namespace change of its own sent
+	 * and not answered yet (its next call waits: other clients' do not) */
+	uint32_t inflight;
+	bool barrier_pending;
 	struct lhist lat, tlat, issue;   /* replay and trace latency; issue-time error */
 };
 
@@ -154,7 +158,6 @@ struct engine {
 	unsigned nmm;
 	uint64_t mm_total, lost, sent, extra_lookups, unmapped, not_sent;
 	uint64_t bytes_read, bytes_written;
-	bool barrier_pending;
 	struct rpc_cred cred;
 	FILE *out;
 	/* NFSv4.1+ */
@@ -278,6 +281,8 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);
 int replay_wait_all(struct engine *e);
+/* Until none of the current client's calls (e->cur) is in flight. */
+int replay_wait_client(struct engine *e);
 /* Waits until the call's recorded send time (scaled by --speed). */
 int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0);
 int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out);

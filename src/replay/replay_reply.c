@@ -227,6 +227,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	e->v4s = &cl->s;
 	e->cur = cl;
 	e->ti[rc->idx].inflight = false;
+	cl->inflight--;
 	if (!rep->err)
 		lhist_add(&cl->lat, rep->t_done_ns - req->t_submit_ns);
 	done_one(req, rep);

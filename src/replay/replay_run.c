@@ -13,7 +13,8 @@
  *
  * Ordering: calls go out in trace order; a call that changes the
  * namespace (everything mutating but WRITE and COMMIT) waits for every
- * earlier call and holds back later ones until its reply; a call whose
+ * earlier call of its client and holds back that client's later ones until
+ * its reply (other clients': replay_deps.c); a call whose
  * handle is not mapped yet waits until nothing is in flight (the call
  * that names it may still be).  Concurrency: at most as many calls in
  * flight as the trace had when it sent the call (or --max-inflight).
@@ -64,6 +65,16 @@ int replay_poll(struct engine *e, int ms)
 int replay_wait_all(struct engine *e)
 {
 	while (xprt_inflight(e->x)) {
+		int ret = replay_poll(e, 100);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int replay_wait_client(struct engine *e)
+{
+	while (e->cur->inflight) {
 		int ret = replay_poll(e, 100);
 		if (ret < 0)
 			return ret;
@@ -163,7 +174,8 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 	os->reply_chunks += rc->req.used_reply_chunk;
 	e->sent++;
 	if (barrier)
-		e->barrier_pending = true;
+		e->cl[e->t.calls[rc->idx].client].barrier_pending = true;
+	e->cl[e->t.calls[rc->idx].client].inflight++;
 	return 0;
 }
 
@@ -197,10 +209,13 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 		return 0;
 	}
 	bool barrier = mut && tc->proc != NFS3P_WRITE && tc->proc != NFS3P_COMMIT;
-	if (barrier || e->barrier_pending) {
-		if ((ret = replay_wait_all(e)) < 0)
+	/* a change waits for its client's earlier calls, and holds its
+	 * client's later ones; other clients' wait only where they depend
+	 * on it (replay_deps.c) */
+	if (barrier || e->cur->barrier_pending) {
+		if ((ret = replay_wait_client(e)) < 0)
 			return ret;
-		e->barrier_pending = false;
+		e->cur->barrier_pending = false;
 	}
 	/* map the handles */
 	struct nfs_fh mapped[MAXREFS];

@@ -240,10 +240,10 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		return 0;
 	}
 	bool barrier = in.state_change || in.ns_change;
-	if (barrier || e->barrier_pending) {
-		if ((ret = replay_wait_all(e)) < 0)
+	if (barrier || e->cur->barrier_pending) {   /* as in replay_run.c */
+		if ((ret = replay_wait_client(e)) < 0)
 			return ret;
-		e->barrier_pending = false;
+		e->cur->barrier_pending = false;
 	}
 	if ((ret = replay_pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
