@@ -10,6 +10,10 @@
 #     (ib_send_lat vs NULL at QD 1), each run's CPU in both guests and in
 #     the host's qemu threads, RoCE frames per operation, and profiles of
 #     both guests during a NULL run (tests/replay/bench-report.py).
+# bench/replay.sh multi: instead, the multi-client replay
+# (tests/replay/scenarios/replay-bench-multi): calls/s of multi-client.pcap
+# at --asap, single replay vs --clients 1, 2, 4, 8 on the same target, and
+# the replay's own CPU per call (tests/replay/bench-multi.py).
 # Prints the ratios; never fails on a number (bench, not test).
 # Needs root and the lab (tests/lab/README.md).  O= picks the build dir.
 set -uo pipefail
@@ -18,6 +22,12 @@ O=${O:-build}
 out=${REPLAY_BENCH_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/replay-bench.XXXXXX")}
 bin=$(cd "$O/bin" && pwd) || { echo "replay bench: no $O/bin (build first)"; exit 1; }
 [ -x "$bin/nfsrdma-replay" ] || { echo "replay bench: no $bin/nfsrdma-replay"; exit 1; }
+if [ "${1:-}" = multi ]; then
+    LAB_ARG_BIN=$bin tests/lab/run-scenario tests/replay/scenarios/replay-bench-multi "$out" ||
+        { echo "replay bench: lab run failed (see $out/*.console)"; exit 1; }
+    python3 tests/replay/bench-multi.py "$out"
+    exit 0
+fi
 # The host's side of the CPU accounting runs next to the lab (it watches
 # the run's share for the client's markers and reads the qemu threads).
 LAB_ARG_BIN=$bin tests/lab/run-scenario tests/replay/scenarios/replay-bench "$out" &

@@ -15,7 +15,7 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS,
 };
 
 static const struct opt opts[] = {
@@ -26,6 +26,7 @@ static const struct opt opts[] = {
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
 	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
+	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG, which must exist", K_CLIENTS },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
 	{ "delegations", 0, NULL, "NFSv4: serve the target's callbacks (4.1+: the session's back channel; 4.0: a callback server), so it may grant delegations as it did to the traced client; recalls are answered and given back", K_DELEG },
 	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE },
@@ -123,6 +124,11 @@ static int handle(int key, const char *arg, void *ctx)
 		if (opt_u64("max-inflight", arg, 1, 256, &v) < 0)
 			return -EINVAL;
 		c->r.max_inflight = (uint32_t)v;
+		return 0;
+	case K_CLIENTS:
+		if (opt_u64("clients", arg, 1, 64, &v) < 0)
+			return -EINVAL;
+		c->r.clients = (uint32_t)v;
 		return 0;
 	case K_ALLOW:
 		c->r.allow_mutations = c->g.allow_mutations = true;
@@ -274,5 +280,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	c.r.trace = argv[first];
+	if (c.r.clients && !c.r.dry_run)
+		return close_stdout(replay_groups_run(&c.r, stdout));
 	return close_stdout(replay_run(&c.r, stdout));
 }

@@ -395,7 +395,17 @@ static bool op_args(struct walk *w, uint32_t op, uint32_t idx)
 		in->state_change = true;
 		break;
 	case NFS4_OP_GETATTR: nfs4_skip_bitmap4(&w->c, NULL, NULL); break;
-	case NFS4_OP_GETFH: case NFS4_OP_LOOKUPP: case NFS4_OP_PUTPUBFH: case NFS4_OP_PUTROOTFH:
+	case NFS4_OP_PUTROOTFH:
+		if (w->out && w->ops->root) {
+			/* the replay's root is elsewhere (a --clients group's
+			 * directory): PUTFH of it in place of the opnum */
+			flush_to(w, c->off - 4);
+			xenc_u32(w->out, NFS4_OP_PUTFH);
+			xenc_fh(w->out, w->ops->root);
+			w->pos = c->off;
+		}
+		break;
+	case NFS4_OP_GETFH: case NFS4_OP_LOOKUPP: case NFS4_OP_PUTPUBFH:
 	case NFS4_OP_READLINK: case NFS4_OP_RESTOREFH: case NFS4_OP_SAVEFH:
 		break;
 	case NFS4_OP_LINK: case NFS4_OP_REMOVE:

@@ -43,6 +43,8 @@ struct nfs4_rewrite_ops {
 	 * cleared; 4.0 SETCLIENTID gets this callback address, else an
 	 * empty one. */
 	const struct nfs4_cb_location *cb;
+	/* PUTROOTFH becomes PUTFH of this handle (NULL: PUTROOTFH stays) */
+	const struct nfs_fh *root;
 };
 #define NFS4_DELEGRET_MAX 4
 

@@ -30,11 +30,26 @@ struct replay_opts {
 	 * in, drop the connection and go on over a new one. */
 	bool disconnect;
 	uint32_t disconnect_xid;
+	/* --clients N: N groups replay the whole capture at once, group G
+	 * (1..N) rooted at the export's directory replay-gG */
+	uint32_t clients;
+	uint32_t group;                   /* set per group by replay_groups.c */
+	struct replay_group_result *result;   /* where a group leaves its totals */
+};
+
+/* A group's totals (replay_groups.c), in memory its parent shares. */
+struct replay_group_result {
+	int rc;
+	uint64_t trace, replayed, ok, mismatch, errors, unsupported, lost;
+	double secs;
 };
 /* Returns the exit status: 0 all replayed calls answered with the
  * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup
  * failure; 4 refused (mutations without --allow-mutations). */
 int replay_run(const struct replay_opts *o, FILE *out);
+/* --clients N: N processes, one per group, each a replay_run(); the
+ * groups' reports and their total.  Returns the worst exit status. */
+int replay_groups_run(const struct replay_opts *o, FILE *out);
 
 /* ---- load generation (loadgen.c) ---- */
 enum lg_op { LG_NULL, LG_GETATTR, LG_READ, LG_WRITE, LG_MIX, LG_READDIRPLUS };

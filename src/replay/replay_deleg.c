@@ -46,7 +46,7 @@ int replay_return_recalled(struct engine *e)
 		memmove(e->recalls, e->recalls + 1, --e->nrecalls * sizeof(r));
 		struct nfs4_res res;
 		memset(&res, 0, sizeof(res));
-		while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
+		while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
 			if ((ret = xprt_poll(e->x, 100)) < 0)
 				break;
 		if (ret < 0) {
@@ -94,11 +94,11 @@ void replay_bind_conn(struct engine *e)
 	e->bind_wanted = false;
 	e->last_bind_ns = now;
 	uint32_t dir = 0;
-	int ret = nfs41_bind_conn(e->x, &e->v4s, &e->cred, &dir);
+	int ret = nfs41_bind_conn(e->x, e->v4s, &e->cred, &dir);
 	if (ret == 0) {
 		e->conn_bound++;
 		e->bind_dir = dir;
-		log_info("nfs4.%u: connection bound to the session (%s)", e->v4s.minor,
+		log_info("nfs4.%u: connection bound to the session (%s)", e->v4s->minor,
 			 dir == NFS4_CDFS4_BOTH ? "fore and back channels" :
 			 dir == NFS4_CDFS4_BACK ? "back channel" : "fore channel only");
 		if (dir != NFS4_CDFS4_BOTH && dir != NFS4_CDFS4_BACK)
@@ -118,24 +118,24 @@ void replay_bind_conn(struct engine *e)
 int replay_serve_callbacks(struct engine *e)
 {
 	int ret;
-	if (e->v4s.minor >= 1) {
+	if (e->v4s->minor >= 1) {
 		/* serve the back channel: the target may then grant
 		 * delegations, and must be able to recall them */
 		e->cb = (struct nfs41_cb){ .recall = v4_recalled, .ctx = e };
 		e->x->bc_call = nfs41_cb_serve;
 		e->x->bc_ctx = &e->cb;
-		e->v4s.back_channel = true;
+		e->v4s->back_channel = true;
 		e->cbloc.back_channel = true;
 		return 0;
 	}
 	/* NFSv4.0: the server calls back on a connection of its own,
 	 * to the address SETCLIENTID gives */
-	if ((ret = nfs40_cbsrv_start(&e->cbsrv, e->o->target, e->v4s.cb_netid, sizeof(e->v4s.cb_netid),
-				     e->v4s.cb_addr, sizeof(e->v4s.cb_addr))) < 0) {
+	if ((ret = nfs40_cbsrv_start(&e->cbsrv, e->o->target, e->v4s->cb_netid, sizeof(e->v4s->cb_netid),
+				     e->v4s->cb_addr, sizeof(e->v4s->cb_addr))) < 0) {
 		log_error("replay: --delegations: cannot serve NFSv4.0 callbacks: %s", strerror(-ret));
 		return ret;
 	}
-	e->cbloc.netid = e->v4s.cb_netid;
-	e->cbloc.addr = e->v4s.cb_addr;
+	e->cbloc.netid = e->v4s->cb_netid;
+	e->cbloc.addr = e->v4s->cb_addr;
 	return 0;
 }

@@ -51,6 +51,8 @@ struct dry_call {
 	const char *name;          /* NFSv3: the first name argument (or NULL) */
 	struct v4_names names;     /* NFSv4: the names its ops carry */
 	const char *status;
+	uint64_t after;            /* the other client's call it waits for (1-based; 0: none) */
+	uint32_t after_client;
 };
 
 static void dry_text(FILE *f, const struct dry_call *d)
@@ -72,9 +74,13 @@ static void dry_text(FILE *f, const struct dry_call *d)
 	} else
 		fprintf(f, "%s%s%s%s%s%s", d->path ? d->path : "", d->name ? " name \"" : "",
 			d->name ? d->name : "", d->name ? "\"" : "", d->to ? " -> " : "", d->to ? d->to : "");
-	fprintf(f, " status %s inflight %u%s%s%s\n", d->status, tc->inflight,
+	fprintf(f, " status %s inflight %u%s%s%s client c%u", d->status, tc->inflight,
 		d->mutation ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
-		tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "");
+		tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "",
+		tc->client + 1u);
+	if (d->after)
+		fprintf(f, " after #%" PRIu64 " (c%u)", d->after, d->after_client + 1u);
+	fputc('\n', f);
 }
 
 static void json_key_str(FILE *f, const char *key, const char *v)
@@ -91,7 +97,9 @@ static void dry_json(FILE *f, const struct dry_call *d)
 	fprintf(f, "{\"type\":\"call\",\"n\":%zu,\"xid\":\"0x%08x\",\"frame\":%" PRIu64, d->n, tc->xid,
 		tc->frame);
 	json_key_str(f, "op", tc->name);
-	fprintf(f, ",\"supported\":%s", d->supported ? "true" : "false");
+	fprintf(f, ",\"client\":%u,\"supported\":%s", tc->client + 1u, d->supported ? "true" : "false");
+	if (d->after)
+		fprintf(f, ",\"after\":%" PRIu64, d->after);
 	if (d->supported) {
 		if (d->v4) {
 			fputs(",\"ops\":[", f);
@@ -153,7 +161,9 @@ int replay_dry_run(struct engine *e)
 	}
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];
-		struct dry_call d = { .n = i + 1, .tc = tc, .supported = true };
+		struct dry_call d = { .n = i + 1, .tc = tc, .supported = true, .after = e->ti[i].dep };
+		if (d.after)
+			d.after_client = e->t.calls[d.after - 1].client;
 		char path[2][512];
 		struct layout l;
 		bool v3 = (tc->prog == PROG_NFS && tc->vers == 3) || tc->prog == PROG_NFSACL;
@@ -201,13 +211,28 @@ int replay_dry_run(struct engine *e)
 		else
 			dry_text(f, &d);
 	}
-	if (json)
+	if (json) {
 		fprintf(f, "{\"type\":\"dry_run\",\"replayable\":%" PRIu64 ",\"mutations\":%" PRIu64
-			",\"unsupported\":%" PRIu64 ",\"trace_retransmits\":%" PRIu64 "}\n",
-			n, mut, unsup, e->t.retransmits);
-	else
+			",\"unsupported\":%" PRIu64 ",\"trace_retransmits\":%" PRIu64 ",\"cross_client_deps\":%"
+			PRIu64 ",\"clients\":[", n, mut, unsup, e->t.retransmits, e->deps);
+		for (unsigned k = 0; k < e->t.nclients; k++) {
+			const struct tclient *c = &e->t.clients[k];
+			fprintf(f, "%s{\"client\":%u", k ? "," : "", k + 1);
+			json_key_str(f, "label", c->label);
+			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"first_conn\":%u,\"calls\":%" PRIu64 "}",
+				c->vers, c->minor, c->first_conn, c->calls);
+		}
+		fputs("]}\n", f);
+	} else {
+		fprintf(f, "%" PRIu64 " call(s) wait for another client's call (after #N)\n", e->deps);
+		for (unsigned k = 0; k < e->t.nclients; k++)
+			fprintf(f, "client c%u %s: %" PRIu64 " calls (first on connection %u)\n", k + 1,
+				e->t.clients[k].label, e->t.clients[k].calls, e->t.clients[k].first_conn);
+	}
+	if (!json)
 		fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "
 			"(need --allow-mutations), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n",
 			n, mut, unsup, e->t.retransmits);
-	return 0;
+	/* a call that could not be replayed fails the run (as replaying would) */
+	return unsup ? 1 : 0;
 }

@@ -79,6 +79,8 @@ struct opstat {
 	uint64_t no_deleg;      /* gave back a delegation the target never granted: not sent */
 	uint64_t read_chunks, write_chunks, reply_chunks;
 	struct lhist lat, tlat;
+	struct lhist issue;     /* --speed > 0: how late each call left (ns) against the trace's schedule */
+	uint64_t early;         /* ... calls that left before their time (counted as 0 late) */
 };
 
 struct mismatch {
@@ -90,6 +92,19 @@ struct mismatch {
 };
 
 /* ---- the engine ---- */
+/* A traced client replayed (t.clients[k]): its own client ID and session,
+ * and what became of its calls. */
+struct rclient {
+	struct nfs41_session s;
+	bool v4;
+	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
+	/* its calls in flight; a state or namespace change of its own sent
+	 * and not answered yet (its next call waits: other clients' do not) */
+	uint32_t inflight;
+	bool barrier_pending;
+	struct lhist lat, tlat, issue;   /* replay and trace latency; issue-time error */
+};
+
 struct rcall {
 	struct engine *e;
 	size_t idx;
@@ -118,6 +133,8 @@ struct tinfo {
 	bool has_child;
 	struct nfs_fh child;  /* trace handle the call's reply named */
 	bool refused_dep;     /* named by a call that was refused */
+	uint64_t dep;         /* 1 + the other client's call it waits for (replay_deps.c); 0: none */
+	bool inflight;        /* sent, reply not in yet */
 };
 
 struct engine {
@@ -141,13 +158,18 @@ struct engine {
 	unsigned nmm;
 	uint64_t mm_total, lost, sent, extra_lookups, unmapped, not_sent;
 	uint64_t bytes_read, bytes_written;
-	bool barrier_pending;
 	struct rpc_cred cred;
 	FILE *out;
 	/* NFSv4.1+ */
 	bool v4;                 /* the trace has NFSv4.1+ COMPOUNDs */
 	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
-	struct nfs41_session v4s;
+	struct nfs41_session *v4s;   /* the current call's client's (cl[].s) */
+	struct rclient *cl;          /* one per traced client (t.clients) */
+	struct rclient *cur;
+	uint64_t deps, deps_held;    /* calls after another client's; of them, held for its reply */
+	uint64_t t0, t0_trace;       /* the replay's start, and the trace's first call */
+	bool grouped;                /* --clients: the root is the group's directory */
+	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
@@ -215,10 +237,20 @@ void replay_rdp_entry(void *ctx, const char *name, const struct nfs_fh *fh);
  * target), -EPERM (named by a refused call). */
 int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth);
 
+/* --clients: the group's directory replay-gG under the target's root
+ * becomes the replay's root.  0 or a negative errno (said in the log). */
+int replay_group_root(struct engine *e);
+
 /* replay_learn.c: before replaying */
 /* Learns the trace's names from its own replies. */
 void replay_prepass(struct engine *e);
 void replay_trace_latencies(struct engine *e);
+
+/* replay_clients.c: gives every call its client (tcall.client) */
+void replay_clients(struct trace *t);
+
+/* replay_deps.c: every call's cross-client dependency (tinfo.dep) */
+void replay_deps(struct engine *e);
 
 /* replay_v4_state.c */
 int replay_v4_session(struct engine *e);
@@ -249,6 +281,8 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);
 int replay_wait_all(struct engine *e);
+/* Until none of the current client's calls (e->cur) is in flight. */
+int replay_wait_client(struct engine *e);
 /* Waits until the call's recorded send time (scaled by --speed). */
 int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0);
 int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out);
@@ -269,5 +303,10 @@ void replay_v4_names(const struct tcall *tc, const struct nfs4_call_info *in, st
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);
 void replay_report(struct engine *e, double secs, int rc);
+/* replay_report_clients.c: a row per traced client (JSON: "clients":[...],) */
+void replay_report_clients(const struct engine *e, FILE *f, bool json);
+/* An issue-time error histogram: JSON "issue_us":{...} (null when not
+ * measured: --asap), or three text columns p50 p99 max (us). */
+void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool json);
 
 #endif

@@ -5,10 +5,12 @@
 #include "src/replay/replay_engine.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dissect/xdr.h"
+#include "src/base/log.h"
 #include "src/clnt/nfs3.h"
 
 static uint64_t key_hash(const struct nfs_fh *fh, const char *name)
@@ -139,9 +141,9 @@ static int v4_target_lookup(struct engine *e, const struct nfs_fh *dir, const ch
 	int ret;
 
 	/* NFSv4.0 needs no client ID to look up */
-	if (e->v4s.minor && (ret = replay_v4_session(e)) < 0)
+	if (e->v4s->minor && (ret = replay_v4_session(e)) < 0)
 		return ret;
-	while ((ret = nfs41_call_sync(e->x, &e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
+	while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, v4_build_lookup, &a, 1024, &r)) == -EAGAIN)
 		if ((ret = xprt_poll(e->x, 100)) < 0)
 			return ret;
 	if (ret < 0)
@@ -164,7 +166,8 @@ static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char 
 	size_t rlen;
 	struct rpc_res res;
 
-	if (e->v4)
+	/* as the call's own client speaks: a mixed trace has both */
+	if (e->cur ? e->cur->v4 : e->v4)
 		return v4_target_lookup(e, dir, name, out);
 	if (nfs3_enc_lookup(&m, &e->cred, dir, name) < 0)
 		return -EMSGSIZE;
@@ -227,4 +230,42 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int replay_group_root(struct engine *e)
+{
+	char name[32];
+	struct nfs_fh dir = e->root, fh;
+
+	snprintf(name, sizeof(name), "replay-g%u", e->o->group);
+	/* NFSv4.1+: looked up by a client ID and session of its own, gone
+	 * before the trace's calls: the traced clients' own would otherwise
+	 * exist before their EXCHANGE_ID (RECLAIM_COMPLETE would be
+	 * COMPLETE_ALREADY, DESTROY_CLIENTID CLIENTID_BUSY) */
+	struct nfs41_session *saved = e->v4s, tmp;
+	bool own = e->cur && e->cur->v4 && e->v4s->minor >= 1;
+	if (own) {
+		char tag[32];
+		snprintf(tag, sizeof(tag), "replay-g%u-root", e->o->group);
+		nfs41_session_init(&tmp, e->v4s->minor, tag);
+		e->v4s = &tmp;
+	}
+	int ret = target_lookup(e, e->have_root ? &dir : NULL, name, &fh);
+	if (own) {
+		if (tmp.have_session || tmp.have_client)
+			nfs41_session_close(e->x, &tmp, &e->cred);
+		e->v4s = saved;
+	}
+	if (ret < 0) {
+		log_error("replay: --clients: no directory %s in the target's export (%s); each group "
+			  "replays in its own one", name, strerror(-ret));
+		return ret;
+	}
+	e->group_root = fh;
+	e->grouped = true;
+	e->root = fh;
+	e->have_root = true;
+	if (e->have_troot)
+		fhmap_put(&e->tmap, &e->troot, NULL, &fh, true);
+	return 0;
 }

@@ -85,6 +85,7 @@ void replay_report(struct engine *e, double secs, int rc)
 			PRIu64 ",\"after_refused\":%" PRIu64 ",\"no_delegation\":%" PRIu64 "},", tot[0],
 			tot[1], tot[2], tot[3], tot[4], tot[5], tot[6], tot[7], tot[8], e->not_sent,
 			e->extra_lookups, e->t.retransmits, tot[9], tot[10]);
+		replay_report_clients(e, f, true);
 		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
 			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
 			",\"read_chunks\":%" PRIu64
@@ -93,7 +94,7 @@ void replay_report(struct engine *e, double secs, int rc)
 			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
 			st->credits_granted);
-		if (e->v4 && e->v4s.minor == 0)
+		if (e->v4 && e->v4s->minor == 0)
 			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
 				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
 				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
@@ -103,7 +104,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"delegations_recalled\":%" PRIu64 ",\"delegations_returned\":%" PRIu64
 				",\"delegation_returns_failed\":%" PRIu64 ",\"callback_connections_refused\":%" PRIu64 "},",
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
-				e->v40_confirms_dropped, e->v40_renews, e->v4s.lease_s, e->sidmap.n, e->tmap.n,
+				e->v40_confirms_dropped, e->v40_renews, e->v4s->lease_s, e->sidmap.n, e->tmap.n,
 				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
 				e->cbsrv ? "true" : "false", e->cb.calls, e->cb.recalls, e->deleg_returned,
 				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
@@ -116,9 +117,9 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64
 				",\"cb_path_down_replies\":%" PRIu64 ",\"connections_bound\":%" PRIu64
 				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
-				e->v4s.minor, e->v4_sessions, e->v4s.nslots, e->v4s.seq_errors, e->sidmap.n,
+				e->v4s->minor, e->v4_sessions, e->v4s->nslots, e->v4s->seq_errors, e->sidmap.n,
 				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				e->v4s.back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
+				e->v4s->back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
 				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
 				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
 				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
@@ -135,7 +136,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
 				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
 				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
-				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}",
+				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},",
 				s->trace, s->replayed, s->ok, s->mismatch,
 				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
 				s->no_deleg, s->bytes,
@@ -143,6 +144,8 @@ void replay_report(struct engine *e, double secs, int rc)
 				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
 				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
 				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
+			replay_report_issue(f, &s->issue, s->early, true);
+			fputc('}', f);
 		}
 		fprintf(f, "],\"mismatches\":[");
 		for (unsigned i = 0; i < e->nmm; i++) {
@@ -177,6 +180,7 @@ void replay_report(struct engine *e, double secs, int rc)
 		" errors, %" PRIu64 " lost in flight, %" PRIu64 " refused (mutations), %" PRIu64
 		" skipped, %" PRIu64 " not sent\n", tot[1], tot[2], tot[3], tot[4], tot[5], tot[6],
 		tot[7], e->not_sent);
+	replay_report_clients(e, f, false);
 	fprintf(f, "time %.3f s, %.1f calls/s, %.3f MB/s (read %" PRIu64 " B, written %" PRIu64
 		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %" PRIu64
 		" reconnects, %" PRIu64 " path lookups\n", secs, secs > 0 ? (double)e->sent / secs : 0,
@@ -197,7 +201,7 @@ void replay_report(struct engine *e, double secs, int rc)
 			"(or recalled and got back) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
-	if (e->v4s.back_channel || e->cbsrv)
+	if (e->v4s->back_channel || e->cbsrv)
 		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
 			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "

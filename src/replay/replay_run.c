@@ -13,7 +13,8 @@
  *
  * Ordering: calls go out in trace order; a call that changes the
  * namespace (everything mutating but WRITE and COMMIT) waits for every
- * earlier call and holds back later ones until its reply; a call whose
+ * earlier call of its client and holds back that client's later ones until
+ * its reply (other clients': replay_deps.c); a call whose
  * handle is not mapped yet waits until nothing is in flight (the call
  * that names it may still be).  Concurrency: at most as many calls in
  * flight as the trace had when it sent the call (or --max-inflight).
@@ -52,7 +53,7 @@ int replay_poll(struct engine *e, int ms)
 			 e->o->disconnect_xid);
 		xprt_drop(e->x, "dropped on request");
 	}
-	if (e->v4s.back_channel && e->v4s.have_session && !e->returning)
+	if (e->v4s->back_channel && e->v4s->have_session && !e->returning)
 		replay_bind_conn(e);
 	if (e->cbsrv && !e->returning) {
 		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
@@ -64,6 +65,16 @@ int replay_poll(struct engine *e, int ms)
 int replay_wait_all(struct engine *e)
 {
 	while (xprt_inflight(e->x)) {
+		int ret = replay_poll(e, 100);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int replay_wait_client(struct engine *e)
+{
+	while (e->cur->inflight) {
 		int ret = replay_poll(e, 100);
 		if (ret < 0)
 			return ret;
@@ -88,11 +99,11 @@ int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uin
 		for (uint64_t now; (now = xprt_now_ns()) < at;) {
 			if ((ret = replay_v40_keep_lease(e)) < 0)
 				return ret;
+			/* under a millisecond to go: poll without sleeping, so the
+			 * call leaves on time (the issue-time error) */
 			uint64_t ms = (at - now) / 1000000ull;
 			if ((ret = replay_poll(e, ms > 100 ? 100 : (int)ms)) < 0)
 				return ret;
-			if (ms == 0)
-				break;
 		}
 	}
 	return 0;
@@ -144,19 +155,33 @@ int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret)
 int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier)
 {
 	rc->busy = true;
+	e->ti[rc->idx].inflight = true;
 	os->replayed++;
+	const struct tcall *tc = &e->t.calls[rc->idx];
+	if (e->o->speed > 0 && tc->t_call >= e->t0_trace) {
+		/* issue-time error: when it left against when the trace says */
+		struct rclient *cl = &e->cl[tc->client];
+		uint64_t at = e->t0 + (uint64_t)((double)(tc->t_call - e->t0_trace) / e->o->speed);
+		uint64_t sent = rc->req.t_submit_ns ? rc->req.t_submit_ns : xprt_now_ns();
+		uint64_t late = sent > at ? sent - at : 0;
+		lhist_add(&os->issue, late);
+		lhist_add(&cl->issue, late);
+		os->early += sent < at;
+		cl->early += sent < at;
+	}
 	os->read_chunks += rc->req.used_read_chunk;
 	os->write_chunks += rc->req.used_write_chunk;
 	os->reply_chunks += rc->req.used_reply_chunk;
 	e->sent++;
 	if (barrier)
-		e->barrier_pending = true;
+		e->cl[e->t.calls[rc->idx].client].barrier_pending = true;
+	e->cl[e->t.calls[rc->idx].client].inflight++;
 	return 0;
 }
 
 /* Builds and submits call i.  Returns 0 (sent or counted as skipped) or
  * -ENOTCONN. */
-static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 {
 	struct tcall *tc = &e->t.calls[i];
 	struct opstat *os = &e->op[tc->row];
@@ -184,10 +209,13 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 		return 0;
 	}
 	bool barrier = mut && tc->proc != NFS3P_WRITE && tc->proc != NFS3P_COMMIT;
-	if (barrier || e->barrier_pending) {
-		if ((ret = replay_wait_all(e)) < 0)
+	/* a change waits for its client's earlier calls, and holds its
+	 * client's later ones; other clients' wait only where they depend
+	 * on it (replay_deps.c) */
+	if (barrier || e->cur->barrier_pending) {
+		if ((ret = replay_wait_client(e)) < 0)
 			return ret;
-		e->barrier_pending = false;
+		e->cur->barrier_pending = false;
 	}
 	/* map the handles */
 	struct nfs_fh mapped[MAXREFS];
@@ -285,6 +313,67 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	return replay_submitted(e, rc, os, barrier);
 }
 
+/* Call i as its own client: that client's client ID, session and slots. */
+static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+{
+	const struct tcall *tc = &e->t.calls[i];
+	const struct opstat *os = &e->op[tc->row];
+	struct rclient *cl = &e->cl[tc->client];
+	uint64_t sent = os->replayed, unsup = os->unsupported;
+
+	/* held until the other client's change (or look) it depends on is in */
+	const struct tinfo *dep = e->ti[i].dep ? &e->ti[e->ti[i].dep - 1] : NULL;
+	if (dep && dep->inflight) {
+		e->deps_held++;
+		if (e->o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
+				tc->xid, tc->name, e->ti[i].dep);
+		while (dep->inflight) {
+			int ret = replay_poll(e, 100);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	e->cur = cl;
+	e->v4s = &cl->s;
+	int ret = replay_one_call(e, i, t0_trace, t0);
+	cl->trace++;
+	cl->replayed += os->replayed - sent;
+	cl->unsupported += os->unsupported - unsup;
+	return ret;
+}
+
+/* A replay client per traced client; e->v4s and e->cur at the first. */
+static int replay_clients_init(struct engine *e)
+{
+	replay_clients(&e->t);
+	e->cl = calloc(e->t.nclients ? e->t.nclients : 1, sizeof(*e->cl));
+	if (!e->cl)
+		return -ENOMEM;
+	for (unsigned k = 0; k < e->t.nclients; k++) {
+		const struct tclient *c = &e->t.clients[k];
+		char tag[32];
+		if (e->o->group)
+			snprintf(tag, sizeof(tag), "replay-g%u-c%u", e->o->group, k + 1);
+		else
+			snprintf(tag, sizeof(tag), "replay-c%u", k + 1);
+		e->cl[k].v4 = c->vers == 4;
+		for (size_t i = 0; i < e->t.n; i++) {
+			const struct tcall *tc = &e->t.calls[i];
+			if (tc->client == k && tc->replied && tc->t_reply >= tc->t_call)
+				lhist_add(&e->cl[k].tlat, tc->t_reply - tc->t_call);
+		}
+		nfs41_session_init(&e->cl[k].s, c->vers == 4 ? c->minor : 1, tag);
+	}
+	/* the first NFSv4 client is the one --delegations serves */
+	unsigned first = 0;
+	while (first < e->t.nclients && !e->cl[first].v4)
+		first++;
+	e->cur = &e->cl[first < e->t.nclients ? first : 0];
+	e->v4s = &e->cur->s;
+	return 0;
+}
+
 int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -331,25 +420,17 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	}
 	replay_prepass(e);
 	replay_trace_latencies(e);
+	if (replay_clients_init(e) < 0)
+		goto out;
+	replay_deps(e);
 	if (o->dry_run) {
 		rc = replay_dry_run(e);
 		goto out;
 	}
 	rpc_cred_sys(&e->cred, 0, 0);
-	bool need_mount = false, have_minor = false;
-	uint32_t minor = 1;
-	for (size_t i = 0; i < e->t.n; i++) {
-		const struct tcall *tc = &e->t.calls[i];
-		if (tc->vers == 3)
-			need_mount = true;
-		else if (tc->v4known && !have_minor && tc->v4minor <= 2) {
-			/* the first COMPOUND's minor version: 0 (client ID and
-			 * owner seqids) or 1, 2 (a session) */
-			minor = tc->v4minor;
-			have_minor = true;
-		}
-	}
-	nfs41_session_init(&e->v4s, minor, "replay");
+	bool need_mount = false;
+	for (size_t i = 0; i < e->t.n; i++)
+		need_mount |= e->t.calls[i].vers == 3;
 	const char *exp = o->export_path ? o->export_path :
 			  e->t.export_path[0] ? e->t.export_path : "/export";
 	if (need_mount) {
@@ -399,7 +480,11 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
 		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
 
+	if (o->group && replay_group_root(e) < 0)
+		goto out;
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
+	e->t0 = t0;
+	e->t0_trace = t0_trace;
 	size_t i;
 	ret = 0;
 	for (i = 0; i < e->t.n; i++)
@@ -409,25 +494,29 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		ret = replay_wait_all(e);
 	/* NFSv4.0 has no DESTROY_CLIENTID: the replay's client ID and what
 	 * the trace left open expire with the lease */
-	if (ret == 0 && e->v4s.minor && (e->v4s.have_session || e->v4s.have_client)) {
+	for (unsigned k = 0; ret == 0 && k < e->t.nclients; k++) {
+		struct nfs41_session *s = &e->cl[k].s;
 		/* what the trace did not destroy itself (or the replay's own) */
-		nfs41_session_close(e->x, &e->v4s, &e->cred);
+		if (e->cl[k].v4 && s->minor && (s->have_session || s->have_client))
+			nfs41_session_close(e->x, s, &e->cred);
 	}
 	if (ret < 0) {
 		e->not_sent = e->t.n - i;
 		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
 	}
 	double secs = (double)(xprt_now_ns() - t0) / 1e9;
-	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0;
+	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0, unsup = 0;
 	for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
 		mism += e->op[k].mismatch;
 		errs += e->op[k].errors;
 		refused += e->op[k].refused;
 		skipped += e->op[k].skipped;
+		unsup += e->op[k].unsupported;
 	}
+	/* a call that could not be replayed is a failure, never a success */
 	if (e->lost || ret < 0)
 		rc = 2;
-	else if (mism || errs || (skipped && !refused))
+	else if (mism || errs || unsup || (skipped && !refused))
 		rc = 1;
 	else if (refused)
 		rc = 4;
@@ -435,6 +524,20 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		rc = 0;
 	if (e->lost)
 		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
+	if (o->result) {
+		struct replay_group_result *r = o->result;
+		r->rc = rc;
+		r->secs = secs;
+		r->lost = e->lost;
+		for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
+			r->trace += e->op[k].trace;
+			r->replayed += e->op[k].replayed;
+			r->ok += e->op[k].ok;
+			r->mismatch += e->op[k].mismatch;
+			r->errors += e->op[k].errors;
+			r->unsupported += e->op[k].unsupported;
+		}
+	}
 	replay_report(e, secs, rc);
 out:
 	if (cut[0]) {
@@ -466,6 +569,7 @@ out:
 	fhmap_free(&e->cidmap);
 	fhmap_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);
+	free(e->cl);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);

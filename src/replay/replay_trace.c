@@ -93,6 +93,10 @@ static void on_call(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t
 	if (!tc)
 		return;
 	tc->conn = ev->conn->id;
+	/* the sender of a call is the client */
+	const struct rdma_endpoint *ep = &ev->conn->side[ev->dir ? 1 : 0];
+	tc->cfamily = ep->family;
+	memcpy(tc->caddr, ep->addr, sizeof(tc->caddr));
 	tc->xid = m.xid;
 	tc->prog = m.prog;
 	tc->vers = m.vers;

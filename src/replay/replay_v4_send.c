@@ -17,26 +17,26 @@ static int rw_sequence(void *ctx, struct xenc *x, const uint8_t tsid[16], bool c
 	struct nfs_fh key = { .len = 16 };
 	memcpy(key.data, tsid, 16);
 	struct fhent *m = fhmap_get(&e->sessmap, &key, NULL);
-	if (!m || !e->v4s.have_session) {
+	if (!m || !e->v4s->have_session) {
 		/* a session the trace made before the capture began, or
 		 * one whose CREATE_SESSION did not replay: ours */
 		int ret = replay_v4_session(e);
 		if (ret < 0)
 			return ret;
 		struct nfs_fh val = { .len = 16 };
-		memcpy(val.data, e->v4s.sessionid, 16);
+		memcpy(val.data, e->v4s->sessionid, 16);
 		fhmap_put(&e->sessmap, &key, NULL, &val, true);
 	}
 	uint32_t seq;
-	int slot = nfs41_slot_get(&e->v4s, &seq);
+	int slot = nfs41_slot_get(e->v4s, &seq);
 	if (slot < 0)
 		return -EAGAIN;
 	e->cur_slot = slot;
 	e->cur_seq = seq;
-	xenc_fixed(x, e->v4s.sessionid, 16);
+	xenc_fixed(x, e->v4s->sessionid, 16);
 	xenc_u32(x, seq);
 	xenc_u32(x, (uint32_t)slot);
-	xenc_u32(x, nfs41_highest(&e->v4s));
+	xenc_u32(x, nfs41_highest(e->v4s));
 	xenc_bool(x, cachethis);
 	return 0;
 }
@@ -133,19 +133,19 @@ static int rw_map_clientid(void *ctx, uint64_t t, uint64_t *out)
 		*out = (uint64_t)xenc_get_u32(m->val.data) << 32 | xenc_get_u32(m->val.data + 4);
 		return 0;
 	}
-	if (!e->v4s.have_client) {
-		int ret = e->v4s.minor ? replay_v4_session(e) : replay_v40_client(e);
+	if (!e->v4s->have_client) {
+		int ret = e->v4s->minor ? replay_v4_session(e) : replay_v40_client(e);
 		if (ret < 0)
 			return ret;
 	}
-	*out = e->v4s.clientid;
+	*out = e->v4s->clientid;
 	return 0;
 }
 
 /* NFSv4.0 rewrite callbacks */
 static int rw_sc_confirm(void *ctx, uint8_t verf[8])
 {
-	memcpy(verf, ((struct engine *)ctx)->v4s.confirm, 8);
+	memcpy(verf, ((struct engine *)ctx)->v4s->confirm, 8);
 	return 0;
 }
 
@@ -190,24 +190,24 @@ static int rw_map_sessionid(void *ctx, const uint8_t t[16], uint8_t out[16])
 		memcpy(out, m->val.data, 16);
 		return 0;
 	}
-	if (!e->v4s.have_session)
+	if (!e->v4s->have_session)
 		return -ENOENT;
-	memcpy(out, e->v4s.sessionid, 16);
+	memcpy(out, e->v4s->sessionid, 16);
 	return 0;
 }
 
 static void rw_exchange_id(void *ctx, uint8_t verf[8], const uint8_t **owner, uint32_t *len)
 {
 	struct engine *e = ctx;
-	memcpy(verf, e->v4s.verifier, 8);
-	*owner = (const uint8_t *)e->v4s.owner;
-	*len = (uint32_t)strlen(e->v4s.owner);
+	memcpy(verf, e->v4s->verifier, 8);
+	*owner = (const uint8_t *)e->v4s->owner;
+	*len = (uint32_t)strlen(e->v4s->owner);
 }
 
 static uint32_t rw_cs_sequence(void *ctx, uint64_t clientid)
 {
 	(void)clientid;
-	return ((struct engine *)ctx)->v4s.cs_seq;
+	return ((struct engine *)ctx)->v4s->cs_seq;
 }
 
 /* An NFSv4 call (NULL, or a 4.1+ COMPOUND rewritten for the target). */
@@ -220,7 +220,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	int ret;
 
 	memset(&in, 0, sizeof(in));
-	if (tc->proc == 1 && (!tc->v4known || tc->v4minor != e->v4s.minor ||
+	if (tc->proc == 1 && (!tc->v4known || tc->v4minor != e->v4s->minor ||
 			      nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)) {
 		/* COMPOUNDs with ops we cannot walk, and those of another
 		 * minor version than the trace's first (one client state) */
@@ -240,14 +240,14 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		return 0;
 	}
 	bool barrier = in.state_change || in.ns_change;
-	if (barrier || e->barrier_pending) {
-		if ((ret = replay_wait_all(e)) < 0)
+	if (barrier || e->cur->barrier_pending) {   /* as in replay_run.c */
+		if ((ret = replay_wait_client(e)) < 0)
 			return ret;
-		e->barrier_pending = false;
+		e->cur->barrier_pending = false;
 	}
 	if ((ret = replay_pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
-	if (e->v4s.minor == 0 && tc->proc == 1) {
+	if (e->v4s->minor == 0 && tc->proc == 1) {
 		/* an OPEN the target wants confirmed (the OPEN was a barrier:
 		 * its reply is in) */
 		bool has_confirm = false;
@@ -293,6 +293,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
 		.map_claimed = rw_map_claimed, .cb = e->cbloc.back_channel || e->cbloc.netid ? &e->cbloc : NULL,
+		.root = e->grouped ? &e->group_root : NULL,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
@@ -303,11 +304,11 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		e->cur_slot = -1;
 		e->cur_nuse = 0;
 		ret = tc->proc == 0 ? 0 : nfs4_call_rewrite_v40(tc->args, tc->args_len, tc->rpos, &ops,
-							     e->v4s.minor == 0 ? &v40 : NULL, &x, &ddp_out);
+							     e->v4s->minor == 0 ? &v40 : NULL, &x, &ddp_out);
 		if (ret == 0 && xenc_ok(&x))
 			break;
 		if (e->cur_slot >= 0)
-			e->v4s.slot_busy[e->cur_slot] = false;
+			e->v4s->slot_busy[e->cur_slot] = false;
 		if (ret == -EAGAIN) {          /* no free session slot yet */
 			if ((ret = replay_poll(e, 100)) < 0)
 				return ret;
@@ -363,7 +364,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	if (in.has_ddp) {
 		rc->data = malloc(in.ddp_len ? in.ddp_len : 1);
 		if (!rc->data) {
-			nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, false);
+			nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, false);
 			return -ENOMEM;
 		}
 		if (in.ddp_inline && (uint64_t)in.ddp_at + in.ddp_len <= tc->args_len)
@@ -388,7 +389,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	rc->req.reply_max = rmax;
 	rc->has_tdir = false;
 	if ((ret = replay_submit(e, rc, i)) < 0) {
-		nfs41_slot_put(&e->v4s, rc->slot, rc->seq, false, ret != -EMSGSIZE);
+		nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, ret != -EMSGSIZE);
 		return replay_submit_failed(rc, os, ret);
 	}
 	return replay_submitted(e, rc, os, barrier);

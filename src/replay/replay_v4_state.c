@@ -16,11 +16,11 @@
 int replay_v4_session(struct engine *e)
 {
 	char err[256];
-	if (e->v4s.have_session)
+	if (e->v4s->have_session)
 		return 0;
-	int ret = nfs41_session_open(e->x, &e->v4s, &e->cred, e->nrc, err, sizeof(err));
+	int ret = nfs41_session_open(e->x, e->v4s, &e->cred, e->nrc, err, sizeof(err));
 	if (ret < 0) {
-		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s.minor,
+		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s->minor,
 			  e->o->target, err);
 		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
 	}
@@ -33,9 +33,9 @@ int replay_v4_session(struct engine *e)
 int replay_v40_client(struct engine *e)
 {
 	char err[256];
-	if (e->v4s.have_client)
+	if (e->v4s->have_client)
 		return 0;
-	int ret = nfs40_client_open(e->x, &e->v4s, &e->cred, err, sizeof(err));
+	int ret = nfs40_client_open(e->x, e->v4s, &e->cred, err, sizeof(err));
 	if (ret < 0) {
 		log_error("replay: cannot set up an NFSv4.0 client ID on %s: %s", e->o->target, err);
 		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
@@ -115,15 +115,15 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 		}
 	}
 	if (rr->has_clientid && rr->status == 0) {
-		e->v4s.have_client = true;
-		e->v4s.clientid = rr->clientid;
-		e->v4s.cs_seq = rr->eir_seq;
+		e->v4s->have_client = true;
+		e->v4s->clientid = rr->clientid;
+		e->v4s->cs_seq = rr->eir_seq;
 		if (tr && tr->has_clientid) {
 			cid_map(e, tr->clientid, rr->clientid);
 		}
 	}
 	if (rr->has_session && rr->status == 0) {
-		struct nfs41_session *s = &e->v4s;
+		struct nfs41_session *s = e->v4s;
 		memcpy(s->sessionid, rr->sessionid, 16);
 		s->nslots = rr->fore_maxreqs < e->nrc ? rr->fore_maxreqs : e->nrc;
 		if (s->nslots > NFS41_MAX_SLOTS)
@@ -147,25 +147,25 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 	/* NFSv4.0: SETCLIENTID gives the client ID and the confirm verifier;
 	 * the client is ours once SETCLIENTID_CONFIRM succeeds */
 	if (rr->has_setclientid && rr->status == 0) {
-		e->v4s.clientid = rr->sc_clientid;
-		memcpy(e->v4s.confirm, rr->sc_confirm, 8);
+		e->v4s->clientid = rr->sc_clientid;
+		memcpy(e->v4s->confirm, rr->sc_confirm, 8);
 		if (tr && tr->has_setclientid) {
 			cid_map(e, tr->sc_clientid, rr->sc_clientid);
 		}
 	}
 	if (rr->has_lease && rr->lease_time)
-		e->v4s.lease_s = rr->lease_time;
+		e->v4s->lease_s = rr->lease_time;
 	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
 	for (unsigned k = 0; k < n; k++) {
 		if (rr->opst[k] != 0)
 			break;
 		if (rr->op[k] == NFS4_OP_DESTROY_SESSION)
-			e->v4s.have_session = false;
+			e->v4s->have_session = false;
 		if (rr->op[k] == NFS4_OP_DESTROY_CLIENTID)
-			e->v4s.have_client = false;
+			e->v4s->have_client = false;
 		if (rr->op[k] == NFS4_OP_SETCLIENTID_CONFIRM || rr->op[k] == NFS4_OP_RENEW) {
-			e->v4s.have_client = true;
-			e->v4s.last_renew_ns = xprt_now_ns();
+			e->v4s->have_client = true;
+			e->v4s->last_renew_ns = xprt_now_ns();
 		}
 	}
 }
@@ -237,7 +237,7 @@ int replay_v40_confirm(struct engine *e)
 	struct nfs4_res r;
 	struct nfs40_owner *o = e->v40_conf_owner;
 	e->v40_confirm = false;
-	int ret = nfs40_open_confirm(e->x, &e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
+	int ret = nfs40_open_confirm(e->x, e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
 				     o->seqid, &r);
 	if (ret < 0)
 		return ret == -EPROTO ? 0 : -ENOTCONN;
@@ -276,7 +276,7 @@ void replay_v4_note_closes(struct engine *e, const struct tcall *tc, const struc
  * lapse during a long wait (--speed below 1, long gaps in the trace). */
 int replay_v40_keep_lease(struct engine *e)
 {
-	struct nfs41_session *s = &e->v4s;
+	struct nfs41_session *s = e->v4s;
 	uint32_t lease = s->lease_s ? s->lease_s : 90;   /* knfsd's default */
 	if (s->minor != 0 || !s->have_client ||
 	    xprt_now_ns() - s->last_renew_ns < (uint64_t)lease * 500000000ull)

@@ -48,6 +48,22 @@ struct tcall {
 	 * "NFSv3 READ", "NFSv4.1 LOOKUP_ROOT"), and its row in the report */
 	char name[80];
 	uint16_t row;
+	/* The traced client that sent it: the connection's requester address,
+	 * and (replay_clients.c) its replay client */
+	uint8_t cfamily, caddr[16];
+	uint16_t client;
+};
+
+/* A traced client as the replay sees one: an address with one NFS
+ * version and minor version (each NFSv4 minor version has its own client
+ * ID and session on the server, so its own on the target). */
+#define TR_MAX_CLIENTS 64
+struct tclient {
+	uint8_t family, addr[16];
+	uint32_t vers, minor;
+	uint64_t calls;
+	uint32_t first_conn;
+	char label[80];             /* "10.9.0.2 NFSv4.1" */
 };
 
 struct trace {
@@ -57,6 +73,9 @@ struct trace {
 	bool have_root;                /* from a MOUNT reply in the capture */
 	struct nfs_fh root;
 	char export_path[256];
+	struct tclient clients[TR_MAX_CLIENTS];
+	unsigned nclients;
+	uint64_t clients_merged;       /* calls of clients past TR_MAX_CLIENTS, in the last one */
 };
 
 int trace_load(struct trace *t, const char *path, char *err, size_t errlen);

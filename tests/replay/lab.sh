@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/replay/lab.sh [basic] [nfs40-locks] [deleg] [rebind]: the replay
+# tests/replay/lab.sh [basic] [nfs40-locks] [deleg] [rebind] [multi]: the replay
 # tool's lab tier (default: all, one boot after the other; 2 cores).
 #  basic: tests/replay/scenarios/replay-basic (the endpoint against knfsd
 #   over rxe: every call type and chunk kind, TCP, RDMA_ERROR, replays of
@@ -18,7 +18,12 @@
 #   capture with --delegations --disconnect-after: the new connection
 #   bound to the back channel with BIND_CONN_TO_SESSION, the server's
 #   recall reaching the replay on it, RDMA and TCP), judged by
-#   tests/replay/check-rebind.py.
+#   tests/replay/check-rebind.py;
+#  multi: tests/replay/scenarios/replay-multi (multi-client.pcap, four
+#   clients of v3, v4.1 and v4.2 with a cross-client dependency, and
+#   mount-sequence.pcap, v4.1 then v4.2 then v3: every call with its traced
+#   status, none unsupported, the dependency order on the wire), judged by
+#   tests/replay/check-multi.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).
 set -uo pipefail
@@ -29,7 +34,7 @@ for b in nfsrdma-replay nfsrdma-dissect; do
     [ -x "$bin/$b" ] || { echo "replay: $bin/$b missing"; echo "replay: 0 passed, 1 failed"; exit 1; }
 done
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks deleg rebind)
+[ ${#suites[@]} -gt 0 ] || suites=(basic nfs40-locks deleg rebind multi)
 P=0 F=0
 # run_suite SCENARIO CHECK [CHECK ARGS...]: one boot, then its checker.
 run_suite() {
@@ -55,7 +60,8 @@ for s in "${suites[@]}"; do
     nfs40-locks) run_suite replay-nfs40-locks check-nfs40-locks.py tests/captures/nfs40-locks.pcap ;;
     deleg) run_suite replay-deleg check-deleg.py tests/captures/nfs41-deleg.pcap tests/captures/nfs40-deleg.pcap ;;
     rebind) run_suite replay-rebind check-rebind.py ;;
-    *) echo "replay: no suite $s (basic, nfs40-locks, deleg, rebind)"; F=$((F + 1)) ;;
+    multi) run_suite replay-multi check-multi.py tests/captures/multi-client.pcap tests/captures/mount-sequence.pcap ;;
+    *) echo "replay: no suite $s (basic, nfs40-locks, deleg, rebind, multi)"; F=$((F + 1)) ;;
     esac
 done
 echo "replay: $P passed, $F failed"

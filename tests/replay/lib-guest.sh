@@ -59,6 +59,23 @@ rp_serve_resets() {
                 tail -c 16384 "$LAB_EXPORT/data.bin" >"$LAB_EXPORT/deleg/kept"
                 chmod 644 "$LAB_EXPORT"/deleg/*
             fi
+            # rp_reset multi: shared/big, which multi-client.pcap's
+            # readers read (made on its server, 4 x 64 KiB)
+            if [[ -e $LAB_SYNC/reset.$n.multi ]]; then
+                mkdir -p "$LAB_EXPORT/shared"
+                head -c 262144 /dev/urandom >"$LAB_EXPORT/shared/big"
+                chmod -R a+rwX "$LAB_EXPORT/shared"
+            fi
+            # rp_reset groups: replay-g1..8, the --clients groups'
+            # directories, each with shared/big
+            if [[ -e $LAB_SYNC/reset.$n.groups ]]; then
+                local g
+                for g in 1 2 3 4 5 6 7 8; do
+                    mkdir -p "$LAB_EXPORT/replay-g$g/shared"
+                    head -c 262144 /dev/urandom >"$LAB_EXPORT/replay-g$g/shared/big"
+                done
+                chmod -R a+rwX "$LAB_EXPORT"/replay-g*
+            fi
             ls -la "$LAB_EXPORT" >"$LAB_OUT/export-before-reset.$((n + 1)).txt" 2>&1 || true
             lab_signal "reset.$n.done"
             n=$((n + 1))
@@ -124,11 +141,12 @@ rp_conn_ids() {
 
 # Client side: ask the server to reset its export and wait.  rp_reset
 # v4dir: with v4dir/data and v4dir/small in it; rp_reset deleg: with
-# deleg/recalled and deleg/kept (see rp_serve_resets).
+# deleg/recalled and deleg/kept; rp_reset multi: with shared/big; rp_reset
+# groups: with replay-g1..8/shared/big (see rp_serve_resets).
 RP_RESETS=0
 rp_reset() {
     RP_RESETS=$((RP_RESETS + 1))
-    if [[ ${1:-} == v4dir || ${1:-} == deleg ]]; then lab_signal "reset.$RP_RESETS.$1"; fi
+    if [[ ${1:-} == v4dir || ${1:-} == deleg || ${1:-} == multi || ${1:-} == groups ]]; then lab_signal "reset.$RP_RESETS.$1"; fi
     lab_signal "reset.$RP_RESETS"
     lab_wait "reset.$RP_RESETS.done" 60
 }

@@ -144,6 +144,76 @@ PY
     fi
 done
 
+# Every traced client is its own replay client, with its own minor
+# version (issue 20): each call's client address, NFS version and minor
+# version as tshark decodes the same XID; the clients the lab scenarios
+# ran (tests/lab/scenarios/multi-client, mount-sequence); none unsupported.
+for spec in "multi-client:10.9.0.2 NFSv4.1,10.9.0.3 NFSv3,10.9.0.4 NFSv4.2,10.9.0.5 NFSv4.1" \
+            "mount-sequence:10.9.0.2 NFSv4.1,10.9.0.2 NFSv4.2,10.9.0.2 NFSv3"; do
+    cn=${spec%%:*} cap=tests/captures/${spec%%:*}.pcap
+    "$R" --dry-run --json "$cap" >"$tmp/cl.json" 2>/dev/null
+    crc=$?
+    tshark -r "$cap" -Y "infiniband && rpc.msgtyp == 0 && rpc.program == 100003" -T fields \
+        -e rpc.xid -e ip.src -e rpc.programversion -e nfs.minorversion 2>/dev/null >"$tmp/cl.ts"
+    if why=$(python3 - "$tmp/cl.json" "$tmp/cl.ts" "${spec#*:}" "$crc" 2>&1 <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+want_clients = sys.argv[3].split(",")
+ts = {}
+for l in open(sys.argv[2]):
+    f = l.rstrip("\n").split("\t")
+    if len(f) < 3 or "," in f[0]:
+        continue          # several RPCs in one frame: not one call's
+    ts[f[0]] = (f[1], int(f[2].split(",")[0]), f[3].split(",")[0] if len(f) > 3 and f[3] else "")
+end = objs[-1]
+cl = {c["client"]: c for c in end.get("clients", [])}
+bad, checked = [], 0
+if sys.argv[4] != "0":
+    bad.append("exit %s" % sys.argv[4])
+if end.get("unsupported") != 0:
+    bad.append("%s unsupported" % end.get("unsupported"))
+if [cl[k]["label"] for k in sorted(cl)] != want_clients:
+    bad.append("clients %r, the scenario ran %r" % ([cl[k]["label"] for k in sorted(cl)], want_clients))
+for o in objs:
+    if o["type"] != "call" or o["xid"] not in ts:
+        continue
+    src, vers, minor = ts[o["xid"]]
+    c = cl.get(o.get("client"), {})
+    if not o.get("supported"):
+        bad.append("%s unsupported" % o["xid"])
+    want = "%s NFSv%s" % (src, "3" if vers == 3 else "4." + (minor or str(c.get("minor"))))
+    if c.get("label") != want:
+        bad.append("%s %s: client %r, tshark %s" % (o["xid"], o["op"], c.get("label"), want))
+    checked += 1
+if checked < 50:
+    bad.append("only %d calls checked" % checked)
+# cross-client order (the scenario's): c2 (NFSv3) reads and removes what
+# c1 (NFSv4.1) wrote and renamed: each such call waits for a change of
+# c1's; the parallel readers c3 and c4 wait for nothing of each other
+calls = {o["n"]: o for o in objs if o["type"] == "call"}
+by_label = {c["label"]: k for k, c in cl.items()}
+held = 0
+for o in calls.values():
+    after = calls.get(o.get("after"))
+    if o.get("client") == by_label.get("10.9.0.3 NFSv3") and o["op"] in ("NFSv3 READ", "NFSv3 REMOVE"):
+        held += 1
+        if not after or after["client"] != by_label.get("10.9.0.2 NFSv4.1") or not after["mutation"]:
+            bad.append("%s %s waits for %r, not a change of c1's" % (o["xid"], o["op"], after and after["op"]))
+    readers = {by_label.get("10.9.0.4 NFSv4.2"), by_label.get("10.9.0.5 NFSv4.1")}
+    if after and o["client"] in readers and after["client"] in readers and o["op"].endswith(" READ"):
+        bad.append("%s %s of a parallel reader waits for the other reader" % (o["xid"], o["op"]))
+if "10.9.0.3 NFSv3" in want_clients and held < 4:
+    bad.append("only %d reads/removes of c2 seen" % held)
+print("; ".join(bad[:4]) if bad else "%d calls in %d clients" % (checked, len(cl)))
+sys.exit(1 if bad else 0)
+PY
+    ); then
+        ok "$cn: --dry-run: $why, each call's client address, version and minor version as tshark decodes them; none unsupported, exit 0; cross-client waits as the scenario ordered them"
+    else
+        bad "$cn: --dry-run clients: $why"
+    fi
+done
+
 # NFSv4 naming ops show their names (tshark decodes them independently)
 c40=tests/captures/nfs40.pcap
 "$R" --dry-run "$c40" >"$tmp/dry" 2>/dev/null

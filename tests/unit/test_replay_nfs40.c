@@ -150,7 +150,7 @@ static void test_capture(void)
 	if (ret)
 		return;
 	struct ctx x = { 0 };
-	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL };
+	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL, NULL };
 	const struct nfs40_rewrite_ops v40 = { m_confirm, m_seqid };
 	static uint8_t out[1 << 17], orig[1 << 17];
 	unsigned v4 = 0, setcids = 0, scconfirms = 0, opens = 0, open_seq_ok = 0, sid_seq_ok = 0;
@@ -332,7 +332,7 @@ static void test_locks(void)
 	if (ret)
 		return;
 	struct ctx x = { 0 };
-	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL };
+	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL, NULL };
 	const struct nfs40_rewrite_ops v40 = { m_confirm, m_seqid };
 	static uint8_t out[1 << 16];
 	unsigned n[40] = { 0 }, lock_new = 0, denied = 0, ok_all = 0, total = 0;
@@ -505,7 +505,7 @@ static void test_truncated(const char *cap)
 	if (trace_load(&t, check_path(cap, path, sizeof(path)), err, sizeof(err)))
 		return;
 	struct ctx x = { 0 };
-	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL };
+	const struct nfs4_rewrite_ops ops = { &x, m_seq41, m_fh, m_sid, m_cid, m_sess, m_id, m_cs, NULL, NULL, NULL, NULL };
 	const struct nfs40_rewrite_ops v40 = { m_confirm, m_seqid };
 	static uint8_t out[1 << 16];
 	unsigned fails = 0, n = 0;

@@ -103,7 +103,7 @@ static void replay_capture(const char *rel, unsigned *ncalls)
 	if (ret)
 		return;
 	struct ctx x = { 0 };
-	const struct nfs4_rewrite_ops ops = { &x, m_sequence, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs, NULL, NULL, NULL };
+	const struct nfs4_rewrite_ops ops = { &x, m_sequence, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs, NULL, NULL, NULL, NULL };
 	unsigned v4 = 0, withddp = 0, opens = 0, sessions = 0;
 	static uint8_t out[1 << 17];
 	for (size_t i = 0; i < t.n; i++) {

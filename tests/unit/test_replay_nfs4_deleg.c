@@ -247,7 +247,7 @@ static void test_capture(const struct expect *ex)
 
 	/* 2. the calls that name a delegation stateid */
 	const struct nfs4_rewrite_ops ops = { &x, m_seq, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs,
-					      m_returned, m_claimed, NULL };
+					      m_returned, m_claimed, NULL, NULL };
 	struct nfs4_rewrite_ops plain = ops;
 	plain.map_returned = NULL;
 	plain.map_claimed = NULL;
@@ -372,7 +372,7 @@ static void test_claims(void)
 		struct ctx x = { .nd = 1 };
 		memcpy(x.d[0], TDELEG, 12);
 		const struct nfs4_rewrite_ops ops = { &x, m_seq, m_fh, m_sid, m_cid, m_sess, m_xid, m_cs,
-						      m_returned, NULL, NULL };
+						      m_returned, NULL, NULL, NULL };
 		static uint8_t out[1024];
 		size_t ddp;
 		xenc_init(&e, out, sizeof(out));

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""bench/replay.sh multi: calls/s of nfsrdma-replay at --asap on
+multi-client.pcap, single replay vs --clients 1, 2, 4, 8, and the replay's
+own CPU per call (user + system of the replay and its group processes),
+from a tests/replay/scenarios/replay-bench-multi run (OUT dir).  Prints a
+table of medians over the repetitions; never fails on a number."""
+import glob
+import json
+import os
+import statistics
+import sys
+
+out = sys.argv[1]
+
+
+def run(name):
+    try:
+        o = json.load(open(os.path.join(out, name + ".out")))
+        w, u, s = (float(x) for x in open(os.path.join(out, name + ".time")).read().split()[-3:])
+    except (OSError, ValueError):
+        return None
+    if "groups" in o:
+        tot = o["total"]
+        sent, cps, ok, ex = tot["replayed"], tot["calls_per_s"], tot["same_status"], tot["exit"]
+    else:
+        sent, cps, ex = o["totals"]["replayed"], o["calls_per_s"], o["exit"]
+        ok = o["totals"]["same_status"]
+    return {"sent": sent, "cps": cps, "ok": ok, "exit": ex, "cpu_us": (u + s) / sent * 1e6 if sent else 0, "wall": w}
+
+
+print(f"{'run':10} {'reps':>4} {'sent':>6} {'same':>6} {'calls/s':>9} {'vs single':>9} {'cpu us/call':>11} {'wall s':>7}")
+base = None
+for label in ["single", "x1", "x2", "x4", "x8"]:
+    rs = [r for f in sorted(glob.glob(os.path.join(out, f"bm-{label}-*.out")))
+          for r in [run(os.path.basename(f)[:-4])] if r]
+    if not rs:
+        print(f"{label:10} no run")
+        continue
+    cps = statistics.median(r["cps"] for r in rs)
+    base = cps if label == "single" else base
+    rel = f"{cps / base:.2f}x" if base else "-"
+    print(f"{label:10} {len(rs):4} {rs[0]['sent']:6} {rs[0]['ok']:6} {cps:9.1f} {rel:>9} "
+          f"{statistics.median(r['cpu_us'] for r in rs):11.1f} {statistics.median(r['wall'] for r in rs):7.2f}"
+          f"{'' if all(r['exit'] == 0 for r in rs) else '  (exit ' + str([r['exit'] for r in rs]) + ')'}")

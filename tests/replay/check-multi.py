@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Judges a run of tests/replay/scenarios/replay-multi (OUT dir):
+nfsrdma-replay of tests/captures/multi-client.pcap and mount-sequence.pcap
+against a fresh export each.  What each trace holds (its clients, its calls
+and their statuses) is read from the committed capture with the
+dissector; what the replay sent and got, from the lab's capture of the
+replays (one RDMA connection per replay, in the order client.sh runs
+them), not from the replay's report.  Prints one line per check and ends
+with 'replay-multi: N passed, N failed'.
+
+Usage: check-multi.py OUTDIR DISSECT_BINARY MULTI-CLIENT.pcap MOUNT-SEQUENCE.pcap
+"""
+import collections
+import os
+import sys
+
+import checklib
+
+out, dissect = sys.argv[1], sys.argv[2]
+traces = {"multi": sys.argv[3], "mountseq": sys.argv[4]}
+# the clients the lab scenarios ran (tests/lab/scenarios/multi-client, mount-sequence)
+CLIENTS = {"multi": ["10.9.0.2 NFSv4.1", "10.9.0.3 NFSv3", "10.9.0.4 NFSv4.2", "10.9.0.5 NFSv4.1"],
+           "mountseq": ["10.9.0.2 NFSv4.1", "10.9.0.2 NFSv4.2", "10.9.0.2 NFSv3"]}
+RUNS = ["multi", "mountseq", "multi-text"]   # client.sh's replays, in order
+check = checklib.Checks("replay-multi")
+
+
+def calls(recs):
+    return [r for r in recs if "procedure" in r and "frame_call" in r]
+
+
+def key(r):
+    return (r.get("program"), r.get("procedure"), r.get("status"))
+
+
+cap = os.path.join(out, "capture.pcap")
+rrecs = calls(checklib.records(dissect, cap)) if os.path.exists(cap) else []
+by_conn = collections.OrderedDict()
+for r in sorted(rrecs, key=lambda r: r["frame_call"]):
+    by_conn.setdefault(r.get("conn"), []).append(r)
+conns = list(by_conn.values())
+check(len(conns) >= len(RUNS) + 8, f"capture: {len(conns)} RDMA connections, one per replay and group ({len(RUNS) + 8})")
+
+for k, run in enumerate(RUNS):
+    name = "multi" if run.startswith("multi") else run
+    trecs = calls(checklib.records(dissect, traces[name]))
+    rc, o, err = checklib.jstep(out, run) if run != "multi-text" else checklib.step(out, run)
+    check(rc == 0, f"{run}: exit {rc} (0: every call replayed with its traced status){' ' + err.strip()[:200] if rc else ''}")
+    if isinstance(o, dict):
+        t = o.get("totals", {})
+        check(t.get("unsupported") == 0 and t.get("trace") == len(trecs),
+              f"{run}: {t.get('trace')} calls (the trace has {len(trecs)}), {t.get('unsupported')} unsupported")
+        cl = o.get("clients", [])
+        check([c.get("label") for c in cl] == CLIENTS[name],
+              f"{run}: replay clients {[c.get('label') for c in cl]}")
+        for c in cl:
+            check(c.get("replayed") == c.get("trace") and c.get("same_status") == c.get("replayed"),
+                  f"{run}: client {c.get('label')}: {c.get('trace')} calls, {c.get('replayed')} sent, "
+                  f"{c.get('same_status')} with the traced status")
+        # issue-time error, measured at --speed 1 (reported; the goal,
+        # p99 <= 1 ms, is bench/'s, not a timed assertion here)
+        iss = o.get("issue_us") or {}
+        check(iss.get("calls") == t.get("replayed") and all(isinstance(iss.get(q), (int, float))
+                                                           for q in ("p50", "p99", "max"))
+              and all((c.get("issue_us") or {}).get("calls") == c.get("replayed") for c in cl),
+              f"{run}: issue-time error over every sent call, in total and per client: "
+              f"p50 {iss.get('p50')} us, p99 {iss.get('p99')} us, max {iss.get('max')} us "
+              f"({iss.get('calls')} calls, {t.get('replayed')} sent)")
+    elif run == "multi-text":
+        check("cross-client:" in o and "10.9.0.3 NFSv3" in o and "issue-time error" in o,
+              f"{run}: text report has the client rows and the issue-time error")
+    if k >= len(conns):
+        continue
+    got = collections.Counter(key(r) for r in conns[k])
+    want = collections.Counter(key(r) for r in trecs)
+    short = {kk: (v, got[kk]) for kk, v in want.items() if got[kk] < v}
+    check(not short, f"{run}: capture: every traced (program, call, status) sent and answered so "
+          f"({sum(want.values())} traced, {len(conns[k])} on the wire){'; short: ' + str(list(short.items())[:4]) if short else ''}")
+    vers = collections.Counter(r.get("program") for r in conns[k])
+    check(all(vers[p] >= n for p, n in collections.Counter(r.get("program") for r in trecs).items()),
+          f"{run}: capture: every version the trace speaks on the one connection ({dict(vers)})")
+    if name != "multi":
+        continue
+    # cross-client order on the wire: c2's READs and REMOVE of xc/new go
+    # after the replies to c1's WRITEs and RENAME
+    rep = conns[k]
+    c1_done = [r.get("frame_reply", 0) for r in rep if r.get("program") == "NFSv4.1"
+               and r.get("procedure") in ("WRITE", "RENAME")]
+    c2 = [r["frame_call"] for r in rep if r.get("program") == "NFSv3" and r.get("procedure") in ("READ", "REMOVE")]
+    check(c1_done and c2 and min(c2) > max(c1_done),
+          f"{run}: capture: c2's READ/REMOVE (first call frame {min(c2) if c2 else None}) after the replies "
+          f"to c1's WRITE/RENAME (last reply frame {max(c1_done) if c1_done else None})")
+
+# --clients 4: four groups at once (one connection each, so four
+# connections per run, after the three above), each in its own directory
+GROUPS = [("mountseq-x4", "mountseq", True), ("multi-x4-text", "multi", False)]
+for g, (run, name, js) in enumerate(GROUPS):
+    trecs = calls(checklib.records(dissect, traces[name]))
+    rc, o, err = checklib.jstep(out, run) if js else checklib.step(out, run)
+    check(rc == 0, f"{run}: exit {rc}{' ' + err.strip()[:200] if rc else ''}")
+    if js:
+        o = o if isinstance(o, dict) else {}
+        grp, tot = o.get("groups", []), o.get("total", {})
+        check(len(grp) == 4 and tot.get("groups") == 4 and tot.get("replayed") == 4 * len(trecs)
+              and tot.get("same_status") == 4 * len(trecs) and tot.get("unsupported") == 0,
+              f"{run}: total of {tot.get('groups')} groups: {tot.get('replayed')} sent, "
+              f"{tot.get('same_status')} with the traced status (4 x {len(trecs)})")
+        for gr in grp:
+            r = gr.get("report") or {}
+            t = r.get("totals", {})
+            check(gr.get("exit") == 0 and t.get("trace") == len(trecs) and t.get("same_status") == len(trecs)
+                  and t.get("unsupported") == 0 and len(r.get("clients", [])) == len(CLIENTS[name]),
+                  f"{run}: group {gr.get('group')} ({gr.get('directory')}): exit {gr.get('exit')}, "
+                  f"{t.get('same_status')} of {len(trecs)} calls with the traced status, "
+                  f"{len(r.get('clients', []))} clients")
+    else:
+        heads = [ln for ln in o.splitlines() if ln.startswith("== group ")]
+        check(len(heads) == 4 and all(ln.endswith("exit 0") for ln in heads)
+              and "total of 4 groups" in o and o.count("10.9.0.3 NFSv3") >= 4,
+              f"{run}: four group reports with their client rows, and the total ({heads})")
+    first = len(RUNS) + 4 * g
+    gconns = conns[first:first + 4]
+    # a group's PUTROOTFH goes as PUTFH of its directory: the dissector
+    # names those COMPOUNDs otherwise than LOOKUP_ROOT
+    want = collections.Counter(key(r) for r in trecs if r.get("procedure") != "LOOKUP_ROOT")
+    for k, cc in enumerate(gconns):
+        got = collections.Counter(key(r) for r in cc)
+        short = {kk: (v, got[kk]) for kk, v in want.items() if got[kk] < v}
+        check(not short, f"{run}: capture: connection {k + 1} of 4: every traced (program, call, status) "
+              f"sent and answered so{'; short: ' + str(list(short.items())[:4]) if short else ''}")
+    check(len(gconns) == 4, f"{run}: capture: {len(gconns)} connections (one per group)")
+check.finish()

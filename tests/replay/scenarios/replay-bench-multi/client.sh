@@ -1,0 +1,19 @@
+# replay-bench-multi client: the multi-client capture at --asap, each run
+# on a fresh export, REPS times over: the plain (single-replay) run, then
+# --clients 1, 2, 4, 8.  Each run's wall, user and system CPU time (the
+# replay and its group processes) go to NAME.time; bench/replay.sh multi
+# reports calls/s and CPU per call.
+# shellcheck shell=bash
+source "$LAB_REPO/tests/replay/lib-guest.sh"
+S=$LAB_SERVER_IP
+MC=$LAB_REPO/tests/captures/multi-client.pcap
+TIMEFORMAT='%R %U %S'
+for rep in $(seq 1 "${LAB_ARG_REPS:-3}"); do
+    rp_reset multi
+    { time rp_run "bm-single-$rep" "$REPLAY" --target "$S" --allow-mutations --asap --json "$MC"; } 2>"$LAB_OUT/bm-single-$rep.time"
+    for n in 1 2 4 8; do
+        rp_reset groups
+        { time rp_run "bm-x$n-$rep" "$REPLAY" --target "$S" --allow-mutations --asap --clients "$n" --json "$MC"; } 2>"$LAB_OUT/bm-x$n-$rep.time"
+    done
+done
+lab_signal client.steps-done

@@ -1,0 +1,24 @@
+# replay-multi client: no kernel mount; nfsrdma-replay replays the
+# multi-client capture (every traced client its own replay client, all
+# sent to the one target) and the mount-sequence capture, each on a fresh
+# export, with --allow-mutations at speed 1 (the issue-time error is
+# measured there).  tests/replay/check-multi.py judges the reports and the
+# lab's capture of the replays (one RDMA connection per replay, in order).
+# shellcheck shell=bash
+source "$LAB_REPO/tests/replay/lib-guest.sh"
+S=$LAB_SERVER_IP
+MC=$LAB_REPO/tests/captures/multi-client.pcap
+MS=$LAB_REPO/tests/captures/mount-sequence.pcap
+rp_run multi-dry "$REPLAY" --dry-run --json "$MC"
+rp_reset multi
+rp_run multi "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MC"
+rp_reset multi
+rp_run mountseq "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MS"
+rp_reset multi
+rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 "$MC"
+# --clients 4: four groups at once, each in its own directory
+rp_reset groups
+rp_run mountseq-x4 "$REPLAY" --target "$S" --allow-mutations --clients 4 --json "$MS"
+rp_reset groups
+rp_run multi-x4-text "$REPLAY" --target "$S" --allow-mutations --clients 4 "$MC"
+lab_signal client.steps-done
