@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "dissect/nfs_status.h"
 #include "src/base/log.h"
@@ -138,4 +139,32 @@ int replay_serve_callbacks(struct engine *e)
 	e->cbloc.netid = e->v4s->cb_netid;
 	e->cbloc.addr = e->v4s->cb_addr;
 	return 0;
+}
+
+/* knfsd grants an NFSv4.0 client a delegation only once its probe of the
+ * callback path (a CB_NULL to SETCLIENTID's address, sent after the
+ * confirm) has been answered: the traced client's OPENs came after that
+ * probe. Without this wait the replay's first OPEN races the probe, and
+ * on a loaded host the target answers it with no delegation, unlike the
+ * trace. The path is marked up when our reply reaches the target: a
+ * short grace after the probe covers that. */
+void replay_v40_wait_cb_probe(struct engine *e)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 }, grace = { 0, 200 * 1000 * 1000 };
+	uint64_t calls = 0, recalls, refused, deadline = xprt_now_ns() + 5000000000ull;
+
+	if (!e->cbsrv)
+		return;
+	for (;;) {
+		nfs40_cbsrv_counts(e->cbsrv, &calls, &recalls, &refused);
+		if (calls > 0 || xprt_now_ns() >= deadline)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (!calls) {
+		log_warn("replay: %s did not probe the NFSv4.0 callback path within 5 s of "
+			 "SETCLIENTID_CONFIRM: it may grant no delegation", e->o->target);
+		return;
+	}
+	nanosleep(&grace, NULL);
 }

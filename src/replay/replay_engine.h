@@ -271,6 +271,9 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep);
 /* --delegations: serve the target's callbacks.  Returns 0 or a negative
  * errno (said in the log). */
 int replay_serve_callbacks(struct engine *e);
+/* NFSv4.0 with --delegations, once the client ID is confirmed: wait (at
+ * most 5 s) for the target's probe of the callback path. */
+void replay_v40_wait_cb_probe(struct engine *e);
 int replay_return_recalled(struct engine *e);
 void replay_bind_conn(struct engine *e);
 

@@ -41,6 +41,7 @@ int replay_v40_client(struct engine *e)
 		return ret == -EPROTO ? -EPROTO : -ENOTCONN;
 	}
 	e->v4_sessions++;
+	replay_v40_wait_cb_probe(e);
 	return 0;
 }
 
@@ -164,8 +165,11 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 		if (rr->op[k] == NFS4_OP_DESTROY_CLIENTID)
 			e->v4s->have_client = false;
 		if (rr->op[k] == NFS4_OP_SETCLIENTID_CONFIRM || rr->op[k] == NFS4_OP_RENEW) {
+			bool confirmed_now = rr->op[k] == NFS4_OP_SETCLIENTID_CONFIRM && !e->v4s->have_client;
 			e->v4s->have_client = true;
 			e->v4s->last_renew_ns = xprt_now_ns();
+			if (confirmed_now)
+				replay_v40_wait_cb_probe(e);
 		}
 	}
 }

@@ -109,6 +109,18 @@ rp_serve_resets() {
                 lab_log "replay: the client is back on a new connection ($tag)"
                 sleep 1
             fi
+            # The replay holds the delegation for well under a second at
+            # --speed 0.5 (its trace's claim and DELEGRETURN follow): poll
+            # only /proc here, every 20 ms for up to 30 s, not at the pace
+            # of this loop's checks of the shared directory.
+            if [[ $tag != rebind-* ]]; then
+                local w=0
+                until grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states; do
+                    sleep 0.02
+                    w=$((w + 1))
+                    ((w < 1500)) || break
+                done
+            fi
             grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states || continue
             lab_log "replay: a delegation on deleg/recalled is held ($tag): writing to it"
             local t0=$SECONDS
