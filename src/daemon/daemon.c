@@ -196,6 +196,8 @@ static void fwd_metrics_hook(FILE *f, void *ctx)
 	struct daemon *d = ctx;
 
 	fwd_report_metrics(f, d->fw, d->col);
+	if (d->cj)
+		coll_join_report_metrics(d->cj, f);
 }
 
 static void conn_close(struct conn *k)
@@ -684,6 +686,12 @@ int daemon_run(const struct daemon_cfg *c)
 	if (d->fw) {
 		/* what is queued gets its chance to leave; the counts are final */
 		fwd_shutdown(d->fw, FWD_LINGER_MS);
+	}
+	if (d->cj) {
+		/* the RPCs still waiting for a vantage go out, partial and counted */
+		coll_join_flush(d->cj);
+		if (c->json)
+			fflush(stdout);
 	}
 	if (c->summary_interval > 0 || c->exit_at_end)
 		print_summary(d, d->record_clock ? 0 : clock_wall_ns());
