@@ -31,6 +31,7 @@ struct coll_join {
 	struct join *join;
 	struct coll_host host[JOIN_MAX_HOSTS];
 	unsigned nhost;
+	bool hints;
 	struct coll_join_stats st;
 };
 
@@ -42,15 +43,16 @@ static void on_fused(const struct nfsrdma_record *r, void *ctx)
 	j->emit(r, j->ctx);
 }
 
-struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx)
+struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx, uint64_t wait_ns, bool hints)
 {
 	struct coll_join *j = calloc(1, sizeof(*j));
-	struct join_opts o = { .expect = REC_VT_ALL, .window_ns = COLL_WINDOW_NS };
+	struct join_opts o = { .expect = REC_VT_ALL, .window_ns = wait_ns ? wait_ns : COLL_WINDOW_NS };
 
 	if (!j)
 		return NULL;
 	j->emit = emit;
 	j->ctx = ctx;
+	j->hints = hints;
 	if (!(j->join = join_new(&o, on_fused, j))) {
 		free(j);
 		return NULL;
@@ -125,7 +127,7 @@ void coll_join_add(struct coll_join *j, const struct nfsrdma_record *r, const st
 		j->st.hosts_overflow++;
 		return;
 	}
-	if (m)
+	if (m && j->hints)
 		hint(j, (unsigned)h, m, recv_ns);
 	join_add(j->join, r, (unsigned)h);   /* a refusal is counted in the join's rejected */
 }

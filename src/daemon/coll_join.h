@@ -11,6 +11,7 @@
 #ifndef NFSRDMA_COLL_JOIN_H
 #define NFSRDMA_COLL_JOIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,7 +29,10 @@ struct coll_join_stats {
 	uint64_t hints;           /* clock hints given to the join */
 };
 
-struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx);
+/* wait_ns: how long an RPC waits for its other vantages, on the records'
+ * clocks (0: 5 s); hints: use the messages' clocks as offset hints (off
+ * when the inputs are files, whose times are not the senders' clocks). */
+struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx, uint64_t wait_ns, bool hints);
 /* Emits every RPC still waiting, then frees. */
 void coll_join_free(struct coll_join *j);
 /* A record of this daemon's own sources (m NULL) or a peer's (m: who sent

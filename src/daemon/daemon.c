@@ -575,7 +575,7 @@ int daemon_run(const struct daemon_cfg *c)
 			rc = e == -EINVAL ? 2 : 1;   /* a bad setting / the address cannot be bound */
 			goto out;
 		}
-		if (!(d->cj = coll_join_new(on_joined, d))) {
+		if (!(d->cj = coll_join_new(on_joined, d, (uint64_t)(c->fwd.join_wait * 1e9), !c->fwd.no_clock_hints))) {
 			log_error("out of memory");
 			goto out;
 		}
