@@ -56,6 +56,20 @@ check "/metrics: a clock estimate between the client's probe and a local vantage
 	grep -q '^nfsrdma_join_clock_offset_seconds{host_a="local",vantage_a="[a-z]*",host_b="client-a",vantage_b="client"}' "$TMP/metrics"
 check "/metrics: its uncertainty too" \
 	grep -q '^nfsrdma_join_clock_uncertainty_seconds{.*host_b="client-a",vantage_b="client"}' "$TMP/metrics"
+# the fused histograms: one observation of the total per fused RPC, and
+# the phases of each RPC partition it (sums equal to the nanosecond)
+read -r nfused tot psum <<<"$(python3 -c 'import sys
+n = 0; tot = ps = 0.0
+for l in open(sys.argv[1]):
+    if l.startswith("nfsrdma_rpc_fused_duration_seconds_count{"): n += int(l.split()[-1])
+    elif l.startswith("nfsrdma_rpc_fused_duration_seconds_sum{"): tot += float(l.split()[-1])
+    elif l.startswith("nfsrdma_rpc_fused_phase_seconds_sum{"): ps += float(l.split()[-1])
+print(n, round(tot, 6), round(ps, 6))' "$TMP/metrics")"
+check "/metrics: fused duration histograms count the fused RPCs ($nfused = $nall)" [ "$nfused" -eq "$nall" ]
+check "/metrics: fused phase histograms sum to the fused durations ($psum = $tot)" [ "$psum" = "$tot" ]
+check "/metrics: a fused phase series carries op, client, server and transport" \
+	grep -qE '^nfsrdma_rpc_fused_phase_seconds_bucket\{protocol="NFSv3",operation="[A-Z]+",client="[^"]+",server="[^"]+",transport="rdma",phase="[a-z_+]+",le="\+Inf"\} [1-9]' "$TMP/metrics"
+check "/metrics: the execute phase (server vantage) is there" grep -q '^nfsrdma_rpc_fused_phase_seconds_count{.*phase="execute"} [1-9]' "$TMP/metrics"
 kill "$C"; wait "$C"
 fused "$TMP/c.json" >"$TMP/got"
 check "collector's fused records = the offline join's: same XIDs, same vantages ($(wc -l <"$TMP/want"))" \
