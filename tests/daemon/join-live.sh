@@ -5,7 +5,8 @@
 # capture itself; its fused records are the offline join's
 # (nfsrdma-dissect CAP --join client --join server): the same XIDs with
 # the same vantages.  Its JSON stats and /metrics carry the join's
-# counters and the clock estimates.  Tier: unit (loopback only).
+# counters and the clock estimates, and /metrics the fused phase
+# histograms.  A bad jsonl: line is named and skipped.  Tier: unit (loopback only).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 NAME=daemon-join-live
@@ -84,4 +85,12 @@ check "JSON stats: join counters (remote = client records, complete = $nall, eve
 check "JSON stats: a clock estimate per pair with offset and uncertainty" \
 	[ "$(summary "$TMP/c.json" 'all("offset_ns" in c and "uncertainty_ns" in c for c in s["join"]["clocks"]) and len(s["join"]["clocks"]) >= 2')" = "True" ]
 check "collector: no warnings" [ ! -s "$TMP/c.err" ]
+
+# ---- jsonl: bad input: the bad line named (file:line), the rest read ----
+{ head -3 "$TMP/client.jsonl"; echo '{"v":4,"xid":'; sed -n 4,5p "$TMP/client.jsonl"; } >"$TMP/bad.jsonl"
+"$D" --source "jsonl:$TMP/bad.jsonl" --exit-at-end --socket none --metrics none --json --summary-interval 0 \
+	>"$TMP/bad.out" 2>"$TMP/bad.err"
+rc=$?
+check "jsonl: a bad line: exit 0, named once" [ "$rc/$(grep -c "bad.jsonl:4: " "$TMP/bad.err")" = 0/1 ]
+check "jsonl: the five good records read" [ "$(grep -c '"xid"' "$TMP/bad.out")" = 5 ]
 finish $NAME
