@@ -1,6 +1,7 @@
-/* See coll_hist.h.  A linear table with a hash index would be the next
- * step; series are few (operations x client x server) and a fused record
- * comes per RPC, so the lookup is a short hash chain. */
+/* See coll_hist.h.  Series in a table with a hash index (one lookup per
+ * fused RPC); each series keeps the spans it has seen (a phase, or
+ * phases a missing vantage left merged), so that an observation is
+ * always labelled with exactly the span it measured. */
 #include "src/daemon/coll_hist.h"
 
 #include <inttypes.h>
@@ -13,20 +14,25 @@
 
 #define LAB 64
 #define NBUCKET 1024
-#define NSPAN (REC_FP_N + 1)   /* the phases, then the total */
+#define NSPAN 16   /* distinct spans per series: the ten phases, and the merged ones missing vantages leave */
+
+struct span {
+	uint8_t first, last;        /* phases it covers, first..last */
+	uint64_t cnt[AGG_PROM_NLE + 1];   /* by bound, last +Inf */
+	uint64_t sum, n;
+};
 
 struct series {
 	char lab[4][LAB];           /* protocol, operation, client, server; "" = other */
 	uint8_t transport;
 	uint32_t next;              /* hash chain (index + 1) */
-	/* per phase that starts a span: its counts by bound (last +Inf), sum, n;
-	 * spans[p]: the merged mask seen with phase p (a span's name) */
-	uint64_t cnt[NSPAN][AGG_PROM_NLE + 1];
-	uint64_t sum[NSPAN], n[NSPAN];
-	uint32_t span[REC_FP_N];
+	struct span total;
+	struct span sp[NSPAN];
+	unsigned nsp;
 };
 
 struct coll_hist {
+	uint64_t spans_overflow;    /* spans past NSPAN in a series: not observed */
 	struct series *s;
 	uint32_t n, bucket[NBUCKET];
 	struct series other;
@@ -86,7 +92,7 @@ static struct series *series_of(struct coll_hist *h, const struct nfsrdma_record
 	return s;
 }
 
-static void observe(struct series *s, unsigned k, uint64_t v)
+static void observe(struct span *s, uint64_t v)
 {
 	static const uint64_t ns[AGG_PROM_NLE] = { 10000, 25000, 50000, 100000, 250000, 500000, 1000000,
 						   2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
@@ -95,9 +101,24 @@ static void observe(struct series *s, unsigned k, uint64_t v)
 
 	while (i < AGG_PROM_NLE && v > ns[i])
 		i++;
-	s->cnt[k][i]++;
-	s->sum[k] += v;
-	s->n[k]++;
+	s->cnt[i]++;
+	s->sum += v;
+	s->n++;
+}
+
+static struct span *span_of(struct coll_hist *h, struct series *s, unsigned first, unsigned last)
+{
+	for (unsigned i = 0; i < s->nsp; i++)
+		if (s->sp[i].first == first && s->sp[i].last == last)
+			return &s->sp[i];
+	if (s->nsp >= NSPAN) {
+		h->spans_overflow++;
+		return NULL;
+	}
+	struct span *p = &s->sp[s->nsp++];
+	p->first = (uint8_t)first;
+	p->last = (uint8_t)last;
+	return p;
 }
 
 void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r)
@@ -105,12 +126,17 @@ void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r)
 	if (r->source != REC_SRC_JOINED)
 		return;
 	struct series *s = series_of(h, r);
-	for (unsigned p = 0; p < REC_FP_N; p++)
-		if (r->f_mask & (1u << p)) {
-			observe(s, p, r->f_phase[p]);
-			s->span[p] |= r->f_merged;
-		}
-	observe(s, REC_FP_N, r->f_total);
+	for (unsigned p = 0; p < REC_FP_N; p++) {
+		if (!(r->f_mask & (1u << p)))
+			continue;
+		unsigned last = p;
+		while (last + 1 < REC_FP_N && (r->f_merged & (1u << last)))
+			last++;
+		struct span *sp = span_of(h, s, p, last);
+		if (sp)
+			observe(sp, r->f_phase[p]);
+	}
+	observe(&s->total, r->f_total);
 }
 
 static void labels(FILE *f, const struct series *s, bool other)
@@ -120,12 +146,13 @@ static void labels(FILE *f, const struct series *s, bool other)
 		other ? "other" : s->lab[3], other ? "other" : rec_transport_name(s->transport));
 }
 
-static void one(FILE *f, const char *name, const struct series *s, bool other, unsigned k, const char *phase)
+static void one(FILE *f, const char *name, const struct series *s, bool other, const struct span *k,
+		const char *phase)
 {
 	uint64_t cum = 0;
 
 	for (unsigned b = 0; b <= AGG_PROM_NLE; b++) {
-		cum += s->cnt[k][b];
+		cum += k->cnt[b];
 		fprintf(f, "%s_bucket{", name);
 		labels(f, s, other);
 		if (phase)
@@ -139,11 +166,11 @@ static void one(FILE *f, const char *name, const struct series *s, bool other, u
 	labels(f, s, other);
 	if (phase)
 		fprintf(f, ",phase=\"%s\"", phase);
-	fprintf(f, "} %.9f\n%s_count{", (double)s->sum[k] / 1e9, name);
+	fprintf(f, "} %.9f\n%s_count{", (double)k->sum / 1e9, name);
 	labels(f, s, other);
 	if (phase)
 		fprintf(f, ",phase=\"%s\"", phase);
-	fprintf(f, "} %" PRIu64 "\n", s->n[k]);
+	fprintf(f, "} %" PRIu64 "\n", k->n);
 }
 
 void coll_hist_write(const struct coll_hist *h, FILE *f)
@@ -155,17 +182,23 @@ void coll_hist_write(const struct coll_hist *h, FILE *f)
 	      "# TYPE nfsrdma_rpc_fused_duration_seconds histogram\n", f);
 	for (uint32_t i = 0; i <= h->n; i++) {
 		const struct series *s = i < h->n ? &h->s[i] : &h->other;
-		if (s->n[REC_FP_N])
-			one(f, "nfsrdma_rpc_fused_duration_seconds", s, i == h->n, REC_FP_N, NULL);
+		if (s->total.n)
+			one(f, "nfsrdma_rpc_fused_duration_seconds", s, i == h->n, &s->total, NULL);
 	}
 	fputs("# HELP nfsrdma_rpc_fused_phase_seconds Fused RPCs: time per end-to-end phase (docs/record.md); "
 	      "a span a missing vantage could not split is one phase named by its parts (a+b).  The phases of "
 	      "an RPC sum to its fused duration.\n# TYPE nfsrdma_rpc_fused_phase_seconds histogram\n", f);
 	for (uint32_t i = 0; i <= h->n; i++) {
 		const struct series *s = i < h->n ? &h->s[i] : &h->other;
-		for (unsigned p = 0; p < REC_FP_N; p++)
-			if (s->n[p])
-				one(f, "nfsrdma_rpc_fused_phase_seconds", s, i == h->n, p,
-				    rec_fphase_span_name(s->span[p], p, span, sizeof(span)));
+		for (unsigned k = 0; k < s->nsp; k++) {
+			const struct span *sp = &s->sp[k];
+			/* the span's name from a merged mask covering just it */
+			uint32_t m = (uint32_t)(((1u << sp->last) - 1) & ~((1u << sp->first) - 1));
+			one(f, "nfsrdma_rpc_fused_phase_seconds", s, i == h->n, sp,
+			    rec_fphase_span_name(m, sp->first, span, sizeof(span)));
+		}
 	}
+	fputs("# HELP nfsrdma_rpc_fused_spans_overflow_total Fused phase spans not observed: a series had "
+	      "more distinct spans than it keeps.\n# TYPE nfsrdma_rpc_fused_spans_overflow_total counter\n", f);
+	fprintf(f, "nfsrdma_rpc_fused_spans_overflow_total %" PRIu64 "\n", h->spans_overflow);
 }
