@@ -20,7 +20,7 @@ enum {
 	K_SOURCE = 256, K_SPEED, K_JSON, K_SUMMARY, K_METRICS, K_SOCKET, K_SOCKMODE, K_SOCKGROUP,
 	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
 	K_SNAPLEN, K_WINDOW, K_FORWARD, K_COLLECT, K_COLLECT_ANY, K_COLLECT_ALLOW, K_CURVE_KEY,
-	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN,
+	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN, K_JOIN_WAIT, K_NO_HINTS,
 };
 
 static const struct opt opts[] = {
@@ -51,6 +51,8 @@ static const struct opt opts[] = {
 	{ "curve-allow", 0, "FILE", "CURVE, collector: the forwarders' public keys it accepts, one per line", K_CURVE_ALLOW },
 	{ "curve-keygen", 0, "FILE", "write a new CURVE key pair to FILE (secret) and FILE.pub, then exit", K_KEYGEN },
 	{ "forward-queue", 0, "N", "records queued per direction of a forward link (default 10000)", K_FORWARD_QUEUE },
+	{ "join-wait", 0, "S", "collector: seconds an RPC waits for its other vantages, on the records' clocks (default 5)", K_JOIN_WAIT },
+	{ "no-clock-hints", 0, NULL, "collector: align clocks from the records alone, not the forwarders' clocks (replayed files)", K_NO_HINTS },
 	{ "host-name", 0, "NAME", "the name this host's forwarded records carry (default: the host name)", K_HOST_NAME },
 	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5))", K_CONFIG },
 	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
@@ -223,6 +225,17 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		d->fwd.hwm = (unsigned)v;
 		break;
+	case K_JOIN_WAIT: {
+		char *end;
+		double w = strtod(arg, &end);
+		if (end == arg || *end || !(w > 0 && w <= 86400)) {
+			log_error("--join-wait '%s': seconds, more than 0 and at most 86400", arg);
+			return -EINVAL;
+		}
+		d->fwd.join_wait = w;
+		break;
+	}
+	case K_NO_HINTS: d->fwd.no_clock_hints = true; break;
 	case K_HOST_NAME:
 		if (!*arg || strlen(arg) > FWD_HOST_MAX || strpbrk(arg, " \t\"\\")) {
 			log_error("--host-name '%s': 1 to %d characters, no spaces or quotes", arg, FWD_HOST_MAX);

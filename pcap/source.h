@@ -8,6 +8,7 @@
  *   live:IFACE         libpcap live capture           pcap/source_pcap.c
  *   kernel[:client|server]  BPF probes on sunrpc/rpcrdma  src/probe/source_kernel.c
  *   xdp:IFACE          XDP fast path on a RoCE port   pcap/source_xdp.c
+ *   jsonl:FILE         records from JSON Lines        src/join/source_jsonl.c
  *
  * Each implementation provides one `const struct source_type` and is
  * listed in the table in src/probe/source_table.c (source_open), the only

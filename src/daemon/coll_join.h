@@ -1,27 +1,54 @@
 /* Where the collector's records meet: its own sources' and its peers'.
- * One call per record in, records out through emit.  Today a pass-through
- * that counts by origin; the join engine (src/join/) goes behind these
- * calls, so the daemon's loop does not change when it lands. */
+ * One call per record in; fused records (src/join/join.h) out through
+ * emit, into the daemon's normal path (aggregation, JSON Lines).
+ *
+ * A join host is one clock: each (sending host, vantage) pair, the
+ * collector's own sources under the empty host name.  A capture and a
+ * kernel probe on one machine keep different clocks (wall and
+ * monotonic), so they are different join hosts.  Each forwarded message
+ * carries the sender's clocks at send; against this host's clocks at
+ * receipt they are a hint for the pair's offset (the data override it). */
 #ifndef NFSRDMA_COLL_JOIN_H
 #define NFSRDMA_COLL_JOIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dissect/record.h"
 #include "src/daemon/fwd_msg.h"
+#include "src/join/join.h"
 
 struct coll_join;
 typedef void (*coll_emit_fn)(const struct nfsrdma_record *r, void *ctx);
 
-struct coll_join_stats { uint64_t local, remote, emitted; };
+struct coll_join_stats {
+	uint64_t local, remote;   /* records in, by origin */
+	uint64_t emitted;         /* fused records out */
+	uint64_t hosts_overflow;  /* records of a (host, vantage) past JOIN_MAX_HOSTS: not joined, counted */
+	uint64_t hints;           /* clock hints given to the join */
+};
 
-struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx);
+/* wait_ns: how long an RPC waits for its other vantages, on the records'
+ * clocks (0: 5 s); hints: use the messages' clocks as offset hints (off
+ * when the inputs are files, whose times are not the senders' clocks). */
+struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx, uint64_t wait_ns, bool hints);
+/* Emits every RPC still waiting, then frees. */
 void coll_join_free(struct coll_join *j);
 /* A record of this daemon's own sources (m NULL) or a peer's (m: who sent
  * it and its clocks at send; recv_ns: this host's CLOCK_REALTIME at receipt). */
 void coll_join_add(struct coll_join *j, const struct nfsrdma_record *r, const struct fwd_meta *m, uint64_t recv_ns);
-/* Emits what is complete (or waited long enough) by now; returns how many. */
+/* Emits what waited long enough; returns how many went out in all so far. */
 uint64_t coll_join_poll(struct coll_join *j, uint64_t now_ns);
+/* End of the run: every waiting RPC out. */
+void coll_join_flush(struct coll_join *j);
 void coll_join_get_stats(const struct coll_join *j, struct coll_join_stats *s);
+const struct join *coll_join_join(const struct coll_join *j);
+/* Join host i: its sender's name ("local": this daemon) and vantage. */
+void coll_join_host(const struct coll_join *j, unsigned i, const char **name, const char **vantage);
+
+/* ,"join":{...} for the daemon's JSON stats; the Prometheus lines. */
+void coll_join_report_json(const struct coll_join *j, FILE *f);
+void coll_join_report_metrics(const struct coll_join *j, FILE *f);
 
 #endif

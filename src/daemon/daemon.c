@@ -21,6 +21,7 @@
 
 #include "src/stats/ctl_proto.h"
 #include "src/daemon/daemon_queue.h"
+#include "src/daemon/coll_hist.h"
 #include "src/daemon/coll_join.h"
 #include "src/daemon/fwd_report.h"
 #include "src/out/export_pcapng.h"
@@ -85,6 +86,7 @@ struct daemon {
 	struct forwarder *fw;        /* --forward: every local record goes there too */
 	struct collector *col;       /* --collect: peers' records come in here */
 	struct coll_join *cj;        /* collecting: local and peers' records meet here */
+	struct coll_hist *ch;        /* collecting: the fused phases' histograms */
 };
 
 /* ---- source threads ---- */
@@ -196,6 +198,10 @@ static void fwd_metrics_hook(FILE *f, void *ctx)
 	struct daemon *d = ctx;
 
 	fwd_report_metrics(f, d->fw, d->col);
+	if (d->cj)
+		coll_join_report_metrics(d->cj, f);
+	if (d->ch)
+		coll_hist_write(d->ch, f);
 }
 
 static void conn_close(struct conn *k)
@@ -413,6 +419,9 @@ static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t n
 
 static void on_joined(const struct nfsrdma_record *r, void *ctx)
 {
+	struct daemon *d = ctx;
+
+	coll_hist_add(d->ch, r);
 	consume(ctx, r, clock_wall_ns());
 }
 
@@ -573,7 +582,7 @@ int daemon_run(const struct daemon_cfg *c)
 			rc = e == -EINVAL ? 2 : 1;   /* a bad setting / the address cannot be bound */
 			goto out;
 		}
-		if (!(d->cj = coll_join_new(on_joined, d))) {
+		if (!(d->ch = coll_hist_new()) || !(d->cj = coll_join_new(on_joined, d, (uint64_t)(c->fwd.join_wait * 1e9), !c->fwd.no_clock_hints))) {
 			log_error("out of memory");
 			goto out;
 		}
@@ -685,6 +694,12 @@ int daemon_run(const struct daemon_cfg *c)
 		/* what is queued gets its chance to leave; the counts are final */
 		fwd_shutdown(d->fw, FWD_LINGER_MS);
 	}
+	if (d->cj) {
+		/* the RPCs still waiting for a vantage go out, partial and counted */
+		coll_join_flush(d->cj);
+		if (c->json)
+			fflush(stdout);
+	}
 	if (c->summary_interval > 0 || c->exit_at_end)
 		print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 	/* --exit-at-end: a source that could not be read to its end is an error */
@@ -715,6 +730,7 @@ out:
 	fwd_close(d->fw);
 	coll_close(d->col);
 	coll_join_free(d->cj);
+	coll_hist_free(d->ch);
 	agg_free(d->agg);
 	rec_queue_free(d->q);
 	free(d);

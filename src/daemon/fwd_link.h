@@ -29,6 +29,8 @@ struct fwd_cfg {
 	const char *curve_allow;      /* collector: file of accepted client public keys */
 	unsigned hwm;                 /* messages queued per direction (ZMQ_SNDHWM / RCVHWM) */
 	const char *host;             /* name sent to the collector; NULL: gethostname */
+	double join_wait;             /* collector: seconds an RPC waits for its other vantages (records' clocks); 0: 5 */
+	bool no_clock_hints;          /* collector: no wall/monotonic hints from the messages (inputs not on live clocks) */
 };
 
 /* Option checks, without opening anything: 0 or -EINVAL with one line in err. */

@@ -51,7 +51,9 @@ size_t fwd_msg_encode(uint8_t *buf, const struct fwd_meta *m, const struct nfsrd
 	size_t hl = strnlen(m->host, FWD_HOST_MAX);
 	unsigned nf = r->nfindings < REC_MAX_FINDINGS ? r->nfindings : REC_MAX_FINDINGS;
 	unsigned no = r->nops < REC_MAX_OPS ? r->nops : REC_MAX_OPS;
-	uint8_t *p = header(buf, m, FWD_KIND_RECORD, r->rec_version, (uint16_t)FWD_REC_FIXED, nf, no, hl);
+	/* the header names the layout that crosses (always this build's); the
+	 * record's own version may be older (one read back from old JSON Lines) */
+	uint8_t *p = header(buf, m, FWD_KIND_RECORD, NFSRDMA_RECORD_VERSION, (uint16_t)FWD_REC_FIXED, nf, no, hl);
 
 	p = put64(p, m->session);
 	p = put64(p, m->seq);
@@ -152,7 +154,7 @@ int fwd_msg_decode(const uint8_t *buf, size_t len, struct fwd_meta *m, struct nf
 	memcpy(r->ops, od, no * sizeof(r->ops[0]));
 	size_t roff = FWD_HDR_LEN + hl;
 	/* what the record says of itself must agree with what crossed */
-	if (r->rec_version != recv || r->nfindings != nf || (r->nops < REC_MAX_OPS ? r->nops : REC_MAX_OPS) != no ||
+	if (r->rec_version > recv || !r->rec_version || r->nfindings != nf || (r->nops < REC_MAX_OPS ? r->nops : REC_MAX_OPS) != no ||
 	    r->source != vantage || r->source < REC_SRC_WIRE || r->source > REC_SRC_XDP ||
 	    r->transport >= REC_TR_N) {
 		c.off = roff;

@@ -78,13 +78,10 @@ void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col,
 			free(s);
 		}
 	}
-	if (cj) {
-		struct coll_join_stats js;
-		coll_join_get_stats(cj, &js);
-		fprintf(f, ",\"join\":{\"local\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"emitted\":%" PRIu64 "}", js.local,
-			js.remote, js.emitted);
-	}
+	if (cj)
+		coll_join_report_json(cj, f);
 }
+
 
 void fwd_report_text(FILE *f, const struct forwarder *fw, struct collector *col)
 {

@@ -163,6 +163,17 @@ int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, stru
 	return 0;
 }
 
+int join_clock_hint(struct join *j, unsigned a, unsigned b, int64_t offset_ns, uint64_t uncertainty_ns)
+{
+	if (a >= JOIN_MAX_HOSTS || b >= JOIN_MAX_HOSTS || a == b)
+		return -EINVAL;
+	struct clock_sync *p = a < b ? pair_get(j, a, b) : pair_get(j, b, a);
+	if (!p)
+		return -ENOMEM;
+	clock_sync_hint(p, a < b ? offset_ns : -offset_ns, uncertainty_ns);
+	return 0;
+}
+
 void join_clock_each(const struct join *j,
 		     void (*fn)(unsigned a, unsigned b, const struct clock_est *e, void *ctx), void *ctx)
 {

@@ -71,6 +71,10 @@ const struct join_stats *join_stats(const struct join *j);
  * at_a of a; 0 or -ENODATA (no pair of their records seen). */
 int join_clock(const struct join *j, unsigned host_a, unsigned host_b, uint64_t at_a,
 	       struct clock_est *out);
+/* A prior of host b against host a (offset = b - a, e.g. from their wall
+ * clocks): clock_sync_hint on their pair; the data override it. */
+int join_clock_hint(struct join *j, unsigned host_a, unsigned host_b, int64_t offset_ns,
+		    uint64_t uncertainty_ns);
 /* Calls fn for every host pair with data, a < b. */
 void join_clock_each(const struct join *j,
 		     void (*fn)(unsigned host_a, unsigned host_b, const struct clock_est *e, void *ctx),

@@ -10,12 +10,14 @@ extern const struct source_type source_type_pcap;
 extern const struct source_type source_type_live;
 extern const struct source_type source_type_kernel;
 extern const struct source_type source_type_xdp;
+extern const struct source_type source_type_jsonl;
 
 static const struct source_type *const types[] = {
 	&source_type_pcap,
 	&source_type_live,
 	&source_type_kernel,
 	&source_type_xdp,
+	&source_type_jsonl,
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 

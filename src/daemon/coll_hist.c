@@ -1,0 +1,204 @@
+/* See coll_hist.h.  Series in a table with a hash index (one lookup per
+ * fused RPC); each series keeps the spans it has seen (a phase, or
+ * phases a missing vantage left merged), so that an observation is
+ * always labelled with exactly the span it measured. */
+#include "src/daemon/coll_hist.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dissect/dissect.h"
+#include "dissect/record_names.h"
+#include "src/stats/agg.h"
+
+#define LAB 64
+#define NBUCKET 1024
+#define NSPAN 16   /* distinct spans per series: the ten phases, and the merged ones missing vantages leave */
+
+struct span {
+	uint8_t first, last;        /* phases it covers, first..last */
+	uint64_t cnt[AGG_PROM_NLE + 1];   /* by bound, last +Inf */
+	uint64_t sum, n;
+};
+
+struct series {
+	char lab[4][LAB];           /* protocol, operation, client, server; "" = other */
+	uint8_t transport;
+	uint32_t next;              /* hash chain (index + 1) */
+	struct span total;
+	struct span sp[NSPAN];
+	unsigned nsp;
+};
+
+struct coll_hist {
+	uint64_t spans_overflow;    /* spans past NSPAN in a series: not observed */
+	struct series *s;
+	uint32_t n, bucket[NBUCKET];
+	struct series other;
+};
+
+struct coll_hist *coll_hist_new(void)
+{
+	struct coll_hist *h = calloc(1, sizeof(*h));
+
+	if (h && !(h->s = calloc(COLL_HIST_MAX, sizeof(*h->s)))) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void coll_hist_free(struct coll_hist *h)
+{
+	if (h)
+		free(h->s);
+	free(h);
+}
+
+static uint32_t hash(char lab[4][LAB], uint8_t tr)
+{
+	uint32_t x = 2166136261u ^ tr;
+	for (int i = 0; i < 4; i++)
+		for (const char *p = lab[i]; *p; p++)
+			x = (x ^ (uint8_t)*p) * 16777619u;
+	return x % NBUCKET;
+}
+
+static struct series *series_of(struct coll_hist *h, const struct nfsrdma_record *r)
+{
+	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
+	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
+	char lab[4][LAB];
+
+	memset(lab, 0, sizeof(lab));
+	rec_prog_str(r, lab[0], LAB);
+	rec_proc_str(r, lab[1], LAB);
+	dissect_addr_str(client, lab[2], LAB);
+	dissect_addr_str(server, lab[3], LAB);
+	uint32_t b = hash(lab, r->transport);
+	for (uint32_t i = h->bucket[b]; i; i = h->s[i - 1].next) {
+		struct series *s = &h->s[i - 1];
+		if (s->transport == r->transport && !memcmp(s->lab, lab, sizeof(lab)))
+			return s;
+	}
+	if (h->n >= COLL_HIST_MAX)
+		return &h->other;
+	struct series *s = &h->s[h->n++];
+	memcpy(s->lab, lab, sizeof(lab));
+	s->transport = r->transport;
+	s->next = h->bucket[b];
+	h->bucket[b] = h->n;
+	return s;
+}
+
+static void observe(struct span *s, uint64_t v)
+{
+	static const uint64_t ns[AGG_PROM_NLE] = { 10000, 25000, 50000, 100000, 250000, 500000, 1000000,
+						   2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
+						   250000000, 1000000000, 10000000000 };
+	unsigned i = 0;
+
+	while (i < AGG_PROM_NLE && v > ns[i])
+		i++;
+	s->cnt[i]++;
+	s->sum += v;
+	s->n++;
+}
+
+static struct span *span_of(struct coll_hist *h, struct series *s, unsigned first, unsigned last)
+{
+	for (unsigned i = 0; i < s->nsp; i++)
+		if (s->sp[i].first == first && s->sp[i].last == last)
+			return &s->sp[i];
+	if (s->nsp >= NSPAN) {
+		h->spans_overflow++;
+		return NULL;
+	}
+	struct span *p = &s->sp[s->nsp++];
+	p->first = (uint8_t)first;
+	p->last = (uint8_t)last;
+	return p;
+}
+
+void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r)
+{
+	if (r->source != REC_SRC_JOINED)
+		return;
+	struct series *s = series_of(h, r);
+	for (unsigned p = 0; p < REC_FP_N; p++) {
+		if (!(r->f_mask & (1u << p)))
+			continue;
+		unsigned last = p;
+		while (last + 1 < REC_FP_N && (r->f_merged & (1u << last)))
+			last++;
+		struct span *sp = span_of(h, s, p, last);
+		if (sp)
+			observe(sp, r->f_phase[p]);
+	}
+	observe(&s->total, r->f_total);
+}
+
+static void labels(FILE *f, const struct series *s, bool other)
+{
+	fprintf(f, "protocol=\"%s\",operation=\"%s\",client=\"%s\",server=\"%s\",transport=\"%s\"",
+		other ? "other" : s->lab[0], other ? "other" : s->lab[1], other ? "other" : s->lab[2],
+		other ? "other" : s->lab[3], other ? "other" : rec_transport_name(s->transport));
+}
+
+static void one(FILE *f, const char *name, const struct series *s, bool other, const struct span *k,
+		const char *phase)
+{
+	uint64_t cum = 0;
+
+	for (unsigned b = 0; b <= AGG_PROM_NLE; b++) {
+		cum += k->cnt[b];
+		fprintf(f, "%s_bucket{", name);
+		labels(f, s, other);
+		if (phase)
+			fprintf(f, ",phase=\"%s\"", phase);
+		if (b < AGG_PROM_NLE)
+			fprintf(f, ",le=\"%g\"} %" PRIu64 "\n", agg_prom_le[b], cum);
+		else
+			fprintf(f, ",le=\"+Inf\"} %" PRIu64 "\n", cum);
+	}
+	fprintf(f, "%s_sum{", name);
+	labels(f, s, other);
+	if (phase)
+		fprintf(f, ",phase=\"%s\"", phase);
+	fprintf(f, "} %.9f\n%s_count{", (double)k->sum / 1e9, name);
+	labels(f, s, other);
+	if (phase)
+		fprintf(f, ",phase=\"%s\"", phase);
+	fprintf(f, "} %" PRIu64 "\n", k->n);
+}
+
+void coll_hist_write(const struct coll_hist *h, FILE *f)
+{
+	char span[160];
+
+	fputs("# HELP nfsrdma_rpc_fused_duration_seconds Fused RPCs (client, wire and server joined): the "
+	      "client's total, task begin to task end, or the widest span the joined vantages saw.\n"
+	      "# TYPE nfsrdma_rpc_fused_duration_seconds histogram\n", f);
+	for (uint32_t i = 0; i <= h->n; i++) {
+		const struct series *s = i < h->n ? &h->s[i] : &h->other;
+		if (s->total.n)
+			one(f, "nfsrdma_rpc_fused_duration_seconds", s, i == h->n, &s->total, NULL);
+	}
+	fputs("# HELP nfsrdma_rpc_fused_phase_seconds Fused RPCs: time per end-to-end phase (docs/record.md); "
+	      "a span a missing vantage could not split is one phase named by its parts (a+b).  The phases of "
+	      "an RPC sum to its fused duration.\n# TYPE nfsrdma_rpc_fused_phase_seconds histogram\n", f);
+	for (uint32_t i = 0; i <= h->n; i++) {
+		const struct series *s = i < h->n ? &h->s[i] : &h->other;
+		for (unsigned k = 0; k < s->nsp; k++) {
+			const struct span *sp = &s->sp[k];
+			/* the span's name from a merged mask covering just it */
+			uint32_t m = (uint32_t)(((1u << sp->last) - 1) & ~((1u << sp->first) - 1));
+			one(f, "nfsrdma_rpc_fused_phase_seconds", s, i == h->n, sp,
+			    rec_fphase_span_name(m, sp->first, span, sizeof(span)));
+		}
+	}
+	fputs("# HELP nfsrdma_rpc_fused_spans_overflow_total Fused phase spans not observed: a series had "
+	      "more distinct spans than it keeps.\n# TYPE nfsrdma_rpc_fused_spans_overflow_total counter\n", f);
+	fprintf(f, "nfsrdma_rpc_fused_spans_overflow_total %" PRIu64 "\n", h->spans_overflow);
+}

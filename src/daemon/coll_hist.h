@@ -1,0 +1,23 @@
+/* Prometheus histograms of the collector's fused records: one per fused
+ * phase (src/join/fuse.h; a merged span is one phase named by its parts,
+ * "server_queue+pull+execute") and one of the fused total, per series
+ * (protocol, operation, client, server, transport: the labels of
+ * nfsrdma_rpc_duration_seconds), with its bounds (agg_prom_le).  Counts
+ * since start; at most COLL_HIST_MAX series, the rest in one "other". */
+#ifndef NFSRDMA_COLL_HIST_H
+#define NFSRDMA_COLL_HIST_H
+
+#include <stdio.h>
+
+#include "dissect/record.h"
+
+#define COLL_HIST_MAX 4096
+
+struct coll_hist;
+struct coll_hist *coll_hist_new(void);
+void coll_hist_free(struct coll_hist *h);
+/* A fused record (source joined); others are ignored. */
+void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r);
+void coll_hist_write(const struct coll_hist *h, FILE *f);
+
+#endif

@@ -1,0 +1,88 @@
+/* The collector join's counters and clock estimates, as JSON stats and
+ * Prometheus lines.  A join host is labelled as the forward link labels
+ * its peers (host = the sender's name, "local" for this daemon) plus the
+ * vantage whose clock it is. */
+#include "src/daemon/coll_join.h"
+
+#include <inttypes.h>
+
+struct pair_ctx {
+	FILE *f;
+	const struct coll_join *j;
+	int what;   /* 0: JSON, 1: offset lines, 2: uncertainty lines (a family's lines stay together) */
+	unsigned n;
+};
+
+static void each_pair(unsigned a, unsigned b, const struct clock_est *e, void *ctx)
+{
+	struct pair_ctx *p = ctx;
+	const char *an, *av, *bn, *bv;
+
+	coll_join_host(p->j, a, &an, &av);
+	coll_join_host(p->j, b, &bn, &bv);
+	if (p->what == 0) {
+		fprintf(p->f, "%s{\"host_a\":\"%s\",\"vantage_a\":\"%s\",\"host_b\":\"%s\",\"vantage_b\":\"%s\","
+			"\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRIu64 ",\"drift_ppm\":%.3f,\"samples\":%" PRIu64
+			",\"bounded\":%s}",
+			p->n ? "," : "", an, av, bn, bv, e->offset_ns, e->uncertainty_ns, e->drift_ppm, e->samples,
+			e->bounded ? "true" : "false");
+	} else {
+		fprintf(p->f, "nfsrdma_join_clock_%s_seconds{host_a=\"%s\",vantage_a=\"%s\",host_b=\"%s\","
+			"vantage_b=\"%s\"} %.9f\n", p->what == 1 ? "offset" : "uncertainty", an, av, bn, bv,
+			(double)(p->what == 1 ? e->offset_ns : (int64_t)e->uncertainty_ns) / 1e9);
+	}
+	p->n++;
+}
+
+void coll_join_report_json(const struct coll_join *j, FILE *f)
+{
+	struct coll_join_stats s;
+	const struct join_stats *js = join_stats(coll_join_join(j));
+
+	coll_join_get_stats(j, &s);
+	fprintf(f, ",\"join\":{\"local\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"emitted\":%" PRIu64
+		",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"dup\":%" PRIu64
+		",\"negative\":%" PRIu64 ",\"rejected\":%" PRIu64 ",\"hosts_overflow\":%" PRIu64 ",\"pending\":%" PRIu64
+		",\"clocks\":[",
+		s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted, js->dup_xids, js->negative,
+		js->rejected, s.hosts_overflow, js->pending);
+	struct pair_ctx p = { .f = f, .j = j, .what = 0 };
+	join_clock_each(coll_join_join(j), each_pair, &p);
+	fputs("]}", f);
+}
+
+static void counter(FILE *f, const char *name, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+}
+
+void coll_join_report_metrics(const struct coll_join *j, FILE *f)
+{
+	struct coll_join_stats s;
+	const struct join_stats *js = join_stats(coll_join_join(j));
+
+	coll_join_get_stats(j, &s);
+	counter(f, "nfsrdma_join_records_total",
+		"Records into the collector's join: local = this daemon's sources, remote = forwarded; "
+		"rejected = no single vantage; hosts_overflow = past the join's host limit, not joined.");
+	fprintf(f, "nfsrdma_join_records_total{result=\"local\"} %" PRIu64 "\n", s.local);
+	fprintf(f, "nfsrdma_join_records_total{result=\"remote\"} %" PRIu64 "\n", s.remote);
+	fprintf(f, "nfsrdma_join_records_total{result=\"rejected\"} %" PRIu64 "\n", js->rejected);
+	fprintf(f, "nfsrdma_join_records_total{result=\"hosts_overflow\"} %" PRIu64 "\n", s.hosts_overflow);
+	counter(f, "nfsrdma_join_rpcs_total",
+		"Fused RPCs out of the join: complete = every vantage, partial = one or more missing, evicted = "
+		"partial ones the window pushed out, dup = an XID a vantage had twice, negative = a phase negative "
+		"after alignment (flagged).");
+	static const char *const res[] = { "complete", "partial", "evicted", "dup", "negative" };
+	const uint64_t v[] = { js->complete, js->partial, js->evicted, js->dup_xids, js->negative };
+	for (unsigned i = 0; i < 5; i++)
+		fprintf(f, "nfsrdma_join_rpcs_total{result=\"%s\"} %" PRIu64 "\n", res[i], v[i]);
+	fprintf(f, "# HELP nfsrdma_join_clock_offset_seconds Offset of clock b against clock a (b - a), "
+		   "from causality and the forward link's hints.\n# TYPE nfsrdma_join_clock_offset_seconds gauge\n");
+	struct pair_ctx p = { .f = f, .j = j, .what = 1 };
+	join_clock_each(coll_join_join(j), each_pair, &p);
+	fprintf(f, "# HELP nfsrdma_join_clock_uncertainty_seconds Half-width of the offset's interval.\n"
+		   "# TYPE nfsrdma_join_clock_uncertainty_seconds gauge\n");
+	p.what = 2;
+	join_clock_each(coll_join_join(j), each_pair, &p);
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The collector's live join on loopback, real ZeroMQ: a forwarder sends a
+# lab run's client-probe records (jsonl: source, made from the client's
+# kernel trace), the collector reads the server-probe records and the
+# capture itself; its fused records are the offline join's
+# (nfsrdma-dissect CAP --join client --join server): the same XIDs with
+# the same vantages.  Its JSON stats and /metrics carry the join's
+# counters and the clock estimates, and /metrics the fused phase
+# histograms.  A bad jsonl: line is named and skipped.  Tier: unit (loopback only).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+NAME=daemon-join-live
+D=$BIN/nfsrdmad
+X=$BIN/nfsrdma-dissect
+[ -x "$D" ] && [ -x "$X" ] || cannot $NAME "$D or $X not built"
+command -v python3 >/dev/null || cannot $NAME "python3 missing"
+command -v curl >/dev/null || cannot $NAME "curl missing"
+RUN=nfs3-read-write
+CAP=$CAPS/$RUN.pcap
+TRUTH=$CAPS/$RUN.truth
+[ -f "$CAP" ] && [ -f "$TRUTH/client.trace" ] || cannot $NAME "$CAP or its truth traces missing"
+for side in client server; do
+	python3 "$SRC/tests/join/trace2records.py" $side "$TRUTH/$side.trace" >"$TMP/$side.jsonl" ||
+		cannot $NAME "trace2records.py $side failed"
+done
+nclient=$(grep -c '"xid"' "$TMP/client.jsonl")
+[ "$nclient" -gt 10 ] || cannot $NAME "only $nclient client records"
+
+# (xid vantages) per fused record, sorted
+fused() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    if l.startswith("{") and "\"xid\"" in l:
+        r = json.loads(l); print(r["xid"], "+".join(r.get("vantages", [])))' "$1" | sort; }
+"$X" --json "$CAP" --join "$TMP/client.jsonl" --join "$TMP/server.jsonl" >"$TMP/offline.json" 2>"$TMP/offline.err"
+check "offline join exits 0" [ $? -eq 0 ]
+fused "$TMP/offline.json" >"$TMP/want"
+nall=$(grep -c 'client+wire+server' "$TMP/want")
+[ "$nall" -gt 10 ] || cannot $NAME "the offline join fused only $nall RPCs with all three vantages"
+
+P=$(free_port); M=$(free_port)
+# the inputs are files: their times are the lab guests' clocks, not this
+# host's, so no hints; every RPC waits until its vantages come or the end
+"$D" --collect 127.0.0.1:$P --collect-allow 127.0.0.1 --no-clock-hints --join-wait 86400 \
+	--source "$CAP" --source "jsonl:$TMP/server.jsonl" --socket none --metrics 127.0.0.1:$M --json \
+	--summary-interval 0.2 >"$TMP/c.json" 2>"$TMP/c.err" & C=$!; PIDS+=($C)
+wait_for 5 curl -sf "http://127.0.0.1:$M/metrics" -o /dev/null
+"$D" --forward 127.0.0.1:$P --host-name client-a --source "jsonl:$TMP/client.jsonl" --exit-at-end \
+	--socket none --metrics none --json >"$TMP/f.json" 2>"$TMP/f.err"
+check "forwarder exits 0" [ $? -eq 0 ]
+metric() { curl -s "http://127.0.0.1:$M/metrics" | awk -v k="$1" 'index($0, k) == 1 { n += $NF } END { print n + 0 }'; }
+remote_all() { [ "$(metric 'nfsrdma_join_records_total{result="remote"}')" -ge "$nclient" ]; }
+wait_for 10 remote_all
+curl -s "http://127.0.0.1:$M/metrics" >"$TMP/metrics"
+check "/metrics: the join's complete RPCs = the offline join's three-vantage ones ($nall)" \
+	[ "$(metric 'nfsrdma_join_rpcs_total{result="complete"}')" -eq "$nall" ]
+check "/metrics: a clock estimate between the client's probe and a local vantage" \
+	grep -q '^nfsrdma_join_clock_offset_seconds{host_a="local",vantage_a="[a-z]*",host_b="client-a",vantage_b="client"}' "$TMP/metrics"
+check "/metrics: its uncertainty too" \
+	grep -q '^nfsrdma_join_clock_uncertainty_seconds{.*host_b="client-a",vantage_b="client"}' "$TMP/metrics"
+# the fused histograms: one observation of the total per fused RPC, and
+# the phases of each RPC partition it (sums equal to the nanosecond)
+read -r nfused tot psum <<<"$(python3 -c 'import sys
+n = 0; tot = ps = 0.0
+for l in open(sys.argv[1]):
+    if l.startswith("nfsrdma_rpc_fused_duration_seconds_count{"): n += int(l.split()[-1])
+    elif l.startswith("nfsrdma_rpc_fused_duration_seconds_sum{"): tot += float(l.split()[-1])
+    elif l.startswith("nfsrdma_rpc_fused_phase_seconds_sum{"): ps += float(l.split()[-1])
+print(n, round(tot, 6), round(ps, 6))' "$TMP/metrics")"
+check "/metrics: fused duration histograms count the fused RPCs ($nfused = $nall)" [ "$nfused" -eq "$nall" ]
+check "/metrics: fused phase histograms sum to the fused durations ($psum = $tot)" [ "$psum" = "$tot" ]
+check "/metrics: a fused phase series carries op, client, server and transport" \
+	grep -qE '^nfsrdma_rpc_fused_phase_seconds_bucket\{protocol="NFSv3",operation="[A-Z]+",client="[^"]+",server="[^"]+",transport="rdma",phase="[a-z_+]+",le="\+Inf"\} [1-9]' "$TMP/metrics"
+check "/metrics: the execute phase (server vantage) is there" grep -q '^nfsrdma_rpc_fused_phase_seconds_count{.*phase="execute"} [1-9]' "$TMP/metrics"
+kill "$C"; wait "$C"
+fused "$TMP/c.json" >"$TMP/got"
+check "collector's fused records = the offline join's: same XIDs, same vantages ($(wc -l <"$TMP/want"))" \
+	cmp -s "$TMP/got" "$TMP/want"
+summary() { python3 -c 'import json,sys
+s = None
+for l in open(sys.argv[1]):
+    if l.startswith("{\"summary\""): s = json.loads(l)["summary"]
+print(eval(sys.argv[2]))' "$1" "$2"; }
+check "JSON stats: join counters (remote = client records, complete = $nall, every record out once)" \
+	[ "$(summary "$TMP/c.json" '(s["join"]["remote"], s["join"]["complete"], s["join"]["emitted"] == s["join"]["complete"] + s["join"]["partial"])')" = "($nclient, $nall, True)" ]
+check "JSON stats: a clock estimate per pair with offset and uncertainty" \
+	[ "$(summary "$TMP/c.json" 'all("offset_ns" in c and "uncertainty_ns" in c for c in s["join"]["clocks"]) and len(s["join"]["clocks"]) >= 2')" = "True" ]
+check "collector: no warnings" [ ! -s "$TMP/c.err" ]
+
+# ---- jsonl: bad input: the bad line named (file:line), the rest read ----
+{ head -3 "$TMP/client.jsonl"; echo '{"v":4,"xid":'; sed -n 4,5p "$TMP/client.jsonl"; } >"$TMP/bad.jsonl"
+"$D" --source "jsonl:$TMP/bad.jsonl" --exit-at-end --socket none --metrics none --json --summary-interval 0 \
+	>"$TMP/bad.out" 2>"$TMP/bad.err"
+rc=$?
+check "jsonl: a bad line: exit 0, named once" [ "$rc/$(grep -c "bad.jsonl:4: " "$TMP/bad.err")" = 0/1 ]
+check "jsonl: the five good records read" [ "$(grep -c '"xid"' "$TMP/bad.out")" = 5 ]
+finish $NAME
