@@ -56,8 +56,10 @@ check "veth $TIF (netns $INJ) - $CIF ($CIF_MAC): MTU 9000, up, no IPv6" veth_up
 
 prop() { systemctl show -P "$1" "$UNIT"; }
 metrics() { curl -sf -o "$TMP/metrics.txt" "http://127.0.0.1:$PORT/metrics"; }
-# sum of nfsrdma_rpc_requests_total over every series
-requests_sum() { awk '/^nfsrdma_rpc_requests_total\{/ { s += $NF } END { print s + 0 }' "$TMP/metrics.txt"; }
+# sum of nfsrdma_rpc_requests_total over every series of RPC over RDMA (the
+# kernel client's NFS RPCs; the mount's rpcbind and MOUNT calls over TCP
+# are series of their own)
+requests_sum() { awk '/^nfsrdma_rpc_requests_total\{/ && /transport="rdma"/ { s += $NF } END { print s + 0 }' "$TMP/metrics.txt"; }
 # the metrics reached their final value (the file is read flat out)
 metrics_done() { metrics && [ "$(requests_sum)" = "$WANT" ]; }
 active() { [ "$(systemctl is-active "$UNIT")" = "$1" ]; }

@@ -121,7 +121,7 @@ G=$R/srv/nfsrdma-test
 mkdir -p "$G"
 truth_ops "$CAPS/$CAP.truth/client.trace" >"$G/truth-ops.txt"
 want=$(awk '{ s += $3 } END { print s + 0 }' "$G/truth-ops.txt")
-xids=$("$BIN/nfsrdma-dissect" --json "$CAPS/$CAP.pcap" 2>/dev/null | grep -c '"xid"')
+xids=$("$BIN/nfsrdma-dissect" --json --transport rdma "$CAPS/$CAP.pcap" 2>/dev/null | grep -c '"xid"')
 [ "$want" -gt 0 ] || bad "ground truth: no rpc_stats_latency lines in $CAP.truth/client.trace"
 check "dissector on the host saw the same $want XIDs (nfsrdma-dissect --json: $xids)" [ "$xids" = "$want" ]
 # The capture's frames, and those a mirror port drops (unicast, not for
