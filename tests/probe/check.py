@@ -246,6 +246,8 @@ for line in p.stdout.splitlines():
     o = json.loads(line)
     if o.get("flags", 0) & 4:  # backchannel: the server's client, not probed here
         continue
+    if o.get("transport", "rdma") != "rdma":  # the mount's rpcbind/MOUNT over TCP: not the probes'
+        continue
     wire[o["xid"]] = o
 check(len(wire) >= 10, "only %d RPCs on the wire" % len(wire))
 rdma_cl = {x for x, r in cl.items() if r["rdma_vers"]}
