@@ -25,6 +25,7 @@ struct sum_ent {
 	struct hist *fph;
 	uint64_t fused;
 	struct phase_diag *fdiag;      /* fused: mean and p99 split (src/stats/phase_diag.h) */
+	struct phase_diag *wdiag;      /* the same of the wire's phases, for records not joined */
 };
 
 /* -z proc: the entry of the last few names, found without formatting the
@@ -65,6 +66,9 @@ void summary_free(struct summary *s)
 		if (s->e[i]->fdiag)
 			phase_diag_free(s->e[i]->fdiag);
 		free(s->e[i]->fdiag);
+		if (s->e[i]->wdiag)
+			phase_diag_free(s->e[i]->wdiag);
+		free(s->e[i]->wdiag);
 		free(s->e[i]);
 	}
 	free(s->e);
@@ -185,6 +189,28 @@ static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
 	hist_add(&e->fph[REC_FP_N], r->f_total);
 }
 
+/* A record not joined with its own phases (the wire's, or XDP's). */
+static void wire_add(struct sum_ent *e, const struct nfsrdma_record *r)
+{
+	uint64_t ph[REC_PH_N];
+
+	if (!(r->phase_mask & (1u << REC_PH_N)))
+		return;
+	if (!e->wdiag) {
+		if (!(e->wdiag = malloc(sizeof(*e->wdiag))))
+			return;
+		if (phase_diag_init(e->wdiag, REC_PH_N) < 0) {
+			phase_diag_free(e->wdiag);
+			free(e->wdiag);
+			e->wdiag = NULL;
+			return;
+		}
+	}
+	for (unsigned p = 0; p < REC_PH_N; p++)
+		ph[p] = r->phase_mask & (1u << p) ? r->d_phase[p] : 0;
+	phase_diag_add(e->wdiag, r->d_total, ph);
+}
+
 void summary_add(struct summary *s, const struct nfsrdma_record *r)
 {
 	char key[96], a[80], b[80];
@@ -216,6 +242,8 @@ have:
 		e->calls++;
 	if (rec_is_fused(r))
 		fused_add(e, r);
+	else
+		wire_add(e, r);
 	if (r->flags & RECF_REPLY) {
 		e->replies++;
 		if (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE))
@@ -363,21 +391,39 @@ static void ms(FILE *f, uint64_t ns)
 	fprintf(f, "%.*f ms", ns < 10000000 ? 3 : 1, (double)ns / 1e6);
 }
 
+/* The row's diagnosis: of its fused phases when it has joined records,
+ * else of the wire's; NULL when it has neither. */
+static const char *row_diag(const struct sum_ent *e, struct phase_diag_result *d)
+{
+	if (e->fdiag && phase_diag_get(e->fdiag, d) == 0)
+		return "fused";
+	if (e->wdiag && phase_diag_get(e->wdiag, d) == 0)
+		return "wire";
+	return NULL;
+}
+
+static const char *ph_name(const char *kind, unsigned ph)
+{
+	return kind[0] == 'f' ? rec_fphase_name(ph) : rec_phase_name(ph);
+}
+
 static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 {
 	bool head = false;
 	for (size_t i = 0; i < n; i++) {
 		struct phase_diag_result d;
-		if (!v[i]->fdiag || phase_diag_get(v[i]->fdiag, &d) < 0)
+		const char *k = row_diag(v[i], &d);
+		if (!k)
 			continue;
 		if (!head)
-			fprintf(f, "\n== diagnosis per %s (fused phases; p99 split: the RPCs at or above the p99) ==\n", title);
+			fprintf(f, "\n== diagnosis per %s (the phase holding most of the mean and of the p99: "
+				   "the RPCs at or above it) ==\n", title);
 		head = true;
 		fprintf(f, "%s p99 ", v[i]->key);
 		ms(f, d.p99_ns);
-		fprintf(f, ": %s %u %% (mean ", rec_fphase_name(d.p99_phase), d.p99_pct);
+		fprintf(f, ": %s %u %% (mean ", ph_name(k, d.p99_phase), d.p99_pct);
 		ms(f, d.mean_ns);
-		fprintf(f, ": %s %u %%)\n", rec_fphase_name(d.mean_phase), d.mean_pct);
+		fprintf(f, ": %s %u %%)\n", ph_name(k, d.mean_phase), d.mean_pct);
 	}
 }
 
@@ -385,15 +431,16 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 static void diag_json(FILE *f, const char *by, const struct sum_ent *e)
 {
 	struct phase_diag_result d;
+	const char *k = row_diag(e, &d);
 
-	if (!e->fdiag || phase_diag_get(e->fdiag, &d) < 0)
+	if (!k)
 		return;
 	fprintf(f, "{\"type\":\"diagnosis\",\"by\":\"%s\",\"key\":", by);
 	out_json_str(f, e->key);
-	fprintf(f, ",\"phases\":\"fused\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+	fprintf(f, ",\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
 		",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}}\n",
-		d.n, d.mean_ns, d.p99_ns, rec_fphase_name(d.mean_phase), d.mean_pct,
-		rec_fphase_name(d.p99_phase), d.p99_pct, d.tail_n);
+		k, d.n, d.mean_ns, d.p99_ns, ph_name(k, d.mean_phase), d.mean_pct,
+		ph_name(k, d.p99_phase), d.p99_pct, d.tail_n);
 }
 
 static void json_counts(FILE *f, const struct sum_ent *e)

@@ -7,7 +7,9 @@ the p99 split is the same over the RPCs whose total lies in the
 histogram bucket of the nearest-rank p99 sample or above (bucket layout of
 src/stats/hist.h written out here from its comment: 2^5 sub-buckets per
 power of two).  A merged span counts for its first phase.  Checks the
-text line, the {"type":"diagnosis"} JSON lines and that every line is JSON.
+text line, the {"type":"diagnosis"} JSON lines and that every line is JSON;
+then the same for the captures alone (the wire's phases, not joined), and
+that nfsrdma-top -b prints the same diagnosis lines as -z.
 Closing line: "join-diagnosis: N passed, N failed"."""
 import json
 import math
@@ -47,7 +49,10 @@ def pct(part, whole):
     return int(math.floor(100.0 * part / whole + 0.5)) if whole else 0
 
 
-def expect(recs):
+WIRE = ["call", "queue", "pull", "server", "queue+server", "push", "wait", "reply"]
+
+
+def expect(recs, names=None):
     """key -> (mean phase, mean pct, p99 phase, p99 pct, tail rpcs)"""
     by = {}
     for r in recs:
@@ -55,15 +60,17 @@ def expect(recs):
         if r.get("transport", "rdma") != "rdma":
             key += " " + r["transport"]
         ph = {}
+        if r["ns"].get("total") is None:
+            continue
         for k, v in r["ns"].items():
             if k != "total" and v is not None:
-                first = k.split("+")[0]
+                first = k if names else k.split("+")[0]
                 ph[first] = ph.get(first, 0) + v
         by.setdefault(key, []).append((r["ns"]["total"], ph))
     out = {}
     for key, rows in by.items():
         n = len(rows)
-        names = NAMES
+        names = names or NAMES
 
         def split(sel):
             tot = sum(t for t, _ in sel)
@@ -122,6 +129,26 @@ def main():
                 ms = "%.*f ms" % (3 if p99 < 10000000 else 1, p99 / 1e6)
                 line = "%s p99 %s: %s %d %%" % (key, ms, w[2], w[3])
                 check(("\n" + line + " (mean ") in text, "%s: text line %r missing" % (name, line))
+    # records not joined: the wire's phases, and nfsrdma-top -b prints the same lines as -z
+    top = os.path.join(O, "bin", "nfsrdma-top")
+    for name in CAPS:
+        cap = "tests/captures/%s.pcap" % name
+        z = subprocess.run([DISSECT, "-q", "-z", "proc", cap], capture_output=True, text=True).stdout
+        b = subprocess.run([top, "-r", cap, "-b"], capture_output=True, text=True).stdout
+        zl = sorted(l for l in z.split("== diagnosis per procedure", 1)[-1].splitlines() if " p99 " in l)
+        bl = sorted(l for l in b.split("\ndiagnosis", 1)[-1].split("\n\n")[0].splitlines() if " p99 " in l)
+        p = subprocess.run([DISSECT, "--json", cap], capture_output=True, text=True)
+        want = expect([o for o in map(json.loads, p.stdout.splitlines()) if "v" in o and "ns" in o], WIRE)
+        p = subprocess.run([DISSECT, "-q", "-z", "proc", "--json", cap], capture_output=True, text=True)
+        got = {o["key"]: o for o in map(json.loads, p.stdout.splitlines()) if o.get("type") == "diagnosis"}
+        check(len(got) >= 3 and set(got) == set(want) and all(g["phases"] == "wire" for g in got.values()),
+              "%s wire: diagnosis rows %s, expected %s" % (name, sorted(got), sorted(want)))
+        for key, w in want.items():
+            g = got.get(key)
+            if g:
+                gv = (g["mean"]["phase"], g["mean"]["pct"], g["p99"]["phase"], g["p99"]["pct"], g["p99"]["rpcs"])
+                check(gv == w, "%s wire %s: JSON diagnosis %s, expected %s" % (name, key, gv, w))
+        check(len(zl) >= 3 and zl == bl, "%s: -z and top -b diagnoses differ: %s vs %s" % (name, zl[:2], bl[:2]))
     print("join-diagnosis: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
