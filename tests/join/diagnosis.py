@@ -9,7 +9,8 @@ src/stats/hist.h written out here from its comment: 2^5 sub-buckets per
 power of two).  A merged span counts for its first phase.  Checks the
 text line, the {"type":"diagnosis"} JSON lines and that every line is JSON;
 then the same for the captures alone (the wire's phases, not joined), and
-that nfsrdma-top -b prints the same diagnosis lines as -z.
+that nfsrdma-top -b prints the same diagnosis lines as -z, standalone and
+through nfsrdmad's control socket.
 Closing line: "join-diagnosis: N passed, N failed"."""
 import json
 import math
@@ -149,6 +150,28 @@ def main():
                 gv = (g["mean"]["phase"], g["mean"]["pct"], g["p99"]["phase"], g["p99"]["pct"], g["p99"]["rpcs"])
                 check(gv == w, "%s wire %s: JSON diagnosis %s, expected %s" % (name, key, gv, w))
         check(len(zl) >= 3 and zl == bl, "%s: -z and top -b diagnoses differ: %s vs %s" % (name, zl[:2], bl[:2]))
+    # through the daemon's control socket (its D lines): the same lines again
+    import time
+    cap = "tests/captures/nfs3-read-write.pcap"
+    z = subprocess.run([DISSECT, "-q", "-z", "proc", cap], capture_output=True, text=True).stdout
+    zl = sorted(l for l in z.split("== diagnosis per procedure", 1)[-1].splitlines() if " p99 " in l)
+    with tempfile.TemporaryDirectory() as tmp:
+        sock = os.path.join(tmp, "d.sock")
+        d = subprocess.Popen([os.path.join(O, "bin", "nfsrdmad"), "--source", "pcap:" + cap, "--socket", sock,
+                              "--metrics", "none"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        bl = []
+        try:
+            for _ in range(40):
+                time.sleep(0.25)
+                b = subprocess.run([top, "--socket", sock, "-b", "-n", "1", "--connect-timeout", "2"],
+                                   capture_output=True, text=True).stdout
+                bl = sorted(l for l in b.split("\ndiagnosis", 1)[-1].split("\n\n")[0].splitlines() if " p99 " in l)
+                if bl == zl:
+                    break
+        finally:
+            d.terminate()
+            d.wait()
+        check(len(zl) >= 3 and bl == zl, "daemon socket: top -b diagnosis %s, -z %s" % (bl[:2], zl[:2]))
     print("join-diagnosis: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
