@@ -17,6 +17,7 @@
 #include "src/base/opt.h"
 #include "src/base/outfile.h"
 #include "src/out/out.h"
+#include "src/out/plot_fused.h"
 #include "src/out/plot_svg.h"
 #include "src/out/recfmt.h"
 #include "src/out/run_report.h"
@@ -24,7 +25,7 @@
 #include "src/join/join_files.h"
 
 enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE,
-       K_TRANSPORT, K_RPC_PORT, K_JOIN };
+       K_TRANSPORT, K_RPC_PORT, K_JOIN, K_PLOT_SLOWEST };
 
 #define JOIN_FILES_MAX 8
 
@@ -48,6 +49,7 @@ static const struct opt opts[] = {
 	{ "fields", 0, "LIST", "one CSV row per RPC, Wireshark field names (default, all, help, or a,b,c)", K_FIELDS },
 	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV },
 	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT },
+	{ "plot-slowest", 0, "N", "with --join, --plot draws the fused phases per operation and a waterfall of the N slowest RPCs (client, wire and server lanes; default 20, at most 1000)", K_PLOT_SLOWEST },
 	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, and B/A", K_COMPARE },
 	{ "join", 0, "FILE", "join the capture's RPCs with the records of FILE (JSON Lines from nfsrdmad or --json; repeatable: client and server probes): one fused record per RPC, its clocks aligned", K_JOIN },
 	OPT_END
@@ -74,6 +76,7 @@ struct cli {
 	bool tsv;
 	struct fields_writer *fw;
 	struct plot *plot;
+	unsigned plot_slowest;   /* 0: the default */
 	bool compare;
 	const char *join_file[JOIN_FILES_MAX];
 	unsigned n_join;
@@ -166,6 +169,11 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		c->has_xid = true;
 		c->xid = (uint32_t)v;
+		break;
+	case K_PLOT_SLOWEST:
+		if (opt_u64("plot-slowest", arg, 1, PLOT_SLOWEST_MAX, &v))
+			return -EINVAL;
+		c->plot_slowest = (unsigned)v;
 		break;
 	case K_MINLAT:
 		if (opt_u64("min-latency", arg, 0, UINT64_MAX / 1000, &v))
@@ -267,6 +275,8 @@ static void on_fused(const struct nfsrdma_record *r, void *ctx)
 	for (int i = 0; i < SUM_KINDS; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
+	if (c->plot)
+		plot_add(c->plot, r);
 	if (c->quiet)
 		return;
 	switch (c->format) {
@@ -424,11 +434,12 @@ static int main_compare(struct cli *c, char **files, int nfiles)
 }
 
 /* --join makes fused records: the outputs tied to the wire's own record
- * (its packets, its findings, its Wireshark fields, its plot) have none. */
+ * (its packets, its findings, its Wireshark fields) have none; --plot
+ * draws the fused phases. */
 static int join_refused(const struct cli *c)
 {
 	const char *no = c->pcapng_out ? "-w" : c->check ? "--check" : c->fields ? "--fields" :
-			 c->plot_path ? "--plot" : NULL;
+			 NULL;
 
 	if (no) {
 		log_error("--join and %s cannot be combined: %s needs the wire's own records", no, no);
@@ -567,10 +578,16 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		return 2;
 	}
+	if (c.plot_slowest && !c.plot_path) {
+		log_error("--plot-slowest needs --plot");
+		return 2;
+	}
 	if (c.plot_path && !(c.plot = plot_new())) {
 		log_error("out of memory");
 		return 1;
 	}
+	if (c.plot && c.plot_slowest)
+		plot_slowest(c.plot, c.plot_slowest);
 	struct dissect_opts dopts = { .tree = c.format == 'V' && !c.quiet };
 	memcpy(dopts.rpc_ports, c.rpc_ports, sizeof(dopts.rpc_ports));
 	dopts.n_rpc_ports = c.n_rpc_ports;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/out/plot_fused.h"
 #include "src/stats/agg.h"
 
 #define ROW_H    30
@@ -27,6 +28,9 @@ static const char *const phase_note[PH_N] = { "", " (before the pull)", " (RDMA 
 
 struct plot {
 	struct agg *a;
+	struct plot_fused *fz;   /* joined records (--join): their own plot */
+	unsigned slowest;
+	int fz_err;
 };
 
 struct plot *plot_new(void)
@@ -37,11 +41,25 @@ struct plot *plot_new(void)
 		free(p);
 		return NULL;
 	}
+	if (p)
+		p->slowest = PLOT_SLOWEST_DEFAULT;
 	return p;
+}
+
+void plot_slowest(struct plot *p, unsigned n)
+{
+	p->slowest = n;
 }
 
 void plot_add(struct plot *p, const struct nfsrdma_record *r)
 {
+	if (rec_is_fused(r)) {
+		if (!p->fz && !p->fz_err && !(p->fz = plot_fused_new(p->slowest)))
+			p->fz_err = -ENOMEM;
+		if (p->fz)
+			plot_fused_add(p->fz, r);
+		return;
+	}
 	agg_add(p->a, r, r->t_reply_last ? r->t_reply_last : r->t_call_last);
 }
 
@@ -50,6 +68,7 @@ void plot_free(struct plot *p)
 	if (!p)
 		return;
 	agg_free(p->a);
+	plot_fused_free(p->fz);
 	free(p);
 }
 
@@ -101,6 +120,13 @@ int plot_write(struct plot *p, const char *path, const char *title, char *err, s
 {
 	struct agg_snap s;
 
+	if (p->fz_err) {
+		snprintf(err, errlen, "out of memory");
+		return p->fz_err;
+	}
+	/* joined records: the fused phases and the waterfall of the slowest */
+	if (p->fz)
+		return plot_fused_write(p->fz, path, title, err, errlen);
 	if (agg_snapshot(p->a, 0, &s) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -13,6 +13,9 @@
 struct plot;
 
 struct plot *plot_new(void);
+/* Fused records (--join) make the plot of plot_fused.h instead, with a
+ * waterfall of the n slowest (default PLOT_SLOWEST_DEFAULT). */
+void plot_slowest(struct plot *p, unsigned n);
 void plot_add(struct plot *p, const struct nfsrdma_record *r);
 /* 0 or negative errno with one line in err. */
 int plot_write(struct plot *p, const char *path, const char *title, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include "dissect/programs.h"
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
+#include "src/stats/phase_diag.h"
 #include "src/stats/hist.h"
 
 struct sum_ent {
@@ -23,6 +24,8 @@ struct sum_ent {
 	 * first phase); NULL until one comes */
 	struct hist *fph;
 	uint64_t fused;
+	struct phase_diag *fdiag;      /* fused: mean and p99 split (src/stats/phase_diag.h) */
+	struct phase_diag *wdiag;      /* the same of the wire's phases, for records not joined */
 };
 
 /* -z proc: the entry of the last few names, found without formatting the
@@ -60,6 +63,12 @@ void summary_free(struct summary *s)
 		for (unsigned p = 0; s->e[i]->fph && p < REC_FP_N + 1; p++)
 			hist_free(&s->e[i]->fph[p]);
 		free(s->e[i]->fph);
+		if (s->e[i]->fdiag)
+			phase_diag_free(s->e[i]->fdiag);
+		free(s->e[i]->fdiag);
+		if (s->e[i]->wdiag)
+			phase_diag_free(s->e[i]->wdiag);
+		free(s->e[i]->wdiag);
 		free(s->e[i]);
 	}
 	free(s->e);
@@ -159,12 +168,47 @@ static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
 			}
 		if (!e->fph)
 			return;
+		e->fdiag = malloc(sizeof(*e->fdiag));
+		if (e->fdiag && phase_diag_init(e->fdiag, REC_FP_N) < 0) {
+			phase_diag_free(e->fdiag);
+			free(e->fdiag);
+			e->fdiag = NULL;
+		}
 	}
 	e->fused++;
+	if (e->fdiag) {
+		/* a merged span counts for its first phase, as in the table */
+		uint64_t ph[REC_FP_N];
+		for (unsigned p = 0; p < REC_FP_N; p++)
+			ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
+		phase_diag_add(e->fdiag, r->f_total, ph);
+	}
 	for (unsigned p = 0; p < REC_FP_N; p++)
 		if (r->f_mask & (1u << p))
 			hist_add(&e->fph[p], r->f_phase[p]);
 	hist_add(&e->fph[REC_FP_N], r->f_total);
+}
+
+/* A record not joined with its own phases (the wire's, or XDP's). */
+static void wire_add(struct sum_ent *e, const struct nfsrdma_record *r)
+{
+	uint64_t ph[REC_PH_N];
+
+	if (!(r->phase_mask & (1u << REC_PH_N)))
+		return;
+	if (!e->wdiag) {
+		if (!(e->wdiag = malloc(sizeof(*e->wdiag))))
+			return;
+		if (phase_diag_init(e->wdiag, REC_PH_N) < 0) {
+			phase_diag_free(e->wdiag);
+			free(e->wdiag);
+			e->wdiag = NULL;
+			return;
+		}
+	}
+	for (unsigned p = 0; p < REC_PH_N; p++)
+		ph[p] = r->phase_mask & (1u << p) ? r->d_phase[p] : 0;
+	phase_diag_add(e->wdiag, r->d_total, ph);
 }
 
 void summary_add(struct summary *s, const struct nfsrdma_record *r)
@@ -198,6 +242,8 @@ have:
 		e->calls++;
 	if (rec_is_fused(r))
 		fused_add(e, r);
+	else
+		wire_add(e, r);
 	if (r->flags & RECF_REPLY) {
 		e->replies++;
 		if (r->rpc_status != 0 || (r->status != 0 && r->status != REC_STATUS_NONE))
@@ -257,6 +303,7 @@ static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
 }
 
 static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f);
+static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f);
 
 void summary_print(const struct summary *s, FILE *f)
 {
@@ -292,24 +339,18 @@ void summary_print(const struct summary *s, FILE *f)
 		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.noreply,
 		tot.bytes_inline, tot.bytes_ddp);
 	fused_print(v, s->n, w, title[s->kind], f);
+	diag_print(v, s->n, title[s->kind], f);
 	free(v);
 }
 
-/* The phase that holds most of the mean, and most of the p99 (each
- * phase's own p99 against the total's: the tail's usual suspect). */
-static unsigned dominant(const struct sum_ent *e, bool p99, uint64_t *share_pct)
+/* Which phase holds most of the mean and of the p99 (src/stats/phase_diag.h). */
+static struct phase_diag_result diagnosis(const struct sum_ent *e)
 {
-	unsigned best = 0;
-	double bv = -1, tot = p99 ? (double)hist_pct(&e->fph[REC_FP_N], 0.99) :
-				    (double)e->fph[REC_FP_N].sum / (double)(e->fph[REC_FP_N].n ? e->fph[REC_FP_N].n : 1);
-	for (unsigned p = 0; p < REC_FP_N; p++) {
-		const struct hist *h = &e->fph[p];
-		double v = !h->n ? 0 : p99 ? (double)hist_pct(h, 0.99) : (double)h->sum / (double)e->fused;
-		if (v > bv)
-			bv = v, best = p;
-	}
-	*share_pct = tot > 0 ? (uint64_t)(100.0 * bv / tot + 0.5) : 0;
-	return best;
+	struct phase_diag_result d;
+
+	if (!e->fdiag || phase_diag_get(e->fdiag, &d) < 0)
+		memset(&d, 0, sizeof(d));
+	return d;
 }
 
 static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f)
@@ -336,13 +377,70 @@ static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *titl
 			else
 				fprintf(f, " %*s", cw, "-");
 		}
-		uint64_t sm, sp;
-		unsigned dm = dominant(e, false, &sm), dp = dominant(e, true, &sp);
-		fprintf(f, " %10.1f %10.1f  mean: %s %" PRIu64 " %%, p99: %s %" PRIu64 " %%\n",
+		struct phase_diag_result d = diagnosis(e);
+		fprintf(f, " %10.1f %10.1f  mean: %s %u %%, p99: %s %u %%\n",
 			(double)e->fph[REC_FP_N].sum / (double)e->fused / 1000.0,
-			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0, rec_fphase_name(dm), sm,
-			rec_fphase_name(dp), sp);
+			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0, rec_fphase_name(d.mean_phase),
+			d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct);
 	}
+}
+
+/* "NFSv3 WRITE p99 11.2 ms: server_queue 71 % (mean 3.1 ms: execute 52 %)" */
+static void ms(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%.*f ms", ns < 10000000 ? 3 : 1, (double)ns / 1e6);
+}
+
+/* The row's diagnosis: of its fused phases when it has joined records,
+ * else of the wire's; NULL when it has neither. */
+static const char *row_diag(const struct sum_ent *e, struct phase_diag_result *d)
+{
+	if (e->fdiag && phase_diag_get(e->fdiag, d) == 0)
+		return "fused";
+	if (e->wdiag && phase_diag_get(e->wdiag, d) == 0)
+		return "wire";
+	return NULL;
+}
+
+static const char *ph_name(const char *kind, unsigned ph)
+{
+	return kind[0] == 'f' ? rec_fphase_name(ph) : rec_phase_name(ph);
+}
+
+static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
+{
+	bool head = false;
+	for (size_t i = 0; i < n; i++) {
+		struct phase_diag_result d;
+		const char *k = row_diag(v[i], &d);
+		if (!k)
+			continue;
+		if (!head)
+			fprintf(f, "\n== diagnosis per %s (the phase holding most of the mean and of the p99: "
+				   "the RPCs at or above it) ==\n", title);
+		head = true;
+		fprintf(f, "%s p99 ", v[i]->key);
+		ms(f, d.p99_ns);
+		fprintf(f, ": %s %u %% (mean ", ph_name(k, d.p99_phase), d.p99_pct);
+		ms(f, d.mean_ns);
+		fprintf(f, ": %s %u %%)\n", ph_name(k, d.mean_phase), d.mean_pct);
+	}
+}
+
+/* {"type":"diagnosis"}: the same, typed, after the row's summary line. */
+static void diag_json(FILE *f, const char *by, const struct sum_ent *e)
+{
+	struct phase_diag_result d;
+	const char *k = row_diag(e, &d);
+
+	if (!k)
+		return;
+	fprintf(f, "{\"type\":\"diagnosis\",\"by\":\"%s\",\"key\":", by);
+	out_json_str(f, e->key);
+	fprintf(f, ",\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+		",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}}\n",
+		k, d.n, d.mean_ns, d.p99_ns, ph_name(k, d.mean_phase), d.mean_pct,
+		ph_name(k, d.p99_phase), d.p99_pct, d.tail_n);
 }
 
 static void json_counts(FILE *f, const struct sum_ent *e)
@@ -375,18 +473,19 @@ void summary_print_json(const struct summary *s, FILE *f)
 			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}", e->mix_inline, e->mix_read,
 			e->mix_write, e->mix_reply, e->mix_p0);
 		if (e->fph) {
-			uint64_t sm, sp;
-			unsigned dm = dominant(e, false, &sm), dp = dominant(e, true, &sp);
+			struct phase_diag_result d = diagnosis(e);
 			fprintf(f, ",\"fused\":{\"joined\":%" PRIu64 ",\"mean_ns\":{", e->fused);
 			for (unsigned p = 0; p < REC_FP_N; p++)
 				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_fphase_name(p),
 					e->fph[p].sum / e->fused);
 			fprintf(f, ",\"total\":%" PRIu64 "},\"p99_ns\":%" PRIu64 ",\"dominant_mean\":{\"phase\":\"%s\","
-				"\"pct\":%" PRIu64 "},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%" PRIu64 "}}",
+				"\"pct\":%u},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}}",
 				e->fph[REC_FP_N].sum / e->fused, hist_pct(&e->fph[REC_FP_N], 0.99),
-				rec_fphase_name(dm), sm, rec_fphase_name(dp), sp);
+				rec_fphase_name(d.mean_phase), d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct,
+				d.tail_n);
 		}
 		fputs("}\n", f);
+		diag_json(f, by[s->kind], e);
 		tot_add(&tot, e);
 	}
 	fprintf(f, "{\"type\":\"summary_total\",\"by\":\"%s\",\"keys\":%zu", by[s->kind], s->n);

@@ -118,6 +118,7 @@ static void ent_free(struct agg *a, struct agg_ent *e)
 		for (unsigned i = 0; i < a->cfg.slots; i++)
 			hist_free(&e->wlat[i]);
 	free(e->wlat);
+	agg_diag_free(e);
 	free(e);
 }
 
@@ -343,8 +344,10 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 	if (!f->answered)
 		return;
 	hist_add_at(&e->lat, f->hidx, r->d_total);
-	if (e->wlat)
+	if (e->wlat) {
 		hist_add_at(&e->wlat[idx], f->hidx, r->d_total);
+		agg_diag_add(e, r);
+	}
 	e->prom[f->prom]++;
 }
 
@@ -761,6 +764,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 			for (int p = 0; p < PH_N; p++)
 				r->phase_mean[p] = e->tot.lat_n ? e->tot.phase_sum[p] / e->tot.lat_n : 0;
 			r->credits = e->credits_granted;
+			agg_diag_row(e, r);
 		}
 	}
 	hist_free(&wh);

@@ -16,6 +16,7 @@
 
 #include "dissect/record.h"
 #include "src/stats/hist.h"
+#include "src/stats/phase_diag.h"
 
 enum agg_dim { AGG_OP = 0, AGG_CLIENT, AGG_SERVER, AGG_CONN, AGG_SERIES, AGG_NDIM };
 #define PH_N REC_PH_N   /* the phases of dissect/record.h, named by rec_phase_name */
@@ -61,6 +62,7 @@ struct agg_ent {
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;
 	uint64_t last_ns;
+	struct phase_diag *diag[2];        /* AGG_OP only: AGG_DIAG_WIRE, AGG_DIAG_FUSED (agg_diag.c) */
 };
 
 struct agg_config {
@@ -86,7 +88,17 @@ struct agg_row {
 	uint64_t wp50, wp99;            /* window (operation rows only), ns */
 	uint64_t phase_mean[PH_N];      /* ns */
 	uint32_t credits;
+	/* operation rows: which phase holds the mean and the p99; diag_kind
+	 * says whose phases (the fused ones when the row has any) */
+	uint8_t diag_kind;              /* AGG_DIAG_NONE, AGG_DIAG_WIRE (enum rec_phase), AGG_DIAG_FUSED (enum rec_fphase) */
+	struct phase_diag_result diag;
 };
+enum { AGG_DIAG_NONE, AGG_DIAG_WIRE, AGG_DIAG_FUSED };
+/* agg_diag.c: the operation rows' diagnosis (src/stats/phase_diag.h) */
+void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r);
+void agg_diag_row(const struct agg_ent *e, struct agg_row *row);
+void agg_diag_free(struct agg_ent *e);
+const char *agg_diag_phase(unsigned kind, unsigned ph);
 
 struct agg_totals {
 	struct agg_counts tot;

@@ -52,6 +52,15 @@ void ctl_write_snap(FILE *f, const struct agg_snap *s)
 			for (int p = 0; p < PH_N; p++)
 				fprintf(f, "\t%" PRIu64, r->phase_mean[p]);
 			fprintf(f, "\t%u\n", r->credits);
+			if (r->diag_kind != AGG_DIAG_NONE) {
+				/* the operation row's diagnosis; older readers skip the line */
+				const struct phase_diag_result *g = &r->diag;
+				fputs("D\t", f);
+				put_key(f, r->key);
+				fprintf(f, "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%u\t%u\t%u\t%u\t%" PRIu64 "\n",
+					r->diag_kind, g->n, g->mean_ns, g->p99_ns, g->mean_phase, g->mean_pct,
+					g->p99_phase, g->p99_pct, g->tail_n);
+			}
 		}
 	}
 	for (size_t i = 0; i < s->nslow; i++) {
@@ -235,6 +244,26 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 		snprintf(l->peer, sizeof(l->peer), "%s", f[2]);
 		snprintf(l->host, sizeof(l->host), "%s", f[3]);
 		s->nlinks++;
+		return 0;
+	}
+	if (!strcmp(f[0], "D")) {
+		/* the diagnosis of the operation row just read */
+		uint64_t v[9];
+		struct agg_row *r = s->nrows[AGG_OP] ? &s->rows[AGG_OP][s->nrows[AGG_OP] - 1] : NULL;
+		if (n != 11 || !r || strcmp(r->key, f[1]))
+			return bad(err, errlen, "diagnosis");
+		for (int i = 0; i < 9; i++)
+			if (!num(f[2 + i], &v[i]))
+				return bad(err, errlen, "diagnosis");
+		unsigned nph = v[0] == AGG_DIAG_FUSED ? REC_FP_N : PH_N;
+		if ((v[0] != AGG_DIAG_WIRE && v[0] != AGG_DIAG_FUSED) || v[4] >= nph || v[6] >= nph ||
+		    v[5] > 100 || v[7] > 100)
+			return bad(err, errlen, "diagnosis");
+		r->diag_kind = (uint8_t)v[0];
+		r->diag = (struct phase_diag_result){ .n = v[1], .mean_ns = v[2], .p99_ns = v[3],
+						      .mean_phase = (unsigned)v[4], .mean_pct = (unsigned)v[5],
+						      .p99_phase = (unsigned)v[6], .p99_pct = (unsigned)v[7],
+						      .tail_n = v[8] };
 		return 0;
 	}
 	/* Unknown line types are ignored: a newer daemon may add some

@@ -118,7 +118,9 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 		keyw = 16;
 	int barw = W - fixed - keyw;
 	int detail_h = detail && H >= 16 ? 7 : 0;
-	int table_end = H - 1 - detail_h;   /* last line: messages */
+	/* operations: which phase holds the mean and the p99 of the first rows */
+	int diag_h = v->dim == AGG_OP && H >= 30 ? 4 : 0;   /* 80x24 keeps its rows */
+	int table_end = H - 1 - detail_h - diag_h;   /* last line: messages */
 
 	if (has_colors())
 		attron(COLOR_PAIR(CP_HDR));
@@ -147,6 +149,21 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 		}
 		if (!n)
 			mvaddnstr(4, 0, v->filter[0] ? "(no row matches the filter)" : "(no RPCs yet)", W);
+		if (diag_h) {
+			int dy = table_end;
+			attron(A_REVERSE);
+			snprintf(line, sizeof(line), "%-*s", W < (int)sizeof(line) ? W : (int)sizeof(line) - 1,
+				 "DIAGNOSIS  the phase holding most of the p99 (RPCs at or above it) and of the mean");
+			mvaddnstr(dy, 0, line, W);
+			attroff(A_REVERSE);
+			for (size_t i = 0, k = 0; i < n && k + 1 < (size_t)diag_h; i++) {
+				char b[160];
+				if (!top_diag_line(rows[i], b, sizeof(b)))
+					continue;
+				snprintf(line, sizeof(line), "%-*.*s %s", keyw, keyw, rows[i]->key, b);
+				mvaddnstr(dy + 1 + (int)k++, 0, line, W);
+			}
+		}
 		free(rows);
 		if (detail_h) {
 			int dy = H - 1 - detail_h;

@@ -190,6 +190,26 @@ static void fmt_time(uint64_t ns, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+static void ms(char *b, size_t len, uint64_t ns)
+{
+	snprintf(b, len, "%.*f ms", ns < 10000000 ? 3 : 1, (double)ns / 1e6);
+}
+
+bool top_diag_line(const struct agg_row *r, char *buf, size_t len)
+{
+	char p99[32], mean[32];
+
+	if (r->diag_kind == AGG_DIAG_NONE)
+		return false;
+	ms(p99, sizeof(p99), r->diag.p99_ns);
+	ms(mean, sizeof(mean), r->diag.mean_ns);
+	snprintf(buf, len, "p99 %s: %s %u %% (mean %s: %s %u %%)%s", p99,
+		 agg_diag_phase(r->diag_kind, r->diag.p99_phase), r->diag.p99_pct, mean,
+		 agg_diag_phase(r->diag_kind, r->diag.mean_phase), r->diag.mean_pct,
+		 r->diag_kind == AGG_DIAG_FUSED ? " fused" : "");
+	return true;
+}
+
 static double pct(uint64_t part, uint64_t sum)
 {
 	return sum ? 100.0 * (double)part / (double)sum : 0;
@@ -246,6 +266,16 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 			r->tot.mix[MIX_INLINE], r->tot.mix[MIX_READ], r->tot.mix[MIX_WRITE], r->tot.mix[MIX_REPLY],
 			r->tot.mix[MIX_P0]);
 	}
+	bool head = false;
+	for (size_t i = 0; i < n; i++) {
+		char b[160];
+		if (!top_diag_line(rows[i], b, sizeof(b)))
+			continue;
+		if (!head)
+			fputs("\ndiagnosis (the phase holding most of the mean and of the p99):\n", f);
+		head = true;
+		fprintf(f, "%s %s\n", rows[i]->key, b);
+	}
 	if (s->nslow) {
 		fprintf(f, "\nslowest recent RPCs:\n%-10s %5s %-24s %-16s %10s  ", "xid", "conn", "operation",
 			"client", "total_us");
@@ -295,7 +325,15 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 		fputs("},\"chunks\":{", f);
 		for (int m = 0; m < MIX_N; m++)
 			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
-		fprintf(f, "},\"credits\":%u}", r->credits);
+		fprintf(f, "},\"credits\":%u", r->credits);
+		if (r->diag_kind != AGG_DIAG_NONE)
+			fprintf(f, ",\"diagnosis\":{\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64
+				",\"p99_ns\":%" PRIu64 ",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\","
+				"\"pct\":%u,\"rpcs\":%" PRIu64 "}}",
+				r->diag_kind == AGG_DIAG_FUSED ? "fused" : "wire", r->diag.n, r->diag.mean_ns,
+				r->diag.p99_ns, agg_diag_phase(r->diag_kind, r->diag.mean_phase), r->diag.mean_pct,
+				agg_diag_phase(r->diag_kind, r->diag.p99_phase), r->diag.p99_pct, r->diag.tail_n);
+		fputc('}', f);
 	}
 	/* slowest first, filtered like the rows, with the split (as in -b text) */
 	const struct agg_slow *o[AGG_SLOW_MAX];

@@ -28,6 +28,9 @@ int top_sort_parse(const char *s);
 /* "rdma", "tcp", "udp" (rec_transport_name); -1 if none. */
 int top_transport_parse(const char *s);
 /* Rows of v->dim that pass the filter, sorted; *out is malloc'ed (free it). */
+/* "p99 11.2 ms: server_queue 71 % (mean 3.1 ms: execute 52 %)" for an
+ * operation row with a diagnosis (src/stats/phase_diag.h); false if none. */
+bool top_diag_line(const struct agg_row *r, char *buf, size_t len);
 size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out);
 /* Latency split as a bar of `width` characters: c call, R RDMA READ,
  * s server, W RDMA WRITE, r reply (the phase's share of the mean). */

@@ -35,6 +35,7 @@ for f in "${caps[@]}"; do
 	c=$(basename "$f" .pcap)
 	TZ=UTC "$BIN/nfsrdma-dissect" -q -z proc "$f" >"$TMP/$c.dissect" 2>"$TMP/$c.dissect.err"
 	rc=$?
+	sed -i "/^== diagnosis/,\$d" "$TMP/$c.dissect"   # the table ends where the diagnosis begins
 	# 3: read to the end, no RPC in it (nfs3-tcp, perftest), said on stderr
 	check "$c: nfsrdma-dissect -z proc runs (exit $rc)" [ $rc -le 1 -o $rc -eq 3 ]
 	"$BIN/nfsrdma-top" -b --json -n 1 -d 5 -r "$f" >"$TMP/$c.top" 2>"$TMP/$c.top.err"

@@ -74,9 +74,10 @@ check "--fields rejects an unknown name" bash -c "! '$D' --fields no.such.field 
 # --plot
 check "--plot writes an SVG" "$D" -q --plot "$TMP/p.svg" "$CAPS/nfs3-read-write.pcap"
 check "--plot SVG is well-formed and names every operation" python3 -c '
-import sys, subprocess, xml.etree.ElementTree as ET
+import sys, subprocess, itertools, xml.etree.ElementTree as ET
 ET.parse(sys.argv[1]); svg=open(sys.argv[1]).read()
-ops=[l.split()[1] for l in subprocess.run([sys.argv[2],"-q","-z","proc",sys.argv[3]],capture_output=True,text=True).stdout.splitlines()[2:] if l and not l.startswith("total")]
+table=itertools.takewhile(lambda l: l, subprocess.run([sys.argv[2],"-q","-z","proc",sys.argv[3]],capture_output=True,text=True).stdout.splitlines()[2:])
+ops=[l.split()[1] for l in table if not l.startswith("total")]
 missing=[o for o in ops if o not in svg]; print("missing:", missing) if missing else None; sys.exit(1 if missing or not ops else 0)' "$TMP/p.svg" "$D" "$CAPS/nfs3-read-write.pcap"
 
 # nfsrdmad rotating exports

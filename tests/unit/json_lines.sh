@@ -17,7 +17,7 @@ exec python3 - "$BIN" tests/captures/*.pcap tests/gen/out/xdr-f-*.pcap <<'PY'
 import itertools, json, re, subprocess, sys
 
 BIN, caps = sys.argv[1], sys.argv[2:]
-TYPES = {"summary", "summary_total", "finding", "check"}
+TYPES = {"summary", "summary_total", "diagnosis", "finding", "check"}
 passed = failed = 0
 problems = []   # of the run being judged: one pass or fail per run
 
@@ -43,8 +43,13 @@ def text_summary(cap, kind):
     """rows of the text summary: key -> list of its fields as printed"""
     rc, out = run(["-q", "-z", kind, cap])
     rows = {}
+    table = True
     for line in out.splitlines():
-        if line.startswith("==") or not line.strip():
+        if line.startswith("=="):
+            # the diagnosis (and fused-phase) sections are not the table
+            table = line.startswith("== summary")
+            continue
+        if not table or not line.strip():
             continue
         tok = line.split()
         if tok[0] in ("procedure", "connection", "client") and tok[1] == "calls":

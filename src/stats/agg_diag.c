@@ -1,0 +1,69 @@
+/* The diagnosis of an operation row (agg.h): a phase_diag of the wire's
+ * phases and one of the fused phases, made when the first record with
+ * such phases comes; the row shows the fused one when it has any. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/stats/agg.h"
+
+static struct phase_diag *get(struct agg_ent *e, unsigned i, unsigned nph)
+{
+	if (!e->diag[i]) {
+		struct phase_diag *d = malloc(sizeof(*d));
+		if (!d)
+			return NULL;
+		if (phase_diag_init(d, nph) < 0) {
+			phase_diag_free(d);
+			free(d);
+			return NULL;
+		}
+		e->diag[i] = d;
+	}
+	return e->diag[i];
+}
+
+void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r)
+{
+	uint64_t ph[DIAG_PH_MAX];
+	struct phase_diag *d;
+
+	if (rec_is_fused(r)) {
+		if (!r->f_mask || !(d = get(e, 1, REC_FP_N)))
+			return;
+		/* a merged span counts for its first phase */
+		for (unsigned p = 0; p < REC_FP_N; p++)
+			ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
+		phase_diag_add(d, r->f_total, ph);
+		return;
+	}
+	if (!(r->phase_mask & (1u << REC_PH_N)) || !(d = get(e, 0, PH_N)))
+		return;
+	for (unsigned p = 0; p < PH_N; p++)
+		ph[p] = r->phase_mask & (1u << p) ? r->d_phase[p] : 0;
+	phase_diag_add(d, r->d_total, ph);
+}
+
+void agg_diag_row(const struct agg_ent *e, struct agg_row *row)
+{
+	row->diag_kind = AGG_DIAG_NONE;
+	memset(&row->diag, 0, sizeof(row->diag));
+	if (e->diag[1] && phase_diag_get(e->diag[1], &row->diag) == 0)
+		row->diag_kind = AGG_DIAG_FUSED;
+	else if (e->diag[0] && phase_diag_get(e->diag[0], &row->diag) == 0)
+		row->diag_kind = AGG_DIAG_WIRE;
+}
+
+void agg_diag_free(struct agg_ent *e)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		if (e->diag[i])
+			phase_diag_free(e->diag[i]);
+		free(e->diag[i]);
+		e->diag[i] = NULL;
+	}
+}
+
+const char *agg_diag_phase(unsigned kind, unsigned ph)
+{
+	return kind == AGG_DIAG_FUSED ? rec_fphase_name(ph) : kind == AGG_DIAG_WIRE ? rec_phase_name(ph) : "?";
+}

@@ -1,0 +1,102 @@
+/* Mean and tail split of an operation's phases (phase_diag.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/stats/phase_diag.h"
+
+int phase_diag_init(struct phase_diag *d, unsigned nph)
+{
+	memset(d, 0, sizeof(*d));
+	if (!nph || nph > DIAG_PH_MAX)
+		return -EINVAL;
+	d->nph = nph;
+	return hist_init(&d->tot, HIST_RES);
+}
+
+void phase_diag_free(struct phase_diag *d)
+{
+	hist_free(&d->tot);
+	for (unsigned e = 0; e < HIST_MAX_EXP; e++) {
+		free(d->bsum[e]);
+		free(d->btot[e]);
+		d->bsum[e] = d->btot[e] = NULL;
+	}
+}
+
+void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
+{
+	unsigned res = d->tot.res, i = hist_index(res, total), c = i >> res, sub = 1u << res;
+
+	if (!d->nph)
+		return;
+	hist_add_at(&d->tot, i, total);
+	for (unsigned p = 0; p < d->nph; p++)
+		d->sum_phase[p] += phase[p];
+	if (!d->bsum[c]) {
+		d->bsum[c] = calloc((size_t)sub * d->nph, sizeof(uint64_t));
+		d->btot[c] = calloc(sub, sizeof(uint64_t));
+		if (!d->bsum[c] || !d->btot[c]) {
+			free(d->bsum[c]);
+			free(d->btot[c]);
+			d->bsum[c] = d->btot[c] = NULL;
+			d->lost++;
+			return;
+		}
+	}
+	uint64_t *s = d->bsum[c] + (size_t)(i & (sub - 1)) * d->nph;
+	for (unsigned p = 0; p < d->nph; p++)
+		s[p] += phase[p];
+	d->btot[c][i & (sub - 1)] += total;
+}
+
+static unsigned argmax(const uint64_t *v, unsigned n)
+{
+	unsigned b = 0;
+	for (unsigned p = 1; p < n; p++)
+		if (v[p] > v[b])
+			b = p;
+	return b;
+}
+
+static unsigned pct(uint64_t part, uint64_t whole)
+{
+	return whole ? (unsigned)((200 * (unsigned __int128)part + whole) / (2 * (unsigned __int128)whole)) : 0;
+}
+
+int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out)
+{
+	const struct hist *h = &d->tot;
+	unsigned res = h->res, sub = 1u << res;
+	uint64_t tail[DIAG_PH_MAX] = { 0 }, tail_tot = 0, acc = 0, want;
+
+	memset(out, 0, sizeof(*out));
+	if (!h->n)
+		return -ENODATA;
+	out->n = h->n;
+	out->mean_ns = h->sum / h->n;
+	out->p99_ns = hist_pct(h, 0.99);
+	out->mean_phase = argmax(d->sum_phase, d->nph);
+	out->mean_pct = pct(d->sum_phase[out->mean_phase], h->sum);
+	/* the nearest rank, as hist_pct takes it */
+	want = (uint64_t)(0.99 * (double)h->n + 0.999999);
+	if (!want)
+		want = 1;
+	for (unsigned i = 0, last = hist_index(res, h->max); i <= last; i++) {
+		uint64_t c = hist_count(h, i);
+		acc += c;
+		if (acc < want)
+			continue;
+		if (!c || !d->bsum[i >> res])
+			continue;
+		/* this bucket holds the rank-th sample, or lies above it */
+		out->tail_n += c;
+		const uint64_t *s = d->bsum[i >> res] + (size_t)(i & (sub - 1)) * d->nph;
+		for (unsigned p = 0; p < d->nph; p++)
+			tail[p] += s[p];
+		tail_tot += d->btot[i >> res][i & (sub - 1)];
+	}
+	out->p99_phase = argmax(tail, d->nph);
+	out->p99_pct = pct(tail[out->p99_phase], tail_tot);
+	return 0;
+}

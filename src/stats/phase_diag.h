@@ -1,0 +1,51 @@
+/* Diagnosis of one operation: which phase holds most of the mean and
+ * which most of the tail ("WRITE p99 11.2 ms: server_queue 71 %").  The
+ * one computation behind nfsrdma-dissect -z and nfsrdma-top.
+ *
+ * Totals go into the shared histogram (src/stats/hist.h, HIST_RES); beside
+ * each of its buckets the phase times of the RPCs that landed there are
+ * summed, so memory stays bounded (one chunk of 2^res buckets per power of
+ * two touched, like the histogram's own counts).
+ *
+ * The mean split: each phase's sum over the sum of totals.
+ * The p99 split: the RPCs "at or above the p99" are those whose total is
+ * in the bucket holding the nearest-rank p99 sample (rank ceil(0.99 n))
+ * or in a higher bucket; their phase sums over their summed total (the
+ * split of their mean).  The p99 value is hist_pct(0.99).  A percentage is
+ * the dominant phase's share, rounded to the nearest integer. */
+#ifndef NFSRDMA_PHASE_DIAG_H
+#define NFSRDMA_PHASE_DIAG_H
+
+#include <stdint.h>
+
+#include "src/stats/hist.h"
+
+#define DIAG_PH_MAX 16
+
+struct phase_diag {
+	struct hist tot;
+	unsigned nph;
+	uint64_t sum_phase[DIAG_PH_MAX];
+	uint64_t *bsum[HIST_MAX_EXP];    /* 2^res * nph phase sums, or NULL: all 0 */
+	uint64_t *btot[HIST_MAX_EXP];    /* 2^res totals' sums */
+	uint64_t lost;                   /* RPCs no chunk could be allocated for (tail split only) */
+};
+
+struct phase_diag_result {
+	uint64_t n;               /* RPCs */
+	uint64_t mean_ns, p99_ns;
+	uint64_t tail_n;          /* RPCs the p99 split averages */
+	unsigned mean_phase, p99_phase;
+	unsigned mean_pct, p99_pct;
+};
+
+/* nph phases (1..DIAG_PH_MAX); 0 or -EINVAL/-ENOMEM.  diag_free is safe on
+ * a zeroed struct. */
+int phase_diag_init(struct phase_diag *d, unsigned nph);
+void phase_diag_free(struct phase_diag *d);
+/* One RPC: its total and its nph phase times (which partition it). */
+void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase);
+/* 0, or -ENODATA when no RPC came. */
+int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out);
+
+#endif
