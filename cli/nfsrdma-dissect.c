@@ -363,7 +363,7 @@ static int compare_conflicts(const struct cli *c)
 	const struct { const char *flag; bool set; } conflicts[] = {
 		{ "-V", c->format == 'V' }, { "--csv", c->format == K_CSV },
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
-		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] }, { "--check", c->check },
+		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] || c->sum[SUM_KINDS - 1] }, { "--check", c->check },
 		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
 		{ "--join", c->n_join > 0 },
 	};
@@ -525,7 +525,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (c.compare) {
 		outfile_stdout_lines(c.line_buffered);
-		return main_compare(&c, argv + first, argc - first);
+		int crc = main_compare(&c, argv + first, argc - first);
+		for (int i = 0; i < SUM_KINDS; i++)   /* -z given with it: refused, not leaked */
+			summary_free(c.sum[i]);
+		return crc;
 	}
 	if (first < argc) {
 		if (c.file || first + 1 < argc) {
