@@ -111,14 +111,18 @@ rp_serve_resets() {
             fi
             # The replay holds the delegation for well under a second at
             # --speed 0.5 (its trace's claim and DELEGRETURN follow): poll
-            # only /proc here, every 20 ms for up to 30 s, not at the pace
+            # only /proc here, every 20 ms for up to 60 s, not at the pace
             # of this loop's checks of the shared directory.
+            # The client starts its replay only once this loop has seen
+            # recall.go (recall.armed): a loaded host can hold this loop
+            # for longer than the replay holds its delegation.
             if [[ $tag != rebind-* ]]; then
+                [[ -e $LAB_SYNC/recall.armed.$tag ]] || lab_signal "recall.armed.$tag"
                 local w=0
                 until grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states; do
                     sleep 0.02
                     w=$((w + 1))
-                    ((w < 1500)) || break
+                    ((w < 3000)) || break
                 done
             fi
             grep -qs "type: deleg.*recalled" /proc/fs/nfsd/clients/*/states || continue

@@ -19,6 +19,7 @@ done
 for t in rdma tcp; do
     rp_reset deleg
     lab_signal "recall.go.$t"
+    lab_wait "recall.armed.$t" 60 || echo "the server never watched for recall.go.$t" >&2
     rp_run "replay-nfs41-deleg-cb-$t" "$REPLAY" --target "$S" --transport "$t" --speed 0.5 \
         --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
     lab_wait "recall.done.$t" 30 || echo "no recall.done.$t from the server" >&2
@@ -26,6 +27,7 @@ done
 # NFSv4.0: the replay's own callback server (the server connects to it)
 rp_reset deleg
 lab_signal recall.go.v40
+lab_wait recall.armed.v40 60 || echo "the server never watched for recall.go.v40" >&2
 rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.5 --delegations --json \
     "$LAB_REPO/tests/captures/nfs40-deleg.pcap"
 lab_wait recall.done.v40 30 || echo "no recall.done.v40 from the server" >&2
