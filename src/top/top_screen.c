@@ -26,7 +26,7 @@ static void help_screen(void)
 		"  f  fused split (joined RPCs) on/off    t  transport: all, rdma, tcp, udp",
 		"  >  next sort column  <  previous       R  reverse order",
 		"  /  filter rows (empty clears)          d  detail pane (slowest XIDs) on/off",
-		"  p  or space: pause   h or ?: this help q  quit",
+		"  p  pause (or space)  h  this help (or ?)                  q  quit",
 		"",
 		"fused split: % of the total, mean and p99 (RPCs at or above it); + merged into",
 		"  the phase before it (a vantage missing), - not seen.  cq client_queue",
@@ -136,8 +136,8 @@ static void draw_fused(const struct top_view *v, const struct fsplit_snap *fs, i
 		mvaddnstr(4, 0, fs->n ? "(no fused row matches the filter)" :
 			  "(no fused RPCs yet: they come joined, from a collecting nfsrdmad)", W);
 	else if (y < H - 1) {
-		snprintf(line, sizeof(line), "fused RPCs %llu  not split %llu  over the row limit %llu   "
-			 "%% of the total; + merged, - not seen", (unsigned long long)fs->rpcs,
+		snprintf(line, sizeof(line), "fused RPCs %llu  unsplit %llu  overflow %llu  %% of total; "
+			 "+ merged, - not seen", (unsigned long long)fs->rpcs,
 			 (unsigned long long)fs->unsplit, (unsigned long long)fs->overflow);
 		mvaddnstr(y, 0, line, W);
 	}
