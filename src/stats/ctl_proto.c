@@ -193,10 +193,8 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -EPROTO;
 }
 
-static int read_fused(struct ctl_reader *rd, char **f, int n, char *err, size_t errlen)
+static int read_fused(struct fsplit_snap *fs, char **f, int n, char *err, size_t errlen)
 {
-	struct fsplit_snap *fs = rd->fused;
-
 	if (!fs)
 		return 0;
 	if (!strcmp(f[0], "FT")) {
@@ -217,15 +215,15 @@ static int read_fused(struct ctl_reader *rd, char **f, int n, char *err, size_t 
 	    vt > REC_VT_ALL || !num(f[5], &merged) || merged >> (REC_FP_N - 1) || !num(f[6], &mask) ||
 	    mask >> REC_FP_N)
 		return bad(err, errlen, "fused split");
-	if (fs->n == rd->fcap) {
-		size_t cap = rd->fcap ? rd->fcap * 2 : 32;
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 32;
 		if (cap > 1000000)
 			return bad(err, errlen, "fused split (too many rows)");
 		struct fsplit_row *r = realloc(fs->rows, cap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
 		fs->rows = r;
-		rd->fcap = cap;
+		fs->cap = cap;
 	}
 	struct fsplit_row *r = &fs->rows[fs->n];
 	memset(r, 0, sizeof(*r));
@@ -250,6 +248,12 @@ static int read_fused(struct ctl_reader *rd, char **f, int n, char *err, size_t 
 }
 
 int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen)
+{
+	return ctl_read_line_fused(rd, s, NULL, line, err, errlen);
+}
+
+int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
+			size_t errlen)
 {
 	char *f[MAXF];
 	int n = split(line, f);
@@ -363,7 +367,7 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 		return 0;
 	}
 	if (!strcmp(f[0], "FT") || !strcmp(f[0], "F"))
-		return read_fused(rd, f, n, err, errlen);
+		return read_fused(fs, f, n, err, errlen);
 	/* Unknown line types are ignored: a newer daemon may add some
 	 * within the same protocol version. */
 	return 0;

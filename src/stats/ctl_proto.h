@@ -27,12 +27,12 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
  * reason in err).  s must start zeroed; rows are malloc'ed (agg_snap_free). */
 struct ctl_reader {
 	size_t cap[AGG_NDIM];
-	/* where FT and F lines go (NULL: skipped); zeroed at the start, its
-	 * rows malloc'ed (fsplit_snap_free) */
-	struct fsplit_snap *fused;
-	size_t fcap;
 };
 int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen);
+/* The same, the FT and F lines into fs (zeroed at the start, its rows
+ * malloc'ed: fsplit_snap_free); ctl_read_line skips them. */
+int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
+			size_t errlen);
 /* Parses the greeting line; returns the (major) version or -EPROTO. */
 int ctl_parse_greeting(const char *line);
 /* The minor version of a greeting that parses ("NFSRDMA-CTL 2.1": 1;

@@ -174,7 +174,7 @@ void fsplit_snap_free(struct fsplit_snap *s)
 {
 	free(s->rows);
 	s->rows = NULL;
-	s->n = 0;
+	s->n = s->cap = 0;
 }
 
 size_t fsplit_memory(const struct fsplit *f)

@@ -56,6 +56,7 @@ struct fsplit_snap {
 	uint64_t overflow;  /* of them, whose rows did not fit (counted once per dimension missed) */
 	size_t n;
 	struct fsplit_row *rows;   /* malloc'ed: fsplit_snap_free */
+	size_t cap;                /* rows allocated (the protocol reader's) */
 };
 
 struct fsplit;

@@ -264,13 +264,13 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, struct fsplit_snap
 		daemon_close(f);
 		return rc;
 	}
-	struct ctl_reader rd = { .fused = fs };
+	struct ctl_reader rd = { { 0 } };
 	for (;;) {
 		if ((rc = read_line(f, line, sizeof(line))) < 0) {
 			snprintf(err, errlen, "%s: %s", f->path, strerror(-rc));
 			break;
 		}
-		if ((rc = ctl_read_line(&rd, s, line, err, errlen)) != 0)
+		if ((rc = ctl_read_line_fused(&rd, s, fs, line, err, errlen)) != 0)
 			break;
 	}
 	if (rc == 1) {
