@@ -13,6 +13,8 @@
 #  - in tmux: key f shows the split with the expected shares, c the
 #    clients, t steps the transport; the keys of the help screen, of
 #    --help and of the man page's KEYS are the same;
+#  - a collector's live join (ZeroMQ forwarder on loopback): its split =
+#    the fused records it wrote itself (--json);
 #  - protocol 2.1: the greeting, and a 2.0 reader's rules still hold for
 #    every line it knows; against a 2.0 daemon top says there is no
 #    fused split (JSON "fused": null) instead of showing an empty one;
@@ -155,6 +157,34 @@ check "keys: help screen = --help ($(tr '\n' ' ' <"$TMP/keys-help"))" \
 check "keys: man page KEYS = --help" cmp -s "$TMP/keys-man" "$TMP/keys-help"
 tmux send-keys -t "$TS" x q
 check "key q quits" wait_for 5 bash -c "! tmux has-session -t $TS 2>/dev/null"
+
+# ---- a collector's live join (as tests/daemon/join-live.sh drives it) ----
+# the collector reads the capture and the server's records, a forwarder
+# sends the client's over ZeroMQ; top on the collector's socket shows the
+# split of the fused records the collector wrote (--json), once every
+# client record is in and the split stops changing
+RUN=nfs3-read-write
+P=$(free_port)
+CSOCK=$TMP/c.sock
+"$D" --collect 127.0.0.1:$P --collect-allow 127.0.0.1 --no-clock-hints --join-wait 86400 \
+	--source "$CAPS/$RUN.pcap" --source "jsonl:$TMP/$RUN-server.jsonl" --socket "$CSOCK" --metrics none --json \
+	--summary-interval 0 >"$TMP/c.json" 2>"$TMP/c.err" &
+PIDS+=($!)
+wait_for 10 test -S "$CSOCK"
+"$D" --forward 127.0.0.1:$P --host-name client-a --source "jsonl:$TMP/$RUN-client.jsonl" --exit-at-end \
+	--socket none --metrics none >/dev/null 2>"$TMP/f.err"
+settled() {   # top's fused RPC count = the joined records the collector wrote, twice in a row
+	local a b
+	a=$("$TOP" --socket "$CSOCK" --json -n 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["fused"]["rpcs"])')
+	b=$(python3 "$EXP" count "$TMP/c.json")
+	[ "$a" = "$b" ] && [ "$a" -gt 10 ] && [ "$a" = "${last:-}" ]
+	local rc=$?; last=$a; return $rc
+}
+check "collector: top's split holds every fused record the collector wrote" wait_for 15 settled
+"$TOP" --socket "$CSOCK" --json -n 1 >"$TMP/c-op.json"
+check "collector --json: fused rows = the collector's own fused records ($last)" \
+	python3 "$EXP" json "$TMP/c.json" op <"$TMP/c-op.json"
+check "collector: a row joined by client, wire and server" grep -q '"vantages":\["client","wire","server"\]' "$TMP/c-op.json"
 
 # ---- a 2.0 daemon: no fused split, said so; a bad F line: one error ----
 fake() {   # fake SOCKET MODE: a daemon answering one snapshot per connection
