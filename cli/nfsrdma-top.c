@@ -17,12 +17,12 @@
 
 #define MAX_SPECS 16
 
-enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT };
+enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT, K_FUSED };
 
 static const struct opt opts[] = {
 	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET },
 	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r' },
-	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel | xdp:IFACE (repeatable)", 'S' },
+	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel | xdp:IFACE | jsonl:FILE (repeatable)", 'S' },
 	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED },
 	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b' },
 	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n' },
@@ -33,6 +33,7 @@ static const struct opt opts[] = {
 	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT },
 	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER },
 	{ "transport", 0, "rdma|tcp|udp", "only operations (and slowest RPCs) over this transport", K_TRANSPORT },
+	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED },
 	OPT_END
 };
 
@@ -100,6 +101,7 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		c->v.sort = (enum top_sort)d;
 		break;
+	case K_FUSED: c->v.fused = true; break;
 	case K_FILTER: snprintf(c->v.filter, sizeof(c->v.filter), "%s", arg); break;
 	case K_TRANSPORT:
 		if ((c->v.transport = top_transport_parse(arg)) < 0) {
@@ -138,7 +140,8 @@ static int run_batch(struct cli *c, struct top_feed *f)
 		top_feed_run(f, deadline);
 		bool ended = top_feed_ended(f);   /* before the snapshot: it then holds everything */
 		struct agg_snap s;
-		if (top_feed_snapshot(f, &s, err, sizeof(err)) < 0) {
+		struct fsplit_snap fs;
+		if (top_feed_snapshot(f, &s, &fs, err, sizeof(err)) < 0) {
 			if (timeout_ns && top_feed_down_ns(f) >= timeout_ns) {
 				char *cut = strstr(err, "; retrying");
 				if (cut)
@@ -150,10 +153,11 @@ static int run_batch(struct cli *c, struct top_feed *f)
 		}
 		ok++;
 		if (c->json)
-			top_batch_json(stdout, &s, &c->v, top_feed_name(f));
+			top_batch_json(stdout, &s, &fs, &c->v, top_feed_name(f));
 		else
-			top_batch_text(stdout, &s, &c->v, top_feed_name(f));
+			top_batch_text(stdout, &s, &fs, &c->v, top_feed_name(f));
 		agg_snap_free(&s);
+		fsplit_snap_free(&fs);
 		fflush(stdout);
 		if (ended)
 			break;
@@ -169,7 +173,9 @@ int main(int argc, char **argv)
 		.prog = "nfsrdma-top",
 		.synopsis = "[OPTIONS]   (no source: read nfsrdmad's socket)",
 		.summary = "Live per-operation, per-client and per-connection view of NFS over RDMA, "
-			   "with where the time goes.",
+			   "with where the time goes.\n"
+			   "Keys: o c s n views, f fused split, t transport, > < R sort, / filter, d detail, "
+			   "p pause, h help, q quit (nfsrdma-top(1), KEYS).",
 		.opts = opts, .handle = handle, .ctx = &c,
 	};
 	struct top_feed *f = NULL;

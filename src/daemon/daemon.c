@@ -87,6 +87,7 @@ struct daemon {
 	struct collector *col;       /* --collect: peers' records come in here */
 	struct coll_join *cj;        /* collecting: local and peers' records meet here */
 	struct coll_hist *ch;        /* collecting: the fused phases' histograms */
+	struct fsplit *fs;           /* the fused split of joined records, for nfsrdma-top */
 };
 
 /* ---- source threads ---- */
@@ -246,7 +247,7 @@ static void accept_conn(struct daemon *d, int lfd, enum conn_kind kind)
 		k->t_open = clock_mono_ns();
 		if (kind == C_CTL) {
 			char g[64];
-			int n = snprintf(g, sizeof(g), "%s %d\n", CTL_GREETING, CTL_PROTO_VERSION);
+			int n = snprintf(g, sizeof(g), "%s %d.%d\n", CTL_GREETING, CTL_PROTO_VERSION, CTL_PROTO_MINOR);
 			conn_append(k, g, (size_t)n);
 		}
 		return;
@@ -259,16 +260,23 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 {
 	if (!strcmp(line, "SNAPSHOT")) {
 		struct agg_snap s;
+		struct fsplit_snap fs;
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f;
-		if (agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s) < 0 ||
-		    !(f = open_memstream(&buf, &len))) {
+		if (agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s) < 0) {
+			conn_append(k, "ERR out of memory\n", 18);
+			return;
+		}
+		if (fsplit_snapshot(d->fs, &fs) < 0 || !(f = open_memstream(&buf, &len))) {
+			fsplit_snap_free(&fs);
+			agg_snap_free(&s);
 			conn_append(k, "ERR out of memory\n", 18);
 			return;
 		}
 		fwd_report_links(&s, d->fw, d->col);
-		ctl_write_snap(f, &s);
+		ctl_write_snap_fused(f, &s, &fs);
+		fsplit_snap_free(&fs);
 		agg_snap_free(&s);
 		if (fclose(f) == 0 && conn_append(k, buf, len) < 0)
 			k->close_after = true;
@@ -413,6 +421,8 @@ static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t n
 	if (d->record_clock)
 		t = r->t_reply_last ? r->t_reply_last : r->t_call_last ? r->t_call_last : 0;
 	agg_add(d->agg, r, t);
+	if (rec_is_fused(r))
+		fsplit_add(d->fs, r);
 	if (d->c->json)
 		out_json(stdout, r);
 }
@@ -532,7 +542,8 @@ int daemon_run(const struct daemon_cfg *c)
 	stop_flag = 0;
 
 	d->agg = agg_new(&c->agg);
-	if (!d->agg) {
+	d->fs = fsplit_new(0);
+	if (!d->agg || !d->fs) {
 		log_error("out of memory");
 		goto out;
 	}
@@ -732,6 +743,7 @@ out:
 	coll_join_free(d->cj);
 	coll_hist_free(d->ch);
 	agg_free(d->agg);
+	fsplit_free(d->fs);
 	rec_queue_free(d->q);
 	free(d);
 	return rc;

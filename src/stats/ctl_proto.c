@@ -29,7 +29,34 @@ static void put_counts(FILE *f, const struct agg_counts *c)
 }
 #define COUNTS_FIELDS (8 + MIX_N + PH_N + 2)
 
+/* FT, then one F line per row of the fused split (docs/daemon-protocol.md) */
+static void put_fused(FILE *f, const struct fsplit_snap *fs)
+{
+	fprintf(f, "FT\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", fs->rpcs, fs->unsplit, fs->overflow);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct fsplit_row *r = &fs->rows[i];
+		fprintf(f, "F\t%s\t", agg_dim_name[r->dim]);
+		put_key(f, r->key);
+		fprintf(f, "\t%s\t%u\t%" PRIu32 "\t%" PRIu32, rec_transport_name(r->transport), r->vantages, r->merged,
+			r->mask);
+		const uint64_t v[] = { r->n, r->sum, r->p50, r->p99, r->max, r->tail_n, r->tail_sum, r->negative, r->partial };
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			fprintf(f, "\t%" PRIu64, v[k]);
+		for (int p = 0; p < REC_FP_N; p++)
+			fprintf(f, "\t%" PRIu64, r->phase[p]);
+		for (int p = 0; p < REC_FP_N; p++)
+			fprintf(f, "\t%" PRIu64, r->tail[p]);
+		fputc('\n', f);
+	}
+}
+#define F_FIELDS (7 + 9 + 2 * REC_FP_N)
+
 void ctl_write_snap(FILE *f, const struct agg_snap *s)
+{
+	ctl_write_snap_fused(f, s, NULL);
+}
+
+void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs)
 {
 	uint64_t ovf = 0;
 
@@ -76,6 +103,8 @@ void ctl_write_snap(FILE *f, const struct agg_snap *s)
 			fprintf(f, "\t%" PRIu64, w->phase[p]);
 		fputc('\n', f);
 	}
+	if (fs)
+		put_fused(f, fs);
 	for (unsigned i = 0; i < s->nlinks && i < AGG_LINKS_MAX; i++) {
 		const struct agg_link *l = &s->links[i];
 		fprintf(f, "L\t%s\t", l->kind == 'F' ? "forward" : "collect");
@@ -96,6 +125,17 @@ int ctl_parse_greeting(const char *line)
 	if (sscanf(line, "%31s %d", word, &v) != 2 || strcmp(word, CTL_GREETING) || v < 1)
 		return -EPROTO;
 	return v;
+}
+
+int ctl_greeting_minor(const char *line)
+{
+	char word[32];
+	int v, minor = 0;
+
+	/* "NFSRDMA-CTL 2" has none: 0 */
+	if (sscanf(line, "%31s %d.%d", word, &v, &minor) < 2 || minor < 0)
+		return 0;
+	return minor;
 }
 
 #define MAXF 64
@@ -153,7 +193,67 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -EPROTO;
 }
 
+static int read_fused(struct fsplit_snap *fs, char **f, int n, char *err, size_t errlen)
+{
+	if (!fs)
+		return 0;
+	if (!strcmp(f[0], "FT")) {
+		if (n != 4 || !num(f[1], &fs->rpcs) || !num(f[2], &fs->unsplit) || !num(f[3], &fs->overflow))
+			return bad(err, errlen, "fused totals");
+		fs->have = true;
+		return 0;
+	}
+	int d, t;
+	uint64_t vt, merged, mask;
+	if (n != F_FIELDS || !fs->have)
+		return bad(err, errlen, "fused split");
+	for (d = 0; d < AGG_NDIM && strcmp(f[1], agg_dim_name[d]); d++)
+		;
+	for (t = 0; t < REC_TR_N && strcmp(f[3], rec_transport_name((unsigned)t)); t++)
+		;
+	if (d == AGG_NDIM || !fsplit_dim_ok((unsigned)d) || t == REC_TR_N || !num(f[4], &vt) || !vt ||
+	    vt > REC_VT_ALL || !num(f[5], &merged) || merged >> (REC_FP_N - 1) || !num(f[6], &mask) ||
+	    mask >> REC_FP_N)
+		return bad(err, errlen, "fused split");
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 32;
+		if (cap > 1000000)
+			return bad(err, errlen, "fused split (too many rows)");
+		struct fsplit_row *r = realloc(fs->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		fs->rows = r;
+		fs->cap = cap;
+	}
+	struct fsplit_row *r = &fs->rows[fs->n];
+	memset(r, 0, sizeof(*r));
+	uint64_t *v[] = { &r->n, &r->sum, &r->p50, &r->p99, &r->max, &r->tail_n, &r->tail_sum, &r->negative,
+			  &r->partial };
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		if (!num(f[7 + k], v[k]))
+			return bad(err, errlen, "fused split");
+	for (int p = 0; p < REC_FP_N; p++)
+		if (!num(f[16 + p], &r->phase[p]) || !num(f[16 + REC_FP_N + p], &r->tail[p]))
+			return bad(err, errlen, "fused split");
+	if (!r->n || r->tail_n > r->n)
+		return bad(err, errlen, "fused split");
+	snprintf(r->key, sizeof(r->key), "%s", f[2]);
+	r->dim = (uint8_t)d;
+	r->transport = (uint8_t)t;
+	r->vantages = (uint8_t)vt;
+	r->merged = (uint32_t)merged;
+	r->mask = (uint32_t)mask;
+	fs->n++;
+	return 0;
+}
+
 int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen)
+{
+	return ctl_read_line_fused(rd, s, NULL, line, err, errlen);
+}
+
+int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
+			size_t errlen)
 {
 	char *f[MAXF];
 	int n = split(line, f);
@@ -266,6 +366,8 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 						      .tail_n = v[8] };
 		return 0;
 	}
+	if (!strcmp(f[0], "FT") || !strcmp(f[0], "F"))
+		return read_fused(fs, f, n, err, errlen);
 	/* Unknown line types are ignored: a newer daemon may add some
 	 * within the same protocol version. */
 	return 0;

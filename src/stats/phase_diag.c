@@ -64,20 +64,21 @@ static unsigned pct(uint64_t part, uint64_t whole)
 	return whole ? (unsigned)((200 * (unsigned __int128)part + whole) / (2 * (unsigned __int128)whole)) : 0;
 }
 
-int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out)
+int phase_diag_split(const struct phase_diag *d, struct phase_diag_split *out)
 {
 	const struct hist *h = &d->tot;
 	unsigned res = h->res, sub = 1u << res;
-	uint64_t tail[DIAG_PH_MAX] = { 0 }, tail_tot = 0, acc = 0, want;
+	uint64_t acc = 0, want;
 
 	memset(out, 0, sizeof(*out));
 	if (!h->n)
 		return -ENODATA;
 	out->n = h->n;
-	out->mean_ns = h->sum / h->n;
+	out->sum = h->sum;
+	out->p50_ns = hist_pct(h, 0.5);
 	out->p99_ns = hist_pct(h, 0.99);
-	out->mean_phase = argmax(d->sum_phase, d->nph);
-	out->mean_pct = pct(d->sum_phase[out->mean_phase], h->sum);
+	out->max_ns = h->max;
+	memcpy(out->phase, d->sum_phase, sizeof(out->phase));
 	/* the nearest rank, as hist_pct takes it */
 	want = (uint64_t)(0.99 * (double)h->n + 0.999999);
 	if (!want)
@@ -93,10 +94,26 @@ int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out)
 		out->tail_n += c;
 		const uint64_t *s = d->bsum[i >> res] + (size_t)(i & (sub - 1)) * d->nph;
 		for (unsigned p = 0; p < d->nph; p++)
-			tail[p] += s[p];
-		tail_tot += d->btot[i >> res][i & (sub - 1)];
+			out->tail[p] += s[p];
+		out->tail_sum += d->btot[i >> res][i & (sub - 1)];
 	}
-	out->p99_phase = argmax(tail, d->nph);
-	out->p99_pct = pct(tail[out->p99_phase], tail_tot);
+	return 0;
+}
+
+int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out)
+{
+	struct phase_diag_split sp;
+
+	memset(out, 0, sizeof(*out));
+	if (phase_diag_split(d, &sp) < 0)
+		return -ENODATA;
+	out->n = sp.n;
+	out->mean_ns = sp.sum / sp.n;
+	out->p99_ns = sp.p99_ns;
+	out->tail_n = sp.tail_n;
+	out->mean_phase = argmax(sp.phase, d->nph);
+	out->mean_pct = pct(sp.phase[out->mean_phase], sp.sum);
+	out->p99_phase = argmax(sp.tail, d->nph);
+	out->p99_pct = pct(sp.tail[out->p99_phase], sp.tail_sum);
 	return 0;
 }

@@ -48,4 +48,17 @@ void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 /* 0, or -ENODATA when no RPC came. */
 int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out);
 
+/* Every phase's share, not only the dominant one's: the sums behind
+ * phase_diag_get (which is argmax over them), so a split shown whole and
+ * the diagnosis naming its largest part can never disagree. */
+struct phase_diag_split {
+	uint64_t n, sum;                  /* RPCs, summed totals */
+	uint64_t p50_ns, p99_ns, max_ns;  /* hist_pct of the totals; max exact */
+	uint64_t tail_n, tail_sum;        /* the RPCs at or above the p99, their summed totals */
+	uint64_t phase[DIAG_PH_MAX];      /* each phase summed over all RPCs */
+	uint64_t tail[DIAG_PH_MAX];       /* ... over the RPCs at or above the p99 */
+};
+/* 0, or -ENODATA when no RPC came. */
+int phase_diag_split(const struct phase_diag *d, struct phase_diag_split *out);
+
 #endif

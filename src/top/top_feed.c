@@ -28,6 +28,7 @@ struct top_feed {
 	int fd;
 	char buf[CTL_LINE_MAX + 1];
 	size_t blen;
+	int minor;   /* the protocol's minor version the daemon greeted with */
 	/* unreachable daemon: why, since when, and the next try (backoff) */
 	char why[300];
 	uint64_t down_since, retry_at;
@@ -39,6 +40,7 @@ struct top_feed {
 	unsigned nsrc;
 	bool record_clock;
 	struct agg *agg;
+	struct fsplit *fsplit;   /* standalone: joined records' fused split */
 };
 
 struct top_feed *top_feed_daemon(const char *socket_path)
@@ -63,6 +65,8 @@ static void on_record(const struct nfsrdma_record *r, void *ctx)
 	if (f->record_clock)
 		t = r->t_reply_last ? r->t_reply_last : r->t_call_last;
 	agg_add(f->agg, r, t);
+	if (rec_is_fused(r))
+		fsplit_add(f->fsplit, r);
 }
 
 int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigned n,
@@ -72,7 +76,9 @@ int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigne
 	int rc;
 
 	*out = NULL;
-	if (!f || !(f->agg = agg_new(NULL))) {
+	if (!f || !(f->agg = agg_new(NULL)) || !(f->fsplit = fsplit_new(0))) {
+		if (f)
+			agg_free(f->agg);
 		free(f);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -207,6 +213,7 @@ static int daemon_connect(struct top_feed *f, char *err, size_t errlen)
 		daemon_close(f);
 		return -EPROTO;
 	}
+	f->minor = ctl_greeting_minor(line);
 	return 0;
 }
 
@@ -228,13 +235,20 @@ static int daemon_down(struct top_feed *f, int rc, char *err, size_t errlen)
 	return rc;
 }
 
-int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t errlen)
+int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, struct fsplit_snap *fs, char *err, size_t errlen)
 {
 	char line[CTL_LINE_MAX + 1];
 	int rc;
 
-	if (!f->daemon)
-		return agg_snapshot(f->agg, f->record_clock ? 0 : clock_wall_ns(), s);
+	if (fs)
+		memset(fs, 0, sizeof(*fs));
+	if (!f->daemon) {
+		if ((rc = agg_snapshot(f->agg, f->record_clock ? 0 : clock_wall_ns(), s)) < 0)
+			return rc;
+		if (fs && (rc = fsplit_snapshot(f->fsplit, fs)) < 0)
+			agg_snap_free(s);
+		return rc;
+	}
 	memset(s, 0, sizeof(*s));
 	uint64_t now = clock_mono_ns();
 	if (f->fd < 0 && now < f->retry_at) {
@@ -256,15 +270,19 @@ int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t 
 			snprintf(err, errlen, "%s: %s", f->path, strerror(-rc));
 			break;
 		}
-		if ((rc = ctl_read_line(&rd, s, line, err, errlen)) != 0)
+		if ((rc = ctl_read_line_fused(&rd, s, fs, line, err, errlen)) != 0)
 			break;
 	}
 	if (rc == 1) {
+		if (fs && f->minor < 1)
+			fs->have = false;   /* a daemon before 2.1: no fused split, not an empty one */
 		f->backoff_s = 0;
 		f->down_since = 0;
 		return 0;
 	}
 	agg_snap_free(s);
+	if (fs)
+		fsplit_snap_free(fs);
 	daemon_close(f);
 	return daemon_down(f, rc < 0 ? rc : -EPROTO, err, errlen);
 }
@@ -292,5 +310,6 @@ void top_feed_free(struct top_feed *f)
 		source_close(f->src[i]);
 	}
 	agg_free(f->agg);
+	fsplit_free(f->fsplit);
 	free(f);
 }

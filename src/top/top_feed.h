@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "src/stats/agg.h"
+#include "src/stats/fsplit.h"
 #include "pcap/source.h"
 
 struct top_feed;
@@ -25,11 +26,14 @@ bool top_feed_ended(const struct top_feed *f);
 /* Why a capture file ended before its end ("FILE: frame N, offset O:
  * ..."), or NULL. */
 const char *top_feed_error(const struct top_feed *f);
-/* Fills s (agg_snap_free it).  0, or -errno with the reason in err (the
- * daemon is not there, spoke another protocol version...), which says
- * when the next try is: after a failure the daemon is tried again after
- * 1 s, doubling to 30 s, and calls before then return -EAGAIN at once. */
-int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, char *err, size_t errlen);
+/* Fills s (agg_snap_free it) and, when fs is not NULL, the fused split
+ * of joined records (fsplit_snap_free it; fs->have false: a daemon
+ * older than protocol 2.1, which sends none).  0, or -errno with the
+ * reason in err (the daemon is not there, spoke another protocol
+ * version...), which says when the next try is: after a failure the
+ * daemon is tried again after 1 s, doubling to 30 s, and calls before
+ * then return -EAGAIN at once. */
+int top_feed_snapshot(struct top_feed *f, struct agg_snap *s, struct fsplit_snap *fs, char *err, size_t errlen);
 /* How long the daemon has been out of reach: since the feed was made
  * until its first snapshot, since the last failure after that; 0 while
  * it answers and in standalone mode. */

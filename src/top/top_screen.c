@@ -12,6 +12,7 @@
 
 #include "src/base/clock.h"
 #include "src/base/log.h"
+#include "src/top/top_fused.h"
 
 
 enum { CP_HDR = 1, CP_SEL, CP_PH0 };   /* CP_PH0..CP_PH0+PH_N-1: phases */
@@ -22,9 +23,15 @@ static void help_screen(void)
 		"nfsrdma-top keys",
 		"",
 		"  o  operations        c  clients        s  servers        n  connections",
+		"  f  fused split (joined RPCs) on/off    t  transport: all, rdma, tcp, udp",
 		"  >  next sort column  <  previous       R  reverse order",
 		"  /  filter rows (empty clears)          d  detail pane (slowest XIDs) on/off",
-		"  p  or space: pause   h or ?: this help q  quit",
+		"  p  pause (or space)  h  this help (or ?)                  q  quit",
+		"",
+		"fused split: % of the total, mean and p99 (RPCs at or above it); + merged into",
+		"  the phase before it (a vantage missing), - not seen.  cq client_queue",
+		"  cs client_send  out net_out  sq server_queue  pul pull  exe execute",
+		"  rb reply_build  psh push  bck net_back  cd client_done (docs/record.md)",
 		"",
 		"split bar: c call  q queue (before the pull)  p pull (RDMA READ)  s server",
 		"           S queue+server (no pull)  P push (RDMA WRITE)  w wait (before the reply)",
@@ -63,8 +70,82 @@ static void bar(int y, int x, const struct agg_row *r, int width)
 	}
 }
 
-static void draw(const struct top_view *v, const struct agg_snap *s, const char *feed, const char *msg,
-		 bool paused, bool detail)
+/* One line of a fused row: its shares, three columns a phase. */
+static void fused_shares(char *line, size_t len, const struct top_span *sp, unsigned n, bool tail)
+{
+	size_t o = strlen(line);
+
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned p = sp[k].first; p <= sp[k].last && o < len; p++) {
+			char c[8];
+			if (p != sp[k].first)
+				snprintf(c, sizeof(c), "+");
+			else if (!sp[k].bounded)
+				snprintf(c, sizeof(c), "-");
+			else
+				snprintf(c, sizeof(c), "%.0f", tail ? sp[k].p99_pct : sp[k].mean_pct);
+			o += (size_t)snprintf(line + o, len - o, " %3s", c);
+		}
+}
+
+/* The fused split in place of the table: two lines a row, the mean's
+ * split and the p99's. */
+static void draw_fused(const struct top_view *v, const struct fsplit_snap *fs, int H, int W)
+{
+	char line[512], t1[32], vt[8];
+	int fixed = 4 + 7 + 5 + 8 + 4 * REC_FP_N;
+	int keyw = W - fixed < 10 ? 10 : W - fixed;
+	static const char *const title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
+
+	if (has_colors())
+		attron(COLOR_PAIR(CP_HDR));
+	attron(A_REVERSE);
+	int l = snprintf(line, sizeof(line), "%-*.*s %-3s %6s %-4s %7s", keyw, keyw, title[top_fused_dim(v)], "VT",
+			 "RPCS", "", "TOTAL");
+	for (int p = 0; p < REC_FP_N && l > 0 && (size_t)l < sizeof(line); p++)
+		l += snprintf(line + l, sizeof(line) - (size_t)l, " %3s", top_fphase_abbr[p]);
+	mvaddnstr(3, 0, line, W);
+	for (int x = (int)strlen(line); x < W; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	if (has_colors())
+		attroff(COLOR_PAIR(CP_HDR));
+	if (!fs->have) {
+		mvaddnstr(4, 0, "(this nfsrdmad speaks protocol 2.0: it sends no fused split)", W);
+		return;
+	}
+	const struct fsplit_row **rows;
+	size_t n = top_fused_rows(fs, v, &rows);
+	int y = 4;
+	for (size_t i = 0; i < n && y + 1 < H - 1; i++, y += 2) {
+		const struct fsplit_row *r = rows[i];
+		struct top_span sp[REC_FP_N];
+		unsigned ns = top_fused_spans(r, sp);
+		snprintf(vt, sizeof(vt), "%c%c%c", r->vantages & REC_VT_CLIENT ? 'c' : '-',
+			 r->vantages & REC_VT_WIRE ? 'w' : '-', r->vantages & REC_VT_SERVER ? 's' : '-');
+		snprintf(line, sizeof(line), "%-*.*s %-3s %6llu mean %7s", keyw, keyw, r->key, vt,
+			 (unsigned long long)r->n, top_fmt_lat(r->sum / r->n, t1, sizeof(t1)));
+		fused_shares(line, sizeof(line), sp, ns, false);
+		mvaddnstr(y, 0, line, W);
+		snprintf(line, sizeof(line), "%-*s %-3s %6s p99  %7s", keyw, "", "", "",
+			 top_fmt_lat(r->p99, t1, sizeof(t1)));
+		fused_shares(line, sizeof(line), sp, ns, true);
+		mvaddnstr(y + 1, 0, line, W);
+	}
+	if (!n)
+		mvaddnstr(4, 0, fs->n ? "(no fused row matches the filter)" :
+			  "(no fused RPCs yet: they come joined, from a collecting nfsrdmad)", W);
+	else if (y < H - 1) {
+		snprintf(line, sizeof(line), "fused RPCs %llu  unsplit %llu  overflow %llu  %% of total; "
+			 "+ merged, - not seen", (unsigned long long)fs->rpcs,
+			 (unsigned long long)fs->unsplit, (unsigned long long)fs->overflow);
+		mvaddnstr(y, 0, line, W);
+	}
+	free(rows);
+}
+
+static void draw(const struct top_view *v, const struct agg_snap *s, const struct fsplit_snap *fs, const char *feed,
+		 const char *msg, bool paused, bool detail)
 {
 	int H, W;
 	char t1[32], t2[32], t3[32], line[512];
@@ -107,10 +188,14 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 				 (unsigned long long)recs, (unsigned long long)fwd_drops);
 		mvaddnstr(1, 0, line, W);
 	}
-	snprintf(line, sizeof(line), "view %s  sort %s%s%s%s   h: help", agg_dim_name[v->dim],
-		 top_sort_name[v->sort], v->reverse ? " (rev)" : "", v->filter[0] ? "  filter: " : "",
-		 v->filter);
+	top_view_line(v, line, sizeof(line) - 16);
+	strcat(line, "   h: help");
 	mvaddnstr(2, 0, line, W);
+	if (v->fused) {
+		if (s)
+			draw_fused(v, fs, H, W);
+		goto status;
+	}
 
 	int fixed = 8 + 8 + 6 + 8 + 8 + 8 + 7;   /* numeric columns and their spaces */
 	int keyw = (W - fixed) * 60 / 100;
@@ -190,6 +275,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const char 
 			}
 		}
 	}
+status:
 	if (!s && msg && *msg) {
 		/* no table: the reason in its place, one clause a line, wrapped,
 		 * so a long socket path hides neither the why nor the retry */
@@ -242,6 +328,7 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 {
 	static const enum agg_dim views[] = { AGG_OP, AGG_CLIENT, AGG_SERVER, AGG_CONN };
 	struct agg_snap snap;
+	struct fsplit_snap fsnap = { 0 };
 	bool have = false, paused = false, detail = true;
 	char msg[512] = "";
 	uint64_t next = 0;
@@ -269,11 +356,13 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 	while (!*quit) {
 		uint64_t now = clock_mono_ns();
 		if (now >= next && !paused) {
-			if (have)
+			if (have) {
 				agg_snap_free(&snap);
+				fsplit_snap_free(&fsnap);
+			}
 			char err[400];
 			bool ended = top_feed_ended(f);   /* before the snapshot: it then holds everything */
-			have = top_feed_snapshot(f, &snap, err, sizeof(err)) == 0;
+			have = top_feed_snapshot(f, &snap, &fsnap, err, sizeof(err)) == 0;
 			if (!have)
 				snprintf(msg, sizeof(msg), "%s", err);   /* why, and when the next try is */
 			else if (ended)
@@ -281,7 +370,7 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 			else
 				msg[0] = 0;
 			next = now + (uint64_t)(delay * 1e9);
-			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
+			draw(v, have ? &snap : NULL, &fsnap, top_feed_name(f), msg, paused, detail);
 		}
 		/* feed the standalone sources in short slices so keys stay responsive */
 		top_feed_run(f, clock_mono_ns() + 50000000ull);
@@ -302,15 +391,19 @@ int top_screen_run(struct top_view *v, struct top_feed *f, double delay, volatil
 		case '/': prompt_filter(v); break;
 		case 'p': case ' ': paused = !paused; break;
 		case 'd': detail = !detail; break;
+		case 'f': v->fused = !v->fused; break;
+		case 't': v->transport = v->transport + 1 < REC_TR_N ? v->transport + 1 : -1; break;
 		case 'h': case '?': help_screen(); break;
 		case KEY_RESIZE: break;
 		default: redraw = false; break;
 		}
 		if (redraw)
-			draw(v, have ? &snap : NULL, top_feed_name(f), msg, paused, detail);
+			draw(v, have ? &snap : NULL, &fsnap, top_feed_name(f), msg, paused, detail);
 	}
-	if (have)
+	if (have) {
 		agg_snap_free(&snap);
+		fsplit_snap_free(&fsnap);
+	}
 	endwin();
 	return 0;
 }

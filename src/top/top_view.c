@@ -2,6 +2,7 @@
 #include "src/out/out.h"
 #include "src/stats/agg_key.h"
 #include "src/top/top_view.h"
+#include "src/top/top_fused.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -215,7 +216,17 @@ static double pct(uint64_t part, uint64_t sum)
 	return sum ? 100.0 * (double)part / (double)sum : 0;
 }
 
-void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed)
+void top_view_line(const struct top_view *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "view %s%s  sort %s%s%s%s%s%s", v->fused ? "fused " : "",
+		 agg_dim_name[v->fused ? top_fused_dim(v) : v->dim], top_sort_name[v->sort],
+		 v->reverse ? " (reversed)" : "", v->transport >= 0 ? "  transport " : "",
+		 v->transport >= 0 ? rec_transport_name((unsigned)v->transport) : "", v->filter[0] ? "  filter " : "",
+		 v->filter);
+}
+
+void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
+		    const char *feed)
 {
 	const struct agg_row **rows;
 	size_t n = top_view_rows(s, v, &rows);
@@ -240,8 +251,15 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 				"  malformed %" PRIu64 "  refused %" PRIu64 "\n",
 				l->host, l->peer, l->records, l->dropped, l->lost, l->malformed, l->refused);
 	}
-	fprintf(f, "view %s  sort %s%s%s%s\n\n", agg_dim_name[v->dim], top_sort_name[v->sort],
-		v->reverse ? " (reversed)" : "", v->filter[0] ? "  filter " : "", v->filter);
+	char vl[160];
+	top_view_line(v, vl, sizeof(vl));
+	fprintf(f, "%s\n\n", vl);
+	if (v->fused) {
+		top_fused_text(f, fs, v);
+		free(rows);
+		fflush(f);
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (strlen(rows[i]->key) > w)
 			w = strlen(rows[i]->key);
@@ -298,7 +316,8 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v,
 }
 
 
-void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed)
+void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
+		    const char *feed)
 {
 	const struct agg_row **rows;
 	size_t n = top_view_rows(s, v, &rows);
@@ -307,9 +326,11 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 	out_json_str(f, feed);
 	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
 		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
-		",\"drops_source\":%" PRIu64 "},\"view\":\"%s\",\"sort\":\"%s\",\"rows\":[",
+		",\"drops_source\":%" PRIu64 "},\"view\":\"%s\",\"sort\":\"%s\",\"transport\":%s%s%s,\"rows\":[",
 		s->win_s, s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
-		s->t.drops_queue, s->t.drops_source, agg_dim_name[v->dim], top_sort_name[v->sort]);
+		s->t.drops_queue, s->t.drops_source, agg_dim_name[v->dim], top_sort_name[v->sort],
+		v->transport >= 0 ? "\"" : "", v->transport >= 0 ? rec_transport_name((unsigned)v->transport) : "null",
+		v->transport >= 0 ? "\"" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_row *r = rows[i];
 		fprintf(f, "%s{\"key\":", i ? "," : "");
@@ -352,7 +373,9 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v,
 			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
 		fputs("}}", f);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	top_fused_json(f, fs, v);
+	fputs("}\n", f);
 	free(rows);
 	fflush(f);
 }

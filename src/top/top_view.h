@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "src/stats/agg.h"
+#include "src/stats/fsplit.h"
 
 enum top_sort { SORT_RECORDS = 0, SORT_RATE, SORT_ERRORS, SORT_P50, SORT_P99, SORT_MAX, SORT_KEY, SORT_N };
 extern const char *const top_sort_name[SORT_N];
@@ -19,7 +20,8 @@ struct top_view {
 	enum top_sort sort;
 	bool reverse;
 	char filter[64];     /* substring of the key, case-insensitive; "" = all */
-	int transport;       /* operation rows and slowest RPCs of this enum rec_transport only; -1 = all */
+	int transport;       /* operation rows, fused rows and slowest RPCs of this enum rec_transport only; -1 = all */
+	bool fused;          /* the fused split (top_fused.h) in place of the table */
 };
 
 /* Parses "op", "client", "server", "conn"; -1 if none. */
@@ -42,8 +44,12 @@ extern const char top_phase_sym[PH_N];
 void top_split_bar(const struct agg_row *r, char *buf, size_t width);
 /* "812us", "12.3ms", "1.20s", "-" */
 const char *top_fmt_lat(uint64_t ns, char *buf, size_t len);
-/* One batch iteration. */
-void top_batch_text(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed);
-void top_batch_json(FILE *f, const struct agg_snap *s, const struct top_view *v, const char *feed);
+/* "view op  sort records  transport tcp  filter x" (fused: "view fused op ...") */
+void top_view_line(const struct top_view *v, char *buf, size_t len);
+/* One batch iteration; fs is the fused split (the JSON's "fused"). */
+void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
+		    const char *feed);
+void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
+		    const char *feed);
 
 #endif

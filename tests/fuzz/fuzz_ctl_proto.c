@@ -5,12 +5,14 @@
  * Input: the byte stream the daemon sends, cut at '\n' as top_feed's
  * read_line does (a line longer than CTL_LINE_MAX ends the session).  The
  * first line goes to ctl_parse_greeting, the following ones to
- * ctl_read_line until it completes the snapshot or rejects a line.  Each
+ * ctl_read_line_fused (the fused split's FT and F lines too) until it
+ * completes the snapshot or rejects a line.  Each
  * line is an exactly-sized heap copy, so ASan sees any overread.
  *
  * Invariants (trap): row counts within the reader's capacity, at most
- * AGG_SLOW_MAX slow XIDs, every key NUL-terminated; and a snapshot that
- * parsed writes back (ctl_write_snap) into lines that parse to the same
+ * AGG_SLOW_MAX slow XIDs, every key NUL-terminated, fused rows within
+ * their capacity and of a fused dimension; and a snapshot that parsed
+ * writes back (ctl_write_snap_fused) into lines that parse to the same
  * integers and keys. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +23,16 @@
 #include "src/stats/ctl_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_fused(const struct fsplit_snap *fs)
+{
+	if (fs->n > fs->cap || (fs->n && !fs->rows))
+		__builtin_trap();
+	for (size_t i = 0; i < fs->n; i++)
+		if (strnlen(fs->rows[i].key, AGG_KEY_MAX) == AGG_KEY_MAX || !fsplit_dim_ok(fs->rows[i].dim) ||
+		    fs->rows[i].tail_n > fs->rows[i].n)
+			__builtin_trap();
+}
 
 static void check_snap(const struct ctl_reader *rd, const struct agg_snap *s)
 {
@@ -44,7 +56,8 @@ static void check_snap(const struct ctl_reader *rd, const struct agg_snap *s)
 
 /* Feeds [p, p+n) line by line; returns 1 (snapshot complete), 0 (input
  * ended first) or a negative errno. */
-static int feed(const char *p, size_t n, bool greeting, struct ctl_reader *rd, struct agg_snap *s)
+static int feed(const char *p, size_t n, bool greeting, struct ctl_reader *rd, struct agg_snap *s,
+		struct fsplit_snap *fs)
 {
 	char err[128];
 
@@ -67,12 +80,13 @@ static int feed(const char *p, size_t n, bool greeting, struct ctl_reader *rd, s
 			greeting = false;
 		} else {
 			err[0] = 0;
-			rc = ctl_read_line(rd, s, line, err, sizeof(err));
+			rc = ctl_read_line_fused(rd, s, fs, line, err, sizeof(err));
 			if (rc < 0 && rc != -12 && !err[0])
 				__builtin_trap();   /* a rejected line always says why */
 		}
 		free(line);
 		check_snap(rd, s);
+		check_fused(fs);
 		if (rc != 0)
 			return rc;
 		p += ll + (nl ? 1 : 0);
@@ -101,23 +115,25 @@ static bool same_key(const char *a, const char *b, size_t n)
 	return true;
 }
 
-static void round_trip(const struct agg_snap *s)
+static void round_trip(const struct agg_snap *s, const struct fsplit_snap *fs)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct ctl_reader rd = { { 0 } };
 	static struct agg_snap t;
+	struct fsplit_snap u;
 
 	if (!f)
 		return;
-	ctl_write_snap(f, s);
+	ctl_write_snap_fused(f, s, fs->have ? fs : NULL);
 	if (fclose(f)) {
 		free(buf);
 		return;
 	}
 	memset(&t, 0, sizeof(t));
-	int rc = feed(buf, len, false, &rd, &t);
+	memset(&u, 0, sizeof(u));
+	int rc = feed(buf, len, false, &rd, &t, &u);
 	if (rc == -12)
 		goto out;
 	if (rc != 1)
@@ -138,6 +154,17 @@ static void round_trip(const struct agg_snap *s)
 				__builtin_trap();
 		}
 	}
+	if (u.have != fs->have || u.n != fs->n || u.rpcs != fs->rpcs || u.unsplit != fs->unsplit ||
+	    u.overflow != fs->overflow)
+		__builtin_trap();
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct fsplit_row *a = &fs->rows[i], *b = &u.rows[i];
+		if (!same_key(a->key, b->key, AGG_KEY_MAX) || a->dim != b->dim || a->transport != b->transport ||
+		    a->vantages != b->vantages || a->merged != b->merged || a->mask != b->mask || a->n != b->n ||
+		    a->sum != b->sum || a->p99 != b->p99 || a->tail_n != b->tail_n || a->tail_sum != b->tail_sum ||
+		    memcmp(a->phase, b->phase, sizeof(a->phase)) || memcmp(a->tail, b->tail, sizeof(a->tail)))
+			__builtin_trap();
+	}
 	for (size_t i = 0; i < s->nslow; i++) {
 		const struct agg_slow *a = &s->slow[i], *b = &t.slow[i];
 		if (a->xid != b->xid || a->conn != b->conn || a->t_ns != b->t_ns || a->total != b->total ||
@@ -147,6 +174,7 @@ static void round_trip(const struct agg_snap *s)
 			__builtin_trap();
 	}
 out:
+	fsplit_snap_free(&u);
 	agg_snap_free(&t);
 	free(buf);
 }
@@ -155,10 +183,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct agg_snap s;   /* ~13 KB of slow XIDs: off the stack */
 	struct ctl_reader rd = { { 0 } };
+	struct fsplit_snap fs;
 
 	memset(&s, 0, sizeof(s));
-	if (feed((const char *)data, size, true, &rd, &s) == 1)
-		round_trip(&s);
+	memset(&fs, 0, sizeof(fs));
+	if (feed((const char *)data, size, true, &rd, &s, &fs) == 1)
+		round_trip(&s, &fs);
+	fsplit_snap_free(&fs);
 	agg_snap_free(&s);
 	return 0;
 }

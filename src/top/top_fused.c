@@ -1,0 +1,199 @@
+/* nfsrdma-top's fused split view (top_fused.h). */
+#include "src/top/top_fused.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "src/out/out.h"
+
+const char *const top_fphase_abbr[REC_FP_N] = { "cq", "cs", "out", "sq", "pul", "exe", "rb", "psh", "bck", "cd" };
+
+enum agg_dim top_fused_dim(const struct top_view *v)
+{
+	return fsplit_dim_ok(v->dim) ? v->dim : AGG_OP;
+}
+
+static enum top_sort g_sort;   /* qsort has no context argument */
+static bool g_rev;
+
+static int cmp_u(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }   /* descending */
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct fsplit_row *a = *(const struct fsplit_row *const *)pa, *b = *(const struct fsplit_row *const *)pb;
+	int c = 0;
+
+	switch (g_sort) {
+	case SORT_P50: c = cmp_u(a->p50, b->p50); break;
+	case SORT_P99: c = cmp_u(a->p99, b->p99); break;
+	case SORT_MAX: c = cmp_u(a->max, b->max); break;
+	case SORT_KEY: case SORT_N: break;
+	default: c = cmp_u(a->n, b->n); break;   /* records; rate and errors have no fused counterpart */
+	}
+	if (!c)
+		c = strcmp(a->key, b->key);
+	if (!c)   /* one key's shapes: the most vantages first */
+		c = a->vantages > b->vantages ? -1 : a->vantages < b->vantages ? 1 : (a->merged > b->merged) - (a->merged < b->merged);
+	return g_rev ? -c : c;
+}
+
+size_t top_fused_rows(const struct fsplit_snap *fs, const struct top_view *v, const struct fsplit_row ***out)
+{
+	size_t n = 0;
+	enum agg_dim dim = top_fused_dim(v);
+	const struct fsplit_row **rows = malloc((fs->n ? fs->n : 1) * sizeof(*rows));
+
+	*out = rows;
+	if (!rows)
+		return 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct fsplit_row *r = &fs->rows[i];
+		if (r->dim != dim || (v->filter[0] && !strcasestr(r->key, v->filter)) ||
+		    (v->transport >= 0 && r->transport != v->transport))
+			continue;
+		rows[n++] = r;
+	}
+	g_sort = v->sort;
+	g_rev = v->reverse;
+	qsort(rows, n, sizeof(*rows), cmp_row);
+	return n;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+unsigned top_fused_spans(const struct fsplit_row *r, struct top_span sp[REC_FP_N])
+{
+	uint8_t first[REC_FP_N], last[REC_FP_N];
+	unsigned n = fsplit_spans(r->merged, first, last);
+
+	for (unsigned k = 0; k < n; k++) {
+		struct top_span *s = &sp[k];
+		s->first = first[k];
+		s->last = last[k];
+		rec_fphase_span_name(r->merged, s->first, s->name, sizeof(s->name));
+		s->bounded = r->mask & (1u << s->first);
+		s->sum = r->phase[s->first];
+		s->tail = r->tail[s->first];
+		s->mean_pct = share(s->sum, r->sum);
+		s->p99_pct = share(s->tail, r->tail_sum);
+	}
+	return n;
+}
+
+const char *top_vantages_str(unsigned vt, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (unsigned b = REC_VT_CLIENT; b <= REC_VT_SERVER; b <<= 1)
+		if (vt & b)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "+" : "", rec_vantage_name(b));
+	return buf;
+}
+
+static const char *const dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
+
+/* "2.0/5.1/+/+/..." : a span's share in its first phase's place, "+" for
+ * the phases merged into it, "-" for a span no RPC of the row bounded */
+static void shares(FILE *f, const struct top_span *sp, unsigned n, bool tail)
+{
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned p = sp[k].first; p <= sp[k].last; p++) {
+			if (p)
+				fputc('/', f);
+			if (p != sp[k].first)
+				fputc('+', f);
+			else if (!sp[k].bounded)
+				fputc('-', f);
+			else
+				fprintf(f, "%.1f", tail ? sp[k].p99_pct : sp[k].mean_pct);
+		}
+}
+
+void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view *v)
+{
+	if (!fs->have) {
+		fputs("fused split: this nfsrdmad sends none (protocol before 2.1)\n\n", f);
+		return;
+	}
+	const struct fsplit_row **rows;
+	size_t n = top_fused_rows(fs, v, &rows);
+	enum agg_dim dim = top_fused_dim(v);
+	size_t w = strlen(dim_title[dim]);
+	char vb[40];
+
+	fprintf(f, "fused RPCs %" PRIu64 "  not split %" PRIu64 "  over the row limit %" PRIu64 "\n", fs->rpcs,
+		fs->unsplit, fs->overflow);
+	fputs("split: % of the total (mean) and of the RPCs at or above the p99 (p99); "
+	      "+ merged into the phase before it (a vantage missing), - not bounded\n", f);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(rows[i]->key) > w)
+			w = strlen(rows[i]->key);
+	fprintf(f, "%-*s %-18s %8s %10s %10s %10s %10s %6s %5s  split%% ", (int)w, dim_title[dim], "vantages",
+		"rpcs", "mean_us", "p50_us", "p99_us", "max_us", "p99_n", "neg");
+	for (int p = 0; p < REC_FP_N; p++)
+		fprintf(f, "%s%s", p ? "/" : "", rec_fphase_name((unsigned)p));
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		const struct fsplit_row *r = rows[i];
+		struct top_span sp[REC_FP_N];
+		unsigned ns = top_fused_spans(r, sp);
+		fprintf(f, "%-*s %-18s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %6" PRIu64 " %5" PRIu64 "  mean ", (int)w,
+			r->key, top_vantages_str(r->vantages, vb, sizeof(vb)), r->n, (double)(r->sum / r->n) / 1e3,
+			r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3, r->tail_n, r->negative);
+		shares(f, sp, ns, false);
+		fputs("  p99 ", f);
+		shares(f, sp, ns, true);
+		fputc('\n', f);
+	}
+	if (!n)
+		fputs(fs->n ? "(no fused row matches the filter)\n" : "(no fused RPCs yet: a collecting nfsrdmad, or joined records)\n", f);
+	fputc('\n', f);
+	free(rows);
+}
+
+void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view *v)
+{
+	if (!fs->have) {
+		fputs(",\"fused\":null", f);
+		return;
+	}
+	const struct fsplit_row **rows;
+	size_t n = top_fused_rows(fs, v, &rows);
+
+	fprintf(f, ",\"fused\":{\"by\":\"%s\",\"rpcs\":%" PRIu64 ",\"unsplit\":%" PRIu64 ",\"overflow\":%" PRIu64
+		",\"rows\":[", agg_dim_name[top_fused_dim(v)], fs->rpcs, fs->unsplit, fs->overflow);
+	for (size_t i = 0; i < n; i++) {
+		const struct fsplit_row *r = rows[i];
+		struct top_span sp[REC_FP_N];
+		unsigned ns = top_fused_spans(r, sp);
+		fprintf(f, "%s{\"key\":", i ? "," : "");
+		out_json_str(f, r->key);
+		fprintf(f, ",\"transport\":\"%s\",\"vantages\":[", rec_transport_name(r->transport));
+		for (unsigned b = REC_VT_CLIENT, k = 0; b <= REC_VT_SERVER; b <<= 1)
+			if (r->vantages & b)
+				fprintf(f, "%s\"%s\"", k++ ? "," : "", rec_vantage_name(b));
+		fprintf(f, "],\"rpcs\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"p99_rpcs\":%" PRIu64 ",\"p99_sum_ns\":%" PRIu64
+			",\"negative\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"spans\":[",
+			r->n, r->sum, r->sum / r->n, r->p50, r->p99, r->max, r->tail_n, r->tail_sum, r->negative, r->partial);
+		for (unsigned k = 0; k < ns; k++) {
+			fprintf(f, "%s{\"phase\":\"%s\"", k ? "," : "", sp[k].name);
+			if (sp[k].bounded)
+				fprintf(f, ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"mean_pct\":%.2f,\"p99_sum_ns\":%" PRIu64
+					",\"p99_mean_ns\":%" PRIu64 ",\"p99_pct\":%.2f}", sp[k].sum, sp[k].sum / r->n,
+					sp[k].mean_pct, sp[k].tail, r->tail_n ? sp[k].tail / r->tail_n : 0, sp[k].p99_pct);
+			else
+				fputs(",\"sum_ns\":null,\"mean_ns\":null,\"mean_pct\":null,\"p99_sum_ns\":null,"
+				      "\"p99_mean_ns\":null,\"p99_pct\":null}", f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+	free(rows);
+}
