@@ -365,7 +365,7 @@ static int compare_conflicts(const struct cli *c)
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
 		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] || c->sum[SUM_KINDS - 1] }, { "--check", c->check },
 		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
-		{ "--join", c->n_join > 0 },
+		{ "--join", c->n_join > 0 }, { "--plot-slowest", c->plot_slowest != 0 },
 	};
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (conflicts[i].set) {
@@ -583,6 +583,11 @@ int main(int argc, char **argv)
 	}
 	if (c.plot_slowest && !c.plot_path) {
 		log_error("--plot-slowest needs --plot");
+		return 2;
+	}
+	/* only the plot of joined records has a waterfall to size */
+	if (c.plot_slowest && !c.n_join) {
+		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
 		return 2;
 	}
 	if (c.plot_path && !(c.plot = plot_new())) {
