@@ -145,7 +145,7 @@ static void *src_main(void *arg)
 		}
 	}
 	src_flush(t);
-	char note[256];
+	char note[512];   /* the nothing-found line names every link and counter */
 	if (source_note(t->s, note, sizeof(note)))
 		log_warn("source %s: %s", t->spec, note);
 	if (t->exp) {
