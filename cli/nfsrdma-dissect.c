@@ -494,6 +494,12 @@ static struct join *join_open(struct cli *c)
 			log_error("--join %s: %s", c->join_file[i], strerror(-v));
 			return NULL;
 		}
+		/* the join keys an RPC by its vantages: a second wire record of
+		 * it is a duplicate, not a view from elsewhere */
+		if (c->file && v == REC_VT_WIRE)
+			log_warn("--join %s: wire records, like the capture's: each RPC in both is a "
+				 "duplicate (dup xid); join the capture with client or server probe records, "
+				 "or this file with them and no capture", c->join_file[i]);
 		expect |= (unsigned)v;
 	}
 	/* offline: every RPC is held until the end, so each is aligned
