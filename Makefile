@@ -160,7 +160,6 @@ demo:
 	@echo '== nfsrdma-dissect $(DEMO_CAPTURE): one line per RPC =='
 	$(Q)TZ=UTC $(O)/bin/nfsrdma-dissect $(DEMO_CAPTURE)
 	@echo
-	@echo '== per-procedure summary =='
 	$(Q)TZ=UTC $(O)/bin/nfsrdma-dissect -q -z proc $(DEMO_CAPTURE)
 
 bench:

@@ -365,7 +365,7 @@ static int compare_conflicts(const struct cli *c)
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
 		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] || c->sum[SUM_KINDS - 1] }, { "--check", c->check },
 		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
-		{ "--join", c->n_join > 0 },
+		{ "--join", c->n_join > 0 }, { "--plot-slowest", c->plot_slowest != 0 },
 	};
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (conflicts[i].set) {
@@ -494,6 +494,12 @@ static struct join *join_open(struct cli *c)
 			log_error("--join %s: %s", c->join_file[i], strerror(-v));
 			return NULL;
 		}
+		/* the join keys an RPC by its vantages: a second wire record of
+		 * it is a duplicate, not a view from elsewhere */
+		if (c->file && v == REC_VT_WIRE)
+			log_warn("--join %s: wire records, like the capture's: each RPC in both is a "
+				 "duplicate (dup xid); join the capture with client or server probe records, "
+				 "or this file with them and no capture", c->join_file[i]);
 		expect |= (unsigned)v;
 	}
 	/* offline: every RPC is held until the end, so each is aligned
@@ -583,6 +589,11 @@ int main(int argc, char **argv)
 	}
 	if (c.plot_slowest && !c.plot_path) {
 		log_error("--plot-slowest needs --plot");
+		return 2;
+	}
+	/* only the plot of joined records has a waterfall to size */
+	if (c.plot_slowest && !c.n_join) {
+		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
 		return 2;
 	}
 	if (c.plot_path && !(c.plot = plot_new())) {

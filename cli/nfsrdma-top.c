@@ -22,7 +22,7 @@ enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_
 static const struct opt opts[] = {
 	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET },
 	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r' },
-	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel | xdp:IFACE | jsonl:FILE (repeatable)", 'S' },
+	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable)", 'S' },
 	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED },
 	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b' },
 	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n' },

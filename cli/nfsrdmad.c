@@ -24,7 +24,7 @@ enum {
 };
 
 static const struct opt opts[] = {
-	{ "source", 's', "SPEC", "pcap:FILE | FILE | live:IFACE | kernel[:client|server] | xdp:IFACE (repeatable)", K_SOURCE },
+	{ "source", 's', "SPEC", "pcap:FILE | FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable; nfsrdmad(8), SOURCES)", K_SOURCE },
 	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace, 10 = ten times faster", K_SPEED },
 	{ "json", 0, NULL, "JSON Lines on stdout: every record, then the periodic summaries", K_JSON },
 	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY },

@@ -118,6 +118,13 @@ const struct transport_stats *dissect_transport_stats(const struct dissect *d);
  * none was hidden. */
 bool dissect_snap_note(const struct dissect_stats *st, char *buf, size_t len);
 
+/* The one line that says a run found no RPC and what the input held
+ * instead (frames per link, RDMA connections, SENDs that are not
+ * RPC-over-RDMA, TCP and UDP without ONC RPC), written into buf without
+ * a file name: "no RPC found (RDMA, TCP or UDP) in N frames: ...". */
+struct transport_stats;
+void dissect_nothing_note(char *buf, size_t len, const struct dissect_stats *s, const struct transport_stats *t);
+
 /* Formats an endpoint ("10.9.0.1", "fe80::1", "gid fe80::...", "lid 0x12"). */
 const char *dissect_addr_str(const struct rec_endpoint *e, char *buf, size_t len);
 

@@ -162,7 +162,17 @@ static int psrc_note(const struct source *src, char *buf, size_t len)
 {
 	const struct psrc *s = (const struct psrc *)src;
 
-	return s->d && dissect_snap_note(dissect_stats(s->d), buf, len);
+	if (!s->d)
+		return 0;
+	if (dissect_snap_note(dissect_stats(s->d), buf, len))
+		return 1;
+	/* a capture file read to its end without an RPC says what it held,
+	 * as nfsrdma-dissect does, instead of an empty view */
+	if (!s->live && s->flushed && !s->fail && !s->st.records) {
+		dissect_nothing_note(buf, len, dissect_stats(s->d), dissect_feed_transport_stats(s->feed));
+		return 1;
+	}
+	return 0;
 }
 
 static void psrc_close(struct source *src)

@@ -126,6 +126,7 @@ static void *src_main(void *arg)
 		t->batch = SRC_BATCH;
 	if (!t->batch)
 		t->batch = 1;
+	bool ended = false;
 	while (!stop_flag) {
 		int rc = source_poll(t->s, 200);
 		/* a poll's records leave when it returns: no added latency */
@@ -133,8 +134,10 @@ static void *src_main(void *arg)
 		pthread_mutex_lock(&t->mu);
 		source_get_stats(t->s, &t->st);
 		pthread_mutex_unlock(&t->mu);
-		if (rc == -ENODATA)
+		if (rc == -ENODATA) {
+			ended = true;
 			break;
+		}
 		if (rc < 0 && rc != -EINTR && rc != -EAGAIN) {
 			t->last_err = rc;
 			/* a capture file cut short names the frame and offset */
@@ -146,7 +149,10 @@ static void *src_main(void *arg)
 		}
 	}
 	src_flush(t);
-	char note[256];
+	/* without --exit-at-end the daemon stays up: -v says the file is done */
+	if (ended)
+		log_info("source %s: end, %llu records", t->spec, (unsigned long long)t->st.records);
+	char note[512];   /* the nothing-found line names every link and counter */
 	if (source_note(t->s, note, sizeof(note)))
 		log_warn("source %s: %s", t->spec, note);
 	if (t->exp) {

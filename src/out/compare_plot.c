@@ -4,11 +4,11 @@
  * side and the colours show which phase grew.  Plain SVG 1.1, like
  * --plot (plot_svg.c), whose phase colours it uses. */
 #include <inttypes.h>
-#include <math.h>
 
 #include "src/base/outfile.h"
 #include "src/out/compare.h"
 #include "src/out/plot_svg.h"
+#include "src/out/svg.h"
 
 #define ROW_H    22
 #define GROUP_GAP 12
@@ -23,53 +23,29 @@ static const char *const side_color[CMP_SIDES] = { "#9ecae1", "#fdae6b" };
 
 static const char *unit(double ns, char *b, size_t n)
 {
-	if (ns >= 1e9)
-		snprintf(b, n, "%gs", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(b, n, "%gms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(b, n, "%gus", ns / 1e3);
-	else
-		snprintf(b, n, "%gns", ns);
-	return b;
+	return svg_unit(ns, SVG_UNIT_DIGITS, b, n);
 }
 
 struct axis {
-	double dlo, dhi;     /* log10 decades of the latency axis */
-	double split_max;    /* ns: the longest mean */
+	struct svg_axis lat;  /* the latency's log axis */
+	double split_max;     /* ns: the longest mean */
 };
-
-static double xlog(const struct axis *ax, uint64_t ns)
-{
-	double v = log10(ns > 1 ? (double)ns : 1.0);
-	return DIST_X0 + DIST_W * ((v - ax->dlo) / (ax->dhi - ax->dlo));
-}
 
 static void scale(const struct compare *c, struct axis *ax)
 {
-	double lo = 1e12, hi = 1;
-
+	svg_axis_init(&ax->lat, DIST_X0, DIST_W);
 	ax->split_max = 0;
 	for (size_t i = 0; i < c->n; i++)
 		for (int s = 0; s < CMP_SIDES; s++) {
 			const struct cmp_side *d = &c->op[i]->side[s];
 			if (!d->timed)
 				continue;
-			uint64_t p50 = hist_pct(&d->lat, 0.50);
-			if (p50 && (double)p50 < lo)
-				lo = (double)p50;
-			if ((double)d->lat.max > hi)
-				hi = (double)d->lat.max;
+			svg_axis_see(&ax->lat, hist_pct(&d->lat, 0.50), d->lat.max);
 			double mean = (double)d->lat_sum / (double)d->timed;
 			if (mean > ax->split_max)
 				ax->split_max = mean;
 		}
-	if (lo > hi)
-		lo = 1000, hi = 1e6;
-	ax->dlo = floor(log10(lo > 1 ? lo : 1));
-	ax->dhi = ceil(log10(hi));
-	if (ax->dhi <= ax->dlo)
-		ax->dhi = ax->dlo + 1;
+	svg_axis_fit(&ax->lat);
 }
 
 static void side_row(FILE *f, const struct axis *ax, const struct cmp_op *o, int s, int y)
@@ -79,7 +55,7 @@ static void side_row(FILE *f, const struct axis *ax, const struct cmp_op *o, int
 	char b1[32], b2[32], b3[32];
 
 	fprintf(f, "<g><title>%c ", 'A' + s);
-	plot_text(f, o->key);
+	svg_text(f, o->key);
 	if (!d->rpcs) {
 		fprintf(f, ": not in this capture</title>\n<text x=\"%d\" y=\"%d\" fill=\"#888\">%c: -</text></g>\n",
 			LABEL_W - 60, cy + 4, 'A' + s);
@@ -90,7 +66,8 @@ static void side_row(FILE *f, const struct axis *ax, const struct cmp_op *o, int
 		unit((double)p99, b2, sizeof(b2)), unit((double)d->lat.max, b3, sizeof(b3)));
 	fprintf(f, "<text x=\"%d\" y=\"%d\">%c: %" PRIu64 "</text>\n", LABEL_W - 60, cy + 4, 'A' + s, d->rpcs);
 	if (d->timed) {
-		double x50 = xlog(ax, p50), x99 = xlog(ax, p99), xmax = xlog(ax, d->lat.max);
+		double x50 = svg_axis_x(&ax->lat, (double)p50), x99 = svg_axis_x(&ax->lat, (double)p99),
+		       xmax = svg_axis_x(&ax->lat, (double)d->lat.max);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", x50, cy, xmax, cy);
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\" stroke=\"#333\"/>\n",
 			x50, cy - 6, x99 - x50 > 1 ? x99 - x50 : 1, side_color[s]);
@@ -123,41 +100,29 @@ int compare_plot(const struct compare *c, const char *path, char *err, size_t er
 	FILE *f = of.f;
 	int group = CMP_SIDES * ROW_H + GROUP_GAP, y0 = 110;
 	int n = (int)(c->n ? c->n : 1), bottom = y0 + n * group;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, bottom + 80);
-	fputs("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"16\">", f);
-	fputs("NFS RPC latency compared</text>\n", f);
+	svg_begin(f, WIDTH, bottom + 80, "NFS RPC latency compared");
 	for (int s = 0; s < CMP_SIDES; s++) {
 		fprintf(f, "<rect x=\"10\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"28\" y=\"%d\">%c: ",
 			32 + s * 18, side_color[s], 42 + s * 18, 'A' + s);
-		plot_text(f, c->file[s]);
+		svg_text(f, c->file[s]);
 		fprintf(f, " (%" PRIu64 " RPCs)</text>\n", c->rpcs[s]);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"90\">latency: box p50-p99, whisker to max (log scale)</text>\n", DIST_X0);
 	fprintf(f, "<text x=\"%d\" y=\"90\">mean split, one scale: longest %s</text>\n", SPLIT_X0,
 		unit(ax.split_max, b, sizeof(b)));
-	for (double d = ax.dlo; d <= ax.dhi; d++) {
-		double x = DIST_X0 + DIST_W * ((d - ax.dlo) / (ax.dhi - ax.dlo));
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, y0, x, bottom);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", x, bottom + 15,
-			unit(pow(10, d), b, sizeof(b)));
-	}
+	svg_axis_grid(f, &ax.lat, y0, bottom, SVG_UNIT_DIGITS);
 	if (!c->n)
 		fprintf(f, "<text x=\"10\" y=\"%d\">no RPCs in either capture</text>\n", y0 + 20);
 	for (size_t i = 0; i < c->n; i++) {
 		int y = y0 + (int)i * group;
 		fprintf(f, "<text x=\"10\" y=\"%d\">", y + ROW_H / 2 + 4);
-		plot_text(f, c->op[i]->key);
+		svg_text(f, c->op[i]->key);
 		fputs("</text>\n", f);
 		for (int s = 0; s < CMP_SIDES; s++)
 			side_row(f, &ax, c->op[i], s, y + s * ROW_H);
 	}
-	for (unsigned ph = 0; ph < REC_PH_N; ph++) {
-		int lx = 10 + (int)(ph % 4) * 240, y = bottom + 40 + (int)(ph / 4) * 18;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s%s</text>\n",
-			lx, y - 10, plot_phase_color(ph), lx + 16, y, rec_phase_name(ph), plot_phase_note(ph));
-	}
+	for (unsigned ph = 0; ph < REC_PH_N; ph++)
+		svg_legend(f, ph, bottom + 40, plot_phase_color(ph), rec_phase_name(ph), plot_phase_note(ph));
 	fputs("</svg>\n", f);
 	return outfile_close(&of, err, errlen);
 }

@@ -19,18 +19,25 @@ struct field {
 };
 
 #define U(x) snprintf(b, n, "%" PRIu64, (uint64_t)(x))
+/* seconds as tshark prints a time: a phase that took no time is
+ * 0.000000000, not empty like one that did not happen */
 static void sec(char *b, size_t n, uint64_t ns)
 {
-	if (ns)
-		snprintf(b, n, "%" PRIu64 ".%09" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u));
-	else
-		b[0] = 0;
+	snprintf(b, n, "%" PRIu64 ".%09" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u));
 }
 static bool is_v4(const struct nfsrdma_record *r) { return (r->prog == PROG_NFS && r->vers == 4) || r->prog == PROG_NFS_CB; }
 
 static void f_frame(const struct nfsrdma_record *r, char *b, size_t n) { U(r->frame_call ? r->frame_call : r->frame_reply); }
 static void f_frame_reply(const struct nfsrdma_record *r, char *b, size_t n) { if (r->frame_reply) U(r->frame_reply); else b[0] = 0; }
-static void f_time(const struct nfsrdma_record *r, char *b, size_t n) { sec(b, n, r->t_call_first ? r->t_call_first : r->t_reply_first); }
+static void f_time(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	uint64_t t = r->t_call_first ? r->t_call_first : r->t_reply_first;
+
+	if (t)
+		sec(b, n, t);
+	else
+		b[0] = 0;
+}
 static void addr(const struct rec_endpoint *e, int fam, char *b, size_t n)
 {
 	if (e->family == fam)

@@ -3,27 +3,19 @@
 #include "src/out/plot_fused.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dissect/record_names.h"
 #include "src/base/outfile.h"
-#include "src/out/plot_svg.h"
+#include "src/out/svg.h"
 #include "src/stats/hist.h"
 
 #define OPS_MAX  64     /* later operations share the "(other)" row */
-#define ROW_H    30
-#define LABEL_W  190
-#define DIST_X0  200
-#define DIST_W   420
-#define SPLIT_X0 660
-#define SPLIT_W  300
-#define WIDTH    (SPLIT_X0 + SPLIT_W + 20)
 #define LANE_H   8      /* waterfall: one lane per vantage */
 #define WF_X0    260
-#define WF_W     (WIDTH - WF_X0 - 20)
+#define WF_W     (SVG_WIDTH - WF_X0 - 20)
 
 /* client phases in blues, the network in greys, the server's waits in
  * warm colours and its work in greens */
@@ -150,15 +142,12 @@ void plot_fused_add(struct plot_fused *p, const struct nfsrdma_record *r)
 
 static const char *unit(double ns, char *b, size_t n)
 {
-	if (ns >= 1e9)
-		snprintf(b, n, "%.3gs", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(b, n, "%.3gms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(b, n, "%.3gus", ns / 1e3);
-	else
-		snprintf(b, n, "%.3gns", ns);
-	return b;
+	return svg_unit(ns, SVG_UNIT_DIGITS_SHORT, b, n);
+}
+
+static const char *fphase_name(unsigned ph)
+{
+	return rec_fphase_name(ph);
 }
 
 static int cmp_n(const void *a, const void *b)
@@ -169,62 +158,23 @@ static int cmp_n(const void *a, const void *b)
 
 static void dist_rows(FILE *f, struct fop **ops, size_t n, int y0)
 {
-	double lo = 1e12, hi = 1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t p50 = hist_pct(&ops[i]->tot, 0.5);
-		if (p50 && (double)p50 < lo)
-			lo = (double)p50;
-		if ((double)ops[i]->tot.max > hi)
-			hi = (double)ops[i]->tot.max;
-	}
-	if (lo > hi)
-		lo = 1000, hi = 1e6;
-	double dlo = floor(log10(lo > 1 ? lo : 1)), dhi = ceil(log10(hi));
-	if (dhi <= dlo)
-		dhi = dlo + 1;
-#define X(ns) (DIST_X0 + DIST_W * ((log10((double)(ns) > 1 ? (double)(ns) : 1) - dlo) / (dhi - dlo)))
-	for (double d = dlo; d <= dhi; d++) {
-		char b[32];
-		double x = DIST_X0 + DIST_W * ((d - dlo) / (dhi - dlo));
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, y0, x,
-			y0 + (int)n * ROW_H);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", x,
-			y0 + (int)n * ROW_H + 15, unit(pow(10, d), b, sizeof(b)));
-	}
+	struct svg_axis ax;
+
+	svg_axis_init(&ax, SVG_DIST_X0, SVG_DIST_W);
+	for (size_t i = 0; i < n; i++)
+		svg_axis_see(&ax, hist_pct(&ops[i]->tot, 0.5), ops[i]->tot.max);
+	svg_axis_fit(&ax);
+	svg_axis_grid(f, &ax, y0, y0 + (int)n * SVG_ROW_H, SVG_UNIT_DIGITS_SHORT);
 	for (size_t i = 0; i < n; i++) {
 		const struct fop *o = ops[i];
-		int y = y0 + (int)i * ROW_H, cy = y + ROW_H / 2;
-		uint64_t p50 = hist_pct(&o->tot, 0.5), p90 = hist_pct(&o->tot, 0.9), p99 = hist_pct(&o->tot, 0.99);
-		char b1[32], b2[32], b3[32];
-		fprintf(f, "<g><title>");
-		plot_text(f, o->key);
-		fprintf(f, ": %llu RPCs, p50 %s, p99 %s, max %s</title>\n<text x=\"10\" y=\"%d\">",
-			(unsigned long long)o->tot.n, unit((double)p50, b1, sizeof(b1)),
-			unit((double)p99, b2, sizeof(b2)), unit((double)o->tot.max, b3, sizeof(b3)), cy + 4);
-		plot_text(f, o->key);
-		fprintf(f, " (%llu)</text>\n", (unsigned long long)o->tot.n);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(p50), cy,
-			X(o->tot.max), cy);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#9ecae1\" stroke=\"#333\"/>\n",
-			X(p50), cy - 8, X(p99) - X(p50) > 1 ? X(p99) - X(p50) : 1);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>\n", X(p90), cy - 8,
-			X(p90), cy + 8);
-		uint64_t sum = 0;
-		for (unsigned ph = 0; ph < REC_FP_N; ph++)
-			sum += o->phase_sum[ph];
-		double x = SPLIT_X0;
-		for (unsigned ph = 0; sum && ph < REC_FP_N; ph++) {
-			double w = SPLIT_W * (double)o->phase_sum[ph] / (double)sum;
-			if (w <= 0)
-				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"><title>%s %.1f%%</title></rect>\n",
-				x, cy - 8, w, fphase_color[ph], rec_fphase_name(ph),
-				100.0 * (double)o->phase_sum[ph] / (double)sum);
-			x += w;
-		}
-		fprintf(f, "</g>\n");
+		struct svg_op_row row = {
+			.key = o->key, .rpcs = o->tot.n, .timed = true,
+			.p50 = hist_pct(&o->tot, 0.5), .p90 = hist_pct(&o->tot, 0.9), .p99 = hist_pct(&o->tot, 0.99),
+			.max = o->tot.max, .phase = o->phase_sum, .nphase = REC_FP_N, .phase_name = fphase_name,
+			.phase_color = plot_fphase_color, .digits = SVG_UNIT_DIGITS_SHORT,
+		};
+		svg_op_row(f, &ax, SVG_SPLIT_X0, SVG_SPLIT_W, y0 + (int)i * SVG_ROW_H, &row);
 	}
-#undef X
 }
 
 /* One row per slow RPC: its phases laid end to end from task begin, each
@@ -241,10 +191,10 @@ static void waterfall(FILE *f, const struct plot_fused *p, int y0)
 		const struct slow *s = &p->slow[i];
 		int y = y0 + (int)i * row;
 		fprintf(f, "<g class=\"rpc\" id=\"xid-0x%08x\"><title>xid 0x%08x ", s->xid, s->xid);
-		plot_text(f, s->op);
+		svg_text(f, s->op);
 		fprintf(f, " %s</title>\n<text x=\"10\" y=\"%d\">0x%08x ", unit((double)s->total, b, sizeof(b)),
 			y + LANE_N * LANE_H - 4, s->xid);
-		plot_text(f, s->op);
+		svg_text(f, s->op);
 		fprintf(f, " %s</text>\n", unit((double)s->total, b, sizeof(b)));
 		for (unsigned l = 0; l < LANE_N; l++)
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f4f4f4\"/>\n", WF_X0,
@@ -259,7 +209,7 @@ static void waterfall(FILE *f, const struct plot_fused *p, int y0)
 				continue;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>", x,
 				y + fphase_lane[ph] * LANE_H, w < 0.5 ? 0.5 : w, LANE_H - 1, fphase_color[ph]);
-			plot_text(f, rec_fphase_span_name(s->merged, ph, nm, sizeof(nm)));
+			svg_text(f, rec_fphase_span_name(s->merged, ph, nm, sizeof(nm)));
 			fprintf(f, " %s</title></rect>\n", unit((double)s->phase[ph], b, sizeof(b)));
 		}
 		fprintf(f, "</g>\n");
@@ -284,24 +234,20 @@ int plot_fused_write(struct plot_fused *p, const char *path, const char *title, 
 		return rc;
 	}
 	FILE *f = of.f;
-	int n = (int)p->nop, y0 = 70, wf0 = y0 + n * ROW_H + 40 + 40 + ((REC_FP_N + 3) / 4) * 18 + 40;
+	int n = (int)p->nop, y0 = 70, wf0 = y0 + n * SVG_ROW_H + 40 + 40 + ((REC_FP_N + 3) / 4) * 18 + 40;
 	int height = wf0 + (int)p->nslow * (LANE_N * LANE_H + 10) + 40;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, height);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"16\">");
-	plot_text(f, title ? title : "NFS RPCs: client, wire and server joined");
-	fprintf(f, "</text>\n<text x=\"%d\" y=\"50\">end-to-end latency: box p50-p99, whisker to max, tick p90 (log scale)</text>\n",
-		DIST_X0);
-	fprintf(f, "<text x=\"%d\" y=\"50\">mean split into the fused phases</text>\n", SPLIT_X0);
+	svg_begin(f, SVG_WIDTH, height, title ? title : "NFS RPCs: client, wire and server joined");
+	fprintf(f, "<text x=\"%d\" y=\"50\">end-to-end latency: box p50-p99, whisker to max, tick p90 (log scale)</text>\n",
+		SVG_DIST_X0);
+	fprintf(f, "<text x=\"%d\" y=\"50\">mean split into the fused phases</text>\n", SVG_SPLIT_X0);
 	if (!n)
 		fprintf(f, "<text x=\"10\" y=\"%d\">no joined RPCs</text>\n", y0 + 20);
 	dist_rows(f, ops, p->nop, y0);
-	int ly = y0 + n * ROW_H + 40;
+	int ly = y0 + n * SVG_ROW_H + 40;
 	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
-		int lx = 10 + (int)(ph % 4) * 240, y = ly + (int)(ph / 4) * 18;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s (%s)</text>\n",
-			lx, y - 10, fphase_color[ph], lx + 16, y, rec_fphase_name(ph), lane_name[fphase_lane[ph]]);
+		char lane[32];
+		snprintf(lane, sizeof(lane), " (%s)", lane_name[fphase_lane[ph]]);
+		svg_legend(f, ph, ly, fphase_color[ph], rec_fphase_name(ph), lane);
 	}
 	fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"14\">the %zu slowest RPCs: lanes client, wire, server; time from the task's begin</text>\n",
 		wf0 - 12, p->nslow);

@@ -21,11 +21,10 @@ void plot_add(struct plot *p, const struct nfsrdma_record *r);
 int plot_write(struct plot *p, const char *path, const char *title, char *err, size_t errlen);
 void plot_free(struct plot *p);
 
-/* Shared with the other plots (--compare): the colour and legend note of
- * each phase, and SVG text with <, >, &, " escaped and control bytes
- * dropped. */
+/* Shared with the other plots (--compare): the colour, legend note and
+ * name of each phase (the drawing itself: svg.h). */
 const char *plot_phase_color(unsigned ph);
 const char *plot_phase_note(unsigned ph);
-void plot_text(FILE *f, const char *s);
+const char *plot_phase_name(unsigned ph);
 
 #endif

@@ -50,36 +50,8 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 void run_report_nothing(char *buf, size_t len, const char *file, const struct dissect_stats *s,
 			const struct transport_stats *t)
 {
-	size_t n;
+	int n = snprintf(buf, len, "%s: ", file);
 
-#define ADD(...) (n = strlen(buf), snprintf(buf + n, len - n, __VA_ARGS__))
-	/* RPC over TCP and UDP is looked for too: "no RPC-over-RDMA" would
-	 * wrongly say a capture of NFS over TCP was read as RDMA only */
-	snprintf(buf, len, "%s: no RPC found (RDMA, TCP or UDP)", file);
-	if (!t)
-		return;
-	ADD(" in %" PRIu64 " frames:", t->frames);
-	if (!t->frames) {
-		ADD(" the capture is empty");
-		return;
-	}
-	if (t->roce_v2 + t->roce_v1 + t->ib_native == 0) {
-		ADD(" none is RoCE or InfiniBand, and none of the %" PRIu64 " other frames (%" PRIu64
-		    " TCP segments, %" PRIu64 " UDP datagrams) carries ONC RPC (another port? --rpc-port)",
-		    t->non_rdma, t->tcp_segments, t->udp_datagrams);
-		return;
-	}
-	ADD(" RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", InfiniBand %" PRIu64 ", other %" PRIu64
-	    "; %" PRIu64 " RC packets on %" PRIu64 " connection(s), %" PRIu64 " SENDs",
-	    t->roce_v2, t->roce_v1, t->ib_native, t->non_rdma, t->rc_packets, t->conns, s->sends);
-	if (s->not_rpcrdma)
-		ADD(", %" PRIu64 " of them not RPC-over-RDMA (another RDMA application?)", s->not_rpcrdma);
-	if (s->bad_rpcrdma)
-		ADD(", %" PRIu64 " with a broken RPC-over-RDMA header", s->bad_rpcrdma);
-	if (!s->sends && t->rc_packets)
-		ADD(" (RDMA traffic without SENDs: only the data of a transfer was captured?)");
-	if (t->tcp_segments + t->udp_datagrams)
-		ADD("; %" PRIu64 " TCP segments, %" PRIu64 " UDP datagrams, no ONC RPC in them",
-		    t->tcp_segments, t->udp_datagrams);
-#undef ADD
+	if (n >= 0 && (size_t)n < len)
+		dissect_nothing_note(buf + n, len - (size_t)n, s, t);
 }

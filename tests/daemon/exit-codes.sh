@@ -84,4 +84,11 @@ expect 1 'Address already in use' --source "$CAP" --socket none --metrics "127.0
 # and the good configuration runs to the end: 0
 timeout 20 "$D" "${base[@]}" >"$TMP/out" 2>"$TMP/err"
 check "a valid configuration with --exit-at-end exits 0 (exit $?)" [ $? -eq 0 ]
+# without --exit-at-end a file source's end is logged at -v, with the
+# records it gave (as many as the dissector makes of the file), and the
+# daemon stays up until stopped
+n=$("$BIN/nfsrdma-dissect" --json "$CAP" 2>/dev/null | grep -c '^{"v":')
+timeout -s TERM 4 "$D" --socket none --metrics none --source "$CAP" -v >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "-v: 'source $CAP: end, $n records' logged, still running at 4 s (exit $rc)" \
+	bash -c "[ $rc -eq 124 ] && [ $n -gt 0 ] && grep -qF 'source $CAP: end, $n records' '$TMP/err'"
 finish $NAME

@@ -36,6 +36,8 @@ done <<'EOF_CASES'
 --compare --check|--compare and --check cannot be combined
 --compare|--compare takes two capture files, A and B (1 given
 --compare --json --csv|--json and --csv cannot be combined
+--plot /tmp/nfsrdma-bad-args.svg --plot-slowest 5|--plot-slowest needs --join
+--compare --plot-slowest 5|--compare and --plot-slowest cannot be combined
 EOF_CASES
 rm -f /tmp/cf.$$
 # what the tool prints is what it takes: --op names and --addr endpoints

@@ -5,6 +5,8 @@
 #    happened (non-null) add up to total exactly, and a phase that did not
 #    happen is null, never 0;
 #  - CSV: the ns_* cells add up to ns_total; empty cells where JSON has null;
+#  - --fields nfsrdma.latency.*: the seconds equal JSON's ns, a phase that
+#    took no time is 0.000000000 and empty only where JSON has null;
 #  - the text line: the phases it shows add up to its total (to the printed
 #    precision), and "-" stands where JSON has null;
 #  - the phase boundaries are the wire's: total = reply_last - call_first.
@@ -16,6 +18,7 @@ exec python3 - "$BIN" tests/captures/*.pcap tests/gen/real/*.pcap ../shared/capt
 import csv, io, json, os, re, subprocess, sys
 binp, caps = sys.argv[1], [c for c in sys.argv[2:] if os.path.exists(c)]
 PH = ["call", "queue", "pull", "server", "queue+server", "push", "wait", "reply"]
+FIELDS = ",".join("nfsrdma.latency." + k for k in PH + ["total"])
 npass = nfail = 0
 def ok(c, what):
     global npass, nfail
@@ -33,9 +36,10 @@ for cap in caps:
     js = subprocess.run([binp, "--json", cap], capture_output=True, text=True).stdout.splitlines()
     cs = list(csv.DictReader(io.StringIO(subprocess.run([binp, "--csv", cap], capture_output=True, text=True).stdout)))
     tx = subprocess.run([binp, cap], capture_output=True, text=True).stdout.splitlines()
-    ok(len(js) == len(cs) == len(tx), "%s: %d JSON, %d CSV, %d text records" % (name, len(js), len(cs), len(tx)))
+    fl = list(csv.DictReader(io.StringIO(subprocess.run([binp, "--fields", FIELDS, cap], capture_output=True, text=True).stdout)))
+    ok(len(js) == len(cs) == len(tx) == len(fl), "%s: %d JSON, %d CSV, %d text, %d --fields records" % (name, len(js), len(cs), len(tx), len(fl)))
     bad = []
-    for j, c, t in zip(js, cs, tx):
+    for j, c, t, f in zip(js, cs, tx, fl):
         r = json.loads(j); ns = r["ns"]; ts = r["ts"]
         if set(ns) != set(PH + ["total"]):
             bad.append("%s keys %s" % (r["xid"], sorted(ns))); continue
@@ -51,6 +55,11 @@ for cap in caps:
             cell = c["ns_" + k]
             if (cell == "") != (ns[k] is None) or (cell and int(cell) != ns[k]):
                 bad.append("%s: CSV ns_%s '%s' vs JSON %s" % (r["xid"], k, cell, ns[k]))
+        for k in PH + ["total"]:
+            cell = f["nfsrdma.latency." + k]
+            if (cell == "") != (ns[k] is None) or (cell and not re.fullmatch(r"[0-9]+\.[0-9]{9}", cell)) or \
+               (cell and int(cell.replace(".", "")) != ns[k]):
+                bad.append("%s: --fields nfsrdma.latency.%s '%s' vs JSON %s" % (r["xid"], k, cell, ns[k]))
         m = re.search(r" total (\S+) \[([^\]]*)\]", t)
         parts = m.group(2).split() if m else []
         shown = dict(zip(parts[0::2], parts[1::2]))

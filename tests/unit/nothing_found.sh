@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A capture read to its end that holds no RPC is said, not shown as an
+# empty view: nfsrdma-dissect, nfsrdmad (a file source) and nfsrdma-top
+# (-r) each print one "no RPC found" line naming what the capture held
+# instead (the same line in all three), and none of them says it of a
+# capture that holds RPCs.  Which captures hold no RPC is tshark's word
+# (no frame matches its "rpc" filter): perftest.pcap (ib_send_bw and
+# ib_write_lat) and the public non-NFS captures of ../shared.
+# Closing line: "nothing-found: N passed, N failed".
+set -uo pipefail
+cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
+B=${O:-build}/bin
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL nothing-found: $*"; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+NOTE='no RPC found (RDMA, TCP or UDP) in [0-9]* frames: '
+command -v tshark >/dev/null || { echo "nothing-found: cannot run: no tshark"; echo "nothing-found: 0 passed, 1 failed"; exit 1; }
+
+caps=(tests/captures/perftest.pcap tests/captures/smoke.pcap)
+if [ -d ../shared/captures/public ]; then
+	caps+=(../shared/captures/public/*.pcap)
+else
+	echo "nothing-found: ../shared/captures/public absent: its captures not read"
+fi
+empty=0
+for f in "${caps[@]}"; do
+	n=$(tshark -r "$f" -Y rpc 2>/dev/null | wc -l)
+	"$B/nfsrdma-dissect" -q "$f" >/dev/null 2>"$work/dissect.err"
+	timeout 30 "$B/nfsrdmad" -s "$f" --socket none --metrics none --exit-at-end >/dev/null 2>"$work/daemon.err"
+	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >/dev/null 2>"$work/top.err"
+	for t in dissect daemon top; do
+		said=$(grep -c "$NOTE" "$work/$t.err")
+		if [ "$n" -eq 0 ]; then
+			[ "$said" = 1 ] && ok || bad "$t on $f (no RPC for tshark): $said lines say so: $(head -c 300 "$work/$t.err")"
+		else
+			[ "$said" = 0 ] && ok || bad "$t on $f ($n RPC frames for tshark) says it found none"
+		fi
+	done
+	if [ "$n" -eq 0 ]; then
+		empty=$((empty + 1))
+		# the same counts whichever tool read it
+		line=$(grep -o "$NOTE.*" "$work/dissect.err")
+		for t in daemon top; do
+			grep -qF -- "$line" "$work/$t.err" && ok || bad "$t on $f: not the dissector's line '$line'"
+		done
+	fi
+done
+[ "$empty" -ge 1 ] && ok || bad "no capture without RPC was read"
+echo "nothing-found: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
