@@ -37,6 +37,13 @@ void fuse_server_times(const struct nfsrdma_record *r, uint64_t t[RST_N])
 		t[RST_WRITE_DONE] = r->t_write_last;
 		t[RST_SEND_DONE] = r->t_reply_last != r->t_reply_first ? r->t_reply_last : 0;
 	}
+	/* The receive is svcrdma_decode_rqst's time only when the record has
+	 * that event's header size: else (TCP, or the event missed) it is
+	 * svc_process's, which fires after rq_stime, the execute's start: no
+	 * arrival time, and taken as one it made every such RPC's
+	 * server_queue negative.  The wire, when there, says the arrival. */
+	if (!r->call_hdr)
+		t[RST_RECV] = 0;
 	/* the kernel's execute starts at rq_stime: svc_stats_latency - execute */
 	if (!t[RST_DISPATCH] && t[RST_EXEC_DONE] && r->k_exec_us &&
 	    (uint64_t)r->k_exec_us * 1000 <= t[RST_EXEC_DONE])
@@ -79,6 +86,7 @@ static void order_bounds(const struct nfsrdma_record *const in[JV_N], struct fus
 	if (in[JV_SERVER])
 		fuse_server_times(in[JV_SERVER], s);
 	uint64_t s_out = s[RST_SEND_POST] ? s[RST_SEND_POST] : s[RST_EXEC_DONE];
+	uint64_t s_in = s[RST_RECV] ? s[RST_RECV] : s[RST_DISPATCH];  /* the execute begins after the arrival */
 	if (ref == JV_WIRE && in[JV_CLIENT] && clk[JV_CLIENT].known) {
 		int64_t hi = c[RCT_SEND] && w->t_call_first ? (int64_t)(w->t_call_first - c[RCT_SEND]) : NONE_HI;
 		int64_t lo = c[RCT_REPLY] && w->t_reply_last ? (int64_t)(w->t_reply_last - c[RCT_REPLY]) : NONE_LO;
@@ -87,14 +95,14 @@ static void order_bounds(const struct nfsrdma_record *const in[JV_N], struct fus
 	if (in[JV_SERVER] && clk[JV_SERVER].known && ref != JV_SERVER) {
 		int64_t lo = NONE_LO, hi = NONE_HI;
 		if (ref == JV_WIRE) {
-			if (s[RST_RECV] && w->t_call_last)
-				lo = (int64_t)(w->t_call_last - s[RST_RECV]);
+			if (s_in && w->t_call_last)
+				lo = (int64_t)(w->t_call_last - s_in);
 			uint64_t w_out = w->t_write_first ? w->t_write_first : w->t_reply_first;
 			if (s_out && w_out)
 				hi = (int64_t)(w_out - s_out);
 		} else {
-			if (s[RST_RECV] && c[RCT_SEND])
-				lo = (int64_t)(c[RCT_SEND] - s[RST_RECV]);
+			if (s_in && c[RCT_SEND])
+				lo = (int64_t)(c[RCT_SEND] - s_in);
 			if (s_out && c[RCT_REPLY])
 				hi = (int64_t)(c[RCT_REPLY] - s_out);
 		}
@@ -184,7 +192,7 @@ void fuse_derive(struct nfsrdma_record *r)
 	uint8_t st[REC_FP_N + 1] = { 0 };
 	const uint64_t *c = r->vt_client, *s = r->vt_server;
 	bool client = (r->vantages & REC_VT_CLIENT) && c[RCT_END];
-	bool server = (r->vantages & REC_VT_SERVER) && s[RST_RECV];
+	bool server = (r->vantages & REC_VT_SERVER) && (s[RST_RECV] || s[RST_EXEC_DONE]);
 	bool wire = (r->vantages & REC_VT_WIRE) && r->t_call_first;
 
 #define SET(b, t) do { if ((t) && st[b] != B_KNOWN) { at[b] = (t); st[b] = B_KNOWN; } } while (0)

@@ -227,7 +227,8 @@ static void feed_pair(struct join *j, const struct jent *e, int u, int v)
 		fuse_server_times(r[JV_SERVER], s);
 	uint64_t c_out = c[RCT_SEND] ? c[RCT_SEND] : c[RCT_MARSHAL] ? c[RCT_MARSHAL] : c[RCT_BEGIN];
 	uint64_t c_in = c[RCT_REPLY] ? c[RCT_REPLY] : c[RCT_END];
-	uint64_t s_in = s[RST_RECV];
+	/* without the request's receive, the execute's start: later, still a bound */
+	uint64_t s_in = s[RST_RECV] ? s[RST_RECV] : s[RST_DISPATCH];
 	/* the reply leaves after the server's execute ends, at its Send's post */
 	uint64_t s_out = s[RST_SEND_POST] ? s[RST_SEND_POST] : s[RST_EXEC_DONE];
 	const struct nfsrdma_record *w = r[JV_WIRE];

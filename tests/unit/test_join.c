@@ -80,6 +80,7 @@ static void mk_server(struct nfsrdma_record *r, uint32_t xid, const struct truth
 	r->caller.family = 4;
 	memcpy(r->caller.addr, "\x0a\x00\x00\x02", 4);
 	r->k_exec_us = (uint32_t)((t->exdone - t->dispatch) / US);
+	r->call_hdr = 28;   /* an RPC-over-RDMA request: svcrdma_decode_rqst gave the receive */
 	r->vt_server[RST_RECV] = on(h, t->srecv, t0);
 	r->vt_server[RST_DISPATCH] = on(h, t->dispatch, t0);
 	r->vt_server[RST_EXEC_DONE] = on(h, t->exdone, t0);
