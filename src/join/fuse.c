@@ -195,8 +195,13 @@ void fuse_derive(struct nfsrdma_record *r)
 	bool server = (r->vantages & REC_VT_SERVER) && (s[RST_RECV] || s[RST_EXEC_DONE]);
 	bool wire = (r->vantages & REC_VT_WIRE) && r->t_call_first;
 
-#define SET(b, t) do { if ((t) && st[b] != B_KNOWN) { at[b] = (t); st[b] = B_KNOWN; } } while (0)
+	/* vs[b]: the vantage that gave boundary b (JV_*), to say why a phase
+	 * came out negative */
+	uint8_t vs[REC_FP_N + 1] = { 0 };
+	uint8_t cur = JV_CLIENT;
+#define SET(b, t) do { if ((t) && st[b] != B_KNOWN) { at[b] = (t); st[b] = B_KNOWN; vs[b] = cur; } } while (0)
 	if (client) {
+		cur = JV_CLIENT;
 		SET(0, c[RCT_BEGIN]);
 		SET(REC_FP_CLIENT_SEND, c[RCT_MARSHAL]);
 		SET(REC_FP_NET_OUT, c[RCT_SEND]);
@@ -204,6 +209,7 @@ void fuse_derive(struct nfsrdma_record *r)
 		SET(REC_FP_N, c[RCT_END]);
 	}
 	if (server) {
+		cur = JV_SERVER;
 		SET(REC_FP_SERVER_QUEUE, s[RST_RECV]);
 		SET(REC_FP_PULL, s[RST_READ_POST]);
 		SET(REC_FP_EXECUTE, s[RST_DISPATCH]);
@@ -212,6 +218,7 @@ void fuse_derive(struct nfsrdma_record *r)
 		SET(REC_FP_NET_BACK, s[RST_SEND_POST]);
 	}
 	if (wire) {
+		cur = JV_WIRE;
 		/* what the server kernel did not say, the wire approximates:
 		 * its last call packet is the request's arrival, its first
 		 * reply packet the reply's post */
@@ -250,7 +257,7 @@ void fuse_derive(struct nfsrdma_record *r)
 	for (int b = REC_FP_N - 1; b >= 0; b--)
 		if (st[b] == B_EMPTY) {
 			if (st[b + 1] == B_KNOWN)
-				at[b] = at[b + 1], st[b] = B_KNOWN;
+				at[b] = at[b + 1], st[b] = B_KNOWN, vs[b] = vs[b + 1];
 			else
 				st[b] = B_UNKNOWN;
 		}
@@ -259,6 +266,10 @@ void fuse_derive(struct nfsrdma_record *r)
 	r->f_mask = r->f_merged = 0;
 	int first = -1, prev = -1, last = -1;
 	uint64_t t_prev = 0;
+	/* the latest boundary so far as given (before any hold) and its
+	 * vantage: the one a boundary before it contradicts */
+	uint64_t t_max = 0;
+	uint8_t v_max = 0;
 	for (int b = 0; b <= REC_FP_N; b++)
 		if (st[b] == B_KNOWN)
 			last = b;
@@ -266,17 +277,21 @@ void fuse_derive(struct nfsrdma_record *r)
 	for (int b = 0; b <= REC_FP_N; b++) {
 		if (st[b] != B_KNOWN)
 			continue;
+		uint64_t raw = at[b];
 		if (prev < 0) {
 			first = b;
 			if (end < at[b])
 				end = at[b];
 		} else {
-			uint64_t t = at[b];
+			uint64_t t = raw;
 			if (t < t_prev || t > end) {
-				/* negative after alignment: flagged, and held
-				 * between its neighbours so the phases still add
-				 * up to the total (the outermost boundaries) */
-				r->f_flags |= RECFF_NEGATIVE;
+				/* negative after alignment: flagged with who
+				 * contradicts whom, and held between its
+				 * neighbours so the phases still add up to the
+				 * total (the outermost boundaries) */
+				uint8_t other = t < t_max ? v_max : vs[last];
+				r->f_flags |= RECFF_NEGATIVE |
+					      (other == vs[b] ? RECFF_NEG_CLIENT << vs[b] : RECFF_NEG_CLOCK);
 				t = t < t_prev ? t_prev : end;
 			}
 			r->f_phase[prev] = t - t_prev;
@@ -285,6 +300,8 @@ void fuse_derive(struct nfsrdma_record *r)
 				r->f_merged |= 1u << m;
 			at[b] = t;
 		}
+		if (raw >= t_max)
+			t_max = raw, v_max = vs[b];
 		prev = b;
 		t_prev = at[b];
 	}

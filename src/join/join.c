@@ -295,6 +295,9 @@ static void emit_ent(struct join *j, uint32_t i, bool evicted)
 	}
 	if (out->f_flags & RECFF_NEGATIVE)
 		st->negative++;
+	for (unsigned k = 0; k < 4; k++)
+		if (out->f_flags & (RECFF_NEG_CLIENT << k))
+			st->negative_by[k]++;
 	if (out->f_flags & RECFF_NO_CLOCK)
 		st->unaligned++;
 	ent_unlink(j, i);

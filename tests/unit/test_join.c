@@ -245,6 +245,9 @@ static void test_drift_and_step(void)
 	CHECK(join_clock(j, 1, 2, T0, &e) == 0 && e.steps >= 1, "step: a clock step of 2 ms is reported (%u)", e.steps);
 	CHECK_EQ_U64(s2.bad_sum, 0);
 	CHECK_EQ_U64(join_stats(j)->negative, s2.negative_flagged);
+	/* around the step the clocks contradict the records until it is
+	 * seen: flagged as the clock's doing, never as a vantage's own */
+	CHECK_EQ_U64(join_stats(j)->negative_by[3], s2.negative_flagged);
 	CHECK_EQ_U64(join_stats(j)->emitted, 2000);
 	join_free(j);
 }
