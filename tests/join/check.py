@@ -146,6 +146,19 @@ def one(name, tmp):
               (name, label, {"0x%08x" % x: b for x, b in flagged.items()},
                {"0x%08x" % x: b for x, b in kernel.items()}))
         neg = sum(1 for r in recs if r["fuse_flags"] & 1)
+        by = {k: sum(1 for r in recs if r["fuse_flags"] & b) for k, b in
+              (("client", 128), ("wire", 256), ("server", 512), ("clock", 1024))}
+        check(report is not None and report.get("negative_by") == by,
+              "%s (%s): negatives by reason %s, report says %s" % (name, label, by, report and report.get("negative_by")))
+        # -z counts the same per row (joined records of any vantage set)
+        rc, zout, _ = run(args + ["--join", cj, "--join", sj, "--json", "-q", "-z", "proc"])
+        zby = {k: 0 for k in by}
+        for line in zout.splitlines():
+            o = json.loads(line)
+            if o.get("type") == "summary" and "fused" in o:
+                for k in zby:
+                    zby[k] += o["fused"]["negative_by"][k]
+        check(rc == 0 and zby == by, "%s (%s): -z proc negatives by reason %s, records say %s" % (name, label, zby, by))
         check(report is not None and report["negative"] == neg,
               "%s (%s): negative-phase records %d, report says %s" % (name, label, neg, report and report["negative"]))
         print("join-traces: %s (%s): %d joined, %d with a negative phase (flagged), %d emitted" %
