@@ -116,7 +116,17 @@ enum rec_fuse_flags {
 	RECFF_DUP_XID    = 1u << 4,  /* a vantage had this XID twice: the other RPC is its own record */
 	RECFF_EVICTED    = 1u << 5,  /* left the join window before every vantage came: partial */
 	RECFF_CLOCK_STEP = 1u << 6,  /* a clock step was seen on one of its host pairs */
+	/* why a phase was negative (with RECFF_NEGATIVE; docs/record.md): the
+	 * two boundaries out of order both came from the client kernel, the
+	 * wire, the server kernel (that vantage contradicts itself, on its own
+	 * clock: no alignment involved), or from two vantages (their clocks'
+	 * alignment, or one of them, is off by more than the stated uncertainty) */
+	RECFF_NEG_CLIENT = 1u << 7,
+	RECFF_NEG_WIRE   = 1u << 8,
+	RECFF_NEG_SERVER = 1u << 9,
+	RECFF_NEG_CLOCK  = 1u << 10,
 };
+#define RECFF_NEG_REASONS (RECFF_NEG_CLIENT | RECFF_NEG_WIRE | RECFF_NEG_SERVER | RECFF_NEG_CLOCK)
 
 /* rec.transport: what carried the RPC */
 enum rec_transport {

@@ -42,10 +42,12 @@ void coll_join_report_json(const struct coll_join *j, FILE *f)
 	coll_join_get_stats(j, &s);
 	fprintf(f, ",\"join\":{\"local\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"emitted\":%" PRIu64
 		",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"dup\":%" PRIu64
-		",\"negative\":%" PRIu64 ",\"rejected\":%" PRIu64 ",\"hosts_overflow\":%" PRIu64 ",\"pending\":%" PRIu64
-		",\"clocks\":[",
+		",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
+		",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "},\"rejected\":%" PRIu64 ",\"hosts_overflow\":%" PRIu64
+		",\"pending\":%" PRIu64 ",\"clocks\":[",
 		s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted, js->dup_xids, js->negative,
-		js->rejected, s.hosts_overflow, js->pending);
+		js->negative_by[0], js->negative_by[1], js->negative_by[2], js->negative_by[3], js->rejected,
+		s.hosts_overflow, js->pending);
 	struct pair_ctx p = { .f = f, .j = j, .what = 0 };
 	join_clock_each(coll_join_join(j), each_pair, &p);
 	fputs("]}", f);
@@ -77,6 +79,12 @@ void coll_join_report_metrics(const struct coll_join *j, FILE *f)
 	const uint64_t v[] = { js->complete, js->partial, js->evicted, js->dup_xids, js->negative };
 	for (unsigned i = 0; i < 5; i++)
 		fprintf(f, "nfsrdma_join_rpcs_total{result=\"%s\"} %" PRIu64 "\n", res[i], v[i]);
+	counter(f, "nfsrdma_join_negative_total",
+		"Fused RPCs with a negative phase, by reason: client, wire, server = that vantage's own times "
+		"out of order; clock = two vantages apart beyond the alignment's uncertainty (docs/record.md).");
+	static const char *const why[] = { "client", "wire", "server", "clock" };
+	for (unsigned i = 0; i < 4; i++)
+		fprintf(f, "nfsrdma_join_negative_total{reason=\"%s\"} %" PRIu64 "\n", why[i], js->negative_by[i]);
 	fprintf(f, "# HELP nfsrdma_join_clock_offset_seconds Offset of clock b against clock a (b - a), "
 		   "from causality and the forward link's hints.\n# TYPE nfsrdma_join_clock_offset_seconds gauge\n");
 	struct pair_ctx p = { .f = f, .j = j, .what = 1 };

@@ -37,6 +37,13 @@ void fuse_server_times(const struct nfsrdma_record *r, uint64_t t[RST_N])
 		t[RST_WRITE_DONE] = r->t_write_last;
 		t[RST_SEND_DONE] = r->t_reply_last != r->t_reply_first ? r->t_reply_last : 0;
 	}
+	/* The receive is svcrdma_decode_rqst's time only when the record has
+	 * that event's header size: else (TCP, or the event missed) it is
+	 * svc_process's, which fires after rq_stime, the execute's start: no
+	 * arrival time, and taken as one it made every such RPC's
+	 * server_queue negative.  The wire, when there, says the arrival. */
+	if (!r->call_hdr)
+		t[RST_RECV] = 0;
 	/* the kernel's execute starts at rq_stime: svc_stats_latency - execute */
 	if (!t[RST_DISPATCH] && t[RST_EXEC_DONE] && r->k_exec_us &&
 	    (uint64_t)r->k_exec_us * 1000 <= t[RST_EXEC_DONE])
@@ -79,6 +86,7 @@ static void order_bounds(const struct nfsrdma_record *const in[JV_N], struct fus
 	if (in[JV_SERVER])
 		fuse_server_times(in[JV_SERVER], s);
 	uint64_t s_out = s[RST_SEND_POST] ? s[RST_SEND_POST] : s[RST_EXEC_DONE];
+	uint64_t s_in = s[RST_RECV] ? s[RST_RECV] : s[RST_DISPATCH];  /* the execute begins after the arrival */
 	if (ref == JV_WIRE && in[JV_CLIENT] && clk[JV_CLIENT].known) {
 		int64_t hi = c[RCT_SEND] && w->t_call_first ? (int64_t)(w->t_call_first - c[RCT_SEND]) : NONE_HI;
 		int64_t lo = c[RCT_REPLY] && w->t_reply_last ? (int64_t)(w->t_reply_last - c[RCT_REPLY]) : NONE_LO;
@@ -87,14 +95,14 @@ static void order_bounds(const struct nfsrdma_record *const in[JV_N], struct fus
 	if (in[JV_SERVER] && clk[JV_SERVER].known && ref != JV_SERVER) {
 		int64_t lo = NONE_LO, hi = NONE_HI;
 		if (ref == JV_WIRE) {
-			if (s[RST_RECV] && w->t_call_last)
-				lo = (int64_t)(w->t_call_last - s[RST_RECV]);
+			if (s_in && w->t_call_last)
+				lo = (int64_t)(w->t_call_last - s_in);
 			uint64_t w_out = w->t_write_first ? w->t_write_first : w->t_reply_first;
 			if (s_out && w_out)
 				hi = (int64_t)(w_out - s_out);
 		} else {
-			if (s[RST_RECV] && c[RCT_SEND])
-				lo = (int64_t)(c[RCT_SEND] - s[RST_RECV]);
+			if (s_in && c[RCT_SEND])
+				lo = (int64_t)(c[RCT_SEND] - s_in);
 			if (s_out && c[RCT_REPLY])
 				hi = (int64_t)(c[RCT_REPLY] - s_out);
 		}
@@ -184,11 +192,16 @@ void fuse_derive(struct nfsrdma_record *r)
 	uint8_t st[REC_FP_N + 1] = { 0 };
 	const uint64_t *c = r->vt_client, *s = r->vt_server;
 	bool client = (r->vantages & REC_VT_CLIENT) && c[RCT_END];
-	bool server = (r->vantages & REC_VT_SERVER) && s[RST_RECV];
+	bool server = (r->vantages & REC_VT_SERVER) && (s[RST_RECV] || s[RST_EXEC_DONE]);
 	bool wire = (r->vantages & REC_VT_WIRE) && r->t_call_first;
 
-#define SET(b, t) do { if ((t) && st[b] != B_KNOWN) { at[b] = (t); st[b] = B_KNOWN; } } while (0)
+	/* vs[b]: the vantage that gave boundary b (JV_*), to say why a phase
+	 * came out negative */
+	uint8_t vs[REC_FP_N + 1] = { 0 };
+	uint8_t cur = JV_CLIENT;
+#define SET(b, t) do { if ((t) && st[b] != B_KNOWN) { at[b] = (t); st[b] = B_KNOWN; vs[b] = cur; } } while (0)
 	if (client) {
+		cur = JV_CLIENT;
 		SET(0, c[RCT_BEGIN]);
 		SET(REC_FP_CLIENT_SEND, c[RCT_MARSHAL]);
 		SET(REC_FP_NET_OUT, c[RCT_SEND]);
@@ -196,6 +209,7 @@ void fuse_derive(struct nfsrdma_record *r)
 		SET(REC_FP_N, c[RCT_END]);
 	}
 	if (server) {
+		cur = JV_SERVER;
 		SET(REC_FP_SERVER_QUEUE, s[RST_RECV]);
 		SET(REC_FP_PULL, s[RST_READ_POST]);
 		SET(REC_FP_EXECUTE, s[RST_DISPATCH]);
@@ -204,6 +218,7 @@ void fuse_derive(struct nfsrdma_record *r)
 		SET(REC_FP_NET_BACK, s[RST_SEND_POST]);
 	}
 	if (wire) {
+		cur = JV_WIRE;
 		/* what the server kernel did not say, the wire approximates:
 		 * its last call packet is the request's arrival, its first
 		 * reply packet the reply's post */
@@ -242,7 +257,7 @@ void fuse_derive(struct nfsrdma_record *r)
 	for (int b = REC_FP_N - 1; b >= 0; b--)
 		if (st[b] == B_EMPTY) {
 			if (st[b + 1] == B_KNOWN)
-				at[b] = at[b + 1], st[b] = B_KNOWN;
+				at[b] = at[b + 1], st[b] = B_KNOWN, vs[b] = vs[b + 1];
 			else
 				st[b] = B_UNKNOWN;
 		}
@@ -251,6 +266,10 @@ void fuse_derive(struct nfsrdma_record *r)
 	r->f_mask = r->f_merged = 0;
 	int first = -1, prev = -1, last = -1;
 	uint64_t t_prev = 0;
+	/* the latest boundary so far as given (before any hold) and its
+	 * vantage: the one a boundary before it contradicts */
+	uint64_t t_max = 0;
+	uint8_t v_max = 0;
 	for (int b = 0; b <= REC_FP_N; b++)
 		if (st[b] == B_KNOWN)
 			last = b;
@@ -258,17 +277,21 @@ void fuse_derive(struct nfsrdma_record *r)
 	for (int b = 0; b <= REC_FP_N; b++) {
 		if (st[b] != B_KNOWN)
 			continue;
+		uint64_t raw = at[b];
 		if (prev < 0) {
 			first = b;
 			if (end < at[b])
 				end = at[b];
 		} else {
-			uint64_t t = at[b];
+			uint64_t t = raw;
 			if (t < t_prev || t > end) {
-				/* negative after alignment: flagged, and held
-				 * between its neighbours so the phases still add
-				 * up to the total (the outermost boundaries) */
-				r->f_flags |= RECFF_NEGATIVE;
+				/* negative after alignment: flagged with who
+				 * contradicts whom, and held between its
+				 * neighbours so the phases still add up to the
+				 * total (the outermost boundaries) */
+				uint8_t other = t < t_max ? v_max : vs[last];
+				r->f_flags |= RECFF_NEGATIVE |
+					      (other == vs[b] ? RECFF_NEG_CLIENT << vs[b] : RECFF_NEG_CLOCK);
 				t = t < t_prev ? t_prev : end;
 			}
 			r->f_phase[prev] = t - t_prev;
@@ -277,6 +300,8 @@ void fuse_derive(struct nfsrdma_record *r)
 				r->f_merged |= 1u << m;
 			at[b] = t;
 		}
+		if (raw >= t_max)
+			t_max = raw, v_max = vs[b];
 		prev = b;
 		t_prev = at[b];
 	}

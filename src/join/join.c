@@ -149,14 +149,24 @@ int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, stru
 		const struct clock_sync *p = j->pair[a * JOIN_MAX_HOSTS + b];
 		return p ? clock_sync_estimate(p, at_a, out) : -ENODATA;
 	}
-	/* the pair is kept as (b, a): ask at a's time mapped onto b, invert */
+	/* The pair is kept as (b, a), its times on b's clock: ask at a's time
+	 * mapped onto b, and invert.  The mapping starts from b's newest time
+	 * (a time of b's clock), not from at_a: asked at at_a, a pair whose
+	 * clocks are days apart extrapolates its drift over those days (2 days
+	 * at 30 ppm: 5 s), and the answer at the time that gave was off by
+	 * that time's drift error, up to hundreds of us, with an uncertainty
+	 * as wide: enough to make phases negative.  Two refinements: each one
+	 * shrinks the error by the drift (< 500 ppm). */
 	const struct clock_sync *p = j->pair[b * JOIN_MAX_HOSTS + a];
 	struct clock_est e;
-	if (!p || clock_sync_estimate(p, at_a, &e) < 0)
+	if (!p || clock_sync_estimate(p, j->host_now[b], &e) < 0)
 		return -ENODATA;
 	uint64_t at_b = at_a - (uint64_t)e.offset_ns;
-	if (clock_sync_estimate(p, at_b, &e) < 0)
-		return -ENODATA;
+	for (int k = 0; k < 2; k++) {
+		if (clock_sync_estimate(p, at_b, &e) < 0)
+			return -ENODATA;
+		at_b = at_a - (uint64_t)e.offset_ns;
+	}
 	*out = e;
 	out->offset_ns = -e.offset_ns;
 	out->drift_ppm = -e.drift_ppm;
@@ -217,7 +227,8 @@ static void feed_pair(struct join *j, const struct jent *e, int u, int v)
 		fuse_server_times(r[JV_SERVER], s);
 	uint64_t c_out = c[RCT_SEND] ? c[RCT_SEND] : c[RCT_MARSHAL] ? c[RCT_MARSHAL] : c[RCT_BEGIN];
 	uint64_t c_in = c[RCT_REPLY] ? c[RCT_REPLY] : c[RCT_END];
-	uint64_t s_in = s[RST_RECV];
+	/* without the request's receive, the execute's start: later, still a bound */
+	uint64_t s_in = s[RST_RECV] ? s[RST_RECV] : s[RST_DISPATCH];
 	/* the reply leaves after the server's execute ends, at its Send's post */
 	uint64_t s_out = s[RST_SEND_POST] ? s[RST_SEND_POST] : s[RST_EXEC_DONE];
 	const struct nfsrdma_record *w = r[JV_WIRE];
@@ -284,6 +295,9 @@ static void emit_ent(struct join *j, uint32_t i, bool evicted)
 	}
 	if (out->f_flags & RECFF_NEGATIVE)
 		st->negative++;
+	for (unsigned k = 0; k < 4; k++)
+		if (out->f_flags & (RECFF_NEG_CLIENT << k))
+			st->negative_by[k]++;
 	if (out->f_flags & RECFF_NO_CLOCK)
 		st->unaligned++;
 	ent_unlink(j, i);

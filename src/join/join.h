@@ -52,6 +52,8 @@ struct join_stats {
 	uint64_t retransmits;       /* wire calls merged into an RPC already on the wire */
 	uint64_t dup_xids;          /* an XID a vantage had twice within the match window */
 	uint64_t negative;          /* fused records with a negative phase (flagged) */
+	uint64_t negative_by[4];    /* ... by reason: the client's, the wire's, the server's own
+	                             * times out of order; two vantages' (RECFF_NEG_*) */
 	uint64_t unaligned;         /* fused records with a vantage no clock could align */
 	uint64_t stopped_after[3];  /* partial records without this vantage after its last one */
 	uint64_t pending, pending_max;

@@ -71,6 +71,10 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 	fputc('\n', f);
 	fprintf(f, "join: retransmissions %" PRIu64 ", duplicate XIDs %" PRIu64 ", negative phases %" PRIu64
 		", unaligned %" PRIu64 "\n", s->retransmits, s->dup_xids, s->negative, s->unaligned);
+	if (s->negative)
+		fprintf(f, "join: negative phases by reason: client kernel's own order %" PRIu64 ", wire's %" PRIu64
+			", server kernel's %" PRIu64 ", across vantages (clock) %" PRIu64 "\n", s->negative_by[0],
+			s->negative_by[1], s->negative_by[2], s->negative_by[3]);
 	for (unsigned v = 0; v < JV_N; v++) {
 		if (s->missing[v])
 			fprintf(f, "join: %" PRIu64 " RPCs without the %s vantage\n", s->missing[v], vname[v]);
@@ -90,10 +94,12 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 	fprintf(f, "{\"type\":\"join\",\"in\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
 		"},\"rejected\":%" PRIu64 ",\"emitted\":%" PRIu64 ",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64
 		",\"evicted\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"dup_xids\":%" PRIu64 ",\"negative\":%" PRIu64
-		",\"unaligned\":%" PRIu64 ",\"missing\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
+		",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
+		",\"clock\":%" PRIu64 "},\"unaligned\":%" PRIu64 ",\"missing\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
 		"},\"stopped_after\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64 "},\"clocks\":[",
 		s->in[0], s->in[1], s->in[2], s->rejected, s->emitted, s->complete, s->partial, s->evicted,
-		s->retransmits, s->dup_xids, s->negative, s->unaligned, s->missing[0], s->missing[1], s->missing[2],
+		s->retransmits, s->dup_xids, s->negative, s->negative_by[0], s->negative_by[1], s->negative_by[2],
+		s->negative_by[3], s->unaligned, s->missing[0], s->missing[1], s->missing[2],
 		s->stopped_after[0], s->stopped_after[1], s->stopped_after[2]);
 	struct clk_ctx c = { f, names, true, true };
 	join_clock_each(j, clk_line, &c);

@@ -25,8 +25,16 @@ static void fused_phases(FILE *f, const struct nfsrdma_record *r)
 	fputc(']', f);
 	if (r->f_uncert_ns && r->f_uncert_ns != UINT64_MAX)
 		fprintf(f, " +/-%s", fmt_dur(r->f_uncert_ns, d, sizeof(d)));
-	if (r->f_flags & RECFF_NEGATIVE)
-		fputs(" (negative phase)", f);
+	if (r->f_flags & RECFF_NEGATIVE) {
+		/* who contradicted whom (docs/record.md): one vantage's own
+		 * times, or two vantages' beyond the alignment */
+		static const char *const why[4] = { "client", "wire", "server", "clock" };
+		fputs(" (negative phase", f);
+		for (unsigned k = 0, said = 0; k < 4; k++)
+			if (r->f_flags & (RECFF_NEG_CLIENT << k))
+				fprintf(f, "%s%s", said++ ? "+" : ": ", why[k]);
+		fputc(')', f);
+	}
 	if (r->f_flags & (RECFF_UNBOUNDED | RECFF_NO_CLOCK))
 		fputs(" (clock unbounded)", f);
 	if (r->f_flags & RECFF_EVICTED)

@@ -24,6 +24,7 @@ struct sum_ent {
 	 * first phase); NULL until one comes */
 	struct hist *fph;
 	uint64_t fused;
+	uint64_t fneg[5];              /* joined with a negative phase: all, then by reason (RECFF_NEG_*) */
 	struct phase_diag *fdiag;      /* fused: mean and p99 split (src/stats/phase_diag.h) */
 	struct phase_diag *wdiag;      /* the same of the wire's phases, for records not joined */
 };
@@ -176,6 +177,11 @@ static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
 		}
 	}
 	e->fused++;
+	if (r->f_flags & RECFF_NEGATIVE) {
+		e->fneg[0]++;
+		for (unsigned k = 0; k < 4; k++)
+			e->fneg[1 + k] += (r->f_flags & (RECFF_NEG_CLIENT << k)) != 0;
+	}
 	if (e->fdiag) {
 		/* a merged span counts for its first phase, as in the table */
 		uint64_t ph[REC_FP_N];
@@ -383,6 +389,14 @@ static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *titl
 			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0, rec_fphase_name(d.mean_phase),
 			d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct);
 	}
+	/* negatives are held at 0 in the means above: say how many, and why */
+	for (size_t i = 0; i < n; i++) {
+		const struct sum_ent *e = v[i];
+		if (e->fph && e->fneg[0])
+			fprintf(f, "%-*s negative phase (held at 0) in %" PRIu64 " of %" PRIu64 ": client %" PRIu64
+				", wire %" PRIu64 ", server %" PRIu64 ", clock %" PRIu64 "\n", (int)w, e->key,
+				e->fneg[0], e->fused, e->fneg[1], e->fneg[2], e->fneg[3], e->fneg[4]);
+	}
 }
 
 /* "NFSv3 WRITE p99 11.2 ms: server_queue 71 % (mean 3.1 ms: execute 52 %)" */
@@ -479,10 +493,13 @@ void summary_print_json(const struct summary *s, FILE *f)
 				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_fphase_name(p),
 					e->fph[p].sum / e->fused);
 			fprintf(f, ",\"total\":%" PRIu64 "},\"p99_ns\":%" PRIu64 ",\"dominant_mean\":{\"phase\":\"%s\","
-				"\"pct\":%u},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}}",
+				"\"pct\":%u},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}",
 				e->fph[REC_FP_N].sum / e->fused, hist_pct(&e->fph[REC_FP_N], 0.99),
 				rec_fphase_name(d.mean_phase), d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct,
 				d.tail_n);
+			fprintf(f, ",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
+				",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "}}", e->fneg[0], e->fneg[1], e->fneg[2],
+				e->fneg[3], e->fneg[4]);
 		}
 		fputs("}\n", f);
 		diag_json(f, by[s->kind], e);

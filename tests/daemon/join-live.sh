@@ -53,6 +53,13 @@ wait_for 10 remote_all
 curl -s "http://127.0.0.1:$M/metrics" >"$TMP/metrics"
 check "/metrics: the join's complete RPCs = the offline join's three-vantage ones ($nall)" \
 	[ "$(metric 'nfsrdma_join_rpcs_total{result="complete"}')" -eq "$nall" ]
+# the run's kernels never contradict themselves (tests/join/check.py):
+# a negative phase here could only be the live alignment's doing
+neg_reasons() {
+	[ "$(grep -c '^nfsrdma_join_negative_total{reason="\(client\|wire\|server\|clock\)"}' "$TMP/metrics")" -eq 4 ] &&
+		[ "$(metric 'nfsrdma_join_negative_total{reason="clock"}')" -eq 0 ]
+}
+check "/metrics: negative phases counted by reason, none from the clocks" neg_reasons
 check "/metrics: a clock estimate between the client's probe and a local vantage" \
 	grep -q '^nfsrdma_join_clock_offset_seconds{host_a="local",vantage_a="[a-z]*",host_b="client-a",vantage_b="client"}' "$TMP/metrics"
 check "/metrics: its uncertainty too" \

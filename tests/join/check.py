@@ -9,7 +9,10 @@ comes out joined with all three vantages; fused execute equals the
 server's svc_stats_latency execute and the fused total the client's
 rpc_stats_latency execute, within the record's stated uncertainty; the
 phases of every record sum to its total; the flagged negatives are the
-ones the join report counts; the client-server clock from the direct pair
+ones the join report counts, and they are exactly the RPCs whose kernel
+trace contradicts itself (self_contradictions), with that kernel named as
+the reason (nfs3-tcp: none; the server's svc_process is no arrival);
+the client-server clock from the direct pair
 agrees with the one through the wire within their uncertainties.  Then
 bad input: a corrupt line names file:line and the run goes on; flags
 that cannot go with --join are refused; today's wire JSON (version 3
@@ -25,7 +28,8 @@ import tempfile
 O = os.environ.get("O", "build")
 DISSECT = os.path.join(O, "bin", "nfsrdma-dissect")
 HERE = os.path.dirname(os.path.abspath(__file__))
-CAPS = ["nfs3-read-write", "nfs3-metadata", "parallel", "nfs41", "nfs3-read-write-k6.12", "nfs41-k6.12"]
+CAPS = ["nfs3-read-write", "nfs3-metadata", "parallel", "nfs41", "nfs3-read-write-k6.12", "nfs41-k6.12", "nfs3-tcp"]
+NEG_CLIENT, NEG_SERVER, NEG_REASONS = 128, 512, 128 | 256 | 512 | 1024
 passed = failed = 0
 
 
@@ -52,6 +56,32 @@ def kernel_truth(trace, event, field):
         if m.group(1) == event:
             v = re.search(field + r"=(\d+)", line)
             out[xid] = (int(v.group(1)), xid in marshalled)
+    return out
+
+
+def self_contradictions(truth):
+    """xid -> fuse_flags reason bits of the kernels' own contradictions, from
+    the traces alone: a client whose task begin (rpc_stats_latency time -
+    execute) comes after its xprtrdma_marshal; a server whose rq_stime
+    (svc_stats_latency time - execute-us) comes before its
+    svcrdma_decode_rqst.  Microseconds both: truncation cannot do it."""
+    out = {}
+    for side, first, last, field, bit in (("client", "xprtrdma_marshal", "rpc_stats_latency", "execute", NEG_CLIENT),
+                                          ("server", "svcrdma_decode_rqst", "svc_stats_latency", "execute-us",
+                                           NEG_SERVER)):
+        seen = {}
+        for line in open(os.path.join(truth, side + ".trace"), encoding="utf-8", errors="replace"):
+            m = re.search(r"\s(\d+)\.(\d{6}): (\w+): .*xid=0x([0-9a-f]+)", line)
+            if not m:
+                continue
+            t, ev, xid = int(m.group(1)) * 1000000 + int(m.group(2)), m.group(3), int(m.group(4), 16)
+            if ev == first:
+                seen.setdefault(xid, t)
+            elif ev == last and xid in seen:
+                start = t - int(re.search(field + r"=(\d+)", line).group(1))
+                if (start > seen[xid]) if side == "client" else (start < seen[xid]):
+                    out[xid] = out.get(xid, 0) | bit
+                del seen[xid]
     return out
 
 
@@ -107,7 +137,28 @@ def one(name, tmp):
                 total_bad += abs(r["ns"]["total"] - client[xid][0] * 1000) > unc
         check(exec_bad == 0, "%s (%s): %d fused executes differ from svc_stats_latency" % (name, label, exec_bad))
         check(total_bad == 0, "%s (%s): %d fused totals differ from rpc_stats_latency" % (name, label, total_bad))
+        # every negative phase among the joined RPCs is a kernel's own
+        # contradiction the trace shows, flagged with that kernel's name:
+        # none comes from the alignment or from how the records were read
+        flagged = {x: r["fuse_flags"] & NEG_REASONS for x, r in full.items() if r["fuse_flags"] & 1}
+        kernel = {x: b for x, b in self_contradictions(truth).items() if x in full}
+        check(flagged == kernel, "%s (%s): flagged negative %s, the traces' own contradictions %s" %
+              (name, label, {"0x%08x" % x: b for x, b in flagged.items()},
+               {"0x%08x" % x: b for x, b in kernel.items()}))
         neg = sum(1 for r in recs if r["fuse_flags"] & 1)
+        by = {k: sum(1 for r in recs if r["fuse_flags"] & b) for k, b in
+              (("client", 128), ("wire", 256), ("server", 512), ("clock", 1024))}
+        check(report is not None and report.get("negative_by") == by,
+              "%s (%s): negatives by reason %s, report says %s" % (name, label, by, report and report.get("negative_by")))
+        # -z counts the same per row (joined records of any vantage set)
+        rc, zout, _ = run(args + ["--join", cj, "--join", sj, "--json", "-q", "-z", "proc"])
+        zby = {k: 0 for k in by}
+        for line in zout.splitlines():
+            o = json.loads(line)
+            if o.get("type") == "summary" and "fused" in o:
+                for k in zby:
+                    zby[k] += o["fused"]["negative_by"][k]
+        check(rc == 0 and zby == by, "%s (%s): -z proc negatives by reason %s, records say %s" % (name, label, zby, by))
         check(report is not None and report["negative"] == neg,
               "%s (%s): negative-phase records %d, report says %s" % (name, label, neg, report and report["negative"]))
         print("join-traces: %s (%s): %d joined, %d with a negative phase (flagged), %d emitted" %

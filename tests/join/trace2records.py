@@ -12,7 +12,8 @@ client: t_marshal = xprtrdma_marshal, t_call_last = xprtrdma_post_send,
   t_reply_first = xprtrdma_reply, t_reply_last = rpc_stats_latency,
   kernel backlog/rtt/exec from rpc_stats_latency;
 server: t_call_first = t_call_last = svcrdma_decode_rqst (svc_process
-  without it), the RDMA READs (svcrdma_wc_read between the request's
+  without it) and bytes.call_hdr = its hdrlen (0 without it: the join
+  then knows t_call_first is no arrival time), the RDMA READs (svcrdma_wc_read between the request's
   decode and its svc_process, when it is the only one waiting),
   t_reply_first = t_reply_last = svc_stats_latency, exec_us its execute."""
 import json
@@ -58,6 +59,7 @@ def record(source, xid, **k):
          "transport": "rdma", "rdma_vers": 1, "flags": 3, "prog": k.get("prog", 0),
          "vers": k.get("vers", 0), "proc": k.get("proc", 0), "rpc_status": 0, "auth": 1,
          "name": k.get("name", ""), "ts": ts,
+         "bytes": {"call_hdr": k.get("call_hdr", 0)},
          "kernel": {"marshal": k.get("marshal", 0), "backlog_us": k.get("backlog", 0),
                     "rtt_us": k.get("rtt", 0), "exec_us": k.get("exec", 0)}}
     return json.dumps(r, separators=(",", ":"))
@@ -117,6 +119,7 @@ def server(lines):
         e = rpc.setdefault(xid, {})
         if ev == "svcrdma_decode_rqst":
             e["recv"] = t
+            e["hdrlen"] = int(a.get("hdrlen", 0))
             waiting.append(xid)
         elif ev == "svc_process":
             e.setdefault("recv", t)
@@ -130,7 +133,8 @@ def server(lines):
                          prog=prog, vers=vers, proc=proc_number(prog, vers, name), name=name,
                          call_first=e.get("recv", t), call_last=e.get("recv", t),
                          read_first=e.get("read_first", 0), read_last=e.get("read_last", 0),
-                         reply_first=t, reply_last=t, exec=int(a.get("execute-us", 0)))
+                         reply_first=t, reply_last=t, exec=int(a.get("execute-us", 0)),
+                         call_hdr=e.get("hdrlen", 0))
             del rpc[xid]
             if xid in waiting:
                 waiting.remove(xid)
