@@ -68,6 +68,8 @@ size_t fwd_msg_encode(uint8_t *buf, const struct fwd_meta *m, const struct nfsrd
 	p += nf * sizeof(r->finding[0]);
 	memcpy(p, r->ops, no * sizeof(r->ops[0]));
 	p += no * sizeof(r->ops[0]);
+	memcpy(p, (const uint8_t *)r + FWD_REC_VT_OFF, FWD_REC_VT_LEN);
+	p += FWD_REC_VT_LEN;
 	return (size_t)(p - buf);
 }
 
@@ -134,7 +136,8 @@ int fwd_msg_decode(const uint8_t *buf, size_t len, struct fwd_meta *m, struct nf
 	const uint8_t *fix = cur_bytes(&c, end ? 0 : FWD_REC_FIXED, "record");
 	const uint8_t *fd = cur_bytes(&c, nf * sizeof(r->finding[0]), "findings");
 	const uint8_t *od = cur_bytes(&c, no * sizeof(r->ops[0]), "ops");
-	if (!host || !fix || !fd || !od)
+	const uint8_t *vt = cur_bytes(&c, end ? 0 : FWD_REC_VT_LEN, "vantage part");
+	if (!host || !fix || !fd || !od || !vt)
 		return fail(&c, off, FWD_ERR_SHORT);
 	if (cur_left(&c))
 		return fail(&c, off, FWD_ERR_FIELD);   /* trailing bytes: not what we wrote */
@@ -152,11 +155,13 @@ int fwd_msg_decode(const uint8_t *buf, size_t len, struct fwd_meta *m, struct nf
 	memcpy(r, fix, FWD_REC_FIXED);
 	memcpy(r->finding, fd, nf * sizeof(r->finding[0]));
 	memcpy(r->ops, od, no * sizeof(r->ops[0]));
+	memcpy((uint8_t *)r + FWD_REC_VT_OFF, vt, FWD_REC_VT_LEN);
 	size_t roff = FWD_HDR_LEN + hl;
 	/* what the record says of itself must agree with what crossed */
 	if (r->rec_version > recv || !r->rec_version || r->nfindings != nf || (r->nops < REC_MAX_OPS ? r->nops : REC_MAX_OPS) != no ||
 	    r->source != vantage || r->source < REC_SRC_WIRE || r->source > REC_SRC_XDP ||
-	    r->transport >= REC_TR_N) {
+	    r->transport >= REC_TR_N || (r->vantages & ~REC_VT_ALL) ||
+	    r->f_clock > REC_VT_SERVER || (r->f_clock & (r->f_clock - 1))) {
 		c.off = roff;
 		return fail(&c, off, FWD_ERR_FIELD);
 	}

@@ -7,11 +7,16 @@
  *   u64 CLOCK_MONOTONIC ns
  *   host name (host length bytes, no NUL)
  *   the record's fixed part (offsetof(struct nfsrdma_record, finding) bytes,
- *   its own in-memory form), then `findings` rec_finding, then `ops` rec_op
+ *   its own in-memory form), then `findings` rec_finding, then `ops` rec_op,
+ *   then (msg version 2 on) its vantage part: the record from `vantages` up
+ *   to the fused split (FWD_REC_VT_LEN bytes: each vantage's timestamps)
  *
  * The record crosses as the struct it is (the same fixed-size schema the
  * BPF side mirrors), cut after the findings and ops it uses: compact and
- * with nothing to keep in step but the record version.  A collector takes
+ * with nothing to keep in step but the record version.  The fused split
+ * after the vantage part never crosses: the collector's join derives it.
+ * (Version 1 stopped at the ops, so a collector fused forwarded probe
+ * records without their task-begin and Send-post times.)  A collector takes
  * only its own record version; a mismatch is a refused message, counted.
  * A forwarder that stops sends a last message of kind END: header and
  * host, no record, seq = how many it sent, so the collector can count
@@ -24,10 +29,12 @@
 
 #include "dissect/record.h"
 
-#define FWD_MSG_VERSION 1
+#define FWD_MSG_VERSION 2
 #define FWD_HOST_MAX    64
 #define FWD_HDR_LEN     56
 #define FWD_REC_FIXED   offsetof(struct nfsrdma_record, finding)
+#define FWD_REC_VT_OFF  offsetof(struct nfsrdma_record, vantages)
+#define FWD_REC_VT_LEN  (offsetof(struct nfsrdma_record, f_phase) - FWD_REC_VT_OFF)
 #define FWD_MSG_MAX     (FWD_HDR_LEN + FWD_HOST_MAX + sizeof(struct nfsrdma_record))
 
 enum fwd_kind { FWD_KIND_RECORD = 0, FWD_KIND_END = 1 };

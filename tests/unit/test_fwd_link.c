@@ -49,7 +49,8 @@ static void codec(void)
 	size_t off, n = fwd_msg_encode(buf, &m, &r);
 
 	/* the documented layout: header, host, fixed part, the findings and ops used */
-	CHECK_EQ_U64(n, FWD_HDR_LEN + 8 + FWD_REC_FIXED + sizeof(struct rec_finding) + sizeof(struct rec_op));
+	CHECK_EQ_U64(n, FWD_HDR_LEN + 8 + FWD_REC_FIXED + sizeof(struct rec_finding) + sizeof(struct rec_op) +
+			FWD_REC_VT_LEN);
 	CHECK(n < sizeof(r) / 2, "a one-op record crosses in %zu bytes of its %zu", n, sizeof(r));
 	CHECK_EQ_U64(fwd_msg_decode(buf, n, &mo, &out, &off), 0);
 	CHECK_EQ_STR(mo.host, "client-a");
@@ -91,6 +92,32 @@ static void codec(void)
 	memcpy(b2, buf, n);
 	b2[FWD_HDR_LEN] = '"';                /* a quote in the host name */
 	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+
+	/* the vantage part crosses (a probe record's task begin, a server
+	 * record's Send post); the fused split does not: the collector derives it */
+	struct nfsrdma_record pr = r;
+	pr.vantages = REC_VT_CLIENT;
+	pr.vt_client[0] = 1000001;
+	pr.vt_client[RCT_N - 1] = 1000999;
+	pr.vt_server[RST_N - 1] = 77;
+	pr.f_phase[0] = 5;
+	pr.f_total = 5;
+	size_t pn = fwd_msg_encode(b2, &m, &pr);
+	CHECK_EQ_U64(pn, n);
+	CHECK_EQ_U64(fwd_msg_decode(b2, pn, &mo, &out, &off), 0);
+	CHECK_EQ_U64(out.vantages, REC_VT_CLIENT);
+	CHECK_EQ_U64(out.vt_client[0], 1000001);
+	CHECK_EQ_U64(out.vt_client[RCT_N - 1], 1000999);
+	CHECK_EQ_U64(out.vt_server[RST_N - 1], 77);
+	CHECK_EQ_U64(out.f_phase[0], 0);
+	CHECK_EQ_U64(out.f_total, 0);
+	pr.vantages = 8;                      /* no such vantage */
+	pn = fwd_msg_encode(b2, &m, &pr);
+	CHECK_EQ_U64(fwd_msg_decode(b2, pn, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+	pr.vantages = REC_VT_CLIENT;
+	pr.f_clock = REC_VT_CLIENT | REC_VT_WIRE;   /* one clock, not two */
+	pn = fwd_msg_encode(b2, &m, &pr);
+	CHECK_EQ_U64(fwd_msg_decode(b2, pn, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
 
 	/* the end of a run: header and host only */
 	struct fwd_meta e = m;
