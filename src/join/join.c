@@ -382,8 +382,10 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 		if (e->xid != r->xid || !compatible(j, e, r, v, host, t))
 			continue;
 		if (!(e->have & (1u << v))) {
-			if (!match)
-				match = i;
+			/* the oldest waiting entry (chains are newest first):
+			 * when a probe sent an XID twice, the first copy gets
+			 * the other vantages, not whichever copy came last */
+			match = i;
 			continue;
 		}
 		if (e->host[v] == host) {

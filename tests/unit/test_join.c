@@ -347,6 +347,29 @@ static void test_retransmit_dup_window(void)
 	CHECK_EQ_U64(join_stats(j)->dup_xids, 1);
 	join_flush(j);
 	CHECK_EQ_U64(s.n, 3);
+	join_free(j);
+
+	/* the wire, a probe record sent twice, then the server: the first
+	 * copy (joined with the wire) is completed, the second goes out
+	 * alone, flagged (the vantages are not split between the two) */
+	struct join_opts all = { .expect = REC_VT_ALL };
+	struct sink sd = { 0 };
+	j = join_new(&all, on_fused, &sd);
+	mk_wire(&r, 99, &t, &h0, T0);
+	join_add(j, &r, 1);
+	mk_client(&r, 99, &t, &h0, T0, false);
+	join_add(j, &r, 0);
+	join_add(j, &r, 0);
+	mk_server(&r, 99, &t, &h0, T0);
+	join_add(j, &r, 2);
+	CHECK_EQ_U64(sd.n, 1);
+	CHECK_EQ_U64(sd.complete3, 1);
+	join_flush(j);
+	CHECK_EQ_U64(sd.n, 2);
+	CHECK(sd.last.vantages == REC_VT_CLIENT && (sd.last.f_flags & RECFF_DUP_XID), "the copy: client only, flagged");
+	CHECK_EQ_U64(join_stats(j)->dup_xids, 1);
+	join_free(j);
+	j = join_new(&o, on_fused, &s);
 	/* a bad record (no vantage) is refused and counted */
 	memset(&r, 0, sizeof(r));
 	CHECK(join_add(j, &r, 0) == -EINVAL, "no vantage: refused");
