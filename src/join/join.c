@@ -391,6 +391,23 @@ static void merge_retransmit(struct jent *e, const struct nfsrdma_record *r)
 	e->fflags |= RECFF_RETRANSMIT;
 }
 
+/* A host's newest time.  A clock stepped back gives records far behind
+ * it, again and again: after STEP_CONFIRM in a row, follow it, or the
+ * window would evict its new RPCs at once and its clocks be reported at
+ * a time it left. */
+static void host_time(struct join *j, unsigned host, uint64_t t)
+{
+	if (t > j->host_now[host]) {
+		j->host_now[host] = t;
+		j->host_back[host] = 0;
+	} else if (j->host_now[host] - t <= j->o.match_ns) {
+		j->host_back[host] = 0;
+	} else if (++j->host_back[host] > STEP_CONFIRM) {
+		j->host_now[host] = t;
+		j->host_back[host] = 0;
+	}
+}
+
 int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 {
 	int v = vantage_index(rec_vantages(r));
@@ -401,8 +418,7 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 	}
 	j->st.in[v]++;
 	uint64_t t = rec_time(r, v);
-	if (t > j->host_now[host])
-		j->host_now[host] = t;
+	host_time(j, host, t);
 
 	uint32_t match = 0, stepped = 0;
 	unsigned step_u = 0;

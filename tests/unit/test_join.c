@@ -221,6 +221,15 @@ static void test_offsets(bool v3client)
 	join_free(j);
 }
 
+static void widest(unsigned a, unsigned b, const struct clock_est *e, void *ctx)
+{
+	uint64_t *w = ctx;
+
+	(void)a, (void)b;
+	if (e->uncertainty_ns > *w)
+		*w = e->uncertainty_ns;
+}
+
 static void test_drift_and_step(void)
 {
 	/* 50 ppm over 0.2 s: 10 us apart at the end */
@@ -259,6 +268,30 @@ static void test_drift_and_step(void)
 	CHECK(s3.complete3 >= 2000 - 20, "step 60 s: %u of 2000 RPCs complete", s3.complete3);
 	CHECK_EQ_U64(s3.bad_sum, 0);
 	CHECK_EQ_U64(join_stats(j)->emitted, join_stats(j)->complete + join_stats(j)->partial);
+	join_free(j);
+
+	/* live (a 50 ms window): the wire's clock 60 s back.  Its new RPCs
+	 * must not be evicted at once for being behind its old newest time,
+	 * and the pairs' clocks are reported at its current time */
+	struct hclock wback = { .off = 5 * (int64_t)S, .t_step = T0 + 100 * 1000 * US, .step = -60 * (int64_t)S };
+	struct join_opts lo = { .expect = REC_VT_ALL, .window_ns = 50 * 1000 * US };
+	struct sink s4 = { 0 };
+	struct nfsrdma_record r;
+	j = join_new(&lo, on_fused, &s4);
+	for (unsigned i = 0; i < 2000; i++) {
+		struct truth t = timeline(i, T0);
+		mk_wire(&r, 0x5000 + i, &t, &wback, T0);
+		join_add(j, &r, 1);
+		mk_server(&r, 0x5000 + i, &t, &hs, T0);
+		join_add(j, &r, 2);
+		mk_client(&r, 0x5000 + i, &t, &hc, T0, false);
+		join_add(j, &r, 0);
+	}
+	join_flush(j);
+	CHECK(s4.complete3 >= 2000 - 20, "wire 60 s back: %u of 2000 RPCs complete", s4.complete3);
+	uint64_t worst = 0;
+	join_clock_each(j, widest, &worst);
+	CHECK(worst < 1000 * US, "wire 60 s back: clocks reported to +- %llu ns", (unsigned long long)worst);
 	join_free(j);
 }
 
