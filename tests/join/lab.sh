@@ -4,9 +4,8 @@
 # client and server probes (nfsrdmad in both guests), the host's capture,
 # the guests' clocks apart and clock beacons for the truth, the live join
 # in the server guest; each run checked by tests/join/lab/check.py.
-#   tests/join/lab.sh          both scenarios (make check's lab tier, 6.1)
-#   tests/join/lab.sh step     fuse-nfs41 with the server's wall clock
-#                              stepped back 30 min mid-run (live capture)
+# fuse-nfs41 also steps the server's wall clock back 30 min mid-run (the
+# live capture's clock; LAB_ARG_STEP): the live join must follow it.
 # Ends with "fuse-lab: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,11 +38,7 @@ run() {   # scenario [step-seconds]
     pass=$((pass + p)); fail=$((fail + f))
 }
 
-if [ "${1:-}" = step ]; then
-    run fuse-nfs41 1800
-else
-    run fuse-nfs3
-    run fuse-nfs41
-fi
+run fuse-nfs3
+run fuse-nfs41 1800
 echo "fuse-lab: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
