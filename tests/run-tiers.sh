@@ -93,9 +93,12 @@ tier_lab() {
 		export LAB_KVERSION=$kv
 		run_counted tests/lab/smoke.sh
 		# Suites that boot their own lab scenarios (one at a time: 2 cores).
-		for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh; do
+		for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh tests/join/lab.sh; do
 			[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
-			if [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
+			# the join across hosts (probes on both guests): 6.1 only
+			if [ "$kv" != 6.1 ] && [ "$t" = tests/join/lab.sh ]; then
+				continue
+			elif [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
 				run_counted "$t" basic
 			else
 				run_counted "$t"

@@ -23,9 +23,9 @@ static void each_pair(unsigned a, unsigned b, const struct clock_est *e, void *c
 	if (p->what == 0) {
 		fprintf(p->f, "%s{\"host_a\":\"%s\",\"vantage_a\":\"%s\",\"host_b\":\"%s\",\"vantage_b\":\"%s\","
 			"\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRIu64 ",\"drift_ppm\":%.3f,\"samples\":%" PRIu64
-			",\"bounded\":%s}",
+			",\"steps\":%u,\"bounded\":%s}",
 			p->n ? "," : "", an, av, bn, bv, e->offset_ns, e->uncertainty_ns, e->drift_ppm, e->samples,
-			e->bounded ? "true" : "false");
+			e->steps, e->bounded ? "true" : "false");
 	} else {
 		fprintf(p->f, "nfsrdma_join_clock_%s_seconds{host_a=\"%s\",vantage_a=\"%s\",host_b=\"%s\","
 			"vantage_b=\"%s\"} %.9f\n", p->what == 1 ? "offset" : "uncertainty", an, av, bn, bv,

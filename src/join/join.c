@@ -334,17 +334,20 @@ static bool ep_differ(const struct rec_endpoint *a, const struct rec_endpoint *b
 	return a->family != b->family || memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) != 0;
 }
 
-/* Could r (vantage v, host h, own time t) be the RPC of entry e? */
-static bool compatible(const struct join *j, const struct jent *e, const struct nfsrdma_record *r,
-		       int v, unsigned h, uint64_t t)
+/* Could r (vantage v, host h, own time t) be the RPC of entry e?  0 yes;
+ * 1 no (endpoints); 2 no but for the clocks: *uh, *shift say which host
+ * of e and how far r's time is from where the estimate puts it. */
+static int mismatch(const struct join *j, const struct jent *e, const struct nfsrdma_record *r,
+		    unsigned h, uint64_t t, unsigned *uh, int64_t *shift)
 {
-	(void)v;
+	int why = 0;
+
 	for (int u = 0; u < JV_N; u++) {
 		if (!(e->have & (1u << u)))
 			continue;
 		const struct nfsrdma_record *o = &e->rec[u];
 		if (ep_differ(&o->caller, &r->caller) || ep_differ(&o->callee, &r->callee))
-			return false;
+			return 1;
 		struct clock_est est;
 		uint64_t tu = rec_time(o, u);
 		if (join_clock(j, e->host[u], h, tu, &est) < 0)
@@ -352,10 +355,36 @@ static bool compatible(const struct join *j, const struct jent *e, const struct 
 		if (est.uncertainty_ns >= j->o.match_ns)
 			continue;
 		int64_t d = (int64_t)(t - (tu + (uint64_t)est.offset_ns));
-		if ((uint64_t)(d < 0 ? -d : d) > j->o.match_ns + est.uncertainty_ns)
-			return false;
+		if ((uint64_t)(d < 0 ? -d : d) > j->o.match_ns + est.uncertainty_ns) {
+			why = 2;
+			*uh = e->host[u];
+			*shift = d;
+		}
 	}
-	return true;
+	return why;
+}
+
+/* A clock that steps by more than the match window would never be seen
+ * again: its records match no other vantage, so no bound reaches the
+ * estimator.  When STEP_CONFIRM XIDs in a row between two hosts match but
+ * for the clocks, all off by the same shift (within STEP_AGREE_NS: XIDs
+ * reused much later are off by anything), the next ones are joined: their
+ * bounds contradict the fit and the estimator detects the step
+ * (clock_sync.h). */
+#define STEP_CONFIRM   4
+#define STEP_AGREE_NS  (1000000000ll)
+
+static bool step_confirmed(struct join *j, unsigned uh, unsigned h, int64_t d)
+{
+	__typeof__(j->stepc[0]) *c = &j->stepc[uh * JOIN_MAX_HOSTS + h];
+	int64_t gap = d - c->shift;
+
+	if (c->n && gap <= STEP_AGREE_NS && gap >= -STEP_AGREE_NS)
+		c->n++;
+	else
+		c->n = 1;
+	c->shift = d;
+	return c->n > STEP_CONFIRM;
 }
 
 static void merge_retransmit(struct jent *e, const struct nfsrdma_record *r)
@@ -376,6 +405,23 @@ static void merge_retransmit(struct jent *e, const struct nfsrdma_record *r)
 	e->fflags |= RECFF_RETRANSMIT;
 }
 
+/* A host's newest time.  A clock stepped back gives records far behind
+ * it, again and again: after STEP_CONFIRM in a row, follow it, or the
+ * window would evict its new RPCs at once and its clocks be reported at
+ * a time it left. */
+static void host_time(struct join *j, unsigned host, uint64_t t)
+{
+	if (t > j->host_now[host]) {
+		j->host_now[host] = t;
+		j->host_back[host] = 0;
+	} else if (j->host_now[host] - t <= j->o.match_ns) {
+		j->host_back[host] = 0;
+	} else if (++j->host_back[host] > STEP_CONFIRM) {
+		j->host_now[host] = t;
+		j->host_back[host] = 0;
+	}
+}
+
 int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 {
 	int v = vantage_index(rec_vantages(r));
@@ -386,18 +432,31 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 	}
 	j->st.in[v]++;
 	uint64_t t = rec_time(r, v);
-	if (t > j->host_now[host])
-		j->host_now[host] = t;
+	host_time(j, host, t);
 
-	uint32_t match = 0;
+	uint32_t match = 0, stepped = 0;
+	unsigned step_u = 0;
+	int64_t step_d = 0;
 	bool dup = false;
 	for (uint32_t i = *bucket_of(j, r->xid); i; i = E(j, i)->hnext) {
 		struct jent *e = E(j, i);
-		if (e->xid != r->xid || !compatible(j, e, r, v, host, t))
+		if (e->xid != r->xid)
+			continue;
+		unsigned uh = 0;
+		int64_t off = 0;
+		int why = mismatch(j, e, r, host, t, &uh, &off);
+		if (why == 2 && !(e->have & (1u << v)) && !stepped) {
+			stepped = i;
+			step_u = uh;
+			step_d = off;
+		}
+		if (why)
 			continue;
 		if (!(e->have & (1u << v))) {
-			if (!match)
-				match = i;
+			/* the oldest waiting entry (chains are newest first):
+			 * when a probe sent an XID twice, the first copy gets
+			 * the other vantages, not whichever copy came last */
+			match = i;
 			continue;
 		}
 		if (e->host[v] == host) {
@@ -415,6 +474,13 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 	}
 	if (dup)
 		j->st.dup_xids++;
+	if (match) {
+		for (unsigned u = 0; u < JOIN_MAX_HOSTS; u++)
+			j->stepc[u * JOIN_MAX_HOSTS + host].n = 0;
+	} else if (stepped && step_confirmed(j, step_u, host, step_d)) {
+		match = stepped;
+		j->st.step_joins++;
+	}
 	if (!match) {
 		evict_old(j, 1);
 		match = ent_alloc(j);

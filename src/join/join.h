@@ -57,6 +57,7 @@ struct join_stats {
 	uint64_t unaligned;         /* fused records with a vantage no clock could align */
 	uint64_t stopped_after[3];  /* partial records without this vantage after its last one */
 	uint64_t pending, pending_max;
+	uint64_t step_joins;        /* joined across a clock step past the match window (join.c) */
 };
 
 struct join;

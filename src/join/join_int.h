@@ -27,8 +27,12 @@ struct join {
 	uint32_t *bucket;
 	size_t nbucket;
 	uint64_t host_now[JOIN_MAX_HOSTS];   /* newest own-clock time per host */
+	uint32_t host_back[JOIN_MAX_HOSTS];  /* records in a row far behind it (a step back) */
 	uint64_t trailing[JV_N];
 	struct clock_sync *pair[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];  /* [a][b], a < b */
+	/* [waiting host][arriving host]: XIDs that matched but for the
+	 * clocks, all off by about the same shift: a step past the window */
+	struct { int64_t shift; uint32_t n; } stepc[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];
 	struct join_stats st;
 	struct nfsrdma_record out;
 };

@@ -222,6 +222,15 @@ static void test_offsets(bool v3client)
 	join_free(j);
 }
 
+static void widest(unsigned a, unsigned b, const struct clock_est *e, void *ctx)
+{
+	uint64_t *w = ctx;
+
+	(void)a, (void)b;
+	if (e->uncertainty_ns > *w)
+		*w = e->uncertainty_ns;
+}
+
 static void test_drift_and_step(void)
 {
 	/* 50 ppm over 0.2 s: 10 us apart at the end */
@@ -249,6 +258,45 @@ static void test_drift_and_step(void)
 	 * seen: flagged as the clock's doing, never as a vantage's own */
 	CHECK_EQ_U64(join_stats(j)->negative_by[3], s2.negative_flagged);
 	CHECK_EQ_U64(join_stats(j)->emitted, 2000);
+	join_free(j);
+
+	/* a step of 60 s, past the 10 s match window: the server's records
+	 * would match nothing again and the estimator never see the step;
+	 * after a few XIDs off by the same shift they are joined, the step
+	 * is detected and the rest joins as before */
+	struct hclock hbig = { .off = -3 * (int64_t)S, .t_step = T0 + 100 * 1000 * US, .step = 60 * (int64_t)S };
+	struct sink s3 = { 0 };
+	run_three("step 60 s", hc, hw, hbig, 2000, &s3, &j, false);
+	CHECK(join_clock(j, 1, 2, T0 + 150 * 1000 * US, &e) == 0 && e.steps >= 1,
+	      "step 60 s: the step is reported (%u)", e.steps);
+	CHECK(join_stats(j)->step_joins >= 1, "step 60 s: joined across the step");
+	CHECK(s3.complete3 >= 2000 - 20, "step 60 s: %u of 2000 RPCs complete", s3.complete3);
+	CHECK_EQ_U64(s3.bad_sum, 0);
+	CHECK_EQ_U64(join_stats(j)->emitted, join_stats(j)->complete + join_stats(j)->partial);
+	join_free(j);
+
+	/* live (a 50 ms window): the wire's clock 60 s back.  Its new RPCs
+	 * must not be evicted at once for being behind its old newest time,
+	 * and the pairs' clocks are reported at its current time */
+	struct hclock wback = { .off = 5 * (int64_t)S, .t_step = T0 + 100 * 1000 * US, .step = -60 * (int64_t)S };
+	struct join_opts lo = { .expect = REC_VT_ALL, .window_ns = 50 * 1000 * US };
+	struct sink s4 = { 0 };
+	struct nfsrdma_record r;
+	j = join_new(&lo, on_fused, &s4);
+	for (unsigned i = 0; i < 2000; i++) {
+		struct truth t = timeline(i, T0);
+		mk_wire(&r, 0x5000 + i, &t, &wback, T0);
+		join_add(j, &r, 1);
+		mk_server(&r, 0x5000 + i, &t, &hs, T0);
+		join_add(j, &r, 2);
+		mk_client(&r, 0x5000 + i, &t, &hc, T0, false);
+		join_add(j, &r, 0);
+	}
+	join_flush(j);
+	CHECK(s4.complete3 >= 2000 - 20, "wire 60 s back: %u of 2000 RPCs complete", s4.complete3);
+	uint64_t worst = 0;
+	join_clock_each(j, widest, &worst);
+	CHECK(worst < 1000 * US, "wire 60 s back: clocks reported to +- %llu ns", (unsigned long long)worst);
 	join_free(j);
 }
 
@@ -352,6 +400,29 @@ static void test_retransmit_dup_window(void)
 	CHECK_EQ_U64(join_stats(j)->dup_xids, 1);
 	join_flush(j);
 	CHECK_EQ_U64(s.n, 3);
+	join_free(j);
+
+	/* the wire, a probe record sent twice, then the server: the first
+	 * copy (joined with the wire) is completed, the second goes out
+	 * alone, flagged (the vantages are not split between the two) */
+	struct join_opts all = { .expect = REC_VT_ALL };
+	struct sink sd = { 0 };
+	j = join_new(&all, on_fused, &sd);
+	mk_wire(&r, 99, &t, &h0, T0);
+	join_add(j, &r, 1);
+	mk_client(&r, 99, &t, &h0, T0, false);
+	join_add(j, &r, 0);
+	join_add(j, &r, 0);
+	mk_server(&r, 99, &t, &h0, T0);
+	join_add(j, &r, 2);
+	CHECK_EQ_U64(sd.n, 1);
+	CHECK_EQ_U64(sd.complete3, 1);
+	join_flush(j);
+	CHECK_EQ_U64(sd.n, 2);
+	CHECK(sd.last.vantages == REC_VT_CLIENT && (sd.last.f_flags & RECFF_DUP_XID), "the copy: client only, flagged");
+	CHECK_EQ_U64(join_stats(j)->dup_xids, 1);
+	join_free(j);
+	j = join_new(&o, on_fused, &s);
 	/* a bad record (no vantage) is refused and counted */
 	memset(&r, 0, sizeof(r));
 	CHECK(join_add(j, &r, 0) == -EINVAL, "no vantage: refused");

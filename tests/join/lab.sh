@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Lab tier for the join across hosts (tests/join/lab/README.md): the
+# fuse-nfs3 and fuse-nfs41 scenarios, one at a time, each with the real
+# client and server probes (nfsrdmad in both guests), the host's capture,
+# the guests' clocks apart and clock beacons for the truth, the live join
+# in the server guest; each run checked by tests/join/lab/check.py.
+# fuse-nfs41 also steps the server's wall clock back 30 min mid-run (the
+# live capture's clock; LAB_ARG_STEP): the live join must follow it.
+# Ends with "fuse-lab: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+O=${O:-build}
+case $O in /*) ;; *) O=$PWD/$O ;; esac
+pass=0 fail=0
+say_fail() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "fuse-lab: cannot run: the lab needs root"; echo "fuse-lab: 0 passed, 1 failed"; exit 1
+fi
+for f in "$O/bin/nfsrdmad" "$O/bin/nfsrdma-dissect"; do
+    [ -x "$f" ] || { echo "fuse-lab: $f missing (run make O=$O)"; echo "fuse-lab: 0 passed, 1 failed"; exit 1; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fuse-lab.XXXXXX")
+[ "${LAB_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
+
+run() {   # scenario [step-seconds]
+    local sc=$1 step=${2:-} out="$tmp/$1" line p f
+    if ! LAB_ARG_NFSRDMAD=$O/bin/nfsrdmad LAB_ARG_STEP=$step \
+            tests/lab/run-scenario "tests/join/lab/$sc" "$out" > "$tmp/$sc.log" 2>&1; then
+        say_fail "scenario $sc did not run:"; tail -5 "$tmp/$sc.log"
+        tail -20 "$out"/*.err "$out"/*.console 2>/dev/null | tail -40
+        return
+    fi
+    line=$(python3 tests/join/lab/check.py "$out" "$O/bin/nfsrdma-dissect" ${step:+--step} 2>&1)
+    printf '%s\n' "$line"
+    read -r p f < <(sed -nE "s/^$sc: ([0-9]+) passed, ([0-9]+) failed\$/\\1 \\2/p" <<<"$line")
+    if [ -z "${p:-}" ]; then say_fail "check.py $sc gave no count"; return; fi
+    pass=$((pass + p)); fail=$((fail + f))
+}
+
+run fuse-nfs3
+run fuse-nfs41 1800
+echo "fuse-lab: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
