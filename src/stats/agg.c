@@ -357,19 +357,39 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	}
 }
 
-/* The key string and labels of a new numeric key: made once per key. */
-static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *key, size_t klen,
-			char lab[4][AGG_LABEL_MAX])
+/* The labels of a record (lab[0..3] as in agg_ent.label), only those
+ * asked for: a new numeric key needs the ones its key string is made of,
+ * and a new entry the rest of its own.  Most new connection keys of a
+ * long run only find "(other)" (the table is full) and need none. */
+enum { LAB_PROG = 1, LAB_PROC = 2, LAB_CLIENT = 4, LAB_SERVER = 8 };
+static const unsigned key_labs[AGG_NDIM] = {
+	[AGG_OP] = LAB_PROG | LAB_PROC, [AGG_CLIENT] = LAB_CLIENT, [AGG_SERVER] = LAB_SERVER,
+	[AGG_CONN] = 0, [AGG_SERIES] = LAB_PROG | LAB_PROC | LAB_CLIENT | LAB_SERVER,
+};
+
+static void make_labels(const struct nfsrdma_record *r, unsigned which, char lab[4][AGG_LABEL_MAX])
+{
+	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
+	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
+
+	if (which & LAB_PROG)
+		rec_prog_str(r, lab[0], AGG_LABEL_MAX);
+	if (which & LAB_PROC)
+		rec_proc_str(r, lab[1], AGG_LABEL_MAX);
+	if (which & LAB_CLIENT)
+		dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
+	if (which & LAB_SERVER)
+		dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
+}
+
+/* The key string of a new numeric key, from its labels (key_labs[d]). */
+static void key_string(enum agg_dim d, const struct nfsrdma_record *r, char *key, size_t klen,
+		       char lab[4][AGG_LABEL_MAX])
 {
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
 	char ea[64], eb[64];
 
-	memset(lab, 0, 4 * AGG_LABEL_MAX);
-	rec_prog_str(r, lab[0], AGG_LABEL_MAX);
-	rec_proc_str(r, lab[1], AGG_LABEL_MAX);
-	dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
-	dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
 	const char *tr = agg_op_suffix(r->transport);
 	switch (d) {
 	case AGG_OP:
@@ -406,7 +426,8 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 			a->tot.overflow[d]++;
 		return e;
 	}
-	key_strings(d, r, key, sizeof(key), lab);
+	make_labels(r, key_labs[d], lab);
+	key_string(d, r, key, sizeof(key), lab);
 	if (!(e = lookup(a, d, key)))
 		return NULL;
 	if (e != t->other && d != AGG_CLIENT && d != AGG_SERVER)
@@ -422,6 +443,7 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	if (e != t->other && d == AGG_CONN && !e->label[2][0]) {
 		/* separate labels, as Prometheus wants, not one joined string */
 		const bool bc = r->flags & RECF_BACKCHANNEL;
+		make_labels(r, LAB_CLIENT | LAB_SERVER, lab);
 		snprintf(e->label[2], sizeof(e->label[2]), "%s", lab[2]);
 		snprintf(e->label[3], sizeof(e->label[3]), "%s", lab[3]);
 		e->conn_id = r->conn_id;
