@@ -130,6 +130,17 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	return e;
 }
 
+/* A full table's "(other)" entry, the overflow counted. */
+static struct agg_ent *other_of(struct agg *a, enum agg_dim d)
+{
+	struct table *t = &a->t[d];
+
+	a->tot.overflow[d]++;
+	if (!t->other)
+		t->other = ent_new(a, d, OTHER_KEY);
+	return t->other;
+}
+
 /* Finds or makes the entry for key; NULL only when out of memory.  A full
  * table hands back its "(other)" entry and counts the overflow. */
 static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
@@ -141,12 +152,8 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	for (e = t->bucket[h % NBUCKETS]; e; e = e->next)
 		if (e->hash == h && !strcmp(e->key, key))
 			return e;
-	if (t->n >= t->max) {
-		a->tot.overflow[d]++;
-		if (!t->other)
-			t->other = ent_new(a, d, OTHER_KEY);
-		return t->other;
-	}
+	if (t->n >= t->max)
+		return other_of(a, d);
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct agg_ent **o = realloc(t->order, cap * sizeof(*o));
@@ -412,6 +419,25 @@ static void key_string(enum agg_dim d, const struct nfsrdma_record *r, char *key
 	}
 }
 
+/* Whether two records of this kind with one connection key string have
+ * one numeric key: then a numeric key the map has never seen names no
+ * entry.  The string (key_string) is the conn id and per endpoint its
+ * address, one canonical string per family and unlike another family's,
+ * followed by ".qpN" (none for QP 0), or by ".PORT" for an IP endpoint
+ * (rec_ep_str), which a string with a QP or neither can never equal.
+ * The numeric key holds the conn id, the address and the QP, not the
+ * port: an IP endpoint's QP, were it ever set, would be a difference the
+ * string does not show. */
+static bool ep_decides(const struct rec_endpoint *e)
+{
+	return !e->ip_proto || !e->qpn;
+}
+
+static bool conn_key_decides(const struct nfsrdma_record *r)
+{
+	return ep_decides(&r->caller) && ep_decides(&r->callee);
+}
+
 /* The entry of a record in dimension d: by its numeric key when seen
  * before, else by its key string (made here, once per numeric key). */
 static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key *k,
@@ -426,10 +452,21 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 			a->tot.overflow[d]++;
 		return e;
 	}
+	const bool decides = d == AGG_CONN && conn_key_decides(r);
+	if (decides && t->n >= t->max && !(a->alias_lost & 1u << d) && !a->conn_undecided) {
+		/* what the string lookup below would find: no entry has this
+		 * key string, so "(other)" (a long run's new connections, once
+		 * the table is full, made two endpoint strings each for it) */
+		if ((e = other_of(a, d)))
+			agg_map_put(t->fast, k, e);
+		return e;
+	}
 	make_labels(r, key_labs[d], lab);
 	key_string(d, r, key, sizeof(key), lab);
 	if (!(e = lookup(a, d, key)))
 		return NULL;
+	if (e != t->other && d == AGG_CONN && !decides)
+		a->conn_undecided = true;
 	if (e != t->other && d != AGG_CLIENT && d != AGG_SERVER)
 		e->transport = r->transport;
 	if (e != t->other && !e->label[1][0] && (d == AGG_OP || d == AGG_SERIES)) {
@@ -452,7 +489,8 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	}
 	/* A full map refuses: this key takes the slow path again next time
 	 * (memory stays bounded under a flood of distinct keys). */
-	agg_map_put(t->fast, k, e);
+	if (agg_map_put(t->fast, k, e) < 0 && e != t->other)
+		a->alias_lost |= (uint8_t)(1u << d);
 	return e;
 }
 

@@ -47,6 +47,13 @@ struct agg {
 	/* once the list is full: the first fastest entry and the oldest time,
 	 * so most records are turned away without a scan */
 	unsigned slow_min;
+	/* bit d: an entry's numeric key in dimension d was refused by the
+	 * full map, so a new numeric key may name an entry after all and
+	 * takes the string lookup (agg.c, find) */
+	uint8_t alias_lost;
+	/* a connection entry's string came from a record whose numeric key
+	 * does not decide it (agg.c, conn_key_decides) */
+	bool conn_undecided;
 	uint64_t slow_oldest;
 	size_t mem;
 };
