@@ -7,11 +7,13 @@
 #   3. records/s of nfsrdmad end to end (source thread + queue + aggregation);
 #   4. CPU use of nfsrdma-top at 1 refresh/s against a running daemon, in
 #      tmux, over 10 s;
-#   5. CPU time (user + sys, all threads) of nfsrdmad on a large capture
-#      file (DAEMON_BENCH_MB, default 400, built from the lab captures by
-#      bench/mkbigcap.c in $TMPDIR) next to nfsrdma-dissect -q on the same
-#      file, in turns, 5 rounds: medians and the median of the per-round
-#      ratios (target <= 1.3);
+#   5. CPU time (user + sys of the finished process, all threads, from
+#      getrusage) of nfsrdmad on a large capture file (DAEMON_BENCH_MB,
+#      default 400, built from the lab captures by bench/mkbigcap.c in
+#      $TMPDIR) next to nfsrdma-dissect -q on the same file, in turns,
+#      DAEMON_BENCH_ROUNDS rounds (default 9): medians and the median of
+#      the per-round ratios (target <= 1.3).  DAEMON_BENCH_BEFORE=DIR adds
+#      DIR/nfsrdmad (an older build) to each round, for before/after;
 #   6. the same two commands in instructions executed (valgrind
 #      --tool=callgrind, all threads): the load of a shared machine moves
 #      CPU times but not these.
@@ -121,25 +123,38 @@ done
 if [ ${#SRCS[@]} -gt 0 ] && cc -O2 -o "$TMP/mkbigcap" "$SRC/bench/mkbigcap.c" &&
    "$TMP/mkbigcap" "$TMP/big.pcap" "$MB" "${SRCS[@]}" >"$TMP/mkbigcap.out" 2>&1; then
 	cat "$TMP/big.pcap" >/dev/null   # page cache
-	# task-clock (ns) from perf when it works, else /usr/bin/time (10 ms steps)
-	if perf stat -x, -e task-clock -o "$TMP/ps" true 2>/dev/null; then
-		cpu_ms() { perf stat -x, -e task-clock -o "$TMP/ps" "$@" >/dev/null 2>&1; awk -F, '/task-clock/ { printf "%.1f", $1 }' "$TMP/ps"; }
-	else
-		cpu_ms() { /usr/bin/time -f "%U %S" -o "$TMP/ps" "$@" >/dev/null 2>&1; awk '{ printf "%.1f", ($1 + $2) * 1000 }' "$TMP/ps"; }
-	fi
+	# user + sys of the finished process and all its threads, in ms
+	# (getrusage: microseconds, where /usr/bin/time prints 10 ms steps)
+	cpu_ms() { python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.1f" % ((r.ru_utime + r.ru_stime) * 1000))' "$@"; }
+	ROUNDS=${DAEMON_BENCH_ROUNDS:-9}
+	BEFORE=${DAEMON_BENCH_BEFORE:-}
+	[ -n "$BEFORE" ] && [ ! -x "$BEFORE/nfsrdmad" ] && { echo "DAEMON_BENCH_BEFORE: no $BEFORE/nfsrdmad"; BEFORE=; }
 	: >"$TMP/cpu"
-	for ((i = 0; i < 5; i++)); do
+	for ((i = 0; i < ROUNDS; i++)); do
 		a=$(cpu_ms "$BIN/nfsrdma-dissect" -q "$TMP/big.pcap")
 		b=$(cpu_ms "$BIN/nfsrdmad" --source "pcap:$TMP/big.pcap" --metrics none --socket none --exit-at-end)
-		echo "$a $b" >>"$TMP/cpu"
+		c=0
+		[ -n "$BEFORE" ] && c=$(cpu_ms "$BEFORE/nfsrdmad" --source "pcap:$TMP/big.pcap" --metrics none --socket none --exit-at-end)
+		echo "$a $b $c" >>"$TMP/cpu"
 	done
 	med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 	dcpu=$(awk '{ print $1 }' "$TMP/cpu" | med); mcpu=$(awk '{ print $2 }' "$TMP/cpu" | med)
 	ratio=$(awk '{ printf "%.3f\n", $2 / $1 }' "$TMP/cpu" | med)
 	echo "large capture: $(sed -nE 's/.*: ([0-9]+ frames, [0-9]+ bytes).*/\1/p' "$TMP/mkbigcap.out")"
-	printf '%-44s %12s ms CPU (median of 5)\n' "nfsrdma-dissect -q" "$dcpu"
-	printf '%-44s %12s ms CPU (median of 5)\n' "nfsrdmad --exit-at-end, same file" "$mcpu"
-	printf '%-44s %12s (median of the 5 rounds; target <= 1.3)\n' "nfsrdmad / nfsrdma-dissect CPU" "$ratio"
+	printf '%-44s %12s ms CPU, user + sys (median of %d)\n' "nfsrdma-dissect -q" "$dcpu" "$ROUNDS"
+	printf '%-44s %12s ms CPU, user + sys (median of %d)\n' "nfsrdmad --exit-at-end, same file" "$mcpu" "$ROUNDS"
+	printf '%-44s %12s (median of the %d rounds; target <= 1.3)\n' "nfsrdmad / nfsrdma-dissect CPU" "$ratio" "$ROUNDS"
+	if [ -n "$BEFORE" ]; then
+		bcpu=$(awk '{ print $3 }' "$TMP/cpu" | med)
+		printf '%-44s %12s ms CPU, user + sys (median of %d)\n' "nfsrdmad before ($BEFORE)" "$bcpu" "$ROUNDS"
+		printf '%-44s %12s (median of the %d rounds)\n' "nfsrdmad before / nfsrdma-dissect CPU" \
+			"$(awk '{ printf "%.3f\n", $3 / $1 }' "$TMP/cpu" | med)" "$ROUNDS"
+		printf '%-44s %12s (median of the %d rounds)\n' "nfsrdmad after / before CPU" \
+			"$(awk '{ printf "%.3f\n", $2 / $3 }' "$TMP/cpu" | med)" "$ROUNDS"
+	fi
 	# 6. the same two commands in instructions executed (all threads),
 	#    which the machine's load does not move: callgrind, one run each
 	if command -v valgrind >/dev/null; then

@@ -1,15 +1,17 @@
 /* nfsrdmad main loop (see daemon.h).  Threads: one per source, each
  * polling its source and pushing records into the bounded queue (and its
  * pcapng export, which lives on that thread); the main thread does
- * everything else with poll(2), so the aggregation engine needs no lock. */
+ * everything else with poll(2).  One capture file read flat out, with no
+ * peers, is aggregated on its source thread instead: handing each record
+ * to another core cost more than aggregating it (bench/README.md), and
+ * the one source keeps the records in the order the queue would.  agg_mu
+ * then guards the aggregation and stdout between the two threads. */
 #include "src/daemon/daemon.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/daemon/metrics_http.h"
+#include "src/daemon/privdrop.h"
 #include "src/out/out.h"
 #include "pcap/source_pcap.h"
 #include "src/probe/source_table.h"
@@ -58,6 +61,7 @@ struct src_thread {
 	 * the records of one source_poll are committed together */
 	struct rec_resv resv;
 	size_t used, batch;
+	bool agg_held;               /* aggregating inline: this poll holds agg_mu */
 };
 
 enum conn_kind { C_CTL = 1, C_HTTP };
@@ -88,7 +92,12 @@ struct daemon {
 	struct coll_join *cj;        /* collecting: local and peers' records meet here */
 	struct coll_hist *ch;        /* collecting: the fused phases' histograms */
 	struct fsplit *fs;           /* the fused split of joined records, for nfsrdma-top */
+	bool agg_inline;             /* the one source thread aggregates (above) */
+	pthread_mutex_t agg_mu;      /* the aggregation and stdout, taken by the main
+				      * thread always and by an inline source per poll */
 };
+
+static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now);
 
 /* ---- source threads ---- */
 
@@ -96,6 +105,13 @@ struct daemon {
 
 static void src_flush(struct src_thread *t)
 {
+	if (t->agg_held) {
+		/* the poll's records leave as the queue's drain would send them */
+		if (t->d->c->json)
+			fflush(stdout);
+		pthread_mutex_unlock(&t->d->agg_mu);
+		t->agg_held = false;
+	}
 	if (t->resv.n)
 		rec_queue_commit(t->d->q, &t->resv, t->used);
 	t->used = 0;
@@ -106,6 +122,15 @@ static void on_record(const struct nfsrdma_record *r, void *ctx)
 {
 	struct src_thread *t = ctx;
 
+	if (t->d->agg_inline) {
+		/* one lock a poll (4096 packets), not a record */
+		if (!t->agg_held) {
+			pthread_mutex_lock(&t->d->agg_mu);
+			t->agg_held = true;
+		}
+		consume(t->d, r, 0);   /* a file read flat out runs on record time */
+		return;
+	}
 	if (t->used == t->resv.n) {
 		src_flush(t);
 		if (!rec_queue_reserve(t->d->q, t->batch, t->lossless, &t->resv))
@@ -162,40 +187,6 @@ static void *src_main(void *arg)
 	atomic_store(&t->done, true);
 	rec_queue_kick(t->d->q);   /* --exit-at-end notices without waiting */
 	return NULL;
-}
-
-/* ---- privileges ---- */
-
-static int drop_privileges(const char *user, int ctl_fd, const char *sock, const char *group)
-{
-	struct passwd *pw = getpwnam(user);
-	gid_t sgid;
-
-	if (!pw) {
-		log_error("--user %s: no such user", user);
-		return -ENOENT;
-	}
-	sgid = pw->pw_gid;
-	if (group) {
-		struct group *gr = getgrnam(group);
-		if (!gr) {
-			log_error("--socket-group %s: no such group", group);
-			return -ENOENT;
-		}
-		sgid = gr->gr_gid;
-	}
-	if (ctl_fd >= 0 && sock && chown(sock, pw->pw_uid, sgid) < 0)
-		log_warn("%s: chown: %s", sock, strerror(errno));
-	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
-		log_error("dropping privileges to %s: %s", user, strerror(errno));
-		return -EPERM;
-	}
-	if (setuid(0) == 0 && pw->pw_uid != 0) {
-		log_error("dropping privileges to %s: could regain root", user);
-		return -EPERM;
-	}
-	log_info("running as %s (uid %u)", user, (unsigned)pw->pw_uid);
-	return 0;
 }
 
 /* ---- connections ---- */
@@ -270,11 +261,20 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f;
-		if (agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s) < 0) {
+		/* fused records may reach the split on an inline source's
+		 * thread too (consume), under the same lock as the aggregation */
+		pthread_mutex_lock(&d->agg_mu);
+		int rc = agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s);
+		if (rc == 0 && fsplit_snapshot(d->fs, &fs) < 0) {
+			agg_snap_free(&s);
+			rc = -ENOMEM;
+		}
+		pthread_mutex_unlock(&d->agg_mu);
+		if (rc < 0) {
 			conn_append(k, "ERR out of memory\n", 18);
 			return;
 		}
-		if (fsplit_snapshot(d->fs, &fs) < 0 || !(f = open_memstream(&buf, &len))) {
+		if (!(f = open_memstream(&buf, &len))) {
 			fsplit_snap_free(&fs);
 			agg_snap_free(&s);
 			conn_append(k, "ERR out of memory\n", 18);
@@ -312,7 +312,10 @@ static void conn_input(struct daemon *d, struct conn *k)
 		if (http_request_complete(k->in, k->inlen)) {
 			char *resp = NULL;
 			size_t rlen = 0;
-			if (http_respond(k->in, k->inlen, d->agg, fwd_metrics_hook, d, &resp, &rlen) == 0)
+			pthread_mutex_lock(&d->agg_mu);
+			int rc = http_respond(k->in, k->inlen, d->agg, fwd_metrics_hook, d, &resp, &rlen);
+			pthread_mutex_unlock(&d->agg_mu);
+			if (rc == 0)
 				conn_append(k, resp, rlen);
 			free(resp);
 			k->close_after = true;
@@ -363,7 +366,8 @@ static void conn_output(struct conn *k)
 
 /* ---- output ---- */
 
-static void print_summary(struct daemon *d, uint64_t now)
+/* The caller holds agg_mu: an inline source's records go to stdout too. */
+static void print_summary_locked(struct daemon *d, uint64_t now)
 {
 	struct agg_snap s;
 
@@ -402,6 +406,13 @@ static void print_summary(struct daemon *d, uint64_t now)
 	agg_snap_free(&s);
 }
 
+static void print_summary(struct daemon *d, uint64_t now)
+{
+	pthread_mutex_lock(&d->agg_mu);
+	print_summary_locked(d, now);
+	pthread_mutex_unlock(&d->agg_mu);
+}
+
 static void update_external(struct daemon *d)
 {
 	uint64_t drops = 0, events = 0, errors = 0, records = 0;
@@ -415,7 +426,9 @@ static void update_external(struct daemon *d)
 		records += t->st.records;
 		pthread_mutex_unlock(&t->mu);
 	}
+	pthread_mutex_lock(&d->agg_mu);
 	agg_set_external(d->agg, rec_queue_drops(d->q), drops, events, errors, records);
+	pthread_mutex_unlock(&d->agg_mu);
 }
 
 /* A record reaches aggregation and the JSON Lines here, from the queue
@@ -524,6 +537,9 @@ static int open_sources(struct daemon *d)
 	}
 	/* peers' records arrive as they happen: the wall clock is theirs too */
 	d->record_clock = all_flat && d->nsrc > 0 && !c->fwd.collect;
+	/* the forwarder is the main thread's; several sources would take
+	 * turns at the lock for a whole poll each */
+	d->agg_inline = d->record_clock && d->nsrc == 1 && !c->fwd.forward;
 	return 0;
 }
 
@@ -539,6 +555,7 @@ int daemon_run(const struct daemon_cfg *c)
 	}
 	d->c = c;
 	d->ctl_fd = d->http_fd = -1;
+	pthread_mutex_init(&d->agg_mu, NULL);
 	for (int i = 0; i < MAX_CONNS; i++)
 		d->conns[i].fd = -1;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -751,6 +768,7 @@ out:
 	agg_free(d->agg);
 	fsplit_free(d->fs);
 	rec_queue_free(d->q);
+	pthread_mutex_destroy(&d->agg_mu);
 	free(d);
 	return rc;
 }

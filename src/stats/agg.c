@@ -1,7 +1,6 @@
 /* Aggregation engine (see agg.h). */
 #include "src/stats/agg.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +8,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/record_names.h"
-#include "src/stats/agg_key.h"
+#include "src/stats/agg_priv.h"
 
 const double agg_prom_le[AGG_PROM_NLE] = {
 	0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -17,29 +16,6 @@ const double agg_prom_le[AGG_PROM_NLE] = {
 };
 const char *const agg_dim_name[AGG_NDIM] = { "op", "client", "server", "conn", "series" };
 const char *const agg_mix_name[MIX_N] = { "inline", "read", "write", "reply", "p0" };
-
-#define NBUCKETS 1024   /* hash chains per dimension */
-#define OTHER_KEY "(other)"
-
-struct table {
-	struct agg_ent *bucket[NBUCKETS];   /* by key string */
-	struct agg_ent **order;   /* insertion order */
-	size_t n, cap, max;
-	struct agg_ent *other;
-	/* numeric key -> entry: the hot path.  Several numeric keys may name
-	 * one entry (two NFSv4 minor versions of NULL are both "NFSv4 NULL");
-	 * keys folded into "(other)" map to it too. */
-	struct agg_map *fast;
-};
-
-/* A slow RPC as kept on the hot path: numbers, formatted at snapshot. */
-struct slow_rec {
-	uint64_t t_ns, total;
-	uint64_t phase[PH_N];
-	uint32_t xid, conn;
-	struct agg_op_id op;
-	struct agg_ep_id client, server;
-};
 
 /* A record's entries, cached under its route keys (agg_route_key): its
  * operation, client, server and series entries under the operation and
@@ -50,7 +26,6 @@ struct slow_rec {
  * without growing; an entry, once a key's, stays that key's, so a cached
  * route never goes stale. */
 #define ROUTES 2048
-enum { RT_OPS, RT_CONN, RT_N };   /* the two caches */
 static const unsigned rt_dims[RT_N] = {
 	[RT_OPS] = 1u << AGG_OP | 1u << AGG_CLIENT | 1u << AGG_SERVER | 1u << AGG_SERIES,
 	[RT_CONN] = 1u << AGG_CONN,
@@ -63,24 +38,6 @@ struct route {
 	struct agg_ep_id cl, sv; /* the endpoints without QPs (slowest list) */
 };
 
-struct agg {
-	struct agg_config cfg;
-	struct table t[AGG_NDIM];
-	struct route *route[RT_N];   /* ROUTES each, allocated at the first record */
-	struct agg_totals tot;
-	uint64_t start_ns, now_ns;
-	struct agg_win win[AGG_SLOTS_MAX];
-	/* per window slot: the earliest call and latest clock time of its
-	 * records, so a record-clock window is the time its records span */
-	struct { uint64_t slot, first, last; } span[AGG_SLOTS_MAX];
-	unsigned nslow;
-	struct slow_rec slow[AGG_SLOW_MAX];
-	/* once the list is full: the first fastest entry and the oldest time,
-	 * so most records are turned away without a scan */
-	unsigned slow_min;
-	uint64_t slow_oldest;
-	size_t mem;
-};
 
 struct agg *agg_new(const struct agg_config *c)
 {
@@ -173,6 +130,17 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	return e;
 }
 
+/* A full table's "(other)" entry, the overflow counted. */
+static struct agg_ent *other_of(struct agg *a, enum agg_dim d)
+{
+	struct table *t = &a->t[d];
+
+	a->tot.overflow[d]++;
+	if (!t->other)
+		t->other = ent_new(a, d, OTHER_KEY);
+	return t->other;
+}
+
 /* Finds or makes the entry for key; NULL only when out of memory.  A full
  * table hands back its "(other)" entry and counts the overflow. */
 static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
@@ -184,12 +152,8 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	for (e = t->bucket[h % NBUCKETS]; e; e = e->next)
 		if (e->hash == h && !strcmp(e->key, key))
 			return e;
-	if (t->n >= t->max) {
-		a->tot.overflow[d]++;
-		if (!t->other)
-			t->other = ent_new(a, d, OTHER_KEY);
-		return t->other;
-	}
+	if (t->n >= t->max)
+		return other_of(a, d);
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct agg_ent **o = realloc(t->order, cap * sizeof(*o));
@@ -400,19 +364,39 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	}
 }
 
-/* The key string and labels of a new numeric key: made once per key. */
-static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *key, size_t klen,
-			char lab[4][AGG_LABEL_MAX])
+/* The labels of a record (lab[0..3] as in agg_ent.label), only those
+ * asked for: a new numeric key needs the ones its key string is made of,
+ * and a new entry the rest of its own.  Most new connection keys of a
+ * long run only find "(other)" (the table is full) and need none. */
+enum { LAB_PROG = 1, LAB_PROC = 2, LAB_CLIENT = 4, LAB_SERVER = 8 };
+static const unsigned key_labs[AGG_NDIM] = {
+	[AGG_OP] = LAB_PROG | LAB_PROC, [AGG_CLIENT] = LAB_CLIENT, [AGG_SERVER] = LAB_SERVER,
+	[AGG_CONN] = 0, [AGG_SERIES] = LAB_PROG | LAB_PROC | LAB_CLIENT | LAB_SERVER,
+};
+
+static void make_labels(const struct nfsrdma_record *r, unsigned which, char lab[4][AGG_LABEL_MAX])
+{
+	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
+	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
+
+	if (which & LAB_PROG)
+		rec_prog_str(r, lab[0], AGG_LABEL_MAX);
+	if (which & LAB_PROC)
+		rec_proc_str(r, lab[1], AGG_LABEL_MAX);
+	if (which & LAB_CLIENT)
+		dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
+	if (which & LAB_SERVER)
+		dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
+}
+
+/* The key string of a new numeric key, from its labels (key_labs[d]). */
+static void key_string(enum agg_dim d, const struct nfsrdma_record *r, char *key, size_t klen,
+		       char lab[4][AGG_LABEL_MAX])
 {
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
 	char ea[64], eb[64];
 
-	memset(lab, 0, 4 * AGG_LABEL_MAX);
-	rec_prog_str(r, lab[0], AGG_LABEL_MAX);
-	rec_proc_str(r, lab[1], AGG_LABEL_MAX);
-	dissect_addr_str(client, lab[2], AGG_LABEL_MAX);
-	dissect_addr_str(server, lab[3], AGG_LABEL_MAX);
 	const char *tr = agg_op_suffix(r->transport);
 	switch (d) {
 	case AGG_OP:
@@ -435,6 +419,25 @@ static void key_strings(enum agg_dim d, const struct nfsrdma_record *r, char *ke
 	}
 }
 
+/* Whether two records of this kind with one connection key string have
+ * one numeric key: then a numeric key the map has never seen names no
+ * entry.  The string (key_string) is the conn id and per endpoint its
+ * address, one canonical string per family and unlike another family's,
+ * followed by ".qpN" (none for QP 0), or by ".PORT" for an IP endpoint
+ * (rec_ep_str), which a string with a QP or neither can never equal.
+ * The numeric key holds the conn id, the address and the QP, not the
+ * port: an IP endpoint's QP, were it ever set, would be a difference the
+ * string does not show. */
+static bool ep_decides(const struct rec_endpoint *e)
+{
+	return !e->ip_proto || !e->qpn;
+}
+
+static bool conn_key_decides(const struct nfsrdma_record *r)
+{
+	return ep_decides(&r->caller) && ep_decides(&r->callee);
+}
+
 /* The entry of a record in dimension d: by its numeric key when seen
  * before, else by its key string (made here, once per numeric key). */
 static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key *k,
@@ -449,9 +452,21 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 			a->tot.overflow[d]++;
 		return e;
 	}
-	key_strings(d, r, key, sizeof(key), lab);
+	const bool decides = d == AGG_CONN && conn_key_decides(r);
+	if (decides && t->n >= t->max && !(a->alias_lost & 1u << d) && !a->conn_undecided) {
+		/* what the string lookup below would find: no entry has this
+		 * key string, so "(other)" (a long run's new connections, once
+		 * the table is full, made two endpoint strings each for it) */
+		if ((e = other_of(a, d)))
+			agg_map_put(t->fast, k, e);
+		return e;
+	}
+	make_labels(r, key_labs[d], lab);
+	key_string(d, r, key, sizeof(key), lab);
 	if (!(e = lookup(a, d, key)))
 		return NULL;
+	if (e != t->other && d == AGG_CONN && !decides)
+		a->conn_undecided = true;
 	if (e != t->other && d != AGG_CLIENT && d != AGG_SERVER)
 		e->transport = r->transport;
 	if (e != t->other && !e->label[1][0] && (d == AGG_OP || d == AGG_SERIES)) {
@@ -465,6 +480,7 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	if (e != t->other && d == AGG_CONN && !e->label[2][0]) {
 		/* separate labels, as Prometheus wants, not one joined string */
 		const bool bc = r->flags & RECF_BACKCHANNEL;
+		make_labels(r, LAB_CLIENT | LAB_SERVER, lab);
 		snprintf(e->label[2], sizeof(e->label[2]), "%s", lab[2]);
 		snprintf(e->label[3], sizeof(e->label[3]), "%s", lab[3]);
 		e->conn_id = r->conn_id;
@@ -473,7 +489,8 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 	}
 	/* A full map refuses: this key takes the slow path again next time
 	 * (memory stays bounded under a flood of distinct keys). */
-	agg_map_put(t->fast, k, e);
+	if (agg_map_put(t->fast, k, e) < 0 && e != t->other)
+		a->alias_lost |= (uint8_t)(1u << d);
 	return e;
 }
 
@@ -608,192 +625,4 @@ void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source
 	a->tot.drops_source = drops_source;
 	a->tot.source_events = source_events;
 	a->tot.source_errors = source_errors;
-}
-
-const struct agg_totals *agg_totals(const struct agg *a)
-{
-	return &a->tot;
-}
-
-size_t agg_count(const struct agg *a, enum agg_dim d)
-{
-	return a->t[d].n + (a->t[d].other ? 1 : 0);
-}
-
-const struct agg_ent *agg_entry(const struct agg *a, enum agg_dim d, size_t i)
-{
-	if (i < a->t[d].n)
-		return a->t[d].order[i];
-	return i == a->t[d].n ? a->t[d].other : NULL;
-}
-
-static size_t ent_hist_memory(const struct agg *a, const struct agg_ent *e)
-{
-	size_t m = 0;
-
-	if (!e)
-		return 0;
-	m += e->lat.bytes;
-	if (e->wlat)
-		for (unsigned i = 0; i < a->cfg.slots; i++)
-			m += e->wlat[i].bytes;
-	return m;
-}
-
-size_t agg_memory(const struct agg *a)
-{
-	size_t m = a->mem;
-
-	/* histogram chunks come as samples land: counted here, not per add */
-	for (int d = 0; d < AGG_NDIM; d++) {
-		for (size_t i = 0; i < a->t[d].n; i++)
-			m += ent_hist_memory(a, a->t[d].order[i]);
-		m += ent_hist_memory(a, a->t[d].other);
-	}
-	return m;
-}
-
-/* Sums the live window slots: those within the last `slots` seconds of now. */
-static void win_sum(const struct agg *a, const struct agg_win *w, uint64_t now_slot, struct agg_win *out,
-		    const struct hist *wl, struct hist *hout)
-{
-	memset(out, 0, sizeof(*out));
-	for (unsigned i = 0; i < a->cfg.slots; i++) {
-		if (!w[i].records || w[i].slot > now_slot || w[i].slot + a->cfg.slots <= now_slot)
-			continue;
-		out->records += w[i].records;
-		out->errors += w[i].errors;
-		out->bytes += w[i].bytes;
-		out->lat_sum += w[i].lat_sum;
-		out->lat_n += w[i].lat_n;
-		if (wl && hout)
-			hist_merge(hout, &wl[i]);
-	}
-}
-
-/* The time the window's counts are divided by (the rule is in agg.h).
- * Never under one slot: a rate never divides by ~0. */
-static double win_seconds(const struct agg *a, uint64_t now_ns, uint64_t now_slot, bool record_clock)
-{
-	uint64_t full = a->cfg.slot_ns * a->cfg.slots, ns = full;
-
-	if (record_clock) {
-		/* the live slots' records, from the earliest call to the latest
-		 * record, but never reaching back before the oldest live slot */
-		uint64_t lo = (now_slot + 1 > a->cfg.slots ? now_slot + 1 - a->cfg.slots : 0) * a->cfg.slot_ns;
-		uint64_t first = UINT64_MAX, last = 0;
-		for (unsigned i = 0; i < a->cfg.slots; i++) {
-			if (!a->span[i].last || a->span[i].slot > now_slot ||
-			    a->span[i].slot + a->cfg.slots <= now_slot)
-				continue;
-			if (a->span[i].first < first)
-				first = a->span[i].first;
-			if (a->span[i].last > last)
-				last = a->span[i].last;
-		}
-		if (first < lo)
-			first = lo;
-		ns = last > first ? last - first : 0;
-	} else if (a->start_ns && now_ns - a->start_ns < full) {
-		ns = now_ns - a->start_ns;
-	}
-	if (ns < a->cfg.slot_ns)
-		ns = a->cfg.slot_ns;
-	if (ns > full)
-		ns = full;
-	return (double)ns / 1e9;
-}
-
-int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
-{
-	/* 0 asks for record time: the latest record's, as files read flat out
-	 * have no other clock */
-	bool record_clock = now_ns == 0;
-
-	memset(s, 0, sizeof(*s));
-	if (now_ns < a->now_ns)
-		now_ns = a->now_ns;
-	s->now_ns = now_ns;
-	s->start_ns = a->start_ns;
-	uint64_t now_slot = now_ns / a->cfg.slot_ns;
-	double win = win_seconds(a, now_ns, now_slot, record_clock);
-	s->win_s = win;
-	s->t = a->tot;
-	struct agg_win w;
-	win_sum(a, a->win, now_slot, &w, NULL, NULL);
-	s->rate = (double)w.records / win;
-	s->bw = (double)w.bytes / win;
-
-	struct hist wh;   /* an operation's window slots, merged */
-	hist_init(&wh, HIST_RES);
-	for (int d = 0; d < AGG_NDIM; d++) {
-		size_t n = agg_count(a, d);
-		if (!n)
-			continue;
-		struct agg_row *rows = calloc(n, sizeof(*rows));
-		if (!rows) {
-			hist_free(&wh);
-			agg_snap_free(s);
-			return -ENOMEM;
-		}
-		s->rows[d] = rows;
-		s->nrows[d] = n;
-		for (size_t i = 0; i < n; i++) {
-			const struct agg_ent *e = agg_entry(a, d, i);
-			struct agg_row *r = &rows[i];
-			if (wh.n)   /* empty: nothing to clear (most rows have no window data) */
-				hist_reset(&wh);
-			snprintf(r->key, sizeof(r->key), "%s", e->key);
-			if (d == AGG_SERIES && e->label[1][0])
-				snprintf(r->key, sizeof(r->key), "%s %s%s %s>%s", e->label[0], e->label[1],
-					 agg_op_suffix(e->transport), e->label[2], e->label[3]);
-			r->tot = e->tot;
-			win_sum(a, e->win, now_slot, &w, e->wlat, e->wlat ? &wh : NULL);
-			r->rate = (double)w.records / win;
-			r->bw = (double)w.bytes / win;
-			r->inflight = (double)w.lat_sum / 1e9 / win;   /* Little's law */
-			r->p50 = hist_pct(&e->lat, 0.50);
-			r->p90 = hist_pct(&e->lat, 0.90);
-			r->p99 = hist_pct(&e->lat, 0.99);
-			r->p999 = hist_pct(&e->lat, 0.999);
-			r->max = e->lat.max;
-			if (e->wlat) {
-				r->wp50 = hist_pct(&wh, 0.50);
-				r->wp99 = hist_pct(&wh, 0.99);
-			}
-			for (int p = 0; p < PH_N; p++)
-				r->phase_mean[p] = e->tot.lat_n ? e->tot.phase_sum[p] / e->tot.lat_n : 0;
-			r->credits = e->credits_granted;
-			agg_diag_row(e, r);
-		}
-	}
-	hist_free(&wh);
-	s->nslow = a->nslow;
-	for (unsigned i = 0; i < a->nslow; i++) {
-		const struct slow_rec *sr = &a->slow[i];
-		struct agg_slow *o = &s->slow[i];
-		char prog[AGG_LABEL_MAX], op[AGG_LABEL_MAX];
-		memset(o, 0, sizeof(*o));
-		o->t_ns = sr->t_ns;
-		o->total = sr->total;
-		memcpy(o->phase, sr->phase, sizeof(o->phase));
-		o->xid = sr->xid;
-		o->conn = sr->conn;
-		agg_op_id_str(&sr->op, prog, sizeof(prog), op, sizeof(op));
-		if (snprintf(o->op, sizeof(o->op), "%s %s%s", prog, op, agg_op_suffix(sr->op.transport)) >=
-		    (int)sizeof(o->op))
-			o->op[sizeof(o->op) - 1] = 0;   /* cut short, as rec_name_str would */
-		agg_ep_id_str(&sr->client, o->client, sizeof(o->client));
-		agg_ep_id_str(&sr->server, o->server, sizeof(o->server));
-	}
-	return 0;
-}
-
-void agg_snap_free(struct agg_snap *s)
-{
-	for (int d = 0; d < AGG_NDIM; d++) {
-		free(s->rows[d]);
-		s->rows[d] = NULL;
-		s->nrows[d] = 0;
-	}
 }

@@ -139,6 +139,43 @@ int main(void)
 	      s.rows[AGG_CLIENT][0].tot.records == 1 && s.nrows[AGG_SERIES] == 2 && s.rows[AGG_SERIES][1].tot.records == 3,
 	      "3 records of one folded client: overflow %llu", (unsigned long long)s.t.overflow[AGG_CLIENT]);
 	agg_snap_free(&s); agg_free(a);
+	/* connections past max_keys: a new RDMA connection folds into (other),
+	 * a known one keeps its row */
+	a = agg_new(&(struct agg_config){ .max_keys = { 0, 0, 0, 1, 0 } });
+	memset(&r, 0, sizeof(r));
+	r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 3; r.proc = 1; r.d_total = 5000;
+	r.caller.family = 4; r.caller.addr[0] = 10; r.caller.addr[3] = 2;
+	r.callee.family = 4; r.callee.addr[0] = 10; r.callee.addr[3] = 1;
+	r.conn_id = 1; r.caller.qpn = 17; r.callee.qpn = 18;
+	agg_add(a, &r, t);
+	r.conn_id = 2; r.caller.qpn = 19; r.callee.qpn = 20;
+	agg_add(a, &r, t); agg_add(a, &r, t);
+	r.conn_id = 1; r.caller.qpn = 17; r.callee.qpn = 18;
+	agg_add(a, &r, t);
+	CHECK(agg_snapshot(a, t + 1, &s) == 0, "snapshot, connections past max_keys");
+	CHECK(s.nrows[AGG_CONN] == 2 && !strcmp(s.rows[AGG_CONN][0].key, "1 10.0.0.2.qp17 <> 10.0.0.1.qp18") &&
+	      s.rows[AGG_CONN][0].tot.records == 2 && !strcmp(s.rows[AGG_CONN][1].key, "(other)") &&
+	      s.rows[AGG_CONN][1].tot.records == 2 && s.t.overflow[AGG_CONN] == 2,
+	      "RDMA connections: 1 row of 2 + (other) of 2, overflow %llu (%s)", (unsigned long long)s.t.overflow[AGG_CONN],
+	      s.nrows[AGG_CONN] ? s.rows[AGG_CONN][0].key : "-");
+	agg_snap_free(&s); agg_free(a);
+	/* a TCP endpoint shows its port, not its QP: a record of a known TCP
+	 * connection with another QP (another numeric key) has that
+	 * connection's key string, so it is the connection's row, not (other) */
+	a = agg_new(&(struct agg_config){ .max_keys = { 0, 0, 0, 1, 0 } });
+	r.conn_id = 3; r.caller.ip_proto = r.callee.ip_proto = 6; r.caller.port = 800; r.callee.port = 2049;
+	r.caller.qpn = 5; r.callee.qpn = 0;
+	agg_add(a, &r, t);
+	r.caller.qpn = 0;
+	agg_add(a, &r, t);
+	r.conn_id = 4;
+	agg_add(a, &r, t);
+	CHECK(agg_snapshot(a, t + 1, &s) == 0, "snapshot, TCP connections past max_keys");
+	CHECK(s.nrows[AGG_CONN] == 2 && !strcmp(s.rows[AGG_CONN][0].key, "3 10.0.0.2.800 <> 10.0.0.1.2049") &&
+	      s.rows[AGG_CONN][0].tot.records == 2 && s.rows[AGG_CONN][1].tot.records == 1 && s.t.overflow[AGG_CONN] == 1,
+	      "TCP connection under two QPs: 1 row of 2 + (other) of 1, overflow %llu (%s)",
+	      (unsigned long long)s.t.overflow[AGG_CONN], s.nrows[AGG_CONN] ? s.rows[AGG_CONN][0].key : "-");
+	agg_snap_free(&s); agg_free(a);
 	/* window divisor (agg.h): record clock (snapshot at 0) = the records'
 	 * span, earliest call to latest record; wall clock = time since the
 	 * first record while younger than the window, not rounded to slots */

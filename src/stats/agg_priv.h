@@ -1,0 +1,61 @@
+/* The aggregation engine's state, shared by its add path (agg.c) and
+ * its readers (agg_snap.c); nothing outside src/stats/agg*.c includes it. */
+#ifndef NFSRDMA_AGG_PRIV_H
+#define NFSRDMA_AGG_PRIV_H
+
+#include "src/stats/agg.h"
+#include "src/stats/agg_key.h"
+
+#define NBUCKETS 1024   /* hash chains per dimension */
+#define OTHER_KEY "(other)"
+
+struct table {
+	struct agg_ent *bucket[NBUCKETS];   /* by key string */
+	struct agg_ent **order;   /* insertion order */
+	size_t n, cap, max;
+	struct agg_ent *other;
+	/* numeric key -> entry: the hot path.  Several numeric keys may name
+	 * one entry (two NFSv4 minor versions of NULL are both "NFSv4 NULL");
+	 * keys folded into "(other)" map to it too. */
+	struct agg_map *fast;
+};
+
+/* A slow RPC as kept on the hot path: numbers, formatted at snapshot. */
+struct slow_rec {
+	uint64_t t_ns, total;
+	uint64_t phase[PH_N];
+	uint32_t xid, conn;
+	struct agg_op_id op;
+	struct agg_ep_id client, server;
+};
+
+enum { RT_OPS, RT_CONN, RT_N };   /* the two route caches (agg.c) */
+struct route;
+
+struct agg {
+	struct agg_config cfg;
+	struct table t[AGG_NDIM];
+	struct route *route[RT_N];   /* ROUTES each, allocated at the first record */
+	struct agg_totals tot;
+	uint64_t start_ns, now_ns;
+	struct agg_win win[AGG_SLOTS_MAX];
+	/* per window slot: the earliest call and latest clock time of its
+	 * records, so a record-clock window is the time its records span */
+	struct { uint64_t slot, first, last; } span[AGG_SLOTS_MAX];
+	unsigned nslow;
+	struct slow_rec slow[AGG_SLOW_MAX];
+	/* once the list is full: the first fastest entry and the oldest time,
+	 * so most records are turned away without a scan */
+	unsigned slow_min;
+	/* bit d: an entry's numeric key in dimension d was refused by the
+	 * full map, so a new numeric key may name an entry after all and
+	 * takes the string lookup (agg.c, find) */
+	uint8_t alias_lost;
+	/* a connection entry's string came from a record whose numeric key
+	 * does not decide it (agg.c, conn_key_decides) */
+	bool conn_undecided;
+	uint64_t slow_oldest;
+	size_t mem;
+};
+
+#endif
