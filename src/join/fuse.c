@@ -208,13 +208,22 @@ void fuse_derive(struct nfsrdma_record *r)
 		SET(REC_FP_CLIENT_DONE, c[RCT_REPLY]);
 		SET(REC_FP_N, c[RCT_END]);
 	}
+	/* Linux posts a READ's Write chunk from inside the procedure (the
+	 * encoder hands the payload to svc_rdma_result_payload before
+	 * svc_stats_latency ends the execute): the server's own clock says
+	 * the push began within the execute, so there is no push boundary
+	 * after it and reply_build+push stay one span, whatever the wire's
+	 * aligned first WRITE seems to say.  Taken as a boundary it made
+	 * every such READ's reply_build negative. */
+	bool push_in_exec = server && s[RST_WRITE_POST] && s[RST_EXEC_DONE] && s[RST_WRITE_POST] < s[RST_EXEC_DONE];
 	if (server) {
 		cur = JV_SERVER;
 		SET(REC_FP_SERVER_QUEUE, s[RST_RECV]);
 		SET(REC_FP_PULL, s[RST_READ_POST]);
 		SET(REC_FP_EXECUTE, s[RST_DISPATCH]);
 		SET(REC_FP_REPLY_BUILD, s[RST_EXEC_DONE]);
-		SET(REC_FP_PUSH, s[RST_WRITE_POST]);
+		if (!push_in_exec)
+			SET(REC_FP_PUSH, s[RST_WRITE_POST]);
 		SET(REC_FP_NET_BACK, s[RST_SEND_POST]);
 	}
 	if (wire) {
@@ -231,7 +240,7 @@ void fuse_derive(struct nfsrdma_record *r)
 				st[REC_FP_PULL] = B_EMPTY;
 			}
 		}
-		if (st[REC_FP_PUSH] == B_UNKNOWN) {
+		if (st[REC_FP_PUSH] == B_UNKNOWN && !push_in_exec) {
 			if (!r->t_write_first)
 				st[REC_FP_PUSH] = B_EMPTY;
 			else if (!(server && s[RST_EXEC_DONE] && r->t_write_first < s[RST_EXEC_DONE]))
@@ -250,7 +259,7 @@ void fuse_derive(struct nfsrdma_record *r)
 	/* the server saw no READ (WRITE) and no wire says otherwise: none */
 	if (server && st[REC_FP_PULL] == B_UNKNOWN)
 		st[REC_FP_PULL] = B_EMPTY;
-	if (server && st[REC_FP_PUSH] == B_UNKNOWN)
+	if (server && st[REC_FP_PUSH] == B_UNKNOWN && !push_in_exec)
 		st[REC_FP_PUSH] = B_EMPTY;
 #undef SET
 	/* an EMPTY boundary sits on the next known one */

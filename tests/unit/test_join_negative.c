@@ -129,7 +129,35 @@ static void on_fused(const struct nfsrdma_record *r, void *ctx)
 			s->odd[k] = *r;
 }
 
-enum odd_kind { ODD_NONE, ODD_CLIENT_BEGIN_LATE, ODD_SERVER_DISPATCH_EARLY, ODD_SERVER_AHEAD, ODD_WIRE_REPLY_EARLY };
+enum odd_kind { ODD_NONE, ODD_CLIENT_BEGIN_LATE, ODD_SERVER_DISPATCH_EARLY, ODD_SERVER_AHEAD, ODD_WIRE_REPLY_EARLY,
+		ODD_READ_PUSH_IN_EXEC };
+
+/* A READ as Linux serves it over RDMA, in a version 4 server probe record:
+ * the encoder posts the Write chunk 30 us into the execute, before
+ * svc_stats_latency; the wire sees the WRITEs after the execute's end
+ * (the post reaches the wire later) and before the reply's Send. */
+static void wire_read_push(struct nfsrdma_record *w, const struct tl *t, const struct hclock *hw)
+{
+	w->t_write_first = on(hw, t->exdone + 2 * US);
+	w->t_write_last = on(hw, t->exdone + 4 * US);
+	w->n_rdma_writes = 2;
+	rec_derive(w);
+}
+
+static void server_read_push(struct nfsrdma_record *sv, const struct tl *t, const struct hclock *hs)
+{
+	sv->rec_version = NFSRDMA_RECORD_VERSION;
+	sv->vantages = REC_VT_SERVER;
+	sv->t_write_first = on(hs, t->dispatch + 30 * US);
+	sv->t_write_last = on(hs, t->ssend - 1 * US);
+	sv->vt_server[RST_RECV] = on(hs, t->srecv);
+	sv->vt_server[RST_DISPATCH] = on(hs, t->dispatch);
+	sv->vt_server[RST_EXEC_DONE] = on(hs, t->exdone);
+	sv->vt_server[RST_WRITE_POST] = sv->t_write_first;
+	sv->vt_server[RST_WRITE_DONE] = sv->t_write_last;
+	sv->vt_server[RST_SEND_POST] = on(hs, t->ssend);
+	sv->t_reply_first = sv->t_reply_last = sv->vt_server[RST_SEND_POST];
+}
 
 /* The run: every RPC consistent but those listed in odd (RPC index and how
  * it contradicts).  rdma false: the server records are TCP's. */
@@ -158,10 +186,14 @@ static struct join *run(struct sink *s, struct hclock hc, struct hclock hw, stru
 			r.t_reply_last = r.t_write_first;   /* the client's reply stays after it */
 			r.n_rdma_writes = 1;
 		}
+		if (kind == ODD_READ_PUSH_IN_EXEC)
+			wire_read_push(&r, &t, &hw);
 		refused += join_add(j, &r, 1) != 0;
 		mk_server(&r, xid, &t, &hs, rdma);
 		if (kind == ODD_SERVER_DISPATCH_EARLY)   /* execute 30 us longer than decode .. done */
 			r.k_exec_us += (uint32_t)((t.dispatch - t.srecv) / US) + 30;
+		if (kind == ODD_READ_PUSH_IN_EXEC)
+			server_read_push(&r, &t, &hs);
 		if (kind == ODD_SERVER_AHEAD) {   /* every server time 2 ms early */
 			r.t_call_first -= 2000 * US, r.t_call_last -= 2000 * US;
 			r.t_reply_first -= 2000 * US, r.t_reply_last -= 2000 * US;
@@ -290,11 +322,41 @@ static void test_reasons(void)
 	join_free(j);
 }
 
+/* A READ's push starts inside the execute (the server's own clock says
+ * so): not a contradiction, and not flagged (tests/join/lab: every READ
+ * of the real probes was).  reply_build+push are one span, from the
+ * execute's end to the reply's Send, whatever the wire's first WRITE. */
+static void test_read_push_in_execute(void)
+{
+	unsigned odd_i[] = { 2500 };
+	enum odd_kind odd_k[] = { ODD_READ_PUSH_IN_EXEC };
+	struct sink s = { 0 };
+	struct join *j = run(&s, HC, HW, HS, true, odd_i, odd_k, 1);
+	const struct nfsrdma_record *r = &s.odd[0];
+	struct tl t = timeline(odd_i[0]);
+
+	CHECK_EQ_U64(s.n, NRPC);
+	CHECK_EQ_U64(s.bad_sum, 0);
+	CHECK(r->xid == 0x5000 + odd_i[0], "the READ emitted");
+	CHECK_EQ_U64(r->vantages, REC_VT_ALL);
+	CHECK(r->vt_server[RST_WRITE_POST] < r->vt_server[RST_EXEC_DONE], "the push posted within the execute");
+	CHECK(!(r->f_flags & (RECFF_NEGATIVE | RECFF_NEG_REASONS)), "READ pushed within the execute: fuse_flags 0x%x",
+	      r->f_flags);
+	CHECK_EQ_U64(s.neg, 0);
+	CHECK(r->f_merged & (1u << REC_FP_REPLY_BUILD), "reply_build runs on into push: f_merged 0x%x", r->f_merged);
+	CHECK(r->f_mask & (1u << REC_FP_REPLY_BUILD), "reply_build+push has a time");
+	CHECK(!(r->f_mask & (1u << REC_FP_PUSH)), "no push of its own: f_mask 0x%x", r->f_mask);
+	/* the execute's end .. the reply's Send, both on the server's clock */
+	CHECK_EQ_U64(r->f_phase[REC_FP_REPLY_BUILD], on(&HS, t.ssend) - on(&HS, t.exdone));
+	join_free(j);
+}
+
 int main(void)
 {
 	test_consistent(true);
 	test_consistent(false);
 	test_tcp_server_arrival();
 	test_reasons();
+	test_read_push_in_execute();
 	return check_summary("join_negative");
 }
