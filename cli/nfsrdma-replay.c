@@ -25,7 +25,7 @@ static const struct opt opts[] = {
 	{ "export", 0, "PATH", "NFSv3: export to MOUNT for the root handle (default: from the trace, else /export); NFSv4: path below the pseudo-root (default: the pseudo-root)", K_EXPORT },
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
-	{ "max-inflight", 0, "N", "at most N calls in flight (default: as recorded)", K_MAXINF },
+	{ "max-inflight", 0, "N", "at most N calls in flight on each connection (default: as recorded on the traced one)", K_MAXINF },
 	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG, which must exist", K_CLIENTS },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
 	{ "delegations", 0, NULL, "NFSv4: serve the target's callbacks (4.1+: the session's back channel; 4.0: a callback server), so it may grant delegations as it did to the traced client; recalls are answered and given back", K_DELEG },

@@ -94,9 +94,16 @@ struct mismatch {
 /* ---- the engine ---- */
 /* A traced client replayed (t.clients[k]): its own client ID and session,
  * and what became of its calls. */
+#define RC_MAXCONN 4        /* a client's own connections (one per traced one) */
+#define REPLAY_MAXCONN 64    /* the replay's, all clients' */
 struct rclient {
 	struct nfs41_session s;
 	bool v4;
+	/* its connections to the target: one per traced connection of its
+	 * (the first RC_MAXCONN; later ones share the last) */
+	struct xprt *x[RC_MAXCONN];
+	uint32_t tconn[RC_MAXCONN];
+	unsigned nx;
 	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
 	/* its calls in flight; a state or namespace change of its own sent
 	 * and not answered yet (its next call waits: other clients' do not) */
@@ -107,6 +114,7 @@ struct rclient {
 
 struct rcall {
 	struct engine *e;
+	struct xprt *x;       /* the connection it went on */
 	size_t idx;
 	bool busy;
 	struct xprt_req req;
@@ -135,13 +143,16 @@ struct tinfo {
 	bool refused_dep;     /* named by a call that was refused */
 	uint64_t dep;         /* 1 + the other client's call it waits for (replay_deps.c); 0: none */
 	bool inflight;        /* sent, reply not in yet */
+	uint8_t xi;           /* its client's connection (rclient.x[xi]) */
 };
 
 struct engine {
 	const struct replay_opts *o;
 	struct trace t;
 	struct tinfo *ti;
-	struct xprt *x;
+	struct xprt *x;          /* the current call's client's connection */
+	struct xprt **xs;        /* every connection, in the order they were opened */
+	unsigned nxs;
 	struct nfs_fh troot, root;
 	bool have_troot;
 	struct fhmap tmap;     /* trace fh -> target fh */
@@ -151,6 +162,7 @@ struct engine {
 	struct fhmap refused;  /* trace handles whose producer was refused */
 	struct rcall *rc;
 	uint32_t nrc;
+	uint32_t slots;          /* credits asked on each connection (session slots) */
 	struct opstat op[REPLAY_ROWS + 1];   /* by tcall.row */
 	char rowname[REPLAY_ROWS][sizeof(((struct tcall *)0)->name)];
 	unsigned nrows;
@@ -195,6 +207,7 @@ struct engine {
 	/* The connection: --disconnect-after, and (4.1+ with a back channel)
 	 * binding a new one to the session */
 	bool drop_pending;
+	struct xprt *drop_x;
 	uint64_t drops;
 	uint64_t bound_reconnects;  /* the transport's reconnects when last bound */
 	bool bind_wanted;
@@ -280,6 +293,14 @@ void replay_bind_conn(struct engine *e);
 /* replay_v4_send.c: builds and submits NFSv4 call i (0 or -ENOTCONN) */
 int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		  struct opstat *os);
+
+/* replay_conns.c: every client's connections (one per traced connection) */
+int replay_conns_open(struct engine *e, const struct xprt_opts *xo, bool tcp);
+void replay_conns_close(struct engine *e);
+/* Calls in flight on every connection. */
+unsigned replay_inflight_all(const struct engine *e);
+/* The counters of every connection, added up. */
+void replay_xprt_stats(const struct engine *e, struct xprt_stats *sum);
 
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);

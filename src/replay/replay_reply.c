@@ -138,8 +138,10 @@ static void done_one(struct xprt_req *req, const struct xprt_reply *rep)
 	rc->busy = false;
 	free(rc->data);
 	rc->data = NULL;
-	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid)
+	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid) {
 		e->drop_pending = true;  /* not here: the transport is inside its poll */
+		e->drop_x = rc->x;
+	}
 	if (tc->prog == PROG_NFS && tc->vers == 4) {
 		v4_done(rc, req, rep);
 		return;
@@ -222,10 +224,12 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct rclient *cl = &e->cl[tc->client];
 	struct nfs41_session *saved = e->v4s;
 	struct rclient *saved_cur = e->cur;
+	struct xprt *saved_x = e->x;
 	uint64_t ok = os->ok, mism = os->mismatch, errs = os->errors + os->lost;
 
 	e->v4s = &cl->s;
 	e->cur = cl;
+	e->x = rc->x;
 	e->ti[rc->idx].inflight = false;
 	cl->inflight--;
 	if (!rep->err)
@@ -233,6 +237,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	done_one(req, rep);
 	e->v4s = saved;
 	e->cur = saved_cur;
+	e->x = saved_x;
 	cl->ok += os->ok - ok;
 	cl->mismatch += os->mismatch - mism;
 	cl->errors += os->errors + os->lost - errs;

@@ -43,7 +43,7 @@
 
 int replay_poll(struct engine *e, int ms)
 {
-	int n = xprt_poll(e->x, ms);
+	int n = xprt_poll_set(e->xs, e->nxs, ms);
 	if (n < 0)
 		return n;
 	if (e->drop_pending) {
@@ -51,7 +51,7 @@ int replay_poll(struct engine *e, int ms)
 		e->drops++;
 		log_warn("replay: dropping the connection after xid 0x%08x (--disconnect-after)",
 			 e->o->disconnect_xid);
-		xprt_drop(e->x, "dropped on request");
+		xprt_drop(e->drop_x, "dropped on request");
 	}
 	if (e->v4s->back_channel && e->v4s->have_session && !e->returning)
 		replay_bind_conn(e);
@@ -64,7 +64,7 @@ int replay_poll(struct engine *e, int ms)
 
 int replay_wait_all(struct engine *e)
 {
-	while (xprt_inflight(e->x)) {
+	while (replay_inflight_all(e)) {
 		int ret = replay_poll(e, 100);
 		if (ret < 0)
 			return ret;
@@ -133,6 +133,7 @@ int replay_submit(struct engine *e, struct rcall *rc, size_t i)
 	rc->req.ctx = rc;
 	rc->idx = i;
 	rc->e = e;
+	rc->x = e->x;
 	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
 		if ((ret = replay_poll(e, 100)) < 0)
 			break;
@@ -220,7 +221,7 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 	/* map the handles */
 	struct nfs_fh mapped[MAXREFS];
 	for (unsigned k = 0; k < l.nref; k++) {
-		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && xprt_inflight(e->x) &&
+		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && replay_inflight_all(e) &&
 		    (ret = replay_wait_all(e)) < 0)
 			return ret;
 		ret = replay_resolve(e, &l.ref[k].fh, &mapped[k], 0);
@@ -336,6 +337,7 @@ static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0
 	}
 	e->cur = cl;
 	e->v4s = &cl->s;
+	e->x = cl->x[e->ti[i].xi];
 	int ret = replay_one_call(e, i, t0_trace, t0);
 	cl->trace++;
 	cl->replayed += os->replayed - sent;
@@ -463,14 +465,18 @@ int replay_run(const struct replay_opts *o, FILE *out)
 				maxbulk = l.ddp_len;
 		}
 	}
-	e->nrc = o->slots ? o->slots : 32;
-	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = e->nrc,
+	uint32_t slots = o->slots ? o->slots : 32;
+	e->slots = slots;
+	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = slots,
 				.max_bulk = maxbulk, .reply_chunk_max = 72 * 1024,
 				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll,
 				.moderate_us = o->moderate_us };
 	bool tcp = o->transport && !strcmp(o->transport, "tcp");
-	if ((ret = tcp ? xprt_tcp_open(&e->x, &xo) : xprt_rdma_open(&e->x, &xo)) < 0)
+	if ((ret = replay_conns_open(e, &xo, tcp)) < 0)
 		goto out;
+	e->x = e->cur->x[0];
+	/* a call slot for every credit of every connection */
+	e->nrc = slots * e->nxs;
 	e->rc = calloc(e->nrc, sizeof(*e->rc));
 	if (!e->rc)
 		goto out;
@@ -498,7 +504,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		struct nfs41_session *s = &e->cl[k].s;
 		/* what the trace did not destroy itself (or the replay's own) */
 		if (e->cl[k].v4 && s->minor && (s->have_session || s->have_client))
-			nfs41_session_close(e->x, s, &e->cred);
+			nfs41_session_close(e->cl[k].x[0], s, &e->cred);
 	}
 	if (ret < 0) {
 		e->not_sent = e->t.n - i;
@@ -555,7 +561,7 @@ out:
 		free(e->rc);
 	}
 	nfs40_cbsrv_stop(e->cbsrv);
-	xprt_destroy(e->x);
+	replay_conns_close(e);
 	fhmap_free(&e->tmap);
 	fhmap_free(&e->tparent);
 	fhmap_free(&e->tname);

@@ -314,7 +314,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 				return ret;
 			continue;
 		}
-		if (ret == -ENOENT && attempt == 0 && xprt_inflight(e->x)) {
+		if (ret == -ENOENT && attempt == 0 && replay_inflight_all(e)) {
 			/* what names it may still be in flight */
 			if ((ret = replay_wait_all(e)) < 0)
 				return ret;
