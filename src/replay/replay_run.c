@@ -376,6 +376,25 @@ static int replay_clients_init(struct engine *e)
 	return 0;
 }
 
+/* Whether any call of the trace would be refused without
+ * --allow-mutations (replay_one_call, replay_one_v4). */
+static bool trace_mutates(const struct engine *e)
+{
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		struct nfs4_call_info in;
+		if (tc->prog == PROG_NFS && tc->vers == 4) {
+			if (tc->proc == 1 && tc->v4known &&
+			    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0 && in.mutates)
+				return true;
+		} else if (tc->prog == PROG_NFSACL ? tc->proc == 2 :
+			   tc->prog == PROG_NFS && tc->vers == 3 && nfs3_is_mutation(tc->proc)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -425,6 +444,10 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	if (replay_clients_init(e) < 0)
 		goto out;
 	replay_deps(e);
+	if (o->probe_mutates) {
+		rc = trace_mutates(e) ? REPLAY_MUTATES : 0;
+		goto out;
+	}
 	if (o->dry_run) {
 		rc = replay_dry_run(e);
 		goto out;
