@@ -89,7 +89,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 			     NFS4_SEQ4_STATUS_BACKCHANNEL_FAULT))) {
 		/* the target cannot call back: it would recall in vain */
 		e->cb_path_down++;
-		e->bind_wanted = true;
+		e->cur->bind_wanted = true;
 	}
 	if (tc->res && tc->rpc_status == 0 && tc->proc == 1) {
 		memset(&tr, 0, sizeof(tr));
@@ -231,6 +231,8 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	e->cur = cl;
 	e->x = rc->x;
 	e->ti[rc->idx].inflight = false;
+	e->ti[rc->idx].t_done = rep->t_done_ns ? rep->t_done_ns : xprt_now_ns();
+	cl->last_done_ns = e->ti[rc->idx].t_done;
 	cl->inflight--;
 	if (!rep->err)
 		lhist_add(&cl->lat, rep->t_done_ns - req->t_submit_ns);

@@ -60,8 +60,9 @@ void replay_report(struct engine *e, double secs, int rc)
 	unsigned rows[REPLAY_ROWS + 1], nrows = report_rows(e, rows);
 
 	replay_xprt_stats(e, &sum);
-	if (e->cbsrv)   /* 4.0: the callback server's thread counted them */
-		nfs40_cbsrv_counts(e->cbsrv, &e->cb.calls, &e->cb.recalls, &e->cb_refused);
+	uint64_t cb_calls, cb_recalls;
+	bool cb_served, cb_srv;
+	replay_cb_counts(e, &cb_calls, &cb_recalls, &e->cb_refused, &cb_served, &cb_srv);
 
 	for (unsigned i = 0; i <= REPLAY_ROWS; i++) {
 		const struct opstat *s = &e->op[i];
@@ -108,7 +109,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
 				e->v40_confirms_dropped, e->v40_renews, e->v4s->lease_s, e->sidmap.n, e->tmap.n,
 				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				e->cbsrv ? "true" : "false", e->cb.calls, e->cb.recalls, e->deleg_returned,
+				cb_srv ? "true" : "false", cb_calls, cb_recalls, e->deleg_returned,
 				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
@@ -121,7 +122,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
 				e->v4s->minor, e->v4_sessions, e->v4s->nslots, e->v4s->seq_errors, e->sidmap.n,
 				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				e->v4s->back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
+				cb_served ? "true" : "false", cb_calls, cb_recalls,
 				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
 				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
 				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
@@ -203,11 +204,11 @@ void replay_report(struct engine *e, double secs, int rc)
 			"(or recalled and got back) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
-	if (e->v4s->back_channel || e->cbsrv)
+	if (cb_served)
 		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
 			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
-			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
+			"not in the trace)%s\n", e->delegs_granted, cb_calls, cb_recalls,
 			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
 	if (e->conn_bound || e->conn_bind_failed || e->cb_path_down)
 		fprintf(f, "note: %" PRIu64 " new connection(s) bound to the session's back channel "

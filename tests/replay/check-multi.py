@@ -23,7 +23,7 @@ traces = {"multi": sys.argv[3], "mountseq": sys.argv[4]}
 # the clients the lab scenarios ran (tests/lab/scenarios/multi-client, mount-sequence)
 CLIENTS = {"multi": ["10.9.0.2 NFSv4.1", "10.9.0.3 NFSv3", "10.9.0.4 NFSv4.2", "10.9.0.5 NFSv4.1"],
            "mountseq": ["10.9.0.2 NFSv4.1", "10.9.0.2 NFSv4.2", "10.9.0.2 NFSv3"]}
-RUNS = ["multi", "mountseq", "multi-text"]   # client.sh's replays, in order
+RUNS = ["multi", "mountseq", "multi-text", "multi-deleg"]   # client.sh's replays, in order
 check = checklib.Checks("replay-multi")
 
 
@@ -73,6 +73,11 @@ for k, run in enumerate(RUNS):
         cl = o.get("clients", [])
         check([c.get("label") for c in cl] == CLIENTS[name],
               f"{run}: replay clients {[c.get('label') for c in cl]}")
+        if run == "multi-deleg":
+            v4 = [c for c in cl if c.get("vers") == 4]
+            check(v4 and all((c.get("callbacks") or {}).get("served") for c in v4),
+                  f"{run}: every NFSv4 client serves its callbacks: "
+                  f"{[(c.get('label'), c.get('callbacks')) for c in v4]}")
         for c in cl:
             check(c.get("replayed") == c.get("trace") and c.get("same_status") == c.get("replayed"),
                   f"{run}: client {c.get('label')}: {c.get('trace')} calls, {c.get('replayed')} sent, "
@@ -87,8 +92,15 @@ for k, run in enumerate(RUNS):
               f"p50 {iss.get('p50')} us, p99 {iss.get('p99')} us, max {iss.get('max')} us "
               f"({iss.get('calls')} calls, {t.get('replayed')} sent)")
     elif run == "multi-text":
-        check("cross-client:" in o and "10.9.0.3 NFSv3" in o and "issue-time error" in o,
-              f"{run}: text report has the client rows and the issue-time error")
+        check("cross-client:" in o and "10.9.0.3 NFSv3" in o and "issue-time error" in o
+              and "held back as intended" in o,
+              f"{run}: text report has the client rows, the issue-time error and the holds")
+        # -v: a line per call sent with how late it left (and its hold)
+        late = re.findall(r"^  xid 0x[0-9a-f]{8} .*: c(\d) left ([0-9.]+) us late(?:, after a hold of ([0-9.]+) us \((\w+)\))?$",
+                          o, re.M)
+        check(len(late) == len(trecs), f"{run}: -v: {len(late)} calls with their issue-time error (trace {len(trecs)})")
+        worst = sorted(late, key=lambda m: -float(m[1]))[:5]
+        print(f"info {run}: latest calls (client, us late, held us, why): {worst}")
     # each traced connection its own replay connection, carrying the
     # same client's calls
     tconns = collections.OrderedDict()
@@ -133,6 +145,10 @@ for g, (run, name, js) in enumerate(GROUPS):
               f"{run}: total of {tot.get('groups')} groups: {tot.get('replayed')} sent, "
               f"{tot.get('same_status')} with the traced status (4 x {len(trecs)})")
         n = 0
+        if name == "mountseq":
+            # an export without them: each group made its own
+            check([gr.get("made") for gr in grp] == [True] * 4,
+                  f"{run}: each group made its directory on the target ({[gr.get('made') for gr in grp]})")
         for gr in grp:
             r = gr.get("report") or {}
             n += nconn(r)
@@ -160,4 +176,8 @@ for g, (run, name, js) in enumerate(GROUPS):
     short = {kk: (4 * v, got[kk]) for kk, v in want.items() if got[kk] < 4 * v}
     check(not short, f"{run}: capture: the groups' connections: every traced (program, call, status) "
           f"sent and answered so, 4 times{'; short: ' + str(list(short.items())[:4]) if short else ''}")
+# --clients 2 without --allow-mutations of a capture that changes state
+rc, o, err = checklib.step(out, "multi-x2-ro")
+check(rc == 3 and "changes state on the server" in err and "--allow-mutations" in err,
+      f"multi-x2-ro: --clients 2 without --allow-mutations refused: exit {rc}, {err.strip()[:200]!r}")
 check.finish()
