@@ -112,6 +112,7 @@ struct rclient {
 	struct lhist lat, tlat, issue;   /* replay and trace latency; issue-time error */
 	size_t next;                     /* its next call to schedule (SIZE_MAX: none) */
 	uint64_t last_done_ns;           /* its last reply */
+	uint64_t last_issue_ns;          /* when the scheduler was done with its last call */
 	/* --delegations (NFSv4): the callbacks it serves (4.1+: on its
 	 * session's back channel; 4.0: its own callback server), the recalls
 	 * it has to give back, binding its new connections to its session */
@@ -162,11 +163,13 @@ struct tinfo {
 	bool issued;          /* handed to replay_one (sent, or counted as not sent) */
 	bool retried;         /* given back once (REPLAY_RETRY): waits for its client's replies */
 	bool barrier_known, barrier;
-	uint8_t holds;        /* HOLD_* bits that kept it back once due */
+	uint8_t holds;        /* HOLD_* bits that kept it back once due (bit HOLD_KINDS:
+			       * its client's call before it, until t_prev) */
 	uint8_t hold;         /* the first of them */
 	size_t next;          /* its client's next call (SIZE_MAX: none) */
 	uint64_t t_done;      /* when its reply came (or it was done with unsent) */
 	uint64_t t_pick;      /* when the scheduler took it (its last try) */
+	uint64_t t_prev;      /* when its client's call before it was done with, if after its time */
 };
 
 /* Why a call due to leave was held back, as intended: its cross-client

@@ -142,6 +142,15 @@ static int schedule(struct engine *e)
 			struct tinfo *ti = &e->ti[best];
 			struct rclient *cl = &e->cl[e->t.calls[best].client];
 			ti->t_pick = now;
+			/* due while its client's call before it was still held or
+			 * going: held by its client's order (intended) until then */
+			uint64_t at = replay_due(e, &e->t.calls[best]);
+			if (cl->last_issue_ns > at) {
+				ti->t_prev = cl->last_issue_ns;
+				ti->holds |= 1u << HOLD_KINDS;   /* released by t_prev */
+				if (!ti->hold)
+					ti->hold = HOLD_ORDER;
+			}
 			ret = replay_one(e, best, e->t0_trace, e->t0);
 			if (ret == REPLAY_RETRY) {
 				ti->retried = true;
@@ -149,6 +158,7 @@ static int schedule(struct engine *e)
 			}
 			cl->next = ti->next;
 			ti->issued = true;
+			cl->last_issue_ns = xprt_now_ns();
 			if (!ti->inflight && !ti->t_done)
 				ti->t_done = xprt_now_ns();
 			if (ret < 0)
@@ -179,6 +189,8 @@ uint64_t replay_released(const struct engine *e, size_t i, uint64_t at)
 		r = e->ti[ti->dep - 1].t_done;
 	if ((ti->holds & (1u << HOLD_ORDER | 1u << HOLD_INFLIGHT)) && cl->last_done_ns > r)
 		r = cl->last_done_ns;
+	if (ti->t_prev > r)
+		r = ti->t_prev;
 	return r;
 }
 
