@@ -41,6 +41,8 @@ int nfs3_enc_readdirplus(struct nfs_msg *m, const struct rpc_cred *c, const stru
 int nfs3_enc_fsinfo(struct nfs_msg *m, const struct rpc_cred *c, const struct nfs_fh *fh);
 int nfs3_enc_create(struct nfs_msg *m, const struct rpc_cred *c, const struct nfs_fh *dir,
 		    const char *name, uint32_t mode);
+int nfs3_enc_mkdir(struct nfs_msg *m, const struct rpc_cred *c, const struct nfs_fh *dir,
+		   const char *name, uint32_t mode);
 /* Generic: header for (prog, vers, proc) then raw argument bytes. */
 int rpc_enc_raw(struct nfs_msg *m, const struct rpc_cred *c, uint32_t prog, uint32_t vers,
 		uint32_t proc, const uint8_t *args, size_t len);

@@ -144,6 +144,17 @@ int nfs3_enc_create(struct nfs_msg *m, const struct rpc_cred *c, const struct nf
 	return finish(m, &e, NFS3P_CREATE);
 }
 
+int nfs3_enc_mkdir(struct nfs_msg *m, const struct rpc_cred *c, const struct nfs_fh *dir,
+		   const char *name, uint32_t mode)
+{
+	struct xenc e;
+	start(m, &e, c, NFS3P_MKDIR);
+	xenc_fh(&e, dir);
+	xenc_string(&e, name);
+	xenc_sattr3_mode(&e, true, mode);
+	return finish(m, &e, NFS3P_MKDIR);
+}
+
 int rpc_enc_raw(struct nfs_msg *m, const struct rpc_cred *c, uint32_t prog, uint32_t vers,
 		uint32_t proc, const uint8_t *args, size_t len)
 {

@@ -61,6 +61,8 @@ void nfs4_enc_getattr(struct xenc *e, uint32_t w0, uint32_t w1);
 void nfs4_enc_access(struct xenc *e, uint32_t mask);
 /* OPEN by name (CLAIM_NULL) for share_access (1 READ, 2 WRITE, 3 BOTH),
  * deny NONE, with UNCHECKED4 create (mode) when create. */
+/* CREATE of a directory (NF4DIR) with this mode. */
+void nfs4_enc_create_dir(struct xenc *e, const char *name, uint32_t mode);
 void nfs4_enc_open(struct xenc *e, uint32_t share_access, uint64_t clientid, const void *owner,
 		   uint32_t owner_len, bool create, uint32_t mode, const char *name);
 void nfs4_enc_close(struct xenc *e, const struct nfs4_stateid *sid);

@@ -92,6 +92,16 @@ void nfs4_enc_open(struct xenc *e, uint32_t share_access, uint64_t clientid, con
 	xenc_string(e, name);
 }
 
+void nfs4_enc_create_dir(struct xenc *e, const char *name, uint32_t mode)
+{
+	xenc_u32(e, NFS4_OP_CREATE);
+	xenc_u32(e, 2);                  /* NF4DIR */
+	xenc_string(e, name);
+	bitmap2(e, 0, FATTR4_W1_MODE);
+	xenc_u32(e, 4);                  /* attrlist: mode4 */
+	xenc_u32(e, mode);
+}
+
 void nfs4_enc_close(struct xenc *e, const struct nfs4_stateid *sid)
 {
 	xenc_u32(e, NFS4_OP_CLOSE);

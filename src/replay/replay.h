@@ -34,6 +34,9 @@ struct replay_opts {
 	 * (1..N) rooted at the export's directory replay-gG */
 	uint32_t clients;
 	uint32_t group;                   /* set per group by replay_groups.c */
+	/* replay_groups.c: only say whether the capture changes state
+	 * (REPLAY_MUTATES) or not (0); nothing is sent */
+	bool probe_mutates;
 	struct replay_group_result *result;   /* where a group leaves its totals */
 };
 
@@ -42,10 +45,12 @@ struct replay_group_result {
 	int rc;
 	uint64_t trace, replayed, ok, mismatch, errors, unsupported, lost;
 	double secs;
+	bool made_dir;      /* the group made its directory on the target */
 };
 /* Returns the exit status: 0 all replayed calls answered with the
  * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup
  * failure; 4 refused (mutations without --allow-mutations). */
+#define REPLAY_MUTATES 5
 int replay_run(const struct replay_opts *o, FILE *out);
 /* --clients N: N processes, one per group, each a replay_run(); the
  * groups' reports and their total.  Returns the worst exit status. */

@@ -1,6 +1,7 @@
-/* --delegations: the callbacks the replay serves, giving back what the
- * target recalls, and binding a new connection to the session's back
- * channel. */
+/* --delegations: the callbacks each NFSv4 replay client serves (4.1+:
+ * on its session's back channel, on every connection of its; 4.0: a
+ * callback server of its own), giving back what the target recalls, and
+ * binding a client's new connection to its session's back channel. */
 #include "src/replay/replay_engine.h"
 
 #include <errno.h>
@@ -14,13 +15,13 @@
  * queues; replay_return_recalled sends the DELEGRETURN). */
 static void v4_recalled(void *ctx, const struct nfs41_cb_recall *r)
 {
-	struct engine *e = ctx;
-	if (e->nrecalls >= sizeof(e->recalls) / sizeof(e->recalls[0])) {
-		e->recalls_dropped++;
+	struct rclient *cl = ctx;
+	if (cl->nrecalls >= sizeof(cl->recalls) / sizeof(cl->recalls[0])) {
+		cl->e->recalls_dropped++;
 		log_warn("replay: more recalls at once than queued; one is not given back");
 		return;
 	}
-	e->recalls[e->nrecalls++] = *r;
+	cl->recalls[cl->nrecalls++] = *r;
 }
 
 static unsigned b_delegreturn(struct xenc *x, void *ctx)
@@ -36,15 +37,12 @@ static unsigned b_delegreturn(struct xenc *x, void *ctx)
 /* Gives back what the target recalled (DELEGRETURN: a call of the
  * replay's own, not in the trace), and from then on lets the trace's
  * delegation stand for what one the target never granted does. */
-int replay_return_recalled(struct engine *e)
+static int return_recalled(struct engine *e, struct rclient *cl)
 {
 	int ret = 0;
-	if (e->returning)
-		return 0;
-	e->returning = true;
-	while (e->nrecalls && ret == 0) {
-		struct nfs41_cb_recall r = e->recalls[0];
-		memmove(e->recalls, e->recalls + 1, --e->nrecalls * sizeof(r));
+	while (cl->nrecalls && ret == 0) {
+		struct nfs41_cb_recall r = cl->recalls[0];
+		memmove(cl->recalls, cl->recalls + 1, --cl->nrecalls * sizeof(r));
 		struct nfs4_res res;
 		memset(&res, 0, sizeof(res));
 		while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
@@ -71,7 +69,6 @@ int replay_return_recalled(struct engine *e)
 			fhmap_put(&e->delegmap, &tk, NULL, &tv, true);
 		}
 	}
-	e->returning = false;
 	return ret;
 }
 
@@ -80,26 +77,34 @@ int replay_return_recalled(struct engine *e)
  * the back channel: until then the target has no way to recall.  After a
  * reconnect, and when SEQUENCE says the callback path is down (at most
  * once a second: the target may take a while to bring it up). */
-void replay_bind_conn(struct engine *e)
+static void bind_conn(struct engine *e, struct rclient *cl)
 {
-	if (e->x->st.reconnects != e->bound_reconnects) {
-		e->bound_reconnects = e->x->st.reconnects;
-		e->bind_wanted = true;
-		e->last_bind_ns = 0;
+	/* the connection that came back (its first, if several did) */
+	unsigned which = 0;
+	uint64_t reconnects = 0;
+	for (unsigned k = cl->nx; k-- > 0;) {
+		reconnects += cl->x[k]->st.reconnects;
+		if (cl->x[k]->st.reconnects)
+			which = k;
 	}
-	if (!e->bind_wanted)
+	if (reconnects != cl->bound_reconnects) {
+		cl->bound_reconnects = reconnects;
+		cl->bind_wanted = true;
+		cl->last_bind_ns = 0;
+	}
+	if (!cl->bind_wanted)
 		return;  /* every poll comes here: no clock read unless a bind is due */
 	uint64_t now = xprt_now_ns();
-	if (e->last_bind_ns && now - e->last_bind_ns < 1000000000ull)
+	if (cl->last_bind_ns && now - cl->last_bind_ns < 1000000000ull)
 		return;
-	e->bind_wanted = false;
-	e->last_bind_ns = now;
+	cl->bind_wanted = false;
+	cl->last_bind_ns = now;
 	uint32_t dir = 0;
-	int ret = nfs41_bind_conn(e->x, e->v4s, &e->cred, &dir);
+	int ret = nfs41_bind_conn(cl->x[which], &cl->s, &e->cred, &dir);
 	if (ret == 0) {
 		e->conn_bound++;
 		e->bind_dir = dir;
-		log_info("nfs4.%u: connection bound to the session (%s)", e->v4s->minor,
+		log_info("nfs4.%u: connection bound to the session (%s)", cl->s.minor,
 			 dir == NFS4_CDFS4_BOTH ? "fore and back channels" :
 			 dir == NFS4_CDFS4_BACK ? "back channel" : "fore channel only");
 		if (dir != NFS4_CDFS4_BOTH && dir != NFS4_CDFS4_BACK)
@@ -114,31 +119,99 @@ void replay_bind_conn(struct engine *e)
 	}
 }
 
-/* --delegations: serve the target's callbacks.  Returns 0 or a negative
- * errno (said in the log). */
+int replay_callbacks_after_poll(struct engine *e)
+{
+	int ret = 0;
+	if (e->returning)
+		return 0;
+	e->returning = true;
+	struct rclient *saved_cur = e->cur;
+	struct nfs41_session *saved_s = e->v4s;
+	struct xprt *saved_x = e->x;
+	for (unsigned k = 0; k < e->t.nclients && ret == 0; k++) {
+		struct rclient *cl = &e->cl[k];
+		if (!cl->v4)
+			continue;
+		if (cl->s.back_channel && cl->s.have_session)
+			bind_conn(e, cl);
+		if (cl->cbsrv) {
+			unsigned room = (unsigned)(sizeof(cl->recalls) / sizeof(cl->recalls[0])) - cl->nrecalls;
+			cl->nrecalls += nfs40_cbsrv_take(cl->cbsrv, cl->recalls + cl->nrecalls, room);
+		}
+		if (!cl->nrecalls)
+			continue;
+		/* the DELEGRETURN goes as that client, on its connection */
+		e->cur = cl;
+		e->v4s = &cl->s;
+		e->x = cl->x[0];
+		ret = return_recalled(e, cl);
+	}
+	e->cur = saved_cur;
+	e->v4s = saved_s;
+	e->x = saved_x;
+	e->returning = false;
+	return ret;
+}
+
+/* --delegations: every NFSv4 client serves the target's callbacks.
+ * Returns 0 or a negative errno (said in the log). */
 int replay_serve_callbacks(struct engine *e)
 {
 	int ret;
-	if (e->v4s->minor >= 1) {
-		/* serve the back channel: the target may then grant
-		 * delegations, and must be able to recall them */
-		e->cb = (struct nfs41_cb){ .recall = v4_recalled, .ctx = e };
-		e->x->bc_call = nfs41_cb_serve;
-		e->x->bc_ctx = &e->cb;
-		e->v4s->back_channel = true;
-		e->cbloc.back_channel = true;
-		return 0;
+	for (unsigned k = 0; k < e->t.nclients; k++) {
+		struct rclient *cl = &e->cl[k];
+		if (!cl->v4)
+			continue;
+		if (cl->s.minor >= 1) {
+			/* serve the back channel on each of its connections: the
+			 * target may then grant delegations, and must be able to
+			 * recall them */
+			cl->cb = (struct nfs41_cb){ .recall = v4_recalled, .ctx = cl };
+			for (unsigned j = 0; j < cl->nx; j++) {
+				cl->x[j]->bc_call = nfs41_cb_serve;
+				cl->x[j]->bc_ctx = &cl->cb;
+			}
+			cl->s.back_channel = true;
+			cl->cbloc.back_channel = true;
+			continue;
+		}
+		/* NFSv4.0: the server calls back on a connection of its own,
+		 * to the address SETCLIENTID gives */
+		if ((ret = nfs40_cbsrv_start(&cl->cbsrv, e->o->target, cl->s.cb_netid, sizeof(cl->s.cb_netid),
+					     cl->s.cb_addr, sizeof(cl->s.cb_addr))) < 0) {
+			log_error("replay: --delegations: cannot serve NFSv4.0 callbacks: %s", strerror(-ret));
+			return ret;
+		}
+		cl->cbloc.netid = cl->s.cb_netid;
+		cl->cbloc.addr = cl->s.cb_addr;
 	}
-	/* NFSv4.0: the server calls back on a connection of its own,
-	 * to the address SETCLIENTID gives */
-	if ((ret = nfs40_cbsrv_start(&e->cbsrv, e->o->target, e->v4s->cb_netid, sizeof(e->v4s->cb_netid),
-				     e->v4s->cb_addr, sizeof(e->v4s->cb_addr))) < 0) {
-		log_error("replay: --delegations: cannot serve NFSv4.0 callbacks: %s", strerror(-ret));
-		return ret;
-	}
-	e->cbloc.netid = e->v4s->cb_netid;
-	e->cbloc.addr = e->v4s->cb_addr;
 	return 0;
+}
+
+void replay_cb_counts(const struct engine *e, uint64_t *calls, uint64_t *recalls, uint64_t *refused,
+		      bool *served, bool *cbsrv)
+{
+	*calls = *recalls = *refused = 0;
+	*served = *cbsrv = false;
+	for (unsigned k = 0; k < e->t.nclients; k++) {
+		const struct rclient *cl = &e->cl[k];
+		uint64_t c = cl->cb.calls, r = cl->cb.recalls, f = 0;
+		if (cl->cbsrv)   /* 4.0: the callback server's thread counted them */
+			nfs40_cbsrv_counts(cl->cbsrv, &c, &r, &f);
+		*refused += f;
+		*calls += c;
+		*recalls += r;
+		*served |= cl->s.back_channel || cl->cbsrv;
+		*cbsrv |= cl->cbsrv != NULL;
+	}
+}
+
+void replay_callbacks_stop(struct engine *e)
+{
+	for (unsigned k = e->t.nclients; k-- > 0;) {
+		nfs40_cbsrv_stop(e->cl[k].cbsrv);
+		e->cl[k].cbsrv = NULL;
+	}
 }
 
 /* knfsd grants an NFSv4.0 client a delegation only once its probe of the
@@ -153,10 +226,11 @@ void replay_v40_wait_cb_probe(struct engine *e)
 	const struct timespec tick = { 0, 10 * 1000 * 1000 }, grace = { 0, 200 * 1000 * 1000 };
 	uint64_t calls = 0, recalls, refused, deadline = xprt_now_ns() + 5000000000ull;
 
-	if (!e->cbsrv)
+	struct nfs40_cbsrv *srv = e->cur ? e->cur->cbsrv : NULL;
+	if (!srv)
 		return;
 	for (;;) {
-		nfs40_cbsrv_counts(e->cbsrv, &calls, &recalls, &refused);
+		nfs40_cbsrv_counts(srv, &calls, &recalls, &refused);
 		if (calls > 0 || xprt_now_ns() >= deadline)
 			break;
 		nanosleep(&tick, NULL);

@@ -94,19 +94,42 @@ struct mismatch {
 /* ---- the engine ---- */
 /* A traced client replayed (t.clients[k]): its own client ID and session,
  * and what became of its calls. */
+#define RC_MAXCONN 4        /* a client's own connections (one per traced one) */
+#define REPLAY_MAXCONN 64    /* the replay's, all clients' */
 struct rclient {
 	struct nfs41_session s;
 	bool v4;
+	/* its connections to the target: one per traced connection of its
+	 * (the first RC_MAXCONN; later ones share the last) */
+	struct xprt *x[RC_MAXCONN];
+	uint32_t tconn[RC_MAXCONN];
+	unsigned nx;
 	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
 	/* its calls in flight; a state or namespace change of its own sent
 	 * and not answered yet (its next call waits: other clients' do not) */
 	uint32_t inflight;
 	bool barrier_pending;
 	struct lhist lat, tlat, issue;   /* replay and trace latency; issue-time error */
+	size_t next;                     /* its next call to schedule (SIZE_MAX: none) */
+	uint64_t last_done_ns;           /* its last reply */
+	uint64_t last_issue_ns;          /* when the scheduler was done with its last call */
+	/* --delegations (NFSv4): the callbacks it serves (4.1+: on its
+	 * session's back channel; 4.0: its own callback server), the recalls
+	 * it has to give back, binding its new connections to its session */
+	struct engine *e;
+	struct nfs41_cb cb;
+	struct nfs4_cb_location cbloc;
+	struct nfs40_cbsrv *cbsrv;
+	struct nfs41_cb_recall recalls[8];
+	unsigned nrecalls;
+	uint64_t bound_reconnects;       /* its connections' reconnects when last bound */
+	bool bind_wanted;
+	uint64_t last_bind_ns;
 };
 
 struct rcall {
 	struct engine *e;
+	struct xprt *x;       /* the connection it went on */
 	size_t idx;
 	bool busy;
 	struct xprt_req req;
@@ -135,13 +158,32 @@ struct tinfo {
 	bool refused_dep;     /* named by a call that was refused */
 	uint64_t dep;         /* 1 + the other client's call it waits for (replay_deps.c); 0: none */
 	bool inflight;        /* sent, reply not in yet */
+	uint8_t xi;           /* its client's connection (rclient.x[xi]) */
+	/* the scheduler's (replay_sched.c) */
+	bool issued;          /* handed to replay_one (sent, or counted as not sent) */
+	bool retried;         /* given back once (REPLAY_RETRY): waits for its client's replies */
+	bool barrier_known, barrier;
+	uint8_t holds;        /* HOLD_* bits that kept it back once due (bit HOLD_KINDS:
+			       * its client's call before it, until t_prev) */
+	uint8_t hold;         /* the first of them */
+	size_t next;          /* its client's next call (SIZE_MAX: none) */
+	uint64_t t_done;      /* when its reply came (or it was done with unsent) */
+	uint64_t t_pick;      /* when the scheduler took it (its last try) */
+	uint64_t t_prev;      /* when its client's call before it was done with, if after its time */
 };
+
+/* Why a call due to leave was held back, as intended: its cross-client
+ * dependency's reply, its own client's order (a change in flight before
+ * it, or it is one), the in-flight count the trace had on its connection */
+enum { HOLD_NONE, HOLD_DEP, HOLD_ORDER, HOLD_INFLIGHT, HOLD_KINDS };
 
 struct engine {
 	const struct replay_opts *o;
 	struct trace t;
 	struct tinfo *ti;
-	struct xprt *x;
+	struct xprt *x;          /* the current call's client's connection */
+	struct xprt **xs;        /* every connection, in the order they were opened */
+	unsigned nxs;
 	struct nfs_fh troot, root;
 	bool have_troot;
 	struct fhmap tmap;     /* trace fh -> target fh */
@@ -151,6 +193,7 @@ struct engine {
 	struct fhmap refused;  /* trace handles whose producer was refused */
 	struct rcall *rc;
 	uint32_t nrc;
+	uint32_t slots;          /* credits asked on each connection (session slots) */
 	struct opstat op[REPLAY_ROWS + 1];   /* by tcall.row */
 	char rowname[REPLAY_ROWS][sizeof(((struct tcall *)0)->name)];
 	unsigned nrows;
@@ -168,6 +211,17 @@ struct engine {
 	struct rclient *cur;
 	uint64_t deps, deps_held;    /* calls after another client's; of them, held for its reply */
 	uint64_t t0, t0_trace;       /* the replay's start, and the trace's first call */
+	/* the issue-time error with the holds in (how late against the
+	 * trace's schedule, whatever the reason), and the holds by kind */
+	struct lhist issue_all, hold[HOLD_KINDS];
+	/* the issue-time error in two parts: until the scheduler took the
+	 * call, and from then until it left (building it, and what it waited
+	 * for inside: a full transport, a synchronous call) */
+	struct lhist issue_pick, issue_build;
+	/* how long the replay was ready to run and not running while it
+	 * replayed (the kernel's run_delay, /proc/self/schedstat): time the
+	 * CPU went to others (soft-RoCE, the target), not the scheduler's */
+	int64_t cpu_wait_ns;
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
@@ -179,26 +233,19 @@ struct engine {
 	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
 	uint64_t deleg_anon;     /* I/O under an absent delegation whose open was
 				  * closed: sent with the anonymous stateid */
-	/* --delegations (4.1+): the back channel, and what the target granted
-	 * and then recalled */
-	struct nfs41_cb cb;
-	struct nfs4_cb_location cbloc;
-	struct nfs40_cbsrv *cbsrv;  /* 4.0: our callback server */
+	/* --delegations: what the target granted and then recalled (the
+	 * callbacks are each client's, struct rclient) */
 	struct fhmap grantmap;   /* target delegation other (12) -> the trace's
 				  * delegation other + its OPEN's open stateid other (24) */
 	struct fhmap recalledmap; /* trace delegation other (12) whose target
 				   * counterpart was recalled and given back */
-	struct nfs41_cb_recall recalls[8];
-	unsigned nrecalls;
 	bool returning;
 	uint64_t deleg_returned, deleg_return_failed, recalls_dropped, cb_refused;
 	/* The connection: --disconnect-after, and (4.1+ with a back channel)
 	 * binding a new one to the session */
 	bool drop_pending;
+	struct xprt *drop_x;
 	uint64_t drops;
-	uint64_t bound_reconnects;  /* the transport's reconnects when last bound */
-	bool bind_wanted;
-	uint64_t last_bind_ns;
 	uint64_t conn_bound, conn_bind_failed, cb_path_down;
 	uint32_t bind_dir;          /* what the target bound last (NFS4_CDFS4_*) */
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */
@@ -274,12 +321,42 @@ int replay_serve_callbacks(struct engine *e);
 /* NFSv4.0 with --delegations, once the client ID is confirmed: wait (at
  * most 5 s) for the target's probe of the callback path. */
 void replay_v40_wait_cb_probe(struct engine *e);
-int replay_return_recalled(struct engine *e);
-void replay_bind_conn(struct engine *e);
+/* After a poll: every client's recalls given back, its new connections
+ * bound to its session.  0 or -ENOTCONN. */
+int replay_callbacks_after_poll(struct engine *e);
+/* The callbacks served by every client, added up. */
+void replay_cb_counts(const struct engine *e, uint64_t *calls, uint64_t *recalls, uint64_t *refused,
+		      bool *served, bool *cbsrv);
+void replay_callbacks_stop(struct engine *e);
 
 /* replay_v4_send.c: builds and submits NFSv4 call i (0 or -ENOTCONN) */
 int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		  struct opstat *os);
+
+/* replay_conns.c: every client's connections (one per traced connection) */
+int replay_conns_open(struct engine *e, const struct xprt_opts *xo, bool tcp);
+void replay_conns_close(struct engine *e);
+/* Calls in flight on every connection. */
+unsigned replay_inflight_all(const struct engine *e);
+/* The counters of every connection, added up. */
+void replay_xprt_stats(const struct engine *e, struct xprt_stats *sum);
+
+/* replay_sched.c: issues every call, each client's in trace order, a
+ * call as soon as it is due and nothing it is meant to wait for holds it.
+ * 0, or a negative errno (the connection is gone). */
+int replay_schedule(struct engine *e);
+/* The call's time on the replay's clock: the trace's, scaled by --speed. */
+uint64_t replay_due(const struct engine *e, const struct tcall *tc);
+/* When call i, due at `at`, was released: the reply it was held for, if
+ * any came later. */
+uint64_t replay_released(const struct engine *e, size_t i, uint64_t at);
+/* replay_run.c: call i as its own client */
+int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0);
+/* What replay_one returns for a call that cannot go before its own
+ * client's calls in flight are answered (a handle or stateid they name, a
+ * session slot they hold): nothing was sent or counted; the scheduler
+ * holds it until its client has nothing in flight, and tries again. */
+#define REPLAY_RETRY 1
 
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);
@@ -311,5 +388,7 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json);
 /* An issue-time error histogram: JSON "issue_us":{...} (null when not
  * measured: --asap), or three text columns p50 p99 max (us). */
 void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool json);
+/* A hold's name in the report ("dep", "order", "inflight"). */
+const char *replay_hold_name(unsigned kind);
 
 #endif

@@ -49,6 +49,26 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		return 3;
 	}
 	memset(res, 0, n * sizeof(*res));
+	if (!o->allow_mutations && n > 1) {
+		/* the groups' directories are made with --allow-mutations only;
+		 * without it, a capture that changes state would be the groups'
+		 * refusals, not their load */
+		struct replay_opts probe = *o;
+		probe.clients = 0;
+		probe.probe_mutates = true;
+		int r = replay_run(&probe, out);
+		if (r != 0) {
+			if (r == REPLAY_MUTATES)
+				log_error("replay: --clients %u: %s changes state on the server; give "
+					  "--allow-mutations (each group then works in its own directory "
+					  "replay-gG of the export, made when missing), or replay it once",
+					  n, o->trace);
+			munmap(res, n * sizeof(*res));
+			free(rep);
+			free(pid);
+			return 3;
+		}
+	}
 	fflush(out);
 	fflush(stderr);
 	for (uint32_t g = 0; g < n; g++) {
@@ -96,8 +116,9 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		fputs("{\"groups\":[", out);
 	for (uint32_t g = 0; g < n; g++) {
 		if (o->json) {
-			fprintf(out, "%s{\"group\":%u,\"directory\":\"replay-g%u\",\"exit\":%d,\"report\":", g ? "," : "",
-				g + 1, g + 1, res[g].rc);
+			fprintf(out, "%s{\"group\":%u,\"directory\":\"replay-g%u\",\"made\":%s,\"exit\":%d,"
+				"\"report\":", g ? "," : "", g + 1, g + 1, res[g].made_dir ? "true" : "false",
+				res[g].rc);
 			long end = rep[g] ? (fseek(rep[g], 0, SEEK_END), ftell(rep[g])) : 0;
 			if (end > 0)
 				copy_report(rep[g], out, true);
@@ -105,7 +126,8 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 				fputs("null", out);
 			fputc('}', out);
 		} else {
-			fprintf(out, "== group %u (directory replay-g%u): exit %d\n", g + 1, g + 1, res[g].rc);
+			fprintf(out, "== group %u (directory replay-g%u%s): exit %d\n", g + 1, g + 1,
+				res[g].made_dir ? ", made" : "", res[g].rc);
 			if (rep[g])
 				copy_report(rep[g], out, false);
 		}

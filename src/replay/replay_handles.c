@@ -184,6 +184,60 @@ static int target_lookup(struct engine *e, const struct nfs_fh *dir, const char 
 	return 0;
 }
 
+static unsigned v4_build_mkdir(struct xenc *x, void *ctx)
+{
+	struct v4lk *a = ctx;
+	if (a->dir)
+		nfs4_enc_putfh(x, a->dir);
+	else
+		nfs4_enc_putrootfh(x);
+	nfs4_enc_create_dir(x, a->name, 0777);
+	nfs4_enc_getfh(x);
+	return 3;
+}
+
+/* MKDIR (NFSv4: CREATE of NF4DIR) name in dir on the target, mode 0777
+ * (the trace's clients, whoever they were, work in it).  0, or a
+ * negative errno; -EEXIST when it is there already. */
+static int target_mkdir(struct engine *e, const struct nfs_fh *dir, const char *name,
+			struct nfs_fh *out)
+{
+	int ret;
+	if (e->cur ? e->cur->v4 : e->v4) {
+		struct nfs4_res r;
+		struct v4lk a = { dir, name };
+		if (e->v4s->minor && (ret = replay_v4_session(e)) < 0)
+			return ret;
+		while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, v4_build_mkdir, &a, 1024, &r)) == -EAGAIN)
+			if ((ret = xprt_poll(e->x, 100)) < 0)
+				return ret;
+		if (ret < 0)
+			return ret;
+		if (r.status == 17)   /* NFS4ERR_EXIST */
+			return -EEXIST;
+		if (r.status || !r.nfh)
+			return -EPROTO;
+		*out = r.fh[0];
+		return 0;
+	}
+	struct nfs_msg m;
+	uint8_t rbuf[4096];
+	size_t rlen;
+	struct rpc_res res;
+	if (nfs3_enc_mkdir(&m, &e->cred, dir, name, 0777) < 0)
+		return -EMSGSIZE;
+	if ((ret = xprt_call_sync(e->x, &m.req, rbuf, sizeof(rbuf), &rlen, 15000)) < 0)
+		return ret;
+	if (nfs3_decode_reply(NFS3P_MKDIR, rbuf, rlen, false, &res, NULL, NULL) < 0 || res.rpc_status)
+		return -EPROTO;
+	if (res.status == 17)    /* NFS3ERR_EXIST */
+		return -EEXIST;
+	if (res.status || !res.has_fh)
+		return -EPROTO;
+	*out = res.fh;
+	return 0;
+}
+
 /* trace handle -> target handle.  0, or -ENOENT (no path / not on the
  * target), -EPERM (named by a refused call). */
 int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *out, int depth)
@@ -250,15 +304,39 @@ int replay_group_root(struct engine *e)
 		nfs41_session_init(&tmp, e->v4s->minor, tag);
 		e->v4s = &tmp;
 	}
-	int ret = target_lookup(e, e->have_root ? &dir : NULL, name, &fh);
+	const struct nfs_fh *in = e->have_root ? &dir : NULL;
+	int ret = target_lookup(e, in, name, &fh);
+	bool made = false;
+	if (ret == -ENOENT && e->o->allow_mutations) {
+		/* made here, as the trace's mutations will be */
+		ret = target_mkdir(e, in, name, &fh);
+		made = ret == 0;
+		if (ret == -EEXIST)
+			ret = target_lookup(e, in, name, &fh);
+	} else if (ret == -ENOENT) {
+		/* a capture that changes nothing (the groups' parent refuses
+		 * the others without --allow-mutations): the groups cannot
+		 * collide, and share the export's root */
+		if (own && (tmp.have_session || tmp.have_client))
+			nfs41_session_close(e->x, &tmp, &e->cred);
+		if (own)
+			e->v4s = saved;
+		log_info("replay: --clients: no directory %s in the target's export; group %u reads "
+			 "from the export's root", name, e->o->group);
+		return 0;
+	}
+	if (made)
+		log_info("replay: --clients: made the directory %s in the target's export", name);
+	if (made && e->o->result)
+		e->o->result->made_dir = true;
 	if (own) {
 		if (tmp.have_session || tmp.have_client)
 			nfs41_session_close(e->x, &tmp, &e->cred);
 		e->v4s = saved;
 	}
 	if (ret < 0) {
-		log_error("replay: --clients: no directory %s in the target's export (%s); each group "
-			  "replays in its own one", name, strerror(-ret));
+		log_error("replay: --clients: no directory %s in the target's export, and none could be "
+			  "made (%s); each group replays in its own one", name, strerror(-ret));
 		return ret;
 	}
 	e->group_root = fh;

@@ -153,11 +153,12 @@ void replay_prepass(struct engine *e)
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct tcall *tc = &t->calls[i];
-		/* recorded concurrency */
+		/* recorded concurrency, on the call's own connection (each
+		 * replays on a connection of its own) */
 		uint32_t n = 1;
 		for (size_t j = i, k = 0; j-- > 0 && k < 1024; k++) {
 			const struct tcall *p = &t->calls[j];
-			if (!p->replied || p->t_reply > tc->t_call)
+			if (p->conn == tc->conn && (!p->replied || p->t_reply > tc->t_call))
 				n++;
 		}
 		tc->inflight = n;

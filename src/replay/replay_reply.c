@@ -89,7 +89,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 			     NFS4_SEQ4_STATUS_BACKCHANNEL_FAULT))) {
 		/* the target cannot call back: it would recall in vain */
 		e->cb_path_down++;
-		e->bind_wanted = true;
+		e->cur->bind_wanted = true;
 	}
 	if (tc->res && tc->rpc_status == 0 && tc->proc == 1) {
 		memset(&tr, 0, sizeof(tr));
@@ -138,8 +138,10 @@ static void done_one(struct xprt_req *req, const struct xprt_reply *rep)
 	rc->busy = false;
 	free(rc->data);
 	rc->data = NULL;
-	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid)
+	if (e->o->disconnect && !e->drops && !rep->err && tc->xid == e->o->disconnect_xid) {
 		e->drop_pending = true;  /* not here: the transport is inside its poll */
+		e->drop_x = rc->x;
+	}
 	if (tc->prog == PROG_NFS && tc->vers == 4) {
 		v4_done(rc, req, rep);
 		return;
@@ -222,17 +224,22 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct rclient *cl = &e->cl[tc->client];
 	struct nfs41_session *saved = e->v4s;
 	struct rclient *saved_cur = e->cur;
+	struct xprt *saved_x = e->x;
 	uint64_t ok = os->ok, mism = os->mismatch, errs = os->errors + os->lost;
 
 	e->v4s = &cl->s;
 	e->cur = cl;
+	e->x = rc->x;
 	e->ti[rc->idx].inflight = false;
+	e->ti[rc->idx].t_done = rep->t_done_ns ? rep->t_done_ns : xprt_now_ns();
+	cl->last_done_ns = e->ti[rc->idx].t_done;
 	cl->inflight--;
 	if (!rep->err)
 		lhist_add(&cl->lat, rep->t_done_ns - req->t_submit_ns);
 	done_one(req, rep);
 	e->v4s = saved;
 	e->cur = saved_cur;
+	e->x = saved_x;
 	cl->ok += os->ok - ok;
 	cl->mismatch += os->mismatch - mism;
 	cl->errors += os->errors + os->lost - errs;

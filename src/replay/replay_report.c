@@ -54,12 +54,15 @@ static unsigned report_rows(const struct engine *e, unsigned *rows)
 void replay_report(struct engine *e, double secs, int rc)
 {
 	FILE *f = e->out;
-	const struct xprt_stats *st = &e->x->st;
+	struct xprt_stats sum;
+	const struct xprt_stats *st = &sum;
 	uint64_t tot[11] = { 0 };
 	unsigned rows[REPLAY_ROWS + 1], nrows = report_rows(e, rows);
 
-	if (e->cbsrv)   /* 4.0: the callback server's thread counted them */
-		nfs40_cbsrv_counts(e->cbsrv, &e->cb.calls, &e->cb.recalls, &e->cb_refused);
+	replay_xprt_stats(e, &sum);
+	uint64_t cb_calls, cb_recalls;
+	bool cb_served, cb_srv;
+	replay_cb_counts(e, &cb_calls, &cb_recalls, &e->cb_refused, &cb_served, &cb_srv);
 
 	for (unsigned i = 0; i <= REPLAY_ROWS; i++) {
 		const struct opstat *s = &e->op[i];
@@ -73,7 +76,7 @@ void replay_report(struct engine *e, double secs, int rc)
 		out_json_str(f, e->o->trace);
 		fprintf(f, ",\"target\":");
 		out_json_str(f, e->o->target);
-		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->x->ops->name);
+		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->xs[0]->ops->name);
 		out_json_str(f, e->t.export_path[0] ? e->t.export_path : "");
 		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
 			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", rc, secs,
@@ -90,10 +93,10 @@ void replay_report(struct engine *e, double secs, int rc)
 			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
 			",\"read_chunks\":%" PRIu64
 			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
-			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u},",
+			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u,\"connections\":%u},",
 			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
-			st->credits_granted);
+			st->credits_granted, e->nxs);
 		if (e->v4 && e->v4s->minor == 0)
 			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
 				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
@@ -106,7 +109,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
 				e->v40_confirms_dropped, e->v40_renews, e->v4s->lease_s, e->sidmap.n, e->tmap.n,
 				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				e->cbsrv ? "true" : "false", e->cb.calls, e->cb.recalls, e->deleg_returned,
+				cb_srv ? "true" : "false", cb_calls, cb_recalls, e->deleg_returned,
 				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
@@ -119,7 +122,7 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
 				e->v4s->minor, e->v4_sessions, e->v4s->nslots, e->v4s->seq_errors, e->sidmap.n,
 				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				e->v4s->back_channel ? "true" : "false", e->cb.calls, e->cb.recalls,
+				cb_served ? "true" : "false", cb_calls, cb_recalls,
 				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
 				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
 				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
@@ -160,7 +163,7 @@ void replay_report(struct engine *e, double secs, int rc)
 		return;
 	}
 	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
-		e->o->trace, e->o->target, e->x->ops->name,
+		e->o->trace, e->o->target, e->xs[0]->ops->name,
 		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
 	fprintf(f, "%-28s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
 		"trace", "sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "nodeleg",
@@ -182,10 +185,10 @@ void replay_report(struct engine *e, double secs, int rc)
 		tot[7], e->not_sent);
 	replay_report_clients(e, f, false);
 	fprintf(f, "time %.3f s, %.1f calls/s, %.3f MB/s (read %" PRIu64 " B, written %" PRIu64
-		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %" PRIu64
+		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %u connection%s, %" PRIu64
 		" reconnects, %" PRIu64 " path lookups\n", secs, secs > 0 ? (double)e->sent / secs : 0,
 		mbs, e->bytes_read, e->bytes_written, st->read_chunks, st->write_chunks, st->reply_chunks,
-		st->reconnects, e->extra_lookups);
+		e->nxs, e->nxs == 1 ? "" : "s", st->reconnects, e->extra_lookups);
 	for (unsigned i = 0; i < e->nmm; i++) {
 		const struct mismatch *m = &e->mm[i];
 		if (m->err)
@@ -201,11 +204,11 @@ void replay_report(struct engine *e, double secs, int rc)
 			"(or recalled and got back) and were not sent (nodeleg); "
 			"%" PRIu64 " trace delegation(s) stood for by their OPEN's open stateid\n", tot[10],
 			e->delegs_absent);
-	if (e->v4s->back_channel || e->cbsrv)
+	if (cb_served)
 		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
 			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
-			"not in the trace)%s\n", e->delegs_granted, e->cb.calls, e->cb.recalls,
+			"not in the trace)%s\n", e->delegs_granted, cb_calls, cb_recalls,
 			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
 	if (e->conn_bound || e->conn_bind_failed || e->cb_path_down)
 		fprintf(f, "note: %" PRIu64 " new connection(s) bound to the session's back channel "

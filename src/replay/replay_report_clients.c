@@ -33,6 +33,69 @@ static void lat_json(FILE *f, const char *key, const struct lhist *h)
 		(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
 }
 
+/* The holds (intended waits, apart from the issue-time error) by kind,
+ * and the issue-time error with them in. */
+static const char *const hold_name[HOLD_KINDS] = { "", "dep", "order", "inflight" };
+
+const char *replay_hold_name(unsigned kind)
+{
+	return kind < HOLD_KINDS ? hold_name[kind] : "?";
+}
+
+static void report_holds(const struct engine *e, FILE *f, bool json)
+{
+	const struct lhist *all = &e->issue_all;
+	if (json) {
+		fputs("\"holds\":{", f);
+		for (unsigned k = HOLD_DEP; k < HOLD_KINDS; k++) {
+			const struct lhist *h = &e->hold[k];
+			fprintf(f, "%s\"%s\":{\"calls\":%" PRIu64 ",\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}",
+				k > HOLD_DEP ? "," : "", hold_name[k], h->n, (double)lhist_pct(h, 50) / 1e3,
+				(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
+		}
+		if (all->n)
+			fprintf(f, "},\"issue_with_holds_us\":{\"calls\":%" PRIu64 ",\"p50\":%.1f,\"p99\":%.1f,"
+				"\"max\":%.1f},", all->n, (double)lhist_pct(all, 50) / 1e3,
+				(double)lhist_pct(all, 99) / 1e3, (double)all->max / 1e3);
+		else
+			fputs("},\"issue_with_holds_us\":null,", f);
+		/* where the issue-time error is spent: until the scheduler took
+		 * the call, and from then until it left */
+		fputs("\"issue_parts_us\":{", f);
+		for (int k = 0; k < 2; k++) {
+			const struct lhist *h = k ? &e->issue_build : &e->issue_pick;
+			fprintf(f, "%s\"%s\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}", k ? "," : "",
+				k ? "taken_to_sent" : "due_to_taken", (double)lhist_pct(h, 50) / 1e3,
+				(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
+		}
+		if (e->cpu_wait_ns >= 0)
+			fprintf(f, ",\"cpu_wait_ms\":%.1f},", (double)e->cpu_wait_ns / 1e6);
+		else
+			fputs(",\"cpu_wait_ms\":null},", f);
+		return;
+	}
+	if (!all->n)
+		return;
+	fprintf(f, "held back as intended (not in the issue-time error):");
+	for (unsigned k = HOLD_DEP; k < HOLD_KINDS; k++) {
+		const struct lhist *h = &e->hold[k];
+		fprintf(f, "%s %s %" PRIu64 " call(s)", k > HOLD_DEP ? ";" : "",
+			k == HOLD_DEP ? "for another client's reply" : k == HOLD_ORDER ?
+			"for their own client's order" : "for the traced in-flight count", h->n);
+		if (h->n)
+			fprintf(f, " (p50 %.1f us, p99 %.1f us, max %.1f us)", (double)lhist_pct(h, 50) / 1e3,
+				(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
+	}
+	fprintf(f, "; with the holds, the calls left p50 %.1f us, p99 %.1f us, max %.1f us late\n",
+		(double)lhist_pct(all, 50) / 1e3, (double)lhist_pct(all, 99) / 1e3, (double)all->max / 1e3);
+	fprintf(f, "issue-time error in parts: until taken p99 %.1f us, max %.1f us; taken to sent p99 %.1f us, "
+		"max %.1f us", (double)lhist_pct(&e->issue_pick, 99) / 1e3, (double)e->issue_pick.max / 1e3,
+		(double)lhist_pct(&e->issue_build, 99) / 1e3, (double)e->issue_build.max / 1e3);
+	if (e->cpu_wait_ns >= 0)
+		fprintf(f, "; the replay waited %.1f ms for a CPU while it ran", (double)e->cpu_wait_ns / 1e6);
+	fputc('\n', f);
+}
+
 void replay_report_clients(const struct engine *e, FILE *f, bool json)
 {
 	struct lhist all;
@@ -59,6 +122,10 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 				c->ok, c->mismatch, c->errors, c->unsupported);
 			lat_json(f, "lat_us", &c->lat);
 			lat_json(f, "trace_lat_us", &c->tlat);
+			if (c->v4)   /* --delegations: the callbacks it served */
+				fprintf(f, ",\"callbacks\":{\"served\":%s,\"calls\":%" PRIu64
+					",\"recalls\":%" PRIu64 "}", c->s.back_channel || c->cbsrv ? "true" : "false",
+					c->cb.calls, c->cb.recalls);
 			fputc(',', f);
 			replay_report_issue(f, &c->issue, c->early, true);
 			fputc('}', f);
@@ -77,6 +144,7 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 			e->deps_held);
 		replay_report_issue(f, &all, early, true);
 		fputc(',', f);
+		report_holds(e, f, true);
 	} else {
 		fprintf(f, "cross-client: %" PRIu64 " call(s) after another client's change or look, "
 			"%" PRIu64 " held for its reply\n", e->deps, e->deps_held);
@@ -85,5 +153,6 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 				"--speed %g): p50 %.1f us, p99 %.1f us, max %.1f us over %" PRIu64 " calls "
 				"(%" PRIu64 " early)\n", e->o->speed, (double)lhist_pct(&all, 50) / 1e3,
 				(double)lhist_pct(&all, 99) / 1e3, (double)all.max / 1e3, all.n, early);
+		report_holds(e, f, false);
 	}
 }

@@ -43,7 +43,7 @@
 
 int replay_poll(struct engine *e, int ms)
 {
-	int n = xprt_poll(e->x, ms);
+	int n = xprt_poll_set(e->xs, e->nxs, ms);
 	if (n < 0)
 		return n;
 	if (e->drop_pending) {
@@ -51,20 +51,14 @@ int replay_poll(struct engine *e, int ms)
 		e->drops++;
 		log_warn("replay: dropping the connection after xid 0x%08x (--disconnect-after)",
 			 e->o->disconnect_xid);
-		xprt_drop(e->x, "dropped on request");
+		xprt_drop(e->drop_x, "dropped on request");
 	}
-	if (e->v4s->back_channel && e->v4s->have_session && !e->returning)
-		replay_bind_conn(e);
-	if (e->cbsrv && !e->returning) {
-		unsigned room = (unsigned)(sizeof(e->recalls) / sizeof(e->recalls[0])) - e->nrecalls;
-		e->nrecalls += nfs40_cbsrv_take(e->cbsrv, e->recalls + e->nrecalls, room);
-	}
-	return e->nrecalls ? replay_return_recalled(e) : 0;
+	return e->o->delegations ? replay_callbacks_after_poll(e) : 0;
 }
 
 int replay_wait_all(struct engine *e)
 {
-	while (xprt_inflight(e->x)) {
+	while (replay_inflight_all(e)) {
 		int ret = replay_poll(e, 100);
 		if (ret < 0)
 			return ret;
@@ -133,6 +127,7 @@ int replay_submit(struct engine *e, struct rcall *rc, size_t i)
 	rc->req.ctx = rc;
 	rc->idx = i;
 	rc->e = e;
+	rc->x = e->x;
 	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
 		if ((ret = replay_poll(e, 100)) < 0)
 			break;
@@ -159,13 +154,30 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 	os->replayed++;
 	const struct tcall *tc = &e->t.calls[rc->idx];
 	if (e->o->speed > 0 && tc->t_call >= e->t0_trace) {
-		/* issue-time error: when it left against when the trace says */
+		/* issue-time error: when it left against when the trace says,
+		 * or against the reply it was held for (the holds apart) */
 		struct rclient *cl = &e->cl[tc->client];
-		uint64_t at = e->t0 + (uint64_t)((double)(tc->t_call - e->t0_trace) / e->o->speed);
+		const struct tinfo *ti = &e->ti[rc->idx];
+		uint64_t at = replay_due(e, tc);
 		uint64_t sent = rc->req.t_submit_ns ? rc->req.t_submit_ns : xprt_now_ns();
-		uint64_t late = sent > at ? sent - at : 0;
+		uint64_t from = ti->hold ? replay_released(e, rc->idx, at) : at;
+		uint64_t late = sent > from ? sent - from : 0;
+		lhist_add(&e->issue_all, sent > at ? sent - at : 0);
+		if (ti->t_pick) {
+			lhist_add(&e->issue_pick, ti->t_pick > from ? ti->t_pick - from : 0);
+			lhist_add(&e->issue_build, sent > ti->t_pick ? sent - ti->t_pick : 0);
+		}
+		if (ti->hold)
+			lhist_add(&e->hold[ti->hold], from - at);
 		lhist_add(&os->issue, late);
 		lhist_add(&cl->issue, late);
+		if (e->o->verbose && ti->hold)
+			fprintf(e->out, "  xid 0x%08x %s: c%u left %.1f us late, after a hold of %.1f us (%s)\n",
+				tc->xid, tc->name, tc->client + 1, (double)late / 1e3, (double)(from - at) / 1e3,
+				replay_hold_name(ti->hold));
+		else if (e->o->verbose)
+			fprintf(e->out, "  xid 0x%08x %s: c%u left %.1f us late\n", tc->xid, tc->name,
+				tc->client + 1, (double)late / 1e3);
 		os->early += sent < at;
 		cl->early += sent < at;
 	}
@@ -220,7 +232,11 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 	/* map the handles */
 	struct nfs_fh mapped[MAXREFS];
 	for (unsigned k = 0; k < l.nref; k++) {
-		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && xprt_inflight(e->x) &&
+		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && e->cur->inflight && !e->ti[i].retried) {
+			os->trace--;
+			return REPLAY_RETRY;   /* its client's call in flight may name it */
+		}
+		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && replay_inflight_all(e) &&
 		    (ret = replay_wait_all(e)) < 0)
 			return ret;
 		ret = replay_resolve(e, &l.ref[k].fh, &mapped[k], 0);
@@ -313,30 +329,25 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 	return replay_submitted(e, rc, os, barrier);
 }
 
-/* Call i as its own client: that client's client ID, session and slots. */
-static int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
+/* Call i as its own client: that client's client ID, session, slots and
+ * connection.  The scheduler (replay_sched.c) has held it until the other
+ * client's change (or look) it depends on was in. */
+int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 {
 	const struct tcall *tc = &e->t.calls[i];
 	const struct opstat *os = &e->op[tc->row];
 	struct rclient *cl = &e->cl[tc->client];
 	uint64_t sent = os->replayed, unsup = os->unsupported;
 
-	/* held until the other client's change (or look) it depends on is in */
-	const struct tinfo *dep = e->ti[i].dep ? &e->ti[e->ti[i].dep - 1] : NULL;
-	if (dep && dep->inflight) {
-		e->deps_held++;
-		if (e->o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
-				tc->xid, tc->name, e->ti[i].dep);
-		while (dep->inflight) {
-			int ret = replay_poll(e, 100);
-			if (ret < 0)
-				return ret;
-		}
-	}
+	if (e->ti[i].hold == HOLD_DEP && e->o->verbose)
+		fprintf(e->out, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
+			tc->xid, tc->name, e->ti[i].dep);
 	e->cur = cl;
 	e->v4s = &cl->s;
+	e->x = cl->x[e->ti[i].xi];
 	int ret = replay_one_call(e, i, t0_trace, t0);
+	if (ret == REPLAY_RETRY)
+		return ret;
 	cl->trace++;
 	cl->replayed += os->replayed - sent;
 	cl->unsupported += os->unsupported - unsup;
@@ -365,13 +376,34 @@ static int replay_clients_init(struct engine *e)
 		}
 		nfs41_session_init(&e->cl[k].s, c->vers == 4 ? c->minor : 1, tag);
 	}
-	/* the first NFSv4 client is the one --delegations serves */
+	for (unsigned k = 0; k < e->t.nclients; k++)
+		e->cl[k].e = e;
+	/* the first NFSv4 client's connection does the set-up's lookups */
 	unsigned first = 0;
 	while (first < e->t.nclients && !e->cl[first].v4)
 		first++;
 	e->cur = &e->cl[first < e->t.nclients ? first : 0];
 	e->v4s = &e->cur->s;
 	return 0;
+}
+
+/* Whether any call of the trace would be refused without
+ * --allow-mutations (replay_one_call, replay_one_v4). */
+static bool trace_mutates(const struct engine *e)
+{
+	for (size_t i = 0; i < e->t.n; i++) {
+		const struct tcall *tc = &e->t.calls[i];
+		struct nfs4_call_info in;
+		if (tc->prog == PROG_NFS && tc->vers == 4) {
+			if (tc->proc == 1 && tc->v4known &&
+			    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0 && in.mutates)
+				return true;
+		} else if (tc->prog == PROG_NFSACL ? tc->proc == 2 :
+			   tc->prog == PROG_NFS && tc->vers == 3 && nfs3_is_mutation(tc->proc)) {
+			return true;
+		}
+	}
+	return false;
 }
 
 int replay_run(const struct replay_opts *o, FILE *out)
@@ -423,6 +455,10 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	if (replay_clients_init(e) < 0)
 		goto out;
 	replay_deps(e);
+	if (o->probe_mutates) {
+		rc = trace_mutates(e) ? REPLAY_MUTATES : 0;
+		goto out;
+	}
 	if (o->dry_run) {
 		rc = replay_dry_run(e);
 		goto out;
@@ -463,14 +499,18 @@ int replay_run(const struct replay_opts *o, FILE *out)
 				maxbulk = l.ddp_len;
 		}
 	}
-	e->nrc = o->slots ? o->slots : 32;
-	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = e->nrc,
+	uint32_t slots = o->slots ? o->slots : 32;
+	e->slots = slots;
+	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = slots,
 				.max_bulk = maxbulk, .reply_chunk_max = 72 * 1024,
 				.reconnect_ms = o->reconnect_ms, .busy_poll = o->busy_poll,
 				.moderate_us = o->moderate_us };
 	bool tcp = o->transport && !strcmp(o->transport, "tcp");
-	if ((ret = tcp ? xprt_tcp_open(&e->x, &xo) : xprt_rdma_open(&e->x, &xo)) < 0)
+	if ((ret = replay_conns_open(e, &xo, tcp)) < 0)
 		goto out;
+	e->x = e->cur->x[0];
+	/* a call slot for every credit of every connection */
+	e->nrc = slots * e->nxs;
 	e->rc = calloc(e->nrc, sizeof(*e->rc));
 	if (!e->rc)
 		goto out;
@@ -485,11 +525,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	e->t0 = t0;
 	e->t0_trace = t0_trace;
-	size_t i;
-	ret = 0;
-	for (i = 0; i < e->t.n; i++)
-		if ((ret = replay_one(e, i, t0_trace, t0)) < 0)
-			break;
+	ret = replay_schedule(e);
 	if (ret == 0)
 		ret = replay_wait_all(e);
 	/* NFSv4.0 has no DESTROY_CLIENTID: the replay's client ID and what
@@ -498,10 +534,11 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		struct nfs41_session *s = &e->cl[k].s;
 		/* what the trace did not destroy itself (or the replay's own) */
 		if (e->cl[k].v4 && s->minor && (s->have_session || s->have_client))
-			nfs41_session_close(e->x, s, &e->cred);
+			nfs41_session_close(e->cl[k].x[0], s, &e->cred);
 	}
 	if (ret < 0) {
-		e->not_sent = e->t.n - i;
+		for (size_t i = 0; i < e->t.n; i++)
+			e->not_sent += !e->ti[i].issued;
 		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
 	}
 	double secs = (double)(xprt_now_ns() - t0) / 1e9;
@@ -554,8 +591,9 @@ out:
 		}
 		free(e->rc);
 	}
-	nfs40_cbsrv_stop(e->cbsrv);
-	xprt_destroy(e->x);
+	if (e->cl)
+		replay_callbacks_stop(e);
+	replay_conns_close(e);
 	fhmap_free(&e->tmap);
 	fhmap_free(&e->tparent);
 	fhmap_free(&e->tname);

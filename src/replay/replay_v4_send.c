@@ -292,7 +292,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		.map_stateid = rw_map_stateid, .map_clientid = rw_map_clientid,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
-		.map_claimed = rw_map_claimed, .cb = e->cbloc.back_channel || e->cbloc.netid ? &e->cbloc : NULL,
+		.map_claimed = rw_map_claimed, .cb = e->cur->cbloc.back_channel || e->cur->cbloc.netid ? &e->cur->cbloc : NULL,
 		.root = e->grouped ? &e->group_root : NULL,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
@@ -309,12 +309,22 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			break;
 		if (e->cur_slot >= 0)
 			e->v4s->slot_busy[e->cur_slot] = false;
+		if (ret == -EAGAIN && e->cur->inflight) {
+			/* no free session slot: its client's replies free one */
+			os->trace--;
+			return REPLAY_RETRY;
+		}
 		if (ret == -EAGAIN) {          /* no free session slot yet */
 			if ((ret = replay_poll(e, 100)) < 0)
 				return ret;
 			continue;
 		}
-		if (ret == -ENOENT && attempt == 0 && xprt_inflight(e->x)) {
+		if (ret == -ENOENT && attempt == 0 && e->cur->inflight && !e->ti[i].retried) {
+			/* what names it may be its client's call in flight */
+			os->trace--;
+			return REPLAY_RETRY;
+		}
+		if (ret == -ENOENT && attempt == 0 && replay_inflight_all(e)) {
 			/* what names it may still be in flight */
 			if ((ret = replay_wait_all(e)) < 0)
 				return ret;

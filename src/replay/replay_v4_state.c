@@ -18,7 +18,7 @@ int replay_v4_session(struct engine *e)
 	char err[256];
 	if (e->v4s->have_session)
 		return 0;
-	int ret = nfs41_session_open(e->x, e->v4s, &e->cred, e->nrc, err, sizeof(err));
+	int ret = nfs41_session_open(e->x, e->v4s, &e->cred, e->slots, err, sizeof(err));
 	if (ret < 0) {
 		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s->minor,
 			  e->o->target, err);
@@ -126,7 +126,7 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 	if (rr->has_session && rr->status == 0) {
 		struct nfs41_session *s = e->v4s;
 		memcpy(s->sessionid, rr->sessionid, 16);
-		s->nslots = rr->fore_maxreqs < e->nrc ? rr->fore_maxreqs : e->nrc;
+		s->nslots = rr->fore_maxreqs < e->slots ? rr->fore_maxreqs : e->slots;
 		if (s->nslots > NFS41_MAX_SLOTS)
 			s->nslots = NFS41_MAX_SLOTS;
 		if (!s->nslots)

@@ -459,10 +459,62 @@ static int check_cm(struct rdma_ep *ep)
 	return 0;
 }
 
-static int ep_poll(struct xprt *x, int timeout_ms)
+/* Arm the CQ only when about to sleep (an event is one per arming),
+ * and look once more: what completed before the arming raises no
+ * event. */
+static int ep_wait_fds(struct xprt *x, struct pollfd *p, unsigned *np)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
+	int n;
+
+	*np = 0;
+	if (ep->broken)
+		return ep->outstanding ? 0 : (rdma_ep_reconnect(ep) < 0 ? -ENOTCONN : 0);
+	if (ep_flush(ep) < 0)
+		return 0;
+	if ((n = drain_cq(ep)) || ep->broken)
+		return n;
+	if (!ep->armed) {
+		if (ibv_req_notify_cq(ep->cq, 0))
+			return rdma_ep_fail_all(ep, "req_notify_cq failed");
+		ep->armed = true;
+		n = drain_cq(ep);
+		if (n || ep->broken)
+			return n;
+	}
+	p[0] = (struct pollfd){ .fd = ep->cch->fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = ep->ech->fd, .events = POLLIN };
+	*np = 2;
+	return 0;
+}
+
+static int ep_wait_done(struct xprt *x, const struct pollfd *pfd, unsigned np)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 	int total = 0;
+
+	if (np < 2 || ep->broken)
+		return 0;
+	if (pfd[0].revents & POLLIN) {
+		struct ibv_cq *cq;
+		void *cqctx;
+		if (ibv_get_cq_event(ep->cch, &cq, &cqctx) == 0) {
+			ibv_ack_cq_events(cq, 1);
+			ep->x.st.cq_events++;
+			ep->armed = false;
+		}
+		total += drain_cq(ep);
+		if (ep->broken)
+			return total;
+	}
+	if (pfd[1].revents & POLLIN)
+		total += check_cm(ep);
+	return total;
+}
+
+static int ep_poll(struct xprt *x, int timeout_ms)
+{
+	struct rdma_ep *ep = (struct rdma_ep *)x;
 
 	if (ep->broken)
 		return ep->outstanding ? 0 : (rdma_ep_reconnect(ep) < 0 ? -ENOTCONN : 0);
@@ -507,40 +559,15 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		if (n || ep->broken)
 			return n;
 	}
-	/* Arm the CQ only when about to sleep (an event is one per arming),
-	 * and look once more: what completed before the arming raises no
-	 * event. */
-	if (!ep->armed) {
-		if (ibv_req_notify_cq(ep->cq, 0))
-			return rdma_ep_fail_all(ep, "req_notify_cq failed");
-		ep->armed = true;
-		n = drain_cq(ep);
-		if (n || ep->broken)
-			return n;
-	}
-	struct pollfd pfd[2] = {
-		{ .fd = ep->cch->fd, .events = POLLIN },
-		{ .fd = ep->ech->fd, .events = POLLIN },
-	};
+	struct pollfd pfd[XPRT_WAIT_FDS];
+	unsigned np = 0;
+	if ((n = ep_wait_fds(x, pfd, &np)) != 0 || !np)
+		return n;
 	ep->x.st.sleeps++;
-	int ret = poll(pfd, 2, timeout_ms);
+	int ret = poll(pfd, np, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
-	if (pfd[0].revents & POLLIN) {
-		struct ibv_cq *cq;
-		void *cqctx;
-		if (ibv_get_cq_event(ep->cch, &cq, &cqctx) == 0) {
-			ibv_ack_cq_events(cq, 1);
-			ep->x.st.cq_events++;
-			ep->armed = false;
-		}
-		total += drain_cq(ep);
-		if (ep->broken)
-			return total;
-	}
-	if (pfd[1].revents & POLLIN)
-		total += check_cm(ep);
-	return total;
+	return ret ? ep_wait_done(x, pfd, np) : 0;
 }
 
 static void ep_drop(struct xprt *x, const char *why)
@@ -553,4 +580,5 @@ static void ep_drop(struct xprt *x, const char *why)
 const struct xprt_ops rdma_ep_ops = {
 	.name = "rdma", .submit = ep_submit, .poll = ep_poll, .can_send = ep_can_send,
 	.inflight = ep_inflight, .destroy = rdma_ep_destroy, .drop = ep_drop,
+	.wait_fds = ep_wait_fds, .wait_done = ep_wait_done,
 };

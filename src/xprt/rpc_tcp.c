@@ -336,6 +336,24 @@ static int tcp_poll(struct xprt *x, int timeout_ms)
 	return tcp_read(t);
 }
 
+static int tcp_wait_fds(struct xprt *x, struct pollfd *p, unsigned *n)
+{
+	struct tcp_xprt *t = (struct tcp_xprt *)x;
+
+	*n = 0;
+	if (t->broken)
+		return tcp_reconnect(t) < 0 ? -ENOTCONN : 0;
+	p[0] = (struct pollfd){ .fd = t->fd, .events = POLLIN };
+	*n = 1;
+	return 0;
+}
+
+static int tcp_wait_done(struct xprt *x, const struct pollfd *p, unsigned n)
+{
+	struct tcp_xprt *t = (struct tcp_xprt *)x;
+	return n && p[0].revents && !t->broken ? tcp_read(t) : 0;
+}
+
 static void tcp_destroy(struct xprt *x)
 {
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
@@ -358,6 +376,7 @@ static void tcp_drop(struct xprt *x, const char *why)
 static const struct xprt_ops tcp_ops = {
 	.name = "tcp", .submit = tcp_submit, .poll = tcp_poll, .can_send = tcp_can_send,
 	.inflight = tcp_inflight, .destroy = tcp_destroy, .drop = tcp_drop,
+	.wait_fds = tcp_wait_fds, .wait_done = tcp_wait_done,
 };
 
 int xprt_tcp_open(struct xprt **out, const struct xprt_opts *o)

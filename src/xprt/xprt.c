@@ -5,6 +5,7 @@
 #include "src/base/clock.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -60,4 +61,64 @@ int xprt_call_sync(struct xprt *x, struct xprt_req *r, uint8_t *rbuf, size_t rca
 	if (rlen)
 		*rlen = c.rlen;
 	return c.err;
+}
+
+int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
+{
+	int total = 0, ret;
+
+	if (n == 1)
+		return xprt_poll(xs[0], timeout_ms);
+	for (unsigned k = 0; k < n; k++) {
+		if ((ret = xprt_poll(xs[k], 0)) < 0)
+			return ret;
+		total += ret;
+	}
+	if (total || timeout_ms == 0 || n == 0)
+		return total;
+	struct pollfd stackp[16 * XPRT_WAIT_FDS], *p = stackp;
+	unsigned *cnt, stackc[16];
+	cnt = stackc;
+	if (n > 16) {
+		p = calloc((size_t)n * XPRT_WAIT_FDS, sizeof(*p));
+		cnt = calloc(n, sizeof(*cnt));
+		if (!p || !cnt) {
+			free(p == stackp ? NULL : p);
+			free(cnt == stackc ? NULL : cnt);
+			return -ENOMEM;
+		}
+	}
+	unsigned np = 0;
+	for (unsigned k = 0; k < n && !total; k++) {
+		cnt[k] = 0;
+		if ((ret = xs[k]->ops->wait_fds(xs[k], p + np, &cnt[k])) < 0) {
+			total = ret;
+			break;
+		}
+		total += ret;
+		np += cnt[k];
+	}
+	if (total == 0) {
+		/* a transport reconnecting has no descriptor: look again soon */
+		bool all = true;
+		for (unsigned k = 0; k < n; k++)
+			all &= cnt[k] > 0;
+		ret = poll(p, np, all ? timeout_ms : (timeout_ms < 10 ? timeout_ms : 10));
+		if (ret < 0 && errno != EINTR)
+			total = -errno;
+		for (unsigned k = 0, at = 0; ret > 0 && total >= 0 && k < n; at += cnt[k], k++) {
+			bool woke = false;
+			for (unsigned j = 0; j < cnt[k]; j++)
+				woke |= p[at + j].revents != 0;
+			if (!woke)
+				continue;
+			int r = xs[k]->ops->wait_done(xs[k], p + at, cnt[k]);
+			total = r < 0 ? r : total + r;
+		}
+	}
+	if (p != stackp) {
+		free(p);
+		free(cnt);
+	}
+	return total;
 }

@@ -13,6 +13,7 @@
 #ifndef NFSRDMA_XPRT_XPRT_H
 #define NFSRDMA_XPRT_XPRT_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,7 +110,16 @@ struct xprt_ops {
 	 * completes with -EPIPE); the next submit or poll reconnects.  Fault
 	 * injection: how a server recovers a session on a new connection. */
 	void (*drop)(struct xprt *x, const char *why);
+	/* Waiting on several transports at once (xprt_poll_set).  wait_fds
+	 * runs what completed and, when nothing did, readies the transport to
+	 * wake a file descriptor (RDMA: arms the CQ), filling at most
+	 * XPRT_WAIT_FDS pollfds (*n; 0 while reconnecting).  Returns the done
+	 * callbacks run (> 0: do not sleep) or -ENOTCONN.  wait_done, after
+	 * poll(), takes what woke it. */
+	int (*wait_fds)(struct xprt *x, struct pollfd *p, unsigned *n);
+	int (*wait_done)(struct xprt *x, const struct pollfd *p, unsigned n);
 };
+#define XPRT_WAIT_FDS 2
 
 /* A call the server makes on the connection: the NFSv4.1 backchannel
  * (RFC 8167 over RDMA, RFC 8881 2.10.3.1 over TCP).  msg: the RPC call.
@@ -155,6 +165,11 @@ static inline unsigned xprt_can_send(const struct xprt *x) { return x->ops->can_
 static inline unsigned xprt_inflight(const struct xprt *x) { return x->ops->inflight(x); }
 static inline void xprt_destroy(struct xprt *x) { if (x) x->ops->destroy(x); }
 static inline void xprt_drop(struct xprt *x, const char *why) { x->ops->drop(x, why); }
+
+/* Runs the completions of n transports for up to timeout_ms, sleeping
+ * on all of them at once (one transport: xprt_poll).  Returns the done
+ * callbacks run, or the first transport's error (-ENOTCONN). */
+int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms);
 
 /* Synchronous call: submits, polls until done (or timeout_ms).  The reply
  * message is copied into rbuf (rcap bytes); *rlen its length.  Returns 0,

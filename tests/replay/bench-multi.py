@@ -2,8 +2,11 @@
 """bench/replay.sh multi: calls/s of nfsrdma-replay at --asap on
 multi-client.pcap, single replay vs --clients 1, 2, 4, 8, and the replay's
 own CPU per call (user + system of the replay and its group processes),
-from a tests/replay/scenarios/replay-bench-multi run (OUT dir).  Prints a
-table of medians over the repetitions; never fails on a number."""
+from a tests/replay/scenarios/replay-bench-multi run (OUT dir); and the
+issue-time error at --speed 1 (the scheduler's lateness, and the calls'
+lateness with the intended holds in), of this build and of
+LAB_ARG_BASE_BIN's.  Prints a table of medians over the repetitions;
+never fails on a number."""
 import glob
 import json
 import os
@@ -42,3 +45,29 @@ for label in ["single", "x1", "x2", "x4", "x8"]:
     print(f"{label:10} {len(rs):4} {rs[0]['sent']:6} {rs[0]['ok']:6} {cps:9.1f} {rel:>9} "
           f"{statistics.median(r['cpu_us'] for r in rs):11.1f} {statistics.median(r['wall'] for r in rs):7.2f}"
           f"{'' if all(r['exit'] == 0 for r in rs) else '  (exit ' + str([r['exit'] for r in rs]) + ')'}")
+
+
+def speed1(name):
+    try:
+        o = json.load(open(os.path.join(out, name + ".out")))
+    except (OSError, ValueError):
+        return None
+    return o
+
+
+print()
+print(f"{'--speed 1':14} {'reps':>4} {'issue p50':>9} {'p99':>9} {'max':>9} | {'with holds p50':>14} {'p99':>9} {'max':>9} | holds dep/order/inflight (us)")
+for label, what in (("speed1", "this build"), ("speed1base", "base build")):
+    rs = [o for f in sorted(glob.glob(os.path.join(out, f"bm-{label}-*.out")))
+          for o in [speed1(os.path.basename(f)[:-4])] if o]
+    if not rs:
+        continue
+    med = lambda f: statistics.median(f(o) for o in rs)
+    iss = lambda q: med(lambda o: (o.get("issue_us") or {}).get(q, 0))
+    # an older build reports no holds: its issue_us has them in
+    allq = lambda q: med(lambda o: (o.get("issue_with_holds_us") or o.get("issue_us") or {}).get(q, 0))
+    holds = rs[-1].get("holds")
+    hs = "/".join(f"{holds[k]['calls']} calls p99 {holds[k]['p99']:.0f}" for k in ("dep", "order", "inflight")) if holds else "-"
+    print(f"{what:14} {len(rs):4} {iss('p50'):9.1f} {iss('p99'):9.1f} {iss('max'):9.1f} | "
+          f"{allq('p50'):14.1f} {allq('p99'):9.1f} {allq('max'):9.1f} | {hs}"
+          f"{'' if all(o.get('exit') == 0 for o in rs) else '  (exit ' + str([o.get('exit') for o in rs]) + ')'}")

@@ -4,14 +4,16 @@ nfsrdma-replay of tests/captures/multi-client.pcap and mount-sequence.pcap
 against a fresh export each.  What each trace holds (its clients, its calls
 and their statuses) is read from the committed capture with the
 dissector; what the replay sent and got, from the lab's capture of the
-replays (one RDMA connection per replay, in the order client.sh runs
-them), not from the replay's report.  Prints one line per check and ends
+replays (a connection per traced connection, each replay's after the
+one before, in the order client.sh runs them; how many a replay opened is
+the one number taken from its report), not from the replay's report.  Prints one line per check and ends
 with 'replay-multi: N passed, N failed'.
 
 Usage: check-multi.py OUTDIR DISSECT_BINARY MULTI-CLIENT.pcap MOUNT-SEQUENCE.pcap
 """
 import collections
 import os
+import re
 import sys
 
 import checklib
@@ -21,7 +23,7 @@ traces = {"multi": sys.argv[3], "mountseq": sys.argv[4]}
 # the clients the lab scenarios ran (tests/lab/scenarios/multi-client, mount-sequence)
 CLIENTS = {"multi": ["10.9.0.2 NFSv4.1", "10.9.0.3 NFSv3", "10.9.0.4 NFSv4.2", "10.9.0.5 NFSv4.1"],
            "mountseq": ["10.9.0.2 NFSv4.1", "10.9.0.2 NFSv4.2", "10.9.0.2 NFSv3"]}
-RUNS = ["multi", "mountseq", "multi-text"]   # client.sh's replays, in order
+RUNS = ["multi", "mountseq", "multi-text", "multi-deleg"]   # client.sh's replays, in order
 check = checklib.Checks("replay-multi")
 
 
@@ -41,7 +43,23 @@ by_conn = collections.OrderedDict()
 for r in sorted(rrecs, key=lambda r: r["frame_call"]):
     by_conn.setdefault(r.get("conn"), []).append(r)
 conns = list(by_conn.values())
-check(len(conns) >= len(RUNS) + 8, f"capture: {len(conns)} RDMA connections, one per replay and group ({len(RUNS) + 8})")
+
+
+def nconn(o):
+    """How many connections a replay opened: its JSON report's, or its
+    text report's 'N connection(s)'."""
+    if isinstance(o, dict):
+        return (o.get("transport_stats") or {}).get("connections") or 0
+    return sum(int(m) for m in re.findall(r"; (\d+) connections?, ", o or ""))
+
+
+def programs(cs):
+    """The NFS versions each connection carries, sorted: one client's
+    calls on each (NFSv4.1, NFSv3...)."""
+    return sorted(",".join(sorted({r.get("program") for r in c})) for c in cs)
+
+
+at = 0   # the next run's first connection
 
 for k, run in enumerate(RUNS):
     name = "multi" if run.startswith("multi") else run
@@ -55,6 +73,11 @@ for k, run in enumerate(RUNS):
         cl = o.get("clients", [])
         check([c.get("label") for c in cl] == CLIENTS[name],
               f"{run}: replay clients {[c.get('label') for c in cl]}")
+        if run == "multi-deleg":
+            v4 = [c for c in cl if c.get("vers") == 4]
+            check(v4 and all((c.get("callbacks") or {}).get("served") for c in v4),
+                  f"{run}: every NFSv4 client serves its callbacks: "
+                  f"{[(c.get('label'), c.get('callbacks')) for c in v4]}")
         for c in cl:
             check(c.get("replayed") == c.get("trace") and c.get("same_status") == c.get("replayed"),
                   f"{run}: client {c.get('label')}: {c.get('trace')} calls, {c.get('replayed')} sent, "
@@ -69,23 +92,37 @@ for k, run in enumerate(RUNS):
               f"p50 {iss.get('p50')} us, p99 {iss.get('p99')} us, max {iss.get('max')} us "
               f"({iss.get('calls')} calls, {t.get('replayed')} sent)")
     elif run == "multi-text":
-        check("cross-client:" in o and "10.9.0.3 NFSv3" in o and "issue-time error" in o,
-              f"{run}: text report has the client rows and the issue-time error")
-    if k >= len(conns):
-        continue
-    got = collections.Counter(key(r) for r in conns[k])
+        check("cross-client:" in o and "10.9.0.3 NFSv3" in o and "issue-time error" in o
+              and "held back as intended" in o,
+              f"{run}: text report has the client rows, the issue-time error and the holds")
+        # -v: a line per call sent with how late it left (and its hold)
+        late = re.findall(r"^  xid 0x[0-9a-f]{8} .*: c(\d) left ([0-9.]+) us late(?:, after a hold of ([0-9.]+) us \((\w+)\))?$",
+                          o, re.M)
+        check(len(late) == len(trecs), f"{run}: -v: {len(late)} calls with their issue-time error (trace {len(trecs)})")
+        worst = sorted(late, key=lambda m: -float(m[1]))[:5]
+        print(f"info {run}: latest calls (client, us late, held us, why): {worst}")
+    # each traced connection its own replay connection, carrying the
+    # same client's calls
+    tconns = collections.OrderedDict()
+    for r in sorted(trecs, key=lambda r: r["frame_call"]):
+        tconns.setdefault(r.get("conn"), []).append(r)
+    n = nconn(o)
+    mine = conns[at:at + n]
+    at += n
+    check(n == len(tconns) and len(mine) == n and programs(mine) == programs(tconns.values()),
+          f"{run}: capture: {len(mine)} connections of the replay ({n} in its report; the trace "
+          f"had {len(tconns)}), each with one client's versions: {programs(mine)} (trace: "
+          f"{programs(tconns.values())})")
+    rep = [r for c in mine for r in c]
+    got = collections.Counter(key(r) for r in rep)
     want = collections.Counter(key(r) for r in trecs)
     short = {kk: (v, got[kk]) for kk, v in want.items() if got[kk] < v}
     check(not short, f"{run}: capture: every traced (program, call, status) sent and answered so "
-          f"({sum(want.values())} traced, {len(conns[k])} on the wire){'; short: ' + str(list(short.items())[:4]) if short else ''}")
-    vers = collections.Counter(r.get("program") for r in conns[k])
-    check(all(vers[p] >= n for p, n in collections.Counter(r.get("program") for r in trecs).items()),
-          f"{run}: capture: every version the trace speaks on the one connection ({dict(vers)})")
+          f"({sum(want.values())} traced, {len(rep)} on the wire){'; short: ' + str(list(short.items())[:4]) if short else ''}")
     if name != "multi":
         continue
     # cross-client order on the wire: c2's READs and REMOVE of xc/new go
     # after the replies to c1's WRITEs and RENAME
-    rep = conns[k]
     c1_done = [r.get("frame_reply", 0) for r in rep if r.get("program") == "NFSv4.1"
                and r.get("procedure") in ("WRITE", "RENAME")]
     c2 = [r["frame_call"] for r in rep if r.get("program") == "NFSv3" and r.get("procedure") in ("READ", "REMOVE")]
@@ -93,8 +130,8 @@ for k, run in enumerate(RUNS):
           f"{run}: capture: c2's READ/REMOVE (first call frame {min(c2) if c2 else None}) after the replies "
           f"to c1's WRITE/RENAME (last reply frame {max(c1_done) if c1_done else None})")
 
-# --clients 4: four groups at once (one connection each, so four
-# connections per run, after the three above), each in its own directory
+# --clients 4: four groups at once (a connection per traced connection
+# each, after the runs above), each in its own directory
 GROUPS = [("mountseq-x4", "mountseq", True), ("multi-x4-text", "multi", False)]
 for g, (run, name, js) in enumerate(GROUPS):
     trecs = calls(checklib.records(dissect, traces[name]))
@@ -107,8 +144,14 @@ for g, (run, name, js) in enumerate(GROUPS):
               and tot.get("same_status") == 4 * len(trecs) and tot.get("unsupported") == 0,
               f"{run}: total of {tot.get('groups')} groups: {tot.get('replayed')} sent, "
               f"{tot.get('same_status')} with the traced status (4 x {len(trecs)})")
+        n = 0
+        if name == "mountseq":
+            # an export without them: each group made its own
+            check([gr.get("made") for gr in grp] == [True] * 4,
+                  f"{run}: each group made its directory on the target ({[gr.get('made') for gr in grp]})")
         for gr in grp:
             r = gr.get("report") or {}
+            n += nconn(r)
             t = r.get("totals", {})
             check(gr.get("exit") == 0 and t.get("trace") == len(trecs) and t.get("same_status") == len(trecs)
                   and t.get("unsupported") == 0 and len(r.get("clients", [])) == len(CLIENTS[name]),
@@ -116,19 +159,25 @@ for g, (run, name, js) in enumerate(GROUPS):
                   f"{t.get('same_status')} of {len(trecs)} calls with the traced status, "
                   f"{len(r.get('clients', []))} clients")
     else:
+        n = nconn(o)
         heads = [ln for ln in o.splitlines() if ln.startswith("== group ")]
         check(len(heads) == 4 and all(ln.endswith("exit 0") for ln in heads)
               and "total of 4 groups" in o and o.count("10.9.0.3 NFSv3") >= 4,
               f"{run}: four group reports with their client rows, and the total ({heads})")
-    first = len(RUNS) + 4 * g
-    gconns = conns[first:first + 4]
+    ntrace = len({r.get("conn") for r in trecs})
+    gconns = conns[at:at + n]
+    at += n
+    check(n == 4 * ntrace and len(gconns) == n,
+          f"{run}: capture: {len(gconns)} connections ({n} in the reports; 4 groups x {ntrace} traced)")
     # a group's PUTROOTFH goes as PUTFH of its directory: the dissector
     # names those COMPOUNDs otherwise than LOOKUP_ROOT
     want = collections.Counter(key(r) for r in trecs if r.get("procedure") != "LOOKUP_ROOT")
-    for k, cc in enumerate(gconns):
-        got = collections.Counter(key(r) for r in cc)
-        short = {kk: (v, got[kk]) for kk, v in want.items() if got[kk] < v}
-        check(not short, f"{run}: capture: connection {k + 1} of 4: every traced (program, call, status) "
-              f"sent and answered so{'; short: ' + str(list(short.items())[:4]) if short else ''}")
-    check(len(gconns) == 4, f"{run}: capture: {len(gconns)} connections (one per group)")
+    got = collections.Counter(key(r) for c in gconns for r in c)
+    short = {kk: (4 * v, got[kk]) for kk, v in want.items() if got[kk] < 4 * v}
+    check(not short, f"{run}: capture: the groups' connections: every traced (program, call, status) "
+          f"sent and answered so, 4 times{'; short: ' + str(list(short.items())[:4]) if short else ''}")
+# --clients 2 without --allow-mutations of a capture that changes state
+rc, o, err = checklib.step(out, "multi-x2-ro")
+check(rc == 3 and "changes state on the server" in err and "--allow-mutations" in err,
+      f"multi-x2-ro: --clients 2 without --allow-mutations refused: exit {rc}, {err.strip()[:200]!r}")
 check.finish()

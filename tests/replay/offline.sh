@@ -251,6 +251,64 @@ else
     bad "nfs40.pcap: NFSv4 RENAME/REMOVE names: $why"
 fi
 
+# A call that cannot be replayed fails the dry run: a capture made here
+# (NFS over TCP, SYN first) of an NFSv4 NULL and an NFSv4 call of
+# procedure 2, which NFSv4 does not have (RFC 7530 16: NULL and COMPOUND),
+# each with its reply (the second PROC_UNAVAIL).
+python3 - "$tmp/unsup.pcap" <<'PY'
+import struct, sys
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def frame(src, dst, sp, dp, seq, ack, flags, data=b""):
+    tcp = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, flags, 65535, 0, 0) + data
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0, 64, 6, 0, src, dst)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    pseudo = src + dst + struct.pack("!BBH", 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+    return b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip + tcp
+def rm(body):   # record mark: the last (only) fragment
+    return struct.pack("!I", 0x80000000 | len(body)) + body
+def call(xid, proc):
+    return rm(struct.pack("!IIIIII", xid, 0, 2, 100003, 4, proc) + struct.pack("!IIII", 0, 0, 0, 0))
+def reply(xid, accept):
+    return rm(struct.pack("!IIIIII", xid, 1, 0, 0, 0, accept))
+c, s_ = bytes([10, 9, 0, 2]), bytes([10, 9, 0, 1])
+cs, ss = 1000, 5000
+pk = [frame(c, s_, 800, 2049, cs, 0, 0x02), frame(s_, c, 2049, 800, ss, cs + 1, 0x12),
+      frame(c, s_, 800, 2049, cs + 1, ss + 1, 0x10)]
+cs, ss = cs + 1, ss + 1
+for xid, proc, acc in ((0x1001, 0, 0), (0x1002, 2, 3)):
+    d = call(xid, proc)
+    pk.append(frame(c, s_, 800, 2049, cs, ss, 0x18, d)); cs += len(d)
+    d = reply(xid, acc)
+    pk.append(frame(s_, c, 2049, 800, ss, cs, 0x18, d)); ss += len(d)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, p in enumerate(pk):
+        f.write(struct.pack("<IIII", 1700000000, i * 1000, len(p), len(p)) + p)
+PY
+"$R" --dry-run "$tmp/unsup.pcap" >"$tmp/u.txt" 2>"$tmp/u.err"
+rc=$?
+"$R" --dry-run --json "$tmp/unsup.pcap" >"$tmp/u.json" 2>/dev/null
+jrc=$?
+if [ "$rc" = 1 ] && [ "$jrc" = 1 ] && grep -q "0x00001002 .*unsupported" "$tmp/u.txt" &&
+    grep -q "dry run: 1 replayable calls, 0 of them change state (need --allow-mutations), 1 unsupported" "$tmp/u.txt" &&
+    python3 -c 'import json,sys; o=[json.loads(l) for l in open(sys.argv[1])]; e=o[-1]; c=[x for x in o if x.get("type")=="call"]
+sys.exit(0 if e.get("unsupported")==1 and e.get("replayable")==1 and [x["supported"] for x in c]==[True,False] else 1)' "$tmp/u.json"; then
+    ok "dry run of an NFSv4 procedure 2 call (made capture): unsupported, exit 1 (text and --json)"
+else
+    bad "dry run of an NFSv4 procedure 2 call: exit $rc / $jrc: $(tail -n 2 "$tmp/u.txt") $(head -c 200 "$tmp/u.err")"
+fi
+# and the catalogue's NFS-over-TCP capture has none: exit 0
+if "$R" --dry-run tests/captures/nfs3-tcp.pcap >"$tmp/t.txt" 2>&1 && grep -q ", 0 unsupported," "$tmp/t.txt"; then
+    ok "dry run of nfs3-tcp.pcap (NFSv3 over TCP): nothing unsupported, exit 0"
+else
+    bad "dry run of nfs3-tcp.pcap: $(tail -n 1 "$tmp/t.txt")"
+fi
+
 # expect_err NAME REGEX ARGS...: exit 3 and one stderr line matching REGEX
 expect_err() {
     local name=$1 re=$2
@@ -276,6 +334,9 @@ expect_err "disconnect XID not a number" "--disconnect-after: 'zz' is not a numb
 expect_err "disconnect XID not in the trace" "no call with xid 0x00001234" \
     --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
 expect_err "two captures" "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
+# --clients N of a capture that changes state needs --allow-mutations
+expect_err "--clients 2 of a mutating capture" "changes state on the server; give --allow-mutations" \
+    --target 192.0.2.1 --clients 2 tests/captures/multi-client.pcap
 # load generation
 expect_err "unknown workload" 'not "bogus"' --generate bogus --target 192.0.2.1
 expect_err "zero transfer size" "--size: 1 \.\. 1M" --generate read --target 192.0.2.1 --size 0

@@ -17,8 +17,9 @@ rp_run gen-write-refused "$REPLAY" --target "$S" --generate write --file refused
 rp_run gen-mix-tcp     "$REPLAY" --target "$S" --transport tcp --generate mix:50 --allow-mutations --file mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
 rp_run gen-getattr-tcp "$REPLAY" --target "$S" --transport tcp --generate getattr --file data.bin --count 50 --qd 4 --json
 rp_run gen-sweep       "$REPLAY" --target "$S" --generate read --file data.bin --sweep 4k,64k,256k --file-size 1M --count 8 --qd 4 --svg "$LAB_OUT/sweep.svg"
-# 2. replays of the v3 catalogue, each on a fresh export
-for c in nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke parallel midconn server-restart; do
+# 2. replays of the v3 catalogue, each on a fresh export (nfs3-tcp: NFSv3
+# captured over TCP, replayed over RDMA)
+for c in nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke parallel midconn server-restart nfs3-tcp; do
     rp_reset
     rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/$c.pcap"
 done

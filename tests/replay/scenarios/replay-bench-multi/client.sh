@@ -1,6 +1,7 @@
-# replay-bench-multi client: the multi-client capture at --asap, each run
-# on a fresh export, REPS times over: the plain (single-replay) run, then
-# --clients 1, 2, 4, 8.  Each run's wall, user and system CPU time (the
+# replay-bench-multi client: the multi-client capture at --speed 1 (the
+# issue-time error; LAB_ARG_BASE_BIN: an older build's too), then at
+# --asap, each run on a fresh export, REPS times over: the plain
+# (single-replay) run, then --clients 1, 2, 4, 8.  Each run's wall, user and system CPU time (the
 # replay and its group processes) go to NAME.time; bench/replay.sh multi
 # reports calls/s and CPU per call.
 # shellcheck shell=bash
@@ -8,6 +9,16 @@ source "$LAB_REPO/tests/replay/lib-guest.sh"
 S=$LAB_SERVER_IP
 MC=$LAB_REPO/tests/captures/multi-client.pcap
 TIMEFORMAT='%R %U %S'
+# --speed 1 first: the issue-time error (and, with LAB_ARG_BASE_BIN, an
+# older build's, in the same boot)
+for rep in $(seq 1 "${LAB_ARG_REPS:-3}"); do
+    rp_reset multi
+    rp_run "bm-speed1-$rep" "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MC"
+    if [[ -n ${LAB_ARG_BASE_BIN:-} && -x ${LAB_ARG_BASE_BIN:-} ]]; then
+        rp_reset multi
+        rp_run "bm-speed1base-$rep" "$LAB_ARG_BASE_BIN" --target "$S" --allow-mutations --speed 1 --json "$MC"
+    fi
+done
 for rep in $(seq 1 "${LAB_ARG_REPS:-3}"); do
     rp_reset multi
     { time rp_run "bm-single-$rep" "$REPLAY" --target "$S" --allow-mutations --asap --json "$MC"; } 2>"$LAB_OUT/bm-single-$rep.time"

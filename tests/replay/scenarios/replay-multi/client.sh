@@ -1,6 +1,6 @@
 # replay-multi client: no kernel mount; nfsrdma-replay replays the
-# multi-client capture (every traced client its own replay client, all
-# sent to the one target) and the mount-sequence capture, each on a fresh
+# multi-client capture (every traced client its own replay client, with
+# its own connections to the one target) and the mount-sequence capture, each on a fresh
 # export, with --allow-mutations at speed 1 (the issue-time error is
 # measured there).  tests/replay/check-multi.py judges the reports and the
 # lab's capture of the replays (one RDMA connection per replay, in order).
@@ -15,10 +15,17 @@ rp_run multi "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MC"
 rp_reset multi
 rp_run mountseq "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MS"
 rp_reset multi
-rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 "$MC"
-# --clients 4: four groups at once, each in its own directory
-rp_reset groups
+rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 -v "$MC"
+# --delegations: every NFSv4 client serves its own callbacks
+rp_reset multi
+rp_run multi-deleg "$REPLAY" --target "$S" --allow-mutations --delegations --speed 1 --json "$MC"
+# --clients 4: four groups at once, each in its own directory: made by
+# the replay (mountseq-x4, on an export without them), or there already
+# (multi-x4-text: with shared/big, which its readers read)
+rp_reset
 rp_run mountseq-x4 "$REPLAY" --target "$S" --allow-mutations --clients 4 --json "$MS"
+# without --allow-mutations, a capture that changes state is refused
+rp_run multi-x2-ro "$REPLAY" --target "$S" --clients 2 "$MC"
 rp_reset groups
 rp_run multi-x4-text "$REPLAY" --target "$S" --allow-mutations --clients 4 "$MC"
 lab_signal client.steps-done

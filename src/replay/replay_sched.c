@@ -1,0 +1,215 @@
+/* The replay's scheduler: every traced client's calls go out in that
+ * client's trace order, each as soon as it is due (the trace's time
+ * scaled by --speed) and nothing it is meant to wait for holds it: its
+ * cross-client dependency (replay_deps.c), its own client's order (a
+ * change waits for that client's earlier calls and holds its later ones),
+ * the in-flight count the trace had on its connection.  A client held
+ * back holds back no other: among the calls ready, the earliest in the
+ * trace goes first, and with none ready the replay sleeps on every
+ * connection until a reply or the next call's time (the last millisecond
+ * polled without sleeping).
+ *
+ * The issue-time error it reports is the scheduler's own lateness: how
+ * long after its time, or after the reply that released it, a call left.
+ * The holds are reported apart (they are intended), by kind. */
+#include "src/replay/replay_engine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "src/clnt/nfs3.h"
+
+uint64_t replay_due(const struct engine *e, const struct tcall *tc)
+{
+	if (e->o->speed <= 0 || tc->t_call <= e->t0_trace)
+		return e->t0;
+	return e->t0 + (uint64_t)((double)(tc->t_call - e->t0_trace) / e->o->speed);
+}
+
+/* Whether call i waits for its client's earlier calls and holds back its
+ * later ones (replay_one_call, replay_one_v4): a change that is sent. */
+static bool call_barrier(const struct engine *e, size_t i)
+{
+	const struct tcall *tc = &e->t.calls[i];
+	bool allow = e->o->allow_mutations;
+
+	if (tc->prog == PROG_NFS && tc->vers == 4) {
+		struct nfs4_call_info in;
+		if (tc->proc != 1 || !tc->v4known || nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) < 0)
+			return false;
+		return (in.state_change || in.ns_change) && (allow || !in.mutates);
+	}
+	if (tc->prog == PROG_NFSACL)
+		return tc->proc == 2 && allow;
+	if (tc->prog == PROG_NFS && tc->vers == 3)
+		return nfs3_is_mutation(tc->proc) && tc->proc != NFS3P_WRITE && tc->proc != NFS3P_COMMIT && allow;
+	return false;
+}
+
+static bool free_rcall(const struct engine *e)
+{
+	for (uint32_t k = 0; k < e->nrc; k++)
+		if (!e->rc[k].busy)
+			return true;
+	return false;
+}
+
+/* What holds call i back now (HOLD_*), HOLD_NONE when it may go. */
+static int held(struct engine *e, size_t i)
+{
+	struct tinfo *ti = &e->ti[i];
+	const struct tcall *tc = &e->t.calls[i];
+	struct rclient *cl = &e->cl[tc->client];
+
+	if (ti->dep) {
+		const struct tinfo *d = &e->ti[ti->dep - 1];
+		if (!d->issued || d->inflight)
+			return HOLD_DEP;
+	}
+	if (!ti->barrier_known) {
+		ti->barrier = call_barrier(e, i);
+		ti->barrier_known = true;
+	}
+	if ((ti->barrier || cl->barrier_pending || ti->retried) && cl->inflight)
+		return HOLD_ORDER;
+	struct xprt *x = cl->x[ti->xi];
+	uint32_t limit = e->o->max_inflight ? e->o->max_inflight : (tc->inflight ? tc->inflight : 1);
+	if (xprt_inflight(x) >= limit || !xprt_can_send(x) || !free_rcall(e))
+		return HOLD_INFLIGHT;
+	return HOLD_NONE;
+}
+
+/* NFSv4.0: each client's RENEW when half its lease has gone by. */
+static int keep_leases(struct engine *e)
+{
+	int ret = 0;
+	for (unsigned k = 0; k < e->t.nclients && ret == 0; k++) {
+		struct rclient *cl = &e->cl[k];
+		if (!cl->v4 || cl->s.minor != 0 || !cl->s.have_client)
+			continue;
+		e->cur = cl;
+		e->v4s = &cl->s;
+		e->x = cl->x[0];
+		ret = replay_v40_keep_lease(e);
+	}
+	return ret;
+}
+
+static int schedule(struct engine *e)
+{
+	for (unsigned k = 0; k < e->t.nclients; k++)
+		e->cl[k].next = SIZE_MAX;
+	for (size_t i = e->t.n; i-- > 0;) {
+		struct rclient *cl = &e->cl[e->t.calls[i].client];
+		e->ti[i].next = cl->next;
+		cl->next = i;
+	}
+	for (;;) {
+		uint64_t now = xprt_now_ns(), wake = UINT64_MAX;
+		size_t best = SIZE_MAX;
+		bool left = false;
+		int ret;
+
+		for (unsigned k = 0; k < e->t.nclients; k++) {
+			size_t i = e->cl[k].next;
+			if (i == SIZE_MAX)
+				continue;
+			left = true;
+			uint64_t at = replay_due(e, &e->t.calls[i]);
+			if (now < at) {
+				if (at < wake)
+					wake = at;
+				continue;
+			}
+			int why = held(e, i);
+			if (why != HOLD_NONE) {
+				struct tinfo *ti = &e->ti[i];
+				if (!ti->hold) {
+					ti->hold = (uint8_t)why;
+					e->deps_held += why == HOLD_DEP;
+				}
+				ti->holds |= (uint8_t)(1u << why);
+				continue;
+			}
+			if (i < best)
+				best = i;
+		}
+		if (!left)
+			return 0;
+		if (best != SIZE_MAX) {
+			struct tinfo *ti = &e->ti[best];
+			struct rclient *cl = &e->cl[e->t.calls[best].client];
+			ti->t_pick = now;
+			/* due while its client's call before it was still held or
+			 * going: held by its client's order (intended) until then */
+			uint64_t at = replay_due(e, &e->t.calls[best]);
+			if (cl->last_issue_ns > at) {
+				ti->t_prev = cl->last_issue_ns;
+				ti->holds |= 1u << HOLD_KINDS;   /* released by t_prev */
+				if (!ti->hold)
+					ti->hold = HOLD_ORDER;
+			}
+			ret = replay_one(e, best, e->t0_trace, e->t0);
+			if (ret == REPLAY_RETRY) {
+				ti->retried = true;
+				continue;
+			}
+			cl->next = ti->next;
+			ti->issued = true;
+			cl->last_issue_ns = xprt_now_ns();
+			if (!ti->inflight && !ti->t_done)
+				ti->t_done = xprt_now_ns();
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		/* nothing may go: sleep until a reply or the next call's time;
+		 * under a millisecond to go, poll without sleeping */
+		int ms = 100;
+		if (wake != UINT64_MAX) {
+			uint64_t d = (wake - now) / 1000000ull;
+			ms = d < 100 ? (int)d : 100;
+		}
+		if (ms && (ret = keep_leases(e)) < 0)
+			return ret;
+		if ((ret = replay_poll(e, ms)) < 0)
+			return ret;
+	}
+}
+
+uint64_t replay_released(const struct engine *e, size_t i, uint64_t at)
+{
+	const struct tinfo *ti = &e->ti[i];
+	const struct rclient *cl = &e->cl[e->t.calls[i].client];
+	uint64_t r = at;
+
+	if ((ti->holds & (1u << HOLD_DEP)) && ti->dep && e->ti[ti->dep - 1].t_done > r)
+		r = e->ti[ti->dep - 1].t_done;
+	if ((ti->holds & (1u << HOLD_ORDER | 1u << HOLD_INFLIGHT)) && cl->last_done_ns > r)
+		r = cl->last_done_ns;
+	if (ti->t_prev > r)
+		r = ti->t_prev;
+	return r;
+}
+
+/* The thread's time runnable and not running so far (ns), -1 unknown. */
+static int64_t run_delay(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, wait;
+	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+	if (f)
+		fclose(f);
+	return n == 2 ? (int64_t)wait : -1;
+}
+
+int replay_schedule(struct engine *e)
+{
+	int64_t w0 = run_delay();
+	int ret = schedule(e);
+	int64_t w1 = run_delay();
+	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;
+	return ret;
+}
