@@ -505,7 +505,7 @@ static int open_sources(struct daemon *d)
 			return rc;
 		}
 		d->nsrc++;
-		t->lossless = source_pcap_flat_out(t->s);
+		t->lossless = source_flat_out(t->s);
 		all_flat = all_flat && t->lossless;
 		if (c->export_dir && source_is_pcap(t->s)) {
 			char prefix[32];
