@@ -418,6 +418,19 @@ static void update_external(struct daemon *d)
 	agg_set_external(d->agg, rec_queue_drops(d->q), drops, events, errors, records);
 }
 
+/* Records the sources delivered, all of them, so far. */
+static uint64_t records_read(struct daemon *d)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		pthread_mutex_lock(&d->src[i].mu);
+		n += d->src[i].st.records;
+		pthread_mutex_unlock(&d->src[i].mu);
+	}
+	return n;
+}
+
 /* A record reaches aggregation and the JSON Lines here, from the queue
  * directly or, when collecting, out of the join. */
 static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now)
@@ -723,6 +736,12 @@ int daemon_run(const struct daemon_cfg *c)
 	for (unsigned i = 0; c->exit_at_end && rc == 0 && i < d->nsrc; i++)
 		if (d->src[i].last_err)
 			rc = 1;
+	/* a one-shot run that found nothing fails with 3, as nfsrdma-dissect
+	 * does: a script must not take an empty summary for a quiet server */
+	if (c->exit_at_end && rc == 0 && !d->col && !records_read(d)) {
+		log_warn("nothing found: no record in any source");
+		rc = 3;
+	}
 out:
 	stop_flag = 1;
 	if (d->q)
