@@ -156,9 +156,14 @@ static int run_batch(struct cli *c, struct top_feed *f)
 			top_batch_json(stdout, &s, &fs, &c->v, top_feed_name(f));
 		else
 			top_batch_text(stdout, &s, &fs, &c->v, top_feed_name(f));
+		bool found = s.t.tot.records > 0;
 		agg_snap_free(&s);
 		fsplit_snap_free(&fs);
 		fflush(stdout);
+		/* files that held nothing: a one-shot run that found nothing
+		 * fails with 3, as nfsrdma-dissect does (main says so) */
+		if (ended && !found)
+			return 3;
 		if (ended)
 			break;
 	}
@@ -210,7 +215,9 @@ int main(int argc, char **argv)
 		log_error("%s", top_feed_error(f));
 		rc = 1;
 	}
-	top_feed_free(f);
+	top_feed_free(f);   /* the end-of-input notes: what the files held instead */
+	if (rc == 3)
+		log_warn("nothing found: the files held no record");
 	for (unsigned i = 0; i < c.nspecs; i++)
 		free(c.owned[i]);
 	if (outfile_close_stdout() < 0 && rc == 0)

@@ -431,6 +431,19 @@ static void update_external(struct daemon *d)
 	pthread_mutex_unlock(&d->agg_mu);
 }
 
+/* Records the sources delivered, all of them, so far. */
+static uint64_t records_read(struct daemon *d)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		pthread_mutex_lock(&d->src[i].mu);
+		n += d->src[i].st.records;
+		pthread_mutex_unlock(&d->src[i].mu);
+	}
+	return n;
+}
+
 /* A record reaches aggregation and the JSON Lines here, from the queue
  * directly or, when collecting, out of the join. */
 static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now)
@@ -518,7 +531,7 @@ static int open_sources(struct daemon *d)
 			return rc;
 		}
 		d->nsrc++;
-		t->lossless = source_pcap_flat_out(t->s);
+		t->lossless = source_flat_out(t->s);
 		all_flat = all_flat && t->lossless;
 		if (c->export_dir && source_is_pcap(t->s)) {
 			char prefix[32];
@@ -740,6 +753,12 @@ int daemon_run(const struct daemon_cfg *c)
 	for (unsigned i = 0; c->exit_at_end && rc == 0 && i < d->nsrc; i++)
 		if (d->src[i].last_err)
 			rc = 1;
+	/* a one-shot run that found nothing fails with 3, as nfsrdma-dissect
+	 * does: a script must not take an empty summary for a quiet server */
+	if (c->exit_at_end && rc == 0 && !d->col && !records_read(d)) {
+		log_warn("nothing found: no record in any source");
+		rc = 3;
+	}
 out:
 	stop_flag = 1;
 	if (d->q)

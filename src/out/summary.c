@@ -16,7 +16,7 @@
 
 struct sum_ent {
 	char key[96];
-	uint64_t calls, replies, errors, noreply;
+	uint64_t calls, replies, errors, unanswered;
 	uint64_t bytes_inline, bytes_ddp;
 	uint64_t mix_inline, mix_read, mix_write, mix_reply, mix_p0;
 	struct hist lat;
@@ -257,7 +257,7 @@ have:
 		if (r->flags & RECF_CALL)
 			hist_add(&e->lat, rec_is_fused(r) && r->f_mask ? r->f_total : r->d_total);
 	} else {
-		e->noreply++;
+		e->unanswered++;
 	}
 	e->bytes_inline += rec_bytes_inline(r);
 	e->bytes_ddp += rec_bytes_ddp(r);
@@ -303,7 +303,7 @@ static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
 	tot->calls += e->calls;
 	tot->replies += e->replies;
 	tot->errors += e->errors;
-	tot->noreply += e->noreply;
+	tot->unanswered += e->unanswered;
 	tot->bytes_inline += e->bytes_inline;
 	tot->bytes_ddp += e->bytes_ddp;
 }
@@ -323,15 +323,15 @@ void summary_print(const struct summary *s, FILE *f)
 		if (strlen(v[i]->key) > w)
 			w = strlen(v[i]->key);
 	fprintf(f, "== summary per %s ==\n", title[s->kind]);
-	fprintf(f, "%-*s %8s %8s %6s %7s %12s %12s %10s %10s %10s %10s  %s\n", (int)w, title[s->kind],
-		"calls", "replies", "errors", "noreply", "bytes_inl", "bytes_ddp", "p50_us", "p90_us",
+	fprintf(f, "%-*s %8s %8s %6s %10s %12s %12s %10s %10s %10s %10s  %s\n", (int)w, title[s->kind],
+		"calls", "replies", "errors", "unanswered", "bytes_inl", "bytes_ddp", "p50_us", "p90_us",
 		"p99_us", "max_us", "chunks inline/read/write/reply/p0");
 	struct sum_ent tot;
 	memset(&tot, 0, sizeof(tot));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sum_ent *e = v[i];
-		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
-			" %12" PRIu64, (int)w, e->key, e->calls, e->replies, e->errors, e->noreply,
+		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64 " %12" PRIu64
+			" %12" PRIu64, (int)w, e->key, e->calls, e->replies, e->errors, e->unanswered,
 			e->bytes_inline, e->bytes_ddp);
 		us(f, hist_pct(&e->lat, 0.50));
 		us(f, hist_pct(&e->lat, 0.90));
@@ -341,8 +341,8 @@ void summary_print(const struct summary *s, FILE *f)
 			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);
 		tot_add(&tot, e);
 	}
-	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64 " %12" PRIu64
-		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.noreply,
+	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64
+		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.unanswered,
 		tot.bytes_inline, tot.bytes_ddp);
 	fused_print(v, s->n, w, title[s->kind], f);
 	diag_print(v, s->n, title[s->kind], f);
@@ -460,8 +460,8 @@ static void diag_json(FILE *f, const char *by, const struct sum_ent *e)
 static void json_counts(FILE *f, const struct sum_ent *e)
 {
 	fprintf(f, ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
-		",\"noreply\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64,
-		e->calls, e->replies, e->errors, e->noreply, e->bytes_inline, e->bytes_ddp);
+		",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64,
+		e->calls, e->replies, e->errors, e->unanswered, e->bytes_inline, e->bytes_ddp);
 }
 
 /* The same rows as summary_print, one JSON object a line (docs/record.md,

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pcap/source_pcap.h"
+
 extern const struct source_type source_type_pcap;
 extern const struct source_type source_type_live;
 extern const struct source_type source_type_kernel;
@@ -41,6 +43,11 @@ int source_open(struct source **out, const char *spec, const struct source_opts 
 	}
 	/* No known prefix: a bare capture file name (which may contain ':'). */
 	return source_type_pcap.open(out, spec, o, cb, ctx, err, errlen);
+}
+
+bool source_flat_out(const struct source *s)
+{
+	return source_pcap_flat_out(s) || (s && s->type == &source_type_jsonl);
 }
 
 void source_help(FILE *out)

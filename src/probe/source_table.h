@@ -5,6 +5,7 @@
 #ifndef NFSRDMA_SOURCE_TABLE_H
 #define NFSRDMA_SOURCE_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -14,6 +15,10 @@
  * and opens it.  Returns 0 or a negative errno with the reason in err. */
 int source_open(struct source **out, const char *spec, const struct source_opts *o,
 		source_record_fn cb, void *ctx, char *err, size_t errlen);
+/* True for a file read flat out: a capture at no --speed, or JSON Lines
+ * records (read as fast as they parse).  Record time is then the only
+ * clock, and nothing may be dropped for lack of time. */
+bool source_flat_out(const struct source *s);
 /* One line per known source type, for --help. */
 void source_help(FILE *out);
 

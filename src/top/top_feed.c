@@ -92,7 +92,7 @@ int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigne
 		}
 		snprintf(f->spec[i], sizeof(f->spec[i]), "%s", specs[i]);
 		f->nsrc++;
-		f->record_clock = f->record_clock && source_pcap_flat_out(f->src[i]);
+		f->record_clock = f->record_clock && source_flat_out(f->src[i]);
 		size_t l = strlen(f->name);
 		snprintf(f->name + l, sizeof(f->name) - l, "%s%s", i ? " " : "", specs[i]);
 	}

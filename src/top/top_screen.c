@@ -167,7 +167,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 	attroff(A_BOLD);
 	if (s) {
 		snprintf(line, sizeof(line),
-			 "RPCs %llu  %.1f/s  err %llu  no-reply %llu  findings %llu  drops %llu  window %.0fs",
+			 "RPCs %llu  %.1f/s  err %llu  unanswered %llu  findings %llu  drops %llu  window %.0fs",
 			 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,
 			 (unsigned long long)s->t.tot.noreply, (unsigned long long)s->t.tot.findings,
 			 (unsigned long long)(s->t.drops_queue + s->t.drops_source), s->win_s);

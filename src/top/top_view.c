@@ -263,8 +263,8 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 	for (size_t i = 0; i < n; i++)
 		if (strlen(rows[i]->key) > w)
 			w = strlen(rows[i]->key);
-	fprintf(f, "%-*s %8s %8s %8s %6s %7s %12s %12s %9s %10s %10s %10s %10s %10s  split%% ", (int)w,
-		top_dim_title[v->dim], "records", "calls", "replies", "errors", "noreply", "bytes_inl",
+	fprintf(f, "%-*s %8s %8s %8s %6s %10s %12s %12s %9s %10s %10s %10s %10s %10s  split%% ", (int)w,
+		top_dim_title[v->dim], "records", "calls", "replies", "errors", "unanswered", "bytes_inl",
 		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us");
 	phase_names(f);
 	fputs("  chunks inline/read/write/reply/p0\n", f);
@@ -273,7 +273,7 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		uint64_t sum = 0;
 		for (int p = 0; p < PH_N; p++)
 			sum += r->phase_mean[p];
-		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %12" PRIu64
+		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64 " %12" PRIu64
 			" %12" PRIu64 " %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f ",
 			(int)w, r->key, r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
 			r->tot.bytes_inline, r->tot.bytes_ddp, r->rate, r->p50 / 1e3, r->p90 / 1e3, r->p99 / 1e3,

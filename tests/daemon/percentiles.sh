@@ -6,7 +6,7 @@
 # (src/stats/hist.h says what the value means).
 #
 # What is compared:
-#  - records per operation: dissect (replies + noreply), top, daemon
+#  - records per operation: dissect (replies + unanswered), top, daemon
 #    summary, Prometheus nfsrdma_rpc_requests_total summed over the series
 #    of that protocol/operation; and the latency samples: Prometheus
 #    _count = dissect's replies when the operation has calls (an answered
@@ -75,8 +75,8 @@ for line in open(fdis):
     if not f or line.startswith("==") or f[0] in ("procedure", "total") or len(f) < 12:
         continue
     key = " ".join(f[:-11])
-    calls, replies, noreply = int(f[-11]), int(f[-10]), int(f[-8])
-    dis[key] = dict(records=replies + noreply, answered=replies if calls else 0,
+    calls, replies, unanswered = int(f[-11]), int(f[-10]), int(f[-8])
+    dis[key] = dict(records=replies + unanswered, answered=replies if calls else 0,
                     p=[f[-5], f[-4], f[-3], f[-2]])
 try:
     top = {r["key"]: dict(records=r["records"], ns=[r["p50_ns"], r["p90_ns"], r["p99_ns"], r["max_ns"]],

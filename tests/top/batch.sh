@@ -104,4 +104,13 @@ ok = ok and all(sum(x["split_ns"].values()) == x["total_ns"] for x in s)
 ok = ok and all("READ" in x["op"].upper() or "READ" in x["client"] for x in s)
 print(len(s), tot[:3]); sys.exit(0 if ok else 1)
 PY
+# ---- JSON Lines records: their own time is the clock, as for a capture ----
+JL=$SRC/tests/join/fixtures/v3-wire-nfs3-read-write.jsonl
+"$TOP" --json --source "jsonl:$JL" >"$TMP/jl.json" 2>/dev/null
+check "--source jsonl: the snapshot's time is the last record's, not the wall clock" python3 - "$JL" "$TMP/jl.json" <<'PY'
+import json, sys
+last = max(max(json.loads(l)["ts"].values()) for l in open(sys.argv[1]) if l.strip())
+t = json.loads(open(sys.argv[2]).read())["t"]
+print(t, last); sys.exit(0 if t == last else 1)
+PY
 finish $NAME

@@ -2,7 +2,7 @@
 # nfsrdma-top against lab captures:
 #  - batch mode (-b) agrees with nfsrdma-dissect -q -z proc per operation,
 #    and stops on SIGINT / SIGTERM
-#    (calls, replies, errors, no-reply, bytes, chunk mix: two independent
+#    (calls, replies, errors, unanswered, bytes, chunk mix: two independent
 #    implementations, the dissector's summary and the aggregation engine);
 #  - driven in a real tmux (80x24): with no daemon yet the screen says why
 #    and when it retries, then finds the daemon; the screen shows the

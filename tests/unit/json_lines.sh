@@ -61,7 +61,7 @@ def text_summary(cap, kind):
     return rows
 
 def json_row(o):
-    f = [str(o[k]) for k in ("calls", "replies", "errors", "noreply", "bytes_inline", "bytes_ddp")]
+    f = [str(o[k]) for k in ("calls", "replies", "errors", "unanswered", "bytes_inline", "bytes_ddp")]
     if o["type"] == "summary":
         f += ["%.1f" % (o[k] / 1000.0) for k in ("p50_ns", "p90_ns", "p99_ns", "max_ns")]
         c = o["chunks"]

@@ -2,8 +2,8 @@
 # A capture read to its end that holds no RPC is said, not shown as an
 # empty view: nfsrdma-dissect, nfsrdmad (a file source) and nfsrdma-top
 # (-r) each print one "no RPC found" line naming what the capture held
-# instead (the same line in all three), and none of them says it of a
-# capture that holds RPCs.  Which captures hold no RPC is tshark's word
+# instead (the same line in all three) and exit 3, and none of them says
+# it of a capture that holds RPCs (they exit 0).  Which captures hold no RPC is tshark's word
 # (no frame matches its "rpc" filter): perftest.pcap (ib_send_bw and
 # ib_write_lat) and the public non-NFS captures of ../shared.
 # Closing line: "nothing-found: N passed, N failed".
@@ -26,15 +26,20 @@ fi
 empty=0
 for f in "${caps[@]}"; do
 	n=$(tshark -r "$f" -Y rpc 2>/dev/null | wc -l)
-	"$B/nfsrdma-dissect" -q "$f" >/dev/null 2>"$work/dissect.err"
+	declare -A rc
+	"$B/nfsrdma-dissect" -q "$f" >/dev/null 2>"$work/dissect.err"; rc[dissect]=$?
 	timeout 30 "$B/nfsrdmad" -s "$f" --socket none --metrics none --exit-at-end >/dev/null 2>"$work/daemon.err"
-	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >/dev/null 2>"$work/top.err"
+	rc[daemon]=$?
+	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >/dev/null 2>"$work/top.err"; rc[top]=$?
 	for t in dissect daemon top; do
 		said=$(grep -c "$NOTE" "$work/$t.err")
 		if [ "$n" -eq 0 ]; then
 			[ "$said" = 1 ] && ok || bad "$t on $f (no RPC for tshark): $said lines say so: $(head -c 300 "$work/$t.err")"
+			# one-shot runs that found nothing fail alike (a script's test)
+			[ "${rc[$t]}" = 3 ] && ok || bad "$t on $f (no RPC for tshark): exit ${rc[$t]}, not 3"
 		else
 			[ "$said" = 0 ] && ok || bad "$t on $f ($n RPC frames for tshark) says it found none"
+			[ "${rc[$t]}" = 0 ] && ok || bad "$t on $f ($n RPC frames for tshark): exit ${rc[$t]}, not 0"
 		fi
 	done
 	if [ "$n" -eq 0 ]; then
