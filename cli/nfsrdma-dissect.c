@@ -264,19 +264,28 @@ static void fused_tree(FILE *f, const struct nfsrdma_record *r)
 	}
 }
 
-static void on_fused(const struct nfsrdma_record *r, void *ctx)
+/* Counts a record and, when the filters want it, feeds the summaries and
+ * the plot; false when it is filtered out. */
+static bool take(struct cli *c, const struct nfsrdma_record *r)
 {
-	struct cli *c = ctx;
-
 	c->seen++;
 	if (!wanted(c, r))
-		return;
+		return false;
 	c->kept++;
 	for (int i = 0; i < SUM_KINDS; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
 	if (c->plot)
 		plot_add(c->plot, r);
+	return true;
+}
+
+static void on_fused(const struct nfsrdma_record *r, void *ctx)
+{
+	struct cli *c = ctx;
+
+	if (!take(c, r))
+		return;
 	if (c->quiet)
 		return;
 	switch (c->format) {
@@ -301,15 +310,8 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 		join_add(c->join, r, 0);
 		return;
 	}
-	c->seen++;
-	if (!wanted(c, r))
+	if (!take(c, r))
 		return;
-	c->kept++;
-	for (int i = 0; i < SUM_KINDS; i++)
-		if (c->sum[i])
-			summary_add(c->sum[i], r);
-	if (c->plot)
-		plot_add(c->plot, r);
 	if (c->fw) {
 		fields_record(c->fw, r);   /* replaces the per-RPC lines */
 	} else if (!c->quiet) {
