@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (inet_pton(AF_INET, c.addr, e.addr) == 1 && !addr_filter_match(&c.addr_f, &e))
 			__builtin_trap();
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SUM_KINDS; i++)   /* every -z kind, transport included */
 		summary_free(c.sum[i]);
 out:
 	free(buf);
