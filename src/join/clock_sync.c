@@ -64,6 +64,10 @@ struct clock_sync {
 	struct fit fit, prev;
 	bool has_step;
 	uint64_t step_t;
+	bool step_back;          /* the new data lie before prev's: prev answers from prev_lo on */
+	bool a_stepped;          /* A's clock moved, not B's: B's time tells the fits apart */
+	uint64_t prev_lo;        /* the start of the window prev was fitted on */
+	uint64_t prev_hi;        /* the newest time of A before the step */
 	bool dirty;
 
 	bool suspect, suspect_upper;
@@ -72,7 +76,9 @@ struct clock_sync {
 	uint32_t hold_n, hold_head;
 
 	bool jump;               /* a bound past the window, waiting for a second */
+	bool jump_upper;
 	uint64_t jump_t;
+	int64_t jump_v;
 
 	bool has_hint;
 	int64_t hint;
@@ -474,6 +480,30 @@ static void hold_push(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 		cs->hold_head = (cs->hold_head + 1) % HOLD_MAX;
 }
 
+/* Whether the clock that moved is A's: A's times jumped by about minus
+ * the offset's jump (B's clock stepping leaves A's times where they were).
+ * Only for steps of 100 ms or more; below, which clock moved does not
+ * change which fit a time gets. */
+static bool a_moved(const struct clock_sync *cs, const struct held *first)
+{
+	const struct fit *f = &cs->fit;
+	double dv = diff_i64(first->v, f->base) - (f->dmid + f->beta * diff_u64(first->t, f->t0));
+	double gap = diff_u64(first->t, cs->newest_t);
+
+	return fabs(dv) >= 1e8 && fabs(gap + dv) < fabs(dv) / 2;
+}
+
+/* The earliest time the window's buckets can hold. */
+static uint64_t window_start(const struct clock_sync *cs)
+{
+	uint64_t lo = cs->newest_idx;
+
+	for (int i = 0; i < NB; i++)
+		if (in_window(cs, &cs->b[i]) && cs->b[i].idx < lo)
+			lo = cs->b[i].idx;
+	return lo << CLOCK_SYNC_BUCKET_SHIFT;
+}
+
 /* The clock stepped at (about) the first held bound: start over from it. */
 static void restart(struct clock_sync *cs)
 {
@@ -483,11 +513,17 @@ static void restart(struct clock_sync *cs)
 	for (uint32_t i = 0; i < n; i++)
 		h[i] = cs->hold[(cs->hold_head + i) % HOLD_MAX];
 	cs->prev = cs->fit;
+	cs->prev_lo = window_start(cs);
+	cs->prev_hi = cs->newest_t;
 	cs->has_step = true;
 	cs->step_t = cs->hold[cs->hold_head].t;
 	for (uint32_t i = 1; i < n; i++)
 		if (h[i].t < cs->step_t)
 			cs->step_t = h[i].t;
+	/* A's clock stepped back before everything the old fit saw: the old
+	 * times are not "before the step", they are above the new data */
+	cs->step_back = cs->step_t < cs->prev_lo;
+	cs->a_stepped = cs->step_back || a_moved(cs, &h[0]);
 	cs->st.steps++;
 	memset(cs->b, 0, sizeof(cs->b));
 	cs->any = false;
@@ -515,10 +551,52 @@ static double contradiction(const struct fit *f, bool upper, uint64_t t, int64_t
 	return upper ? (c - w) - x : x - (c + w);
 }
 
+/* Whether a bound lies outside what fit f allows at its time at any drift
+ * (MAX_SLOPE either way from the data's interval). */
+static bool beyond_any_drift(const struct fit *f, bool upper, uint64_t t, int64_t v)
+{
+	double s = diff_u64(t, f->t0), x = diff_i64(v, f->base);
+	double w = f->dhw + MAX_SLOPE * fabs(s) + TOL_FLOOR_NS;
+
+	return upper ? x < f->dmid - w : x > f->dmid + w;
+}
+
+/* A second bound confirmed the jump past the window: nothing in the window
+ * survives it, so the fit from before keeps answering for the times before
+ * the jump, as after a step (a host whose clock jumped forward, or traffic
+ * after a silence: the times before are the old fit's either way, and an
+ * extrapolation of the new one back over the gap is what made RPCs just
+ * before a forward step negative).  It is counted as a step when either
+ * bound is out of the old fit's reach at any drift.  The first bound,
+ * held back until now, is used. */
+static void resume_after_jump(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
+{
+	if (cs->fit.valid) {
+		if (cs->fit.bounded && (beyond_any_drift(&cs->fit, cs->jump_upper, cs->jump_t, cs->jump_v) ||
+					beyond_any_drift(&cs->fit, upper, t, v)))
+			cs->st.steps++;
+		cs->prev = cs->fit;
+		cs->prev_lo = window_start(cs);
+		cs->prev_hi = cs->newest_t;
+		cs->has_step = true;
+		cs->step_back = false;
+		cs->a_stepped = true;
+		cs->step_t = cs->jump_t < t ? cs->jump_t : t;
+		memset(cs->b, 0, sizeof(cs->b));
+		cs->any = false;
+		cs->used_since_step = 0;
+		cs->fit = (struct fit){ 0 };
+		cs->suspect = false;
+		cs->contra = cs->consist = cs->hold_n = cs->hold_head = 0;
+	}
+	cs->st.ahead--;
+	fold(cs, cs->jump_upper, cs->jump_t, cs->jump_v);
+}
+
 static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 {
 	cs->st.observed++;
-	if (cs->has_step && t < cs->step_t) {
+	if (cs->has_step && (cs->step_back ? t >= cs->prev_lo && cs->newest_t < cs->prev_lo : t < cs->step_t)) {
 		cs->st.late++;         /* from before the step: it would poison the new fit */
 		return;
 	}
@@ -527,11 +605,14 @@ static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 
 		if (!cs->jump || gap > WINDOW_NS) {
 			cs->jump = true;
+			cs->jump_upper = upper;
 			cs->jump_t = t;
+			cs->jump_v = v;
 			cs->st.ahead++;
 			return;
 		}
-		cs->jump = false;      /* confirmed: traffic resumed after a silence */
+		cs->jump = false;      /* confirmed: not a broken stamp */
+		resume_after_jump(cs, upper, t, v);
 	}
 	if (cs->fit.valid && cs->fit.bounded) {
 		const struct fit *f = &cs->fit;
@@ -574,10 +655,21 @@ void clock_sync_b_to_a(struct clock_sync *cs, uint64_t b_ns, uint64_t a_ns)
 
 /* ---- answers ----------------------------------------------------------- */
 
-int clock_sync_estimate(const struct clock_sync *cs, uint64_t at_a_ns, struct clock_est *out)
+/* The fit for a time: the one before the last step answers for the times
+ * before it, or after a step back for the times above the new data until
+ * the new data reach them (then a time is ambiguous and the newest wins). */
+static const struct fit *fit_at(const struct clock_sync *cs, uint64_t at_a_ns)
 {
-	const struct fit *f = cs->has_step && at_a_ns < cs->step_t && cs->prev.valid ? &cs->prev : &cs->fit;
+	if (!cs->has_step || !cs->prev.valid)
+		return &cs->fit;
+	if (cs->step_back)
+		return at_a_ns >= cs->prev_lo && cs->newest_t < cs->prev_lo ? &cs->prev : &cs->fit;
+	return at_a_ns < cs->step_t ? &cs->prev : &cs->fit;
+}
 
+static int estimate_with(const struct clock_sync *cs, const struct fit *f, uint64_t at_a_ns,
+			 struct clock_est *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->steps = cs->st.steps;
 	if (!f->valid) {
@@ -596,6 +688,46 @@ int clock_sync_estimate(const struct clock_sync *cs, uint64_t at_a_ns, struct cl
 	out->samples = f->samples;
 	out->bounded = f->bounded;
 	return 0;
+}
+
+int clock_sync_estimate(const struct clock_sync *cs, uint64_t at_a_ns, struct clock_est *out)
+{
+	return estimate_with(cs, fit_at(cs, at_a_ns), at_a_ns, out);
+}
+
+/* A's time of B's time at_b by fit f: from f's own reference time, so that
+ * clocks days apart do not extrapolate the drift over the days; each
+ * refinement shrinks the error by the drift (< 1000 ppm). */
+static uint64_t a_time_by(const struct clock_sync *cs, const struct fit *f, uint64_t at_b_ns)
+{
+	struct clock_est e;
+	uint64_t a = f->valid ? f->t0 : at_b_ns;
+
+	for (int k = 0; k < 3; k++) {
+		if (estimate_with(cs, f, a, &e) < 0)
+			return at_b_ns;
+		a = at_b_ns - (uint64_t)e.offset_ns;
+	}
+	return a;
+}
+
+int clock_sync_estimate_at_b(const struct clock_sync *cs, uint64_t at_b_ns, struct clock_est *out)
+{
+	const struct fit *f = &cs->fit;
+
+	if (cs->has_step && cs->prev.valid) {
+		if (cs->a_stepped) {
+			/* B's clock ran on: B's time at the step decides */
+			struct clock_est e;
+			estimate_with(cs, &cs->prev, cs->prev_hi, &e);
+			if (at_b_ns <= cs->prev_hi + (uint64_t)e.offset_ns)
+				f = &cs->prev;
+		} else if (a_time_by(cs, &cs->fit, at_b_ns) < cs->step_t &&
+			   a_time_by(cs, &cs->prev, at_b_ns) < cs->step_t) {
+			f = &cs->prev;   /* B stepped: A's time decides, the new fit when both could */
+		}
+	}
+	return estimate_with(cs, f, a_time_by(cs, f, at_b_ns), out);
 }
 
 uint64_t clock_sync_a_to_b_time(const struct clock_sync *cs, uint64_t a_ns)

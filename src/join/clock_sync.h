@@ -72,6 +72,10 @@ struct clock_est {
 };
 int clock_sync_estimate(const struct clock_sync *, uint64_t at_a_ns, struct clock_est *out); /* 0 or -ENODATA */
 uint64_t clock_sync_a_to_b_time(const struct clock_sync *, uint64_t a_ns);  /* map a time of A onto B */
+/* The same estimate asked at a time of B's clock (B - A, at the A time that
+ * is).  After a step it picks the fit by the clock that did not move: B's
+ * time when A's clock stepped, A's when B's did. */
+int clock_sync_estimate_at_b(const struct clock_sync *, uint64_t at_b_ns, struct clock_est *out);
 
 /* What happened to the observations, for reports and tests. */
 struct clock_sync_stats {

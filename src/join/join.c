@@ -149,24 +149,14 @@ int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, stru
 		const struct clock_sync *p = j->pair[a * JOIN_MAX_HOSTS + b];
 		return p ? clock_sync_estimate(p, at_a, out) : -ENODATA;
 	}
-	/* The pair is kept as (b, a), its times on b's clock: ask at a's time
-	 * mapped onto b, and invert.  The mapping starts from b's newest time
-	 * (a time of b's clock), not from at_a: asked at at_a, a pair whose
-	 * clocks are days apart extrapolates its drift over those days (2 days
-	 * at 30 ppm: 5 s), and the answer at the time that gave was off by
-	 * that time's drift error, up to hundreds of us, with an uncertainty
-	 * as wide: enough to make phases negative.  Two refinements: each one
-	 * shrinks the error by the drift (< 500 ppm). */
+	/* The pair is kept as (b, a), its times on b's clock: asked at a time
+	 * of a, its "B" (clock_sync maps it from the fit's own reference time:
+	 * starting from at_a, a pair whose clocks are days apart extrapolated
+	 * its drift over those days, hundreds of us off). */
 	const struct clock_sync *p = j->pair[b * JOIN_MAX_HOSTS + a];
 	struct clock_est e;
-	if (!p || clock_sync_estimate(p, j->host_now[b], &e) < 0)
+	if (!p || clock_sync_estimate_at_b(p, at_a, &e) < 0)
 		return -ENODATA;
-	uint64_t at_b = at_a - (uint64_t)e.offset_ns;
-	for (int k = 0; k < 2; k++) {
-		if (clock_sync_estimate(p, at_b, &e) < 0)
-			return -ENODATA;
-		at_b = at_a - (uint64_t)e.offset_ns;
-	}
 	*out = e;
 	out->offset_ns = -e.offset_ns;
 	out->drift_ppm = -e.drift_ppm;
