@@ -54,6 +54,7 @@ struct held {
 	uint64_t t;
 	int64_t v;
 	bool upper;
+	bool contra;             /* contradicted the fit (else consistent, and folded too) */
 };
 
 struct clock_sync {
@@ -471,9 +472,9 @@ static void fold(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 		refit(cs);
 }
 
-static void hold_push(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
+static void hold_push(struct clock_sync *cs, bool upper, uint64_t t, int64_t v, bool contra)
 {
-	cs->hold[(cs->hold_head + cs->hold_n) % HOLD_MAX] = (struct held){ t, v, upper };
+	cs->hold[(cs->hold_head + cs->hold_n) % HOLD_MAX] = (struct held){ t, v, upper, contra };
 	if (cs->hold_n < HOLD_MAX)
 		cs->hold_n++;
 	else
@@ -504,7 +505,11 @@ static uint64_t window_start(const struct clock_sync *cs)
 	return lo << CLOCK_SYNC_BUCKET_SHIFT;
 }
 
-/* The clock stepped at (about) the first held bound: start over from it. */
+/* The clock stepped at (about) the first contradicting bound: start over
+ * from it.  The bounds held as consistent meanwhile are replayed only when
+ * they lie on the new side of the step (loose bounds of the new regime);
+ * the others are old data arriving late, and would pin the new window to
+ * the old times. */
 static void restart(struct clock_sync *cs)
 {
 	struct held h[HOLD_MAX];
@@ -516,14 +521,18 @@ static void restart(struct clock_sync *cs)
 	cs->prev_lo = window_start(cs);
 	cs->prev_hi = cs->newest_t;
 	cs->has_step = true;
-	cs->step_t = cs->hold[cs->hold_head].t;
-	for (uint32_t i = 1; i < n; i++)
-		if (h[i].t < cs->step_t)
+	cs->step_t = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (h[i].contra && h[i].t < cs->step_t)
 			cs->step_t = h[i].t;
 	/* A's clock stepped back before everything the old fit saw: the old
 	 * times are not "before the step", they are above the new data */
 	cs->step_back = cs->step_t < cs->prev_lo;
-	cs->a_stepped = cs->step_back || a_moved(cs, &h[0]);
+	for (uint32_t i = 0; i < n; i++)
+		if (h[i].contra) {
+			cs->a_stepped = cs->step_back || a_moved(cs, &h[i]);
+			break;
+		}
 	cs->st.steps++;
 	memset(cs->b, 0, sizeof(cs->b));
 	cs->any = false;
@@ -535,7 +544,8 @@ static void restart(struct clock_sync *cs)
 	cs->suspect = false;
 	cs->contra = cs->consist = cs->hold_n = cs->hold_head = 0;
 	for (uint32_t i = 0; i < n; i++)
-		fold(cs, h[i].upper, h[i].t, h[i].v);
+		if (h[i].contra || (cs->step_back ? h[i].t < cs->prev_lo : h[i].t >= cs->step_t))
+			fold(cs, h[i].upper, h[i].t, h[i].v);
 	cs->st.used = used;
 	if (cs->dirty)
 		refit(cs);
@@ -626,13 +636,13 @@ static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 				cs->hold_n = cs->hold_head = 0;
 			}
 			cs->contra++;
-			hold_push(cs, upper, t, v);
+			hold_push(cs, upper, t, v, true);
 			if (cs->contra >= STEP_PERSIST && cs->contra >= cs->consist)
 				restart(cs);
 			return;
 		}
 		if (cs->suspect) {
-			hold_push(cs, upper, t, v);
+			hold_push(cs, upper, t, v, false);
 			if (upper == cs->suspect_upper && ++cs->consist >= 2 * cs->contra + 2) {
 				cs->st.outliers += cs->contra;
 				cs->suspect = false;

@@ -499,9 +499,15 @@ static void test_step_back(void)
 	int64_t off = 5 * (int64_t)MS, back = 1800 * (int64_t)SEC;
 	uint64_t t1 = 3000 * SEC;
 
-	two_way(cs, t1, t1 + 30 * SEC, off);
-	two_way(cs, t1 + 30 * SEC - (uint64_t)back, t1 + 60 * SEC - (uint64_t)back, off + back);
-	two_way(cs, t1 + 29 * SEC, t1 + 30 * SEC, off);      /* stragglers from before */
+	two_way(cs, t1, t1 + 29 * SEC, off);
+	/* the first bounds after the step interleaved with the last before */
+	for (uint64_t k = 0; k < 20; k++) {
+		two_way(cs, t1 + 30 * SEC - (uint64_t)back + k * 50 * MS, t1 + 30 * SEC - (uint64_t)back + (k + 1) * 50 * MS,
+			off + back);
+		two_way(cs, t1 + 29 * SEC + k * 50 * MS, t1 + 29 * SEC + (k + 1) * 50 * MS, off);
+	}
+	two_way(cs, t1 + 31 * SEC - (uint64_t)back, t1 + 60 * SEC - (uint64_t)back, off + back);
+	two_way(cs, t1 + 30 * SEC, t1 + 31 * SEC, off);      /* stragglers from before */
 	clock_sync_stats(cs, &st);
 	CHECK_EQ_U64(st.steps, 1);
 	CHECK(st.late >= 40, "the stragglers are late: %" PRIu64, st.late);
