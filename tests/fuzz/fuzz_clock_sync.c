@@ -84,6 +84,19 @@ static void check_answer(const struct clock_sync *cs, uint64_t at, bool any, con
 
 		if (st.steps || st.outliers || err > e.uncertainty_ns)
 			__builtin_trap();
+		/* asked at B's time of the same moment: the same truth, as wide */
+		struct clock_est eb;
+		if (clock_sync_estimate_at_b(cs, at + (uint64_t)truth, &eb) != 0)
+			__builtin_trap();
+		err = eb.offset_ns > truth ? (uint64_t)eb.offset_ns - (uint64_t)truth
+					   : (uint64_t)truth - (uint64_t)eb.offset_ns;
+		if (err > eb.uncertainty_ns + (eb.uncertainty_ns >> 9) + 2)
+			__builtin_trap();
+	} else {
+		struct clock_est eb;
+		int rb = clock_sync_estimate_at_b(cs, at, &eb);
+		if (rb != 0 || eb.steps != st.steps)
+			__builtin_trap();
 	}
 }
 
