@@ -96,20 +96,9 @@ void hist_add(struct hist *h, uint64_t v)
 	hist_add_at(h, hist_index(h->res, v), v);
 }
 
-void hist_add_at(struct hist *h, unsigned i, uint64_t v)
+uint64_t *hist_chunk_new(struct hist *h, unsigned k)
 {
-	uint64_t *c = chunk_of(h, i >> h->res);
-
-	if (c)
-		c[i & ((1u << h->res) - 1)]++;
-	else
-		h->lost++;
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->n++;
-	h->sum += v;
+	return chunk_of(h, k);
 }
 
 int hist_merge(struct hist *a, const struct hist *b)
