@@ -124,11 +124,16 @@ if [ ${#SRCS[@]} -gt 0 ] && cc -O2 -o "$TMP/mkbigcap" "$SRC/bench/mkbigcap.c" &&
    "$TMP/mkbigcap" "$TMP/big.pcap" "$MB" "${SRCS[@]}" >"$TMP/mkbigcap.out" 2>&1; then
 	cat "$TMP/big.pcap" >/dev/null   # page cache
 	# user + sys of the finished process and all its threads, in ms
-	# (getrusage: microseconds, where /usr/bin/time prints 10 ms steps)
+	# (getrusage: microseconds, where /usr/bin/time prints 10 ms steps).
+	# The children's usage before the run is subtracted: a python3 that
+	# is a wrapper script (pyenv's shim) starts with its own helpers'
+	# ~50 ms already in RUSAGE_CHILDREN, which added to both commands
+	# pulled every ratio toward 1.
 	cpu_ms() { python3 -c 'import resource, subprocess, sys
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.1f" % ((r.ru_utime + r.ru_stime) * 1000))' "$@"; }
+print("%.1f" % ((r.ru_utime + r.ru_stime - r0.ru_utime - r0.ru_stime) * 1000))' "$@"; }
 	ROUNDS=${DAEMON_BENCH_ROUNDS:-9}
 	BEFORE=${DAEMON_BENCH_BEFORE:-}
 	[ -n "$BEFORE" ] && [ ! -x "$BEFORE/nfsrdmad" ] && { echo "DAEMON_BENCH_BEFORE: no $BEFORE/nfsrdmad"; BEFORE=; }

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zmq.h>
 
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/daemon/fwd_link.h"
 #include "src/daemon/fwd_priv.h"
+#include "src/daemon/zmq_dl.h"
 
 #define ZAP_EP       "inproc://zeromq.zap.01"
 #define LOG_BURST    10                      /* bad-message lines per window */
@@ -90,7 +90,7 @@ static bool key_allowed(const struct collector *k, const char *mech, const uint8
 
 	if (!k->nkeys)
 		return !strcmp(mech, "NULL");
-	if (strcmp(mech, "CURVE") || len != 32 || !zmq_z85_encode(z, key, 32))
+	if (strcmp(mech, "CURVE") || len != 32 || !zdl.z85_encode(z, key, 32))
 		return false;
 	for (int i = 0; i < k->nkeys; i++)
 		if (!strcmp(k->keys[i], z))
@@ -104,7 +104,7 @@ static void *zap_main(void *arg)
 
 	while (!atomic_load(&k->stop)) {
 		zmq_pollitem_t it = { k->zap, 0, ZMQ_POLLIN, 0 };
-		if (zmq_poll(&it, 1, 200) <= 0)
+		if (zdl.poll(&it, 1, 200) <= 0)
 			continue;
 		/* frames: version, request id, domain, address, identity, mechanism, credentials... */
 		char f[7][256];
@@ -112,22 +112,22 @@ static void *zap_main(void *arg)
 		int n = 0, more = 1;
 		while (more) {
 			zmq_msg_t m;
-			zmq_msg_init(&m);
-			if (zmq_msg_recv(&m, k->zap, 0) < 0) {
-				zmq_msg_close(&m);
+			zdl.msg_init(&m);
+			if (zdl.msg_recv(&m, k->zap, 0) < 0) {
+				zdl.msg_close(&m);
 				break;
 			}
 			if (n < 7) {
-				size_t l = zmq_msg_size(&m);
+				size_t l = zdl.msg_size(&m);
 				if (l > sizeof(f[0]) - 1)
 					l = sizeof(f[0]) - 1;
-				memcpy(f[n], zmq_msg_data(&m), l);
+				memcpy(f[n], zdl.msg_data(&m), l);
 				f[n][l] = 0;
 				flen[n] = l;
 				n++;
 			}
-			more = zmq_msg_more(&m);
-			zmq_msg_close(&m);
+			more = zdl.msg_more(&m);
+			zdl.msg_close(&m);
 		}
 		if (n < 6)
 			continue;   /* not a ZAP request: libzmq sends none such */
@@ -148,7 +148,7 @@ static void *zap_main(void *arg)
 		const char *rep[6] = { "1.0", f[1], ok ? "200" : "400", ok ? "OK" : "not allowed", ok ? addr : "", "" };
 		size_t rl[6] = { 3, flen[1], 3, strlen(rep[3]), strlen(rep[4]), 0 };
 		for (int i = 0; i < 6; i++)
-			zmq_send(k->zap, rep[i], rl[i], i < 5 ? ZMQ_SNDMORE : 0);
+			zdl.send(k->zap, rep[i], rl[i], i < 5 ? ZMQ_SNDMORE : 0);
 	}
 	return NULL;
 }
@@ -157,19 +157,21 @@ static void *zap_main(void *arg)
 
 static int zerr(char *err, size_t errlen, const char *what)
 {
-	snprintf(err, errlen, "%s: %s", what, zmq_strerror(zmq_errno()));
-	return zmq_errno() == EADDRINUSE || zmq_errno() == EADDRNOTAVAIL ? -zmq_errno() : -EIO;
+	snprintf(err, errlen, "%s: %s", what, zdl.strerror(zdl.errnum()));
+	return zdl.errnum() == EADDRINUSE || zdl.errnum() == EADDRNOTAVAIL ? -zdl.errnum() : -EIO;
 }
 
 int coll_open(struct collector **out, const struct fwd_cfg *c, char *err, size_t errlen)
 {
-	struct collector *k = calloc(1, sizeof(*k));
+	struct collector *k;
 	char host[256], ep[300];
 	unsigned port;
 	int v, rc;
 
 	*out = NULL;
-	if (!k)
+	if ((rc = zmq_dl_open(err, errlen)) < 0)
+		return rc;
+	if (!(k = calloc(1, sizeof(*k))))
 		return -ENOMEM;
 	pthread_mutex_init(&k->mu, NULL);
 	if ((rc = fwd_check_collect(c->collect, c->collect_any, err, errlen)) < 0 ||
@@ -198,8 +200,8 @@ int coll_open(struct collector **out, const struct fwd_cfg *c, char *err, size_t
 			return -EINVAL;
 		}
 	}
-	k->ctx = zmq_ctx_new();
-	if (!k->ctx || !(k->zap = zmq_socket(k->ctx, ZMQ_REP)) || zmq_bind(k->zap, ZAP_EP) != 0) {
+	k->ctx = zdl.ctx_new();
+	if (!k->ctx || !(k->zap = zdl.socket(k->ctx, ZMQ_REP)) || zdl.bind(k->zap, ZAP_EP) != 0) {
 		rc = zerr(err, errlen, "ZAP handler");
 		coll_close(k);
 		return rc;
@@ -210,32 +212,32 @@ int coll_open(struct collector **out, const struct fwd_cfg *c, char *err, size_t
 		return -EAGAIN;
 	}
 	k->zap_started = true;
-	if (!(k->sock = zmq_socket(k->ctx, ZMQ_PULL))) {
+	if (!(k->sock = zdl.socket(k->ctx, ZMQ_PULL))) {
 		rc = zerr(err, errlen, "zmq");
 		coll_close(k);
 		return rc;
 	}
 	v = (int)(c->hwm ? c->hwm : 10000);
-	zmq_setsockopt(k->sock, ZMQ_RCVHWM, &v, sizeof(v));
+	zdl.setsockopt(k->sock, ZMQ_RCVHWM, &v, sizeof(v));
 	v = 0;
-	zmq_setsockopt(k->sock, ZMQ_LINGER, &v, sizeof(v));
+	zdl.setsockopt(k->sock, ZMQ_LINGER, &v, sizeof(v));
 	/* a message is one record: anything bigger is not ours, and is cut
 	 * off before it is buffered */
 	int64_t maxmsg = (int64_t)FWD_MSG_MAX;
-	zmq_setsockopt(k->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	zdl.setsockopt(k->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
 	/* a domain makes libzmq ask the ZAP handler for NULL peers too */
-	zmq_setsockopt(k->sock, ZMQ_ZAP_DOMAIN, "nfsrdma", 7);
+	zdl.setsockopt(k->sock, ZMQ_ZAP_DOMAIN, "nfsrdma", 7);
 	if (k->nkeys) {
 		v = 1;
-		if (zmq_setsockopt(k->sock, ZMQ_CURVE_SERVER, &v, sizeof(v)) ||
-		    zmq_setsockopt(k->sock, ZMQ_CURVE_SECRETKEY, sec[0], 40)) {
+		if (zdl.setsockopt(k->sock, ZMQ_CURVE_SERVER, &v, sizeof(v)) ||
+		    zdl.setsockopt(k->sock, ZMQ_CURVE_SECRETKEY, sec[0], 40)) {
 			rc = zerr(err, errlen, "CURVE keys");
 			coll_close(k);
 			return rc;
 		}
 		explicit_bzero(sec, sizeof(sec));
 	}
-	if (zmq_bind(k->sock, ep) != 0) {
+	if (zdl.bind(k->sock, ep) != 0) {
 		rc = zerr(err, errlen, c->collect);
 		coll_close(k);
 		return rc;
@@ -253,14 +255,14 @@ void coll_close(struct collector *k)
 	 * in between would get no answer, which libzmq takes as a refusal
 	 * and never retries. */
 	if (k->sock)
-		zmq_close(k->sock);
+		zdl.close(k->sock);
 	atomic_store(&k->stop, true);
 	if (k->zap_started)
 		pthread_join(k->zap_th, NULL);
 	if (k->zap)
-		zmq_close(k->zap);
+		zdl.close(k->zap);
 	if (k->ctx)
-		zmq_ctx_term(k->ctx);
+		zdl.ctx_term(k->ctx);
 	pthread_mutex_destroy(&k->mu);
 	free(k->keys);
 	free(k);
@@ -275,10 +277,10 @@ int coll_poll(struct collector *k, struct pollfd *fds, int nfds, int timeout_ms)
 	for (int i = 0; i < nfds; i++)
 		it[i] = (zmq_pollitem_t){ NULL, fds[i].fd, fds[i].events, 0 };
 	it[nfds] = (zmq_pollitem_t){ k->sock, 0, ZMQ_POLLIN, 0 };
-	int n = zmq_poll(it, nfds + 1, timeout_ms);
+	int n = zdl.poll(it, nfds + 1, timeout_ms);
 	for (int i = 0; i < nfds; i++)
 		fds[i].revents = it[i].revents;
-	if (n < 0 && zmq_errno() == EINTR)
+	if (n < 0 && zdl.errnum() == EINTR)
 		errno = EINTR;
 	return n;
 }
@@ -306,29 +308,29 @@ size_t coll_drain(struct collector *k, size_t max, coll_record_fn fn, void *ctx)
 
 	while (taken < max) {
 		zmq_msg_t m;
-		zmq_msg_init(&m);
-		if (zmq_msg_recv(&m, k->sock, ZMQ_DONTWAIT) < 0) {
-			zmq_msg_close(&m);
+		zdl.msg_init(&m);
+		if (zdl.msg_recv(&m, k->sock, ZMQ_DONTWAIT) < 0) {
+			zdl.msg_close(&m);
 			break;
 		}
 		taken++;
-		const char *pa = zmq_msg_gets(&m, "Peer-Address");
+		const char *pa = zdl.msg_gets(&m, "Peer-Address");
 		char addr[64];
 		snprintf(addr, sizeof(addr), "%s", pa ? pa : "?");
 		struct fwd_meta meta;
-		size_t off = 0, len = zmq_msg_size(&m);
+		size_t off = 0, len = zdl.msg_size(&m);
 		/* a sender that splits a message into frames is not one of ours */
-		int rc = zmq_msg_more(&m) ? -FWD_ERR_FIELD
-					  : fwd_msg_decode(zmq_msg_data(&m), len, &meta, &k->rec, &off);
-		if (zmq_msg_more(&m)) {
+		int rc = zdl.msg_more(&m) ? -FWD_ERR_FIELD
+					  : fwd_msg_decode(zdl.msg_data(&m), len, &meta, &k->rec, &off);
+		if (zdl.msg_more(&m)) {
 			/* drop the rest of the multipart message with it */
 			zmq_msg_t rest;
-			zmq_msg_init(&rest);
-			while (zmq_msg_recv(&rest, k->sock, ZMQ_DONTWAIT) >= 0 && zmq_msg_more(&rest))
+			zdl.msg_init(&rest);
+			while (zdl.msg_recv(&rest, k->sock, ZMQ_DONTWAIT) >= 0 && zdl.msg_more(&rest))
 				;
-			zmq_msg_close(&rest);
+			zdl.msg_close(&rest);
 		}
-		zmq_msg_close(&m);
+		zdl.msg_close(&m);
 		pthread_mutex_lock(&k->mu);
 		if (rc < 0) {
 			struct coll_peer *p = peer_find(k, addr, 0, true);

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include "src/daemon/fwd_link.h"
 #include "src/daemon/fwd_priv.h"
+#include "src/daemon/zmq_dl.h"
 
 /* "HOST:PORT" or "[V6]:PORT" into host/port; 0 or -EINVAL. */
 int fwd_split(const char *spec, char *host, size_t hostlen, unsigned *port)
@@ -123,10 +123,13 @@ int fwd_check_addr(const char *addr, char *err, size_t errlen)
  * (40 characters + NUL each); returns how many, or -errno with err set. */
 int fwd_read_keys(const char *path, char (*keys)[41], int max, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char line[256];
-	int n = 0, lineno = 0;
+	int n = 0, lineno = 0, rc;
 
+	if ((rc = zmq_dl_open(err, errlen)) < 0)
+		return rc;
+	f = fopen(path, "r");
 	if (!f) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -138,7 +141,7 @@ int fwd_read_keys(const char *path, char (*keys)[41], int max, char *err, size_t
 		size_t l = strcspn(s, " \t\r\n");
 		uint8_t bin[32];
 		s[l] = 0;
-		bool key = l == 40 && zmq_z85_decode(bin, s);
+		bool key = l == 40 && zdl.z85_decode(bin, s);
 		if (!l || (*s == '#' && !key))
 			continue;   /* blank or comment ('#' is also a Z85 digit: a key may start with it) */
 		if (!key) {
@@ -182,7 +185,9 @@ int fwd_check_cfg(const struct fwd_cfg *c, char *err, size_t errlen)
 		snprintf(err, errlen, "--curve-allow needs --curve-key (the collector's secret key)");
 		return -EINVAL;
 	}
-	if ((c->curve_key || c->curve_allow) && !zmq_has("curve")) {
+	if ((c->curve_key || c->curve_allow) && zmq_dl_open(err, errlen) < 0)
+		return -ENOENT;
+	if ((c->curve_key || c->curve_allow) && !zdl.has("curve")) {
 		snprintf(err, errlen, "CURVE: this libzmq was built without it");
 		return -EINVAL;
 	}
@@ -198,11 +203,13 @@ int fwd_check_cfg(const struct fwd_cfg *c, char *err, size_t errlen)
 int fwd_keygen(const char *path, char *err, size_t errlen)
 {
 	char pub[41], sec[41], pubpath[4096];
-	int fd;
+	int fd, rc;
 	FILE *f;
 
-	if (zmq_curve_keypair(pub, sec) != 0) {
-		snprintf(err, errlen, "CURVE key pair: %s", zmq_strerror(zmq_errno()));
+	if ((rc = zmq_dl_open(err, errlen)) < 0)
+		return rc;
+	if (zdl.curve_keypair(pub, sec) != 0) {
+		snprintf(err, errlen, "CURVE key pair: %s", zdl.strerror(zdl.errnum()));
 		return -ENOTSUP;
 	}
 	if ((size_t)snprintf(pubpath, sizeof(pubpath), "%s.pub", path) >= sizeof(pubpath)) {

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/daemon/fwd_link.h"
 #include "src/daemon/fwd_priv.h"
+#include "src/daemon/zmq_dl.h"
 
 #define RECONNECT_MS     100    /* first retry; doubles up to the max */
 #define RECONNECT_MAX_MS 5000
@@ -31,19 +31,21 @@ struct forwarder {
 
 static int zerr(char *err, size_t errlen, const char *what)
 {
-	snprintf(err, errlen, "%s: %s", what, zmq_strerror(zmq_errno()));
+	snprintf(err, errlen, "%s: %s", what, zdl.strerror(zdl.errnum()));
 	return -EIO;
 }
 
 int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t errlen)
 {
-	struct forwarder *f = calloc(1, sizeof(*f));
+	struct forwarder *f;
 	char host[256], ep[300];
 	unsigned port;
-	int v;
+	int v, e;
 
 	*out = NULL;
-	if (!f)
+	if ((e = zmq_dl_open(err, errlen)) < 0)
+		return e;
+	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
 	if (fwd_split(c->forward, host, sizeof(host), &port) < 0) {
 		snprintf(err, errlen, "%s: not HOST:PORT", c->forward);
@@ -68,20 +70,20 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 	if (getrandom(&f->meta.session, sizeof(f->meta.session), 0) != sizeof(f->meta.session))
 		f->meta.session = clock_mono_ns() ^ ((uint64_t)getpid() << 32);
 
-	f->ctx = zmq_ctx_new();
-	if (!f->ctx || !(f->sock = zmq_socket(f->ctx, ZMQ_PUSH))) {
+	f->ctx = zdl.ctx_new();
+	if (!f->ctx || !(f->sock = zdl.socket(f->ctx, ZMQ_PUSH))) {
 		int rc = zerr(err, errlen, "zmq");
 		fwd_close(f);
 		return rc;
 	}
 	v = (int)(c->hwm ? c->hwm : 10000);
-	zmq_setsockopt(f->sock, ZMQ_SNDHWM, &v, sizeof(v));
+	zdl.setsockopt(f->sock, ZMQ_SNDHWM, &v, sizeof(v));
 	v = RECONNECT_MS;
-	zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL, &v, sizeof(v));
+	zdl.setsockopt(f->sock, ZMQ_RECONNECT_IVL, &v, sizeof(v));
 	v = RECONNECT_MAX_MS;
-	zmq_setsockopt(f->sock, ZMQ_RECONNECT_IVL_MAX, &v, sizeof(v));
+	zdl.setsockopt(f->sock, ZMQ_RECONNECT_IVL_MAX, &v, sizeof(v));
 	v = 0;
-	zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
+	zdl.setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
 	if (c->curve_key) {
 		char sec[1][41], srv[1][41], pub[41];
 		if (fwd_read_keys(c->curve_key, sec, 1, err, errlen) < 0 ||
@@ -89,10 +91,10 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 			fwd_close(f);
 			return -EINVAL;
 		}
-		if (zmq_curve_public(pub, sec[0]) != 0 ||
-		    zmq_setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, sec[0], 40) ||
-		    zmq_setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, pub, 40) ||
-		    zmq_setsockopt(f->sock, ZMQ_CURVE_SERVERKEY, srv[0], 40)) {
+		if (zdl.curve_public(pub, sec[0]) != 0 ||
+		    zdl.setsockopt(f->sock, ZMQ_CURVE_SECRETKEY, sec[0], 40) ||
+		    zdl.setsockopt(f->sock, ZMQ_CURVE_PUBLICKEY, pub, 40) ||
+		    zdl.setsockopt(f->sock, ZMQ_CURVE_SERVERKEY, srv[0], 40)) {
 			int rc = zerr(err, errlen, "CURVE keys");
 			fwd_close(f);
 			return rc;
@@ -102,17 +104,17 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 	/* connection events, for the log and the connected gauge */
 	char monep[64];
 	snprintf(monep, sizeof(monep), "inproc://fwd-monitor-%p", (void *)f);
-	if (zmq_socket_monitor(f->sock, monep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
+	if (zdl.socket_monitor(f->sock, monep, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
 						       ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
 						       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
 						       ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
 						       ZMQ_EVENT_CLOSED) == 0 &&
-	    (f->mon = zmq_socket(f->ctx, ZMQ_PAIR)) && zmq_connect(f->mon, monep) != 0) {
-		zmq_close(f->mon);
+	    (f->mon = zdl.socket(f->ctx, ZMQ_PAIR)) && zdl.connect(f->mon, monep) != 0) {
+		zdl.close(f->mon);
 		f->mon = NULL;
 	}
 	snprintf(f->endpoint, sizeof(f->endpoint), "%s", ep);
-	if (zmq_connect(f->sock, ep) != 0) {
+	if (zdl.connect(f->sock, ep) != 0) {
 		int rc = zerr(err, errlen, c->forward);
 		fwd_close(f);
 		return rc;
@@ -125,26 +127,26 @@ void fwd_tick(struct forwarder *f)
 {
 	if (f->retry_at && clock_mono_ns() >= f->retry_at && f->sock) {
 		f->retry_at = 0;
-		zmq_disconnect(f->sock, f->endpoint);
-		zmq_connect(f->sock, f->endpoint);
+		zdl.disconnect(f->sock, f->endpoint);
+		zdl.connect(f->sock, f->endpoint);
 	}
 	for (int i = 0; f->mon && i < 16; i++) {
 		zmq_msg_t ev, addr;
-		zmq_msg_init(&ev);
-		if (zmq_msg_recv(&ev, f->mon, ZMQ_DONTWAIT) < 0) {
-			zmq_msg_close(&ev);
+		zdl.msg_init(&ev);
+		if (zdl.msg_recv(&ev, f->mon, ZMQ_DONTWAIT) < 0) {
+			zdl.msg_close(&ev);
 			return;
 		}
 		uint16_t id = 0;
 		uint32_t val = 0;
-		if (zmq_msg_size(&ev) >= 6) {
-			memcpy(&id, zmq_msg_data(&ev), 2);
-			memcpy(&val, (uint8_t *)zmq_msg_data(&ev) + 2, 4);
+		if (zdl.msg_size(&ev) >= 6) {
+			memcpy(&id, zdl.msg_data(&ev), 2);
+			memcpy(&val, (uint8_t *)zdl.msg_data(&ev) + 2, 4);
 		}
-		zmq_msg_close(&ev);
-		zmq_msg_init(&addr);
-		zmq_msg_recv(&addr, f->mon, 0);   /* the second frame: the endpoint */
-		zmq_msg_close(&addr);
+		zdl.msg_close(&ev);
+		zdl.msg_init(&addr);
+		zdl.msg_recv(&addr, f->mon, 0);   /* the second frame: the endpoint */
+		zdl.msg_close(&addr);
 		switch (id) {
 		case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
 			f->connected = true;
@@ -165,7 +167,7 @@ void fwd_tick(struct forwarder *f)
 		case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
 		case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
 			log_warn("forward: handshake with %s failed (%s)", f->target,
-				 id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol" : zmq_strerror((int)val));
+				 id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol" : zdl.strerror((int)val));
 			break;
 		default:
 			break;
@@ -189,7 +191,7 @@ void fwd_record(struct forwarder *f, const struct nfsrdma_record *r)
 	size_t n = fwd_msg_encode(f->buf, &f->meta, r);
 	/* never wait: a collector that is away or slow costs records
 	 * (counted), not the daemon's own work */
-	if (zmq_send(f->sock, f->buf, n, ZMQ_DONTWAIT) == (int)n)
+	if (zdl.send(f->sock, f->buf, n, ZMQ_DONTWAIT) == (int)n)
 		f->sent++;
 	else
 		f->dropped++;
@@ -208,8 +210,8 @@ void fwd_shutdown(struct forwarder *f, unsigned linger_ms)
 	if (!f)
 		return;
 	if (f->mon) {
-		zmq_socket_monitor(f->sock, NULL, 0);
-		zmq_close(f->mon);
+		zdl.socket_monitor(f->sock, NULL, 0);
+		zdl.close(f->mon);
 		f->mon = NULL;
 	}
 	if (f->sock) {
@@ -222,17 +224,17 @@ void fwd_shutdown(struct forwarder *f, unsigned linger_ms)
 		f->meta.realtime_ns = clock_wall_ns();
 		f->meta.mono_ns = clock_mono_ns();
 		size_t n = fwd_msg_encode_end(f->buf, &f->meta);
-		zmq_setsockopt(f->sock, ZMQ_SNDTIMEO, &to, sizeof(to));
-		if (linger_ms && zmq_send(f->sock, f->buf, n, 0) != (int)n)
+		zdl.setsockopt(f->sock, ZMQ_SNDTIMEO, &to, sizeof(to));
+		if (linger_ms && zdl.send(f->sock, f->buf, n, 0) != (int)n)
 			log_warn("forward: could not tell %s that this run ended (%" PRIu64 " sent): "
 				 "what did not arrive there is not counted as lost", f->target, f->sent);
 		int v = (int)linger_ms;
-		zmq_setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
-		zmq_close(f->sock);
+		zdl.setsockopt(f->sock, ZMQ_LINGER, &v, sizeof(v));
+		zdl.close(f->sock);
 		f->sock = NULL;
 	}
 	if (f->ctx)
-		zmq_ctx_term(f->ctx);
+		zdl.ctx_term(f->ctx);
 	f->ctx = NULL;
 }
 

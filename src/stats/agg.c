@@ -579,13 +579,67 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
 	return rt;
 }
 
+/* The lines ent_add will touch in e, asked for ahead: a record's five
+ * entries are scattered and the dissector has pushed them out of the
+ * cache since the last record, so their misses overlap instead of
+ * coming one after another. */
+static void ent_prefetch(const struct agg_ent *e, const struct facts *f, unsigned idx)
+{
+	const char *tot = (const char *)&e->tot;
+
+	/* addresses only, no load from e: the window slots follow the
+	 * entry (ent_new) and every entry's histogram is of HIST_RES */
+	__builtin_prefetch(tot, 1);
+	__builtin_prefetch(tot + 64, 1);
+	__builtin_prefetch(tot + sizeof(e->tot) - 1, 1);
+	__builtin_prefetch(&e->last_ns, 1);
+	__builtin_prefetch((const struct agg_win *)(e + 1) + idx, 1);
+	if (!f->answered)
+		return;
+	__builtin_prefetch(&e->lat, 1);
+	__builtin_prefetch(&e->lat.chunk[f->hidx >> HIST_RES], 0);
+	__builtin_prefetch(&e->prom[f->prom], 1);
+}
+
+/* The second level, once ent_prefetch's lines have had time to come:
+ * the histogram chunks the sample lands in, the operation entry's window
+ * histogram and its diagnosis. */
+static void ent_prefetch2(const struct agg_ent *e, const struct facts *f, unsigned idx)
+{
+	const unsigned k = f->hidx >> HIST_RES, i = f->hidx & ((1u << HIST_RES) - 1);
+
+	if (!f->answered)
+		return;
+	if (e->lat.chunk[k])
+		__builtin_prefetch(e->lat.chunk[k] + i, 1);
+	if (!e->wlat)
+		return;
+	__builtin_prefetch(&e->wlat[idx], 1);
+	__builtin_prefetch(&e->wlat[idx].chunk[k], 0);
+	const struct phase_diag *d = e->diag[rec_is_fused(f->r)];
+	if (d)
+		__builtin_prefetch(&d->tot, 1);
+}
+
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
-	struct agg_key k;
-	struct route tmp;
+	struct agg_key k[RT_N];
+	struct route tmp[RT_N];
+	const struct route *rt[RT_N];
 	struct facts f;
 	unsigned idx;
 
+	/* the route keys first: their cache slots load while the rest of
+	 * the record's facts are worked out */
+	for (int c = 0; c < RT_N; c++) {
+		agg_route_key(r, c == RT_CONN, &k[c]);
+		if (a->route[c]) {
+			const struct route *p = &a->route[c][k[c].hash % ROUTES];
+			__builtin_prefetch(&p->k.hash);
+			__builtin_prefetch(&p->k.w[0]);
+			__builtin_prefetch(&p->e[0]);
+		}
+	}
 	if (now_ns > a->now_ns)
 		a->now_ns = now_ns;
 	if (!a->start_ns || now_ns < a->start_ns)
@@ -600,21 +654,27 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	const struct route *rt = NULL;
 	for (int c = RT_N - 1; c >= 0; c--) {
-		agg_route_key(r, c == RT_CONN, &k);
-		rt = route_of(a, c, &k, r, &tmp);
+		rt[c] = route_of(a, c, &k[c], r, &tmp[c]);
+		for (int d = 0; d < AGG_NDIM; d++)
+			if (rt[c]->e[d])
+				ent_prefetch(rt[c]->e[d], &f, idx);
+	}
+	for (int c = RT_N - 1; c >= 0; c--)
+		for (int d = 0; d < AGG_NDIM; d++)
+			if (rt[c]->e[d])
+				ent_prefetch2(rt[c]->e[d], &f, idx);
+	for (int c = RT_N - 1; c >= 0; c--) {
 		for (int d = 0; d < AGG_NDIM; d++) {
-			if (!rt->e[d])
+			if (!rt[c]->e[d])
 				continue;
-			if (rt->other & 1u << d)
+			if (rt[c]->other & 1u << d)
 				a->tot.overflow[d]++;
-			ent_add(a, rt->e[d], &f, slot, idx);
+			ent_add(a, rt[c]->e[d], &f, slot, idx);
 		}
 	}
-	/* rt: the operations' route (the last), which knows the ids */
 	if (f.answered)
-		slow_add(a, r, &rt->op, &rt->cl, &rt->sv);
+		slow_add(a, r, &rt[RT_OPS]->op, &rt[RT_OPS]->cl, &rt[RT_OPS]->sv);
 }
 
 void agg_set_external(struct agg *a, uint64_t drops_queue, uint64_t drops_source,

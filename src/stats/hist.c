@@ -29,11 +29,24 @@ void hist_free(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* Counts lie only in the buckets from min's to max's (hist_add_at and
+ * hist_merge widen min and max before they count): every other bucket
+ * is still zero, so only that range is cleared.  A window histogram is
+ * reset each second with a few samples of like latency in a line or two
+ * of its chunks; clearing every chunk it ever allocated was most of what
+ * the daemon spent on it. */
 void hist_reset(struct hist *h)
 {
-	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
-		if (h->chunk[k])
-			memset(h->chunk[k], 0, sizeof(uint64_t) << h->res);
+	if (h->n) {
+		const unsigned sub = 1u << h->res, lo = hist_index(h->res, h->min), hi = hist_index(h->res, h->max);
+		for (unsigned k = lo >> h->res; k <= hi >> h->res; k++) {
+			if (!h->chunk[k])
+				continue;
+			unsigned from = k == lo >> h->res ? lo & (sub - 1) : 0;
+			unsigned to = k == hi >> h->res ? hi & (sub - 1) : sub - 1;
+			memset(h->chunk[k] + from, 0, (to - from + 1) * sizeof(uint64_t));
+		}
+	}
 	h->n = h->sum = h->min = h->max = h->lost = 0;
 }
 
@@ -83,20 +96,9 @@ void hist_add(struct hist *h, uint64_t v)
 	hist_add_at(h, hist_index(h->res, v), v);
 }
 
-void hist_add_at(struct hist *h, unsigned i, uint64_t v)
+uint64_t *hist_chunk_new(struct hist *h, unsigned k)
 {
-	uint64_t *c = chunk_of(h, i >> h->res);
-
-	if (c)
-		c[i & ((1u << h->res) - 1)]++;
-	else
-		h->lost++;
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->n++;
-	h->sum += v;
+	return chunk_of(h, k);
 }
 
 int hist_merge(struct hist *a, const struct hist *b)
@@ -105,6 +107,14 @@ int hist_merge(struct hist *a, const struct hist *b)
 		return -EINVAL;
 	if (!b->n)
 		return 0;
+	/* first, so that a failure below leaves counts within min..max */
+	if (!a->n || b->min < a->min)
+		a->min = b->min;
+	if (b->max > a->max)
+		a->max = b->max;
+	a->n += b->n;
+	a->sum += b->sum;
+	a->lost += b->lost;
 	for (unsigned k = 0; k < HIST_MAX_EXP; k++) {
 		if (!b->chunk[k])
 			continue;
@@ -114,13 +124,6 @@ int hist_merge(struct hist *a, const struct hist *b)
 		for (unsigned i = 0; i < 1u << a->res; i++)
 			c[i] += b->chunk[k][i];
 	}
-	if (!a->n || b->min < a->min)
-		a->min = b->min;
-	if (b->max > a->max)
-		a->max = b->max;
-	a->n += b->n;
-	a->sum += b->sum;
-	a->lost += b->lost;
 	return 0;
 }
 

@@ -149,4 +149,30 @@ timeout 1 "$D" --socket none --metrics none --collect 0.0.0.0:$P --collect-any -
 check "--collect-any: the wildcard is taken (runs until stopped)" [ $? -eq 124 ]
 
 
+# ---- libzmq is loaded only when forwarding asks for it ----
+# with libzmq hidden (a private mount namespace binds /dev/null over it):
+# a daemon of local sources runs as before, --forward and --curve-keygen
+# stop with one line naming the library
+ZLIB=$(ldconfig -p | awk '/libzmq\.so\.5 .*x86-64|libzmq\.so\.5 / { print $NF; exit }')
+if [ -n "$ZLIB" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$1")" && shift &&
+		"$@" --source "pcap:'"$CAP"'" --metrics none --socket none --exit-at-end --json >"'"$TMP"'/nozmq.json" 2>"'"$TMP"'/nozmq.err"
+		echo $? >"'"$TMP"'/nozmq.rc"
+		"$@" --forward 127.0.0.1:1 --source "pcap:'"$CAP"'" --metrics none --socket none --exit-at-end >/dev/null 2>"'"$TMP"'/nozmq-fwd.err"
+		echo $? >"'"$TMP"'/nozmq-fwd.rc"
+		"$@" --curve-keygen "'"$TMP"'/nozmq.key" 2>"'"$TMP"'/nozmq-key.err"
+		echo $? >"'"$TMP"'/nozmq-key.rc"' sh "$ZLIB" "$D"
+	nozmq_local() { [ "$(cat "$TMP/nozmq.rc")" = 0 ] && [ "$(grep -vc '^{"summary"' "$TMP/nozmq.json")" = "$want" ]; }
+	nozmq_fails() { # NAME: exit 1, one line naming libzmq
+		[ "$(cat "$TMP/nozmq-$1.rc")" = 1 ] && [ "$(wc -l <"$TMP/nozmq-$1.err")" = 1 ] && grep -q libzmq "$TMP/nozmq-$1.err"
+	}
+	check "without libzmq: a capture file's records all come out" nozmq_local
+	check "without libzmq: --forward exits 1 with one line naming libzmq ($(head -c 120 "$TMP/nozmq-fwd.err"))" \
+		nozmq_fails fwd
+	check "without libzmq: --curve-keygen exits 1 with one line naming libzmq" nozmq_fails key
+	check "without libzmq: --curve-keygen writes no key" [ ! -e "$TMP/nozmq.key" ]
+else
+	echo "info without libzmq: not checked (needs root, unshare -m and libzmq.so.5 in ldconfig)"
+fi
+
 finish $NAME

@@ -56,6 +56,18 @@ int main(void)
 		/* memory follows the data: 1000 and 5000 are in two powers of two */
 		hist_add(&s4, 1000); hist_add(&s4, 1001); hist_add(&s4, 5000);
 		CHECK(s4.bytes == 2 * (sizeof(uint64_t) << HIST_RES) && s4.lost == 0, "two chunks for two powers of two (%zu bytes)", s4.bytes);
+		/* a reset clears only the chunks from min's to max's: after samples in
+		 * chunks far apart, a reset, a sample in a third chunk and another
+		 * reset, every bucket reads zero and a merge of it adds nothing */
+		hist_add(&s4, 3); hist_add(&s4, 50000000); hist_add(&s4, 1200); hist_add(&s4, 1400);
+		hist_reset(&s4); hist_add(&s4, 70000); hist_reset(&s4);
+		hist_add(&s4, 200);
+		int zero = 1;
+		for (unsigned i = 0; i < hist_nbuckets(HIST_RES); i++) zero = zero && hist_count(&s4, i) == (i == hist_index(HIST_RES, 200));
+		CHECK(zero && s4.n == 1 && s4.bytes == 7 * (sizeof(uint64_t) << HIST_RES), "resets leave only the last sample (%zu bytes)", s4.bytes);
+		struct hist m; hist_init(&m, HIST_RES); hist_add(&m, 1000); hist_reset(&m);
+		CHECK(hist_merge(&m, &s4) == 0 && hist_count(&m, hist_index(HIST_RES, 1000)) == 0 && hist_count(&m, hist_index(HIST_RES, 200)) == 1 && m.n == 1, "merge into a reset histogram");
+		hist_free(&m);
 		hist_free(&s4); hist_free(&o);
 	}
 	hist_free(&h); hist_free(&h1); hist_free(&h2);
