@@ -107,6 +107,28 @@ static void error_body(struct rpcrdma2_hdr *h, struct cursor *c)
 	}
 }
 
+/* The connection properties (the same in every draft): a count, then
+ * (id, opaque value) pairs; the first RPCRDMA2_MAX_PROPS are kept, each
+ * value as its first XDR word. */
+static void connprops(struct rpcrdma2_hdr *h, struct cursor *c)
+{
+	uint32_t n = cur_be32(c, "v2 connprop count");
+
+	if (n > 256) {
+		cur_fail(c, CUR_INVALID, "v2 connprop count");
+		return;
+	}
+	for (uint32_t i = 0; i < n && cur_ok(c); i++) {
+		uint32_t id = cur_be32(c, "v2 property id"), len;
+		const uint8_t *p = cur_xdr_opaque(c, 65536, &len, "v2 property value");
+		if (h->nprops < RPCRDMA2_MAX_PROPS) {
+			h->prop_id[h->nprops] = id;
+			h->prop_val[h->nprops++] = (p && len >= 4) ?
+				((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) : 0;
+		}
+	}
+}
+
 static int decode07(struct rpcrdma2_hdr *h, struct cursor *c)
 {
 	h->layout = RPCRDMA2_DRAFT07;
@@ -117,23 +139,9 @@ static int decode07(struct rpcrdma2_hdr *h, struct cursor *c)
 	case R2_GRANT:
 		break;
 	case R2_CONNPROP_MIDDLE:
-	case R2_CONNPROP_FINAL: {
-		uint32_t n = cur_be32(c, "v2 connprop count");
-		if (n > 256) {
-			cur_fail(c, CUR_INVALID, "v2 connprop count");
-			break;
-		}
-		for (uint32_t i = 0; i < n && cur_ok(c); i++) {
-			uint32_t id = cur_be32(c, "v2 property id"), len;
-			const uint8_t *p = cur_xdr_opaque(c, 65536, &len, "v2 property value");
-			if (h->nprops < RPCRDMA2_MAX_PROPS) {
-				h->prop_id[h->nprops] = id;
-				h->prop_val[h->nprops++] = (p && len >= 4) ?
-					((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) : 0;
-			}
-		}
+	case R2_CONNPROP_FINAL:
+		connprops(h, c);
 		break;
-	}
 	case R2_CALL_EXTERNAL:
 		h->inv_handle = cur_be32(c, "v2 inv_handle");
 		/* rdma_call: the position-zero Read chunk */
@@ -191,23 +199,9 @@ static int decode_old(struct rpcrdma2_hdr *h, struct cursor *c)
 	case R2OLD_ERROR:
 		error_body(h, c);
 		break;
-	case R2OLD_CONNPROP: {
-		uint32_t n = cur_be32(c, "v2 connprop count");
-		if (n > 256) {
-			cur_fail(c, CUR_INVALID, "v2 connprop count");
-			break;
-		}
-		for (uint32_t i = 0; i < n && cur_ok(c); i++) {
-			uint32_t id = cur_be32(c, "v2 property id"), len;
-			const uint8_t *p = cur_xdr_opaque(c, 65536, &len, "v2 property value");
-			if (h->nprops < RPCRDMA2_MAX_PROPS) {
-				h->prop_id[h->nprops] = id;
-				h->prop_val[h->nprops++] = (p && len >= 4) ?
-					((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) : 0;
-			}
-		}
+	case R2OLD_CONNPROP:
+		connprops(h, c);
 		break;
-	}
 	case R2OLD_GRANT:
 		break;
 	default:
