@@ -242,10 +242,11 @@ static int handle(int key, const char *arg, void *ctx)
 	return -EINVAL;
 }
 
-/* A run's own failure keeps its exit code; a failed write of its output
+/* A run's own failure keeps its exit status; a failed write of its output
  * makes a successful run fail (1). */
 static int close_stdout(int rc)
 {
+	rc = replay_exit_status(rc);
 	return outfile_close_stdout() < 0 && rc == 0 ? 1 : rc;
 }
 
@@ -263,21 +264,21 @@ int main(int argc, char **argv)
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
-		return 3;
+		return REPLAY_EXIT_USAGE;
 	if (!c.r.target && !(c.r.dry_run && !c.generate)) {
 		log_error("--target HOST is required: nothing is sent anywhere else");
-		return 3;
+		return REPLAY_EXIT_USAGE;
 	}
 	if (c.generate) {
 		if (first < argc) {
 			log_error("--generate takes no trace file");
-			return 3;
+			return REPLAY_EXIT_USAGE;
 		}
 		return close_stdout(loadgen_run(&c.g, stdout));
 	}
 	if (first != argc - 1) {
 		log_error("one trace file expected (see --help)");
-		return 3;
+		return REPLAY_EXIT_USAGE;
 	}
 	c.r.trace = argv[first];
 	if (c.r.clients && !c.r.dry_run)
