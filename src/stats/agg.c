@@ -347,6 +347,7 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	s->total = r->d_total;
 	for (int p = 0; p < PH_N; p++)
 		s->phase[p] = r->d_phase[p];
+	s->phase_mask = r->phase_mask & AGG_SLOW_ALL_PHASES;
 	s->xid = r->xid;
 	s->conn = r->conn_id;
 	s->op = *op;

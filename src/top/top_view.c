@@ -305,8 +305,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		{
 			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f ", o[i]->xid, o[i]->conn, o[i]->op, o[i]->client,
 				o[i]->total / 1e3);
+			/* a phase the RPC did not have is '-', not 0.0 */
 			for (int p = 0; p < PH_N; p++)
-				fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+				if (o[i]->phase_mask & 1u << p)
+					fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+				else
+					fprintf(f, "%c-", p ? '/' : ' ');
 			fputc('\n', f);
 		}
 	}
@@ -369,8 +373,12 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		fputs(",\"server\":", f);
 		out_json_str(f, w->server);
 		fprintf(f, ",\"total_ns\":%" PRIu64 ",\"split_ns\":{", w->total);
+		/* absent phases null, as in nfsrdma-dissect --json */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
+			if (w->phase_mask & 1u << p)
+				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
+			else
+				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
 		fputs("}}", f);
 	}
 	fputc(']', f);
