@@ -32,7 +32,7 @@ static const struct opt opts[] = {
 	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW },
 	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT },
 	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER },
-	{ "transport", 0, "rdma|tcp|udp", "only operations (and slowest RPCs) over this transport", K_TRANSPORT },
+	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT },
 	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED },
 	OPT_END
 };

@@ -63,9 +63,10 @@ int top_transport_parse(const char *s)
 	return -1;
 }
 
-/* An operation's transport, from its name: the aggregation writes it
- * after the operation as the dissector's summaries do (agg_op_suffix:
- * " tcp", " udp", nothing for RDMA). */
+/* An operation's (a client's, a server's) transport, from its name: the
+ * aggregation writes it after the operation or the address as the
+ * dissector's summaries do (agg_op_suffix: " tcp", " udp", nothing for
+ * RDMA). */
 static bool op_over(const char *op, int transport)
 {
 	if (transport < 0)
@@ -92,7 +93,7 @@ size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const s
 		const struct agg_row *r = &s->rows[v->dim][i];
 		if (v->filter[0] && !strcasestr(r->key, v->filter))
 			continue;
-		if (v->dim == AGG_OP && !op_over(r->key, v->transport))
+		if (v->dim != AGG_CONN && v->dim != AGG_SERIES && !op_over(r->key, v->transport))
 			continue;
 		rows[n++] = r;
 	}

@@ -4,6 +4,8 @@
 #    ended and exits 0 (-n N still stops after N snapshots);
 #  - without the daemon (socket missing or refused) it exits 1 after
 #    --connect-timeout seconds with one error line, nothing on stdout;
+#  - the client view has a row per client and transport, as
+#    nfsrdma-dissect -z client;
 #  - the slowest list shows a phase an RPC did not have as '-' (text) and
 #    null (JSON), never as 0.
 # Expected record counts are the kernel client's own (lib.sh truth_ops)
@@ -125,6 +127,28 @@ import re, sys
 rows = [l.split()[-1] for l in open(sys.argv[1]) if re.match(r"0x[0-9a-f]{8} ", l)]
 ok = len(rows) > 0 and all(re.fullmatch(r"[0-9.]+/-/-/-/[0-9.]+/-/-/[0-9.]+", r) for r in rows)
 print(len(rows), rows[:2]); sys.exit(0 if ok else 1)
+PY
+
+# ---- one client over RDMA and over TCP: two rows, named as dissect -z client names them ----
+MC=$SRC/tests/captures/multi-client.pcap
+"$TOP" --json --view client -r "$MC" >"$TMP/cl.json" 2>/dev/null
+"$BIN/nfsrdma-dissect" -q -z client --json "$MC" >"$TMP/cl.dis" 2>/dev/null
+check "--view client: the rows and counts of nfsrdma-dissect -z client (a TCP client its own row)" python3 - "$TMP/cl.json" "$TMP/cl.dis" <<'PY'
+import json, sys
+top = {r["key"]: r["calls"] for r in json.loads(open(sys.argv[1]).read())["rows"]}
+dis = {o["key"]: o["calls"] for o in map(json.loads, open(sys.argv[2])) if o.get("type") == "summary"}
+ok = top == dis and any(k.endswith(" tcp") and k[:-4] in top for k in top)
+print(sorted(top.items()), sorted(dis.items())); sys.exit(0 if ok else 1)
+PY
+"$TOP" -b --view client --transport tcp -r "$MC" >"$TMP/cl.txt" 2>/dev/null
+check "--view client --transport tcp: only the TCP client rows" python3 - "$TMP/cl.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(i for i, l in enumerate(lines) if l.startswith("CLIENT "))
+rows = [l.split()[:2] for l in lines[i + 1:] if l.strip() and l[0].isdigit()]
+rows = [r for r in rows if not r[0].startswith("0x")]
+ok = len(rows) > 0 and all(r[1] == "tcp" for r in rows)
+print(rows); sys.exit(0 if ok else 1)
 PY
 
 # ---- JSON Lines records: their own time is the clock, as for a capture ----
