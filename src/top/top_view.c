@@ -342,10 +342,10 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		out_json_str(f, r->key);
 		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
 			",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
-			",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-			",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
+			",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
 			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
-			r->tot.bytes_ddp, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
+			r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
 		for (int p = 0; p < PH_N; p++)
 			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
 		fputs("},\"chunks\":{", f);
