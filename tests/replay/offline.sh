@@ -346,6 +346,15 @@ expect_err "bad sweep size" 2 "'zz' is not a size" --generate read --target 192.
 expect_err "unknown NFS version" 2 'not "5"' --generate read --target 192.0.2.1 --vers 5
 expect_err "unknown transport" 2 'not "udp"' --generate null --target 192.0.2.1 --transport udp
 expect_err "load with a capture" 2 "takes no trace file" --generate null --target 192.0.2.1 "$c41"
+# options of the other mode, or that contradict each other: refused, never ignored
+expect_err "--asap with --speed 2" 2 "--asap and --speed cannot be combined" --target 192.0.2.1 --speed 2 --asap "$c41"
+expect_err "--speed 2 after --asap" 2 "--asap and --speed cannot be combined" --target 192.0.2.1 --asap --speed 2 "$c41"
+expect_err "load option in a replay" 2 "--size needs --generate" --target 192.0.2.1 --size 4k "$c41"
+expect_err "replay option in load" 2 "--generate and --dry-run cannot be combined" --generate null --target 192.0.2.1 --dry-run
+expect_err "--speed in load" 2 "--generate and --speed cannot be combined" --generate null --target 192.0.2.1 --speed 0
+expect_err "--count and --duration" 2 "--duration and --count cannot be combined" --generate null --target 192.0.2.1 --count 5 --duration 1
+expect_err "--size and --sweep" 2 "--size and --sweep cannot be combined" --generate read --target 192.0.2.1 --size 4k --sweep 4k,8k
+expect_err "--svg without --sweep" 2 "--svg needs --sweep" --generate read --target 192.0.2.1 --svg /tmp/nfsrdma-offline-x.svg
 
 "$R" --help >"$tmp/h" 2>&1
 rc=$?
