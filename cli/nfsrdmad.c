@@ -91,6 +91,14 @@ static int handle(int key, const char *arg, void *ctx)
 			log_error("--source: at most %d sources", DAEMON_MAX_SOURCES);
 			return -E2BIG;
 		}
+		/* one source attached twice would count each record twice
+		 * (FILE is pcap:FILE) */
+		for (unsigned i = 0; i < d->nsources; i++)
+			if (!strcmp(d->sources[i] + (strncmp(d->sources[i], "pcap:", 5) ? 0 : 5),
+				    arg + (strncmp(arg, "pcap:", 5) ? 0 : 5))) {
+				log_error("--source '%s' given twice (its records would count twice)", arg);
+				return -EINVAL;
+			}
 		d->sources[d->nsources++] = arg;
 		break;
 	case K_SPEED:

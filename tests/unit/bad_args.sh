@@ -51,7 +51,9 @@ done
 if "$BIN" --json --json "$cap" >/dev/null 2>&1; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL bad-args: --json --json refused"; fi
 # Bad usage is 2 in every tool, with one line on stderr and nothing on
-# stdout (nfsrdma-replay's calls lost in flight are 5, not 2).
+# stdout (nfsrdma-replay's calls lost in flight are 5, not 2); an option
+# the mode chosen would ignore is bad usage too (nfsrdma-top's daemon
+# options with a source of its own, and the reverse).
 B=${O:-build}/bin
 while IFS='|' read -r args want; do
 	[ -n "$args" ] || continue
@@ -65,7 +67,13 @@ while IFS='|' read -r args want; do
 done <<EOF_TOOLS
 $B/nfsrdma-dissect --bogus $cap|bogus
 $B/nfsrdma-top --bogus|bogus
+$B/nfsrdma-top -b --socket /tmp/nfsrdma-bad-args.sock -r $cap|--socket and -r/--source cannot be combined
+$B/nfsrdma-top -b --connect-timeout 1 -r $cap|--connect-timeout and -r/--source cannot be combined
+$B/nfsrdma-top -b --speed 1 -n 1|--speed needs -r
+$B/nfsrdma-top -n 1 -r $cap|-n needs -b or --json
+$B/nfsrdma-top -b -r $cap --source pcap:$cap|given twice
 $B/nfsrdmad --bogus|bogus
+$B/nfsrdmad --socket none --metrics none --source pcap:$cap --source $cap|given twice
 $B/nfsrdma-replay --bogus $cap|bogus
 $B/nfsrdma-replay $cap|--target HOST is required
 $B/nfsrdma-replay --target 192.0.2.1 --speed -1 $cap|--speed: -1 is out of range
