@@ -269,6 +269,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us");
 	phase_names(f);
 	fputs("  chunks inline/read/write/reply/p0\n", f);
+	/* an empty table says why, as a run that found nothing does */
+	if (!n && s->nrows[v->dim])
+		fprintf(f, "(no row: %zu %s row(s), none matches --filter/--transport)\n", s->nrows[v->dim],
+			agg_dim_name[v->dim]);
+	else if (!n)
+		fputs("(no row: no record yet)\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_row *r = rows[i];
 		uint64_t sum = 0;

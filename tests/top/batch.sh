@@ -151,6 +151,10 @@ ok = len(rows) > 0 and all(r[1] == "tcp" for r in rows)
 print(rows); sys.exit(0 if ok else 1)
 PY
 
+# ---- an empty table says why ----
+"$TOP" -b --filter ZZZ-no-such-op -r "$SRC/tests/captures/smoke.pcap" >"$TMP/empty.txt" 2>/dev/null
+check "-b --filter matching nothing: the empty table says why" grep -q '^(no row: [0-9]* op row(s), none matches --filter/--transport)$' "$TMP/empty.txt"
+
 # ---- JSON Lines records: their own time is the clock, as for a capture ----
 JL=$SRC/tests/join/fixtures/v3-wire-nfs3-read-write.jsonl
 "$TOP" --json --source "jsonl:$JL" >"$TMP/jl.json" 2>/dev/null
