@@ -410,8 +410,8 @@ static void key_string(enum agg_dim d, const struct nfsrdma_record *r, char *key
 		snprintf(key, klen, "%s%s", lab[3], tr);
 		break;
 	case AGG_CONN:
-		snprintf(key, klen, "%u %s <> %s", r->conn_id, rec_ep_str(client, ea, sizeof(ea)),
-			 rec_ep_str(server, eb, sizeof(eb)));
+		snprintf(key, klen, "%u %s <> %s%s", r->conn_id, rec_ep_str(client, ea, sizeof(ea)),
+			 rec_ep_str(server, eb, sizeof(eb)), tr);
 		break;
 	default:
 		/* labels are joined by a byte that cannot occur in them */

@@ -93,7 +93,7 @@ size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const s
 		const struct agg_row *r = &s->rows[v->dim][i];
 		if (v->filter[0] && !strcasestr(r->key, v->filter))
 			continue;
-		if (v->dim != AGG_CONN && v->dim != AGG_SERIES && !op_over(r->key, v->transport))
+		if (v->dim != AGG_SERIES && !op_over(r->key, v->transport))
 			continue;
 		rows[n++] = r;
 	}

@@ -140,6 +140,15 @@ dis = {o["key"]: o["calls"] for o in map(json.loads, open(sys.argv[2])) if o.get
 ok = top == dis and any(k.endswith(" tcp") and k[:-4] in top for k in top)
 print(sorted(top.items()), sorted(dis.items())); sys.exit(0 if ok else 1)
 PY
+"$TOP" --json --view conn -r "$MC" >"$TMP/cn.json" 2>/dev/null
+"$BIN/nfsrdma-dissect" -q -z conn --json "$MC" >"$TMP/cn.dis" 2>/dev/null
+check "--view conn: the rows and counts of nfsrdma-dissect -z conn (a TCP connection named so)" python3 - "$TMP/cn.json" "$TMP/cn.dis" <<'PY'
+import json, sys
+top = {r["key"]: r["calls"] for r in json.loads(open(sys.argv[1]).read())["rows"]}
+dis = {o["key"]: o["calls"] for o in map(json.loads, open(sys.argv[2])) if o.get("type") == "summary"}
+ok = top == dis and any(k.endswith(" tcp") for k in top)
+print(sorted(top.items())[:3], sorted(dis.items())[:3]); sys.exit(0 if ok else 1)
+PY
 "$TOP" -b --view client --transport tcp -r "$MC" >"$TMP/cl.txt" 2>/dev/null
 check "--view client --transport tcp: only the TCP client rows" python3 - "$TMP/cl.txt" <<'PY'
 import sys
