@@ -66,7 +66,9 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 			munmap(res, n * sizeof(*res));
 			free(rep);
 			free(pid);
-			return 3;
+			/* refused for want of --allow-mutations is 4, as a
+			 * replay's refused calls and --generate write are */
+			return r == REPLAY_MUTATES ? 4 : 3;
 		}
 	}
 	fflush(out);

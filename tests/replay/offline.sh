@@ -337,7 +337,7 @@ expect_err "disconnect XID not in the trace" 3 "no call with xid 0x00001234" \
     --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
 expect_err "two captures" 2 "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
 # --clients N of a capture that changes state needs --allow-mutations
-expect_err "--clients 2 of a mutating capture" 3 "changes state on the server; give --allow-mutations" \
+expect_err "--clients 2 of a mutating capture" 4 "changes state on the server; give --allow-mutations" \
     --target 192.0.2.1 --clients 2 tests/captures/multi-client.pcap
 # load generation
 expect_err "unknown workload" 2 'not "bogus"' --generate bogus --target 192.0.2.1
