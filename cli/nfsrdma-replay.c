@@ -16,6 +16,7 @@ enum {
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
 	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS,
+	K_END,
 };
 
 static const struct opt opts[] = {
@@ -55,6 +56,8 @@ struct cli {
 	struct replay_opts r;
 	struct loadgen_opts g;
 	bool generate;
+	bool given[K_END];     /* by key: the options on the command line */
+	double speed;          /* --speed's value (--asap sets the replay's to 0) */
 };
 
 static int parse_sizes(const char *arg, struct loadgen_opts *g)
@@ -85,6 +88,8 @@ static int handle(int key, const char *arg, void *ctx)
 	uint64_t v;
 	double d;
 
+	if (key >= 0 && key < K_END)
+		c->given[key] = true;
 	switch (key) {
 	case K_TARGET:
 		if (!*arg || strlen(arg) > 255) {
@@ -115,7 +120,7 @@ static int handle(int key, const char *arg, void *ctx)
 	case K_SPEED:
 		if (opt_double("speed", arg, 0, 1e6, &d) < 0)
 			return -EINVAL;
-		c->r.speed = d;
+		c->r.speed = c->speed = d;
 		return 0;
 	case K_ASAP:
 		c->r.speed = 0;
@@ -242,10 +247,56 @@ static int handle(int key, const char *arg, void *ctx)
 	return -EINVAL;
 }
 
-/* A run's own failure keeps its exit code; a failed write of its output
+/* Options that belong to one mode only, or contradict each other, are
+ * refused (never "last one wins", never silently ignored). */
+static int conflicts(const struct cli *c)
+{
+	static const struct { int key; const char *name; } replay_only[] = {
+		{ K_SPEED, "--speed" }, { K_ASAP, "--asap" }, { K_MAXINF, "--max-inflight" },
+		{ K_CLIENTS, "--clients" }, { K_SAMETREE, "--same-tree" }, { K_DELEG, "--delegations" },
+		{ K_DISCONNECT, "--disconnect-after" }, { K_RECONNECT, "--reconnect-timeout" },
+		{ K_DRYRUN, "--dry-run" },
+	}, load_only[] = {
+		{ K_VERS, "--vers" }, { K_SIZE, "--size" }, { K_SWEEP, "--sweep" }, { K_QD, "--qd" },
+		{ K_DURATION, "--duration" }, { K_COUNT, "--count" }, { K_WARMUP, "--warmup" },
+		{ K_FILE, "--file" }, { K_FILESIZE, "--file-size" }, { K_SVG, "--svg" },
+	};
+	static const struct { int a, b; const char *na, *nb; } pairs[] = {
+		{ K_DURATION, K_COUNT, "--duration", "--count" }, { K_SIZE, K_SWEEP, "--size", "--sweep" },
+	};
+
+	for (size_t i = 0; i < sizeof(replay_only) / sizeof(replay_only[0]); i++)
+		if (c->generate && c->given[replay_only[i].key]) {
+			log_error("--generate and %s cannot be combined: %s is for replaying a trace",
+				  replay_only[i].name, replay_only[i].name);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < sizeof(load_only) / sizeof(load_only[0]); i++)
+		if (!c->generate && c->given[load_only[i].key]) {
+			log_error("%s needs --generate (it shapes generated load, not a replay)", load_only[i].name);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (c->given[pairs[i].a] && c->given[pairs[i].b]) {
+			log_error("%s and %s cannot be combined", pairs[i].na, pairs[i].nb);
+			return -EINVAL;
+		}
+	if (c->given[K_ASAP] && c->given[K_SPEED] && c->speed != 0) {
+		log_error("--asap and --speed cannot be combined (--asap is --speed 0)");
+		return -EINVAL;
+	}
+	if (c->given[K_SVG] && !c->given[K_SWEEP]) {
+		log_error("--svg needs --sweep (it plots MB/s against the sweep's transfer sizes)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A run's own failure keeps its exit status; a failed write of its output
  * makes a successful run fail (1). */
 static int close_stdout(int rc)
 {
+	rc = replay_exit_status(rc);
 	return outfile_close_stdout() < 0 && rc == 0 ? 1 : rc;
 }
 
@@ -262,22 +313,22 @@ int main(int argc, char **argv)
 	log_init("nfsrdma-replay", LOG_WARN);
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	int first = opt_parse(&spec, argc, argv);
-	if (first < 0)
-		return 3;
+	if (first < 0 || conflicts(&c) < 0)
+		return REPLAY_EXIT_USAGE;
 	if (!c.r.target && !(c.r.dry_run && !c.generate)) {
 		log_error("--target HOST is required: nothing is sent anywhere else");
-		return 3;
+		return REPLAY_EXIT_USAGE;
 	}
 	if (c.generate) {
 		if (first < argc) {
 			log_error("--generate takes no trace file");
-			return 3;
+			return REPLAY_EXIT_USAGE;
 		}
 		return close_stdout(loadgen_run(&c.g, stdout));
 	}
 	if (first != argc - 1) {
 		log_error("one trace file expected (see --help)");
-		return 3;
+		return REPLAY_EXIT_USAGE;
 	}
 	c.r.trace = argv[first];
 	if (c.r.clients && !c.r.dry_run)

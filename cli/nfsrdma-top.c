@@ -32,7 +32,7 @@ static const struct opt opts[] = {
 	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW },
 	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT },
 	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER },
-	{ "transport", 0, "rdma|tcp|udp", "only operations (and slowest RPCs) over this transport", K_TRANSPORT },
+	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT },
 	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED },
 	OPT_END
 };
@@ -44,6 +44,7 @@ struct cli {
 	unsigned nspecs;
 	double speed, delay, connect_timeout;
 	bool batch, json;
+	bool socket_set, speed_set, ctimeout_set, iterations_set;   /* given on the command line */
 	uint64_t iterations;
 	struct top_view v;
 };
@@ -54,6 +55,13 @@ static int add_spec(struct cli *c, const char *spec, bool file)
 		log_error("at most %d sources", MAX_SPECS);
 		return -E2BIG;
 	}
+	/* one capture read twice counts each of its RPCs twice: said, as
+	 * nfsrdmad says it (a capture given N times makes a burst) */
+	for (unsigned i = 0; i < c->nspecs; i++)
+		if (!strcmp(c->specs[i] + (file && !strncmp(c->specs[i], "pcap:", 5) ? 5 : 0), spec)) {
+			log_warn("source '%s' given again: its records count once per time given", spec);
+			break;
+		}
 	if (file) {
 		size_t n = strlen(spec) + 6;
 		char *s = malloc(n);
@@ -74,18 +82,19 @@ static int handle(int key, const char *arg, void *ctx)
 	int d;
 
 	switch (key) {
-	case K_SOCKET: c->socket = arg; break;
+	case K_SOCKET: c->socket = arg; c->socket_set = true; break;
 	case 'r': return add_spec(c, arg, true);
 	case 'S': return add_spec(c, arg, false);
-	case K_SPEED: return opt_double("speed", arg, 0, 1e6, &c->speed) ? -EINVAL : 0;
+	case K_SPEED: c->speed_set = true; return opt_double("speed", arg, 0, 1e6, &c->speed) ? -EINVAL : 0;
 	case 'b': c->batch = true; break;
 	case 'n':
 		if (opt_u64("iterations", arg, 0, UINT32_MAX, &v))
 			return -EINVAL;
 		c->iterations = v;
+		c->iterations_set = true;
 		break;
 	case 'd': return opt_double("delay", arg, 0.05, 3600, &c->delay) ? -EINVAL : 0;
-	case K_CTIMEOUT: return opt_double("connect-timeout", arg, 0, 86400, &c->connect_timeout) ? -EINVAL : 0;
+	case K_CTIMEOUT: c->ctimeout_set = true; return opt_double("connect-timeout", arg, 0, 86400, &c->connect_timeout) ? -EINVAL : 0;
 	case K_JSON: c->json = c->batch = true; break;
 	case K_VIEW:
 		if ((d = top_dim_parse(arg)) < 0 || d == AGG_SERIES) {
@@ -110,6 +119,31 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		break;
 	default: return -EINVAL;
+	}
+	return 0;
+}
+
+/* Options that the mode chosen would ignore are refused, never dropped:
+ * the daemon's options with a source of top's own, a source's without. */
+static int conflicts(const struct cli *c)
+{
+	if (c->nspecs && c->socket_set) {
+		log_error("--socket and -r/--source cannot be combined: with a source of its own "
+			  "nfsrdma-top reads no daemon");
+		return -EINVAL;
+	}
+	if (c->nspecs && c->ctimeout_set) {
+		log_error("--connect-timeout and -r/--source cannot be combined: it is how long to "
+			  "wait for the daemon");
+		return -EINVAL;
+	}
+	if (!c->nspecs && c->speed_set) {
+		log_error("--speed needs -r or --source pcap:FILE (the daemon paces its own sources)");
+		return -EINVAL;
+	}
+	if (!c->batch && c->iterations_set) {
+		log_error("-n needs -b or --json (the screen runs until q)");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -188,7 +222,7 @@ int main(int argc, char **argv)
 
 	log_init(argv[0], LOG_WARN);
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
-	if ((rc = opt_parse(&spec, argc, argv)) < 0)
+	if ((rc = opt_parse(&spec, argc, argv)) < 0 || conflicts(&c) < 0)
 		return 2;
 	if (rc < argc) {
 		log_error("unexpected argument '%s' (capture files go after -r)", argv[rc]);

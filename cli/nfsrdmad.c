@@ -91,6 +91,15 @@ static int handle(int key, const char *arg, void *ctx)
 			log_error("--source: at most %d sources", DAEMON_MAX_SOURCES);
 			return -E2BIG;
 		}
+		/* one source attached twice counts each record twice (FILE is
+		 * pcap:FILE): said, not refused, since a capture given N times
+		 * is how a burst is made (tests/daemon/burst.sh) */
+		for (unsigned i = 0; i < d->nsources; i++)
+			if (!strcmp(d->sources[i] + (strncmp(d->sources[i], "pcap:", 5) ? 0 : 5),
+				    arg + (strncmp(arg, "pcap:", 5) ? 0 : 5))) {
+				log_warn("--source '%s' given again: its records count once per time given", arg);
+				break;
+			}
 		d->sources[d->nsources++] = arg;
 		break;
 	case K_SPEED:

@@ -378,16 +378,22 @@ static void print_summary_locked(struct daemon *d, uint64_t now)
 		printf("{\"summary\":{\"t\":%" PRIu64 ",\"window_s\":%.3f,\"records\":%" PRIu64
 		       ",\"rate\":%.3f,\"errors\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"ops\":[",
 		       s.now_ns, s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
+		/* an operation as nfsrdma-dissect -z proc --json and nfsrdma-top
+		 * --json name it: the same keys, times in integer ns */
 		for (size_t i = 0; i < s.nrows[AGG_OP]; i++) {
 			const struct agg_row *r = &s.rows[AGG_OP][i];
-			printf("%s{\"op\":\"", i ? "," : "");
-			for (const char *p = r->key; *p; p++)
-				if ((unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
-					putchar(*p);
-			printf("\",\"records\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"rate\":%.3f,\"p50_us\":%.1f"
-			       ",\"p90_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}",
-			       r->tot.records, r->tot.errors, r->rate, r->p50 / 1e3, r->p90 / 1e3,
-			       r->p99 / 1e3, r->p999 / 1e3, r->max / 1e3);
+			fputs(i ? ",{\"key\":" : "{\"key\":", stdout);
+			out_json_str(stdout, r->key);
+			printf(",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
+			       ",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
+			       ",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+			       ",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"chunks\":{",
+			       r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
+			       r->tot.bytes_inline, r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->p50, r->p90, r->p99,
+			       r->p999, r->max);
+			for (int m = 0; m < MIX_N; m++)
+				printf("%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
+			fputs("}}", stdout);
 		}
 		printf("]");
 		fwd_report_json(stdout, d->fw, d->col, d->cj);

@@ -144,15 +144,23 @@ static void json_side(FILE *f, const struct cmp_side *s)
 		",\"max_ns\":%" PRIu64 ",\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64
 		",\"lat_sum_ns\":%" PRIu64, s->rpcs, s->timed, hist_pct(&s->lat, 0.50),
 		hist_pct(&s->lat, 0.99), s->lat.max, s->call_bytes, s->reply_bytes, s->lat_sum);
+	/* a phase no RPC of this side had is null, not 0 (absent is not
+	 * zero), as in the records' JSON */
 	fputs(",\"phase_sum_ns\":{", f);
 	for (unsigned ph = 0; ph < REC_PH_N; ph++)
-		fprintf(f, "%s\"%s\":%" PRIu64, ph ? "," : "", rec_phase_name(ph), s->phase_sum[ph]);
+		if (s->phase_n[ph])
+			fprintf(f, "%s\"%s\":%" PRIu64, ph ? "," : "", rec_phase_name(ph), s->phase_sum[ph]);
+		else
+			fprintf(f, "%s\"%s\":null", ph ? "," : "", rec_phase_name(ph));
 	fputs("}", f);
 	if (s->timed) {
 		fprintf(f, ",\"mean_ns\":%.1f,\"phase_mean_ns\":{", (double)s->lat_sum / (double)s->timed);
 		for (unsigned ph = 0; ph < REC_PH_N; ph++)
-			fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", rec_phase_name(ph),
-				(double)s->phase_sum[ph] / (double)s->timed);
+			if (s->phase_n[ph])
+				fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", rec_phase_name(ph),
+					(double)s->phase_sum[ph] / (double)s->timed);
+			else
+				fprintf(f, "%s\"%s\":null", ph ? "," : "", rec_phase_name(ph));
 		fputs("}", f);
 	} else {
 		fputs(",\"mean_ns\":null,\"phase_mean_ns\":null", f);

@@ -692,13 +692,13 @@ ready:
 	rc = 0;
 	for (unsigned i = 0; i < nsizes; i++) {
 		if (res[i].lost)
-			rc = 2;
+			rc = REPLAY_EXIT_LOST;
 		else if ((res[i].errors || (!res[i].ops && res[i].size)) && rc == 0)
 			rc = 1;
 	}
 	if (ret < 0) {
 		log_error("load generation stopped: %s", strerror(-ret));
-		rc = rc ? rc : 2;
+		rc = rc ? rc : REPLAY_EXIT_LOST;
 	}
 	if (lg.v4 && ret == 0)
 		v4_teardown(&lg);

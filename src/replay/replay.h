@@ -47,11 +47,18 @@ struct replay_group_result {
 	double secs;
 	bool made_dir;      /* the group made its directory on the target */
 };
-/* Returns the exit status: 0 all replayed calls answered with the
- * recorded status; 1 mismatches or errors; 2 calls lost in flight; 3 setup
- * failure; 4 refused (mutations without --allow-mutations). */
-#define REPLAY_MUTATES 5
+/* Returns 0 all replayed calls answered with the recorded status; 1
+ * mismatches or errors; 2 calls lost in flight; 3 setup failure; 4 refused
+ * (mutations without --allow-mutations).  The tool exits with
+ * replay_exit_status() of it. */
+#define REPLAY_MUTATES 64      /* the probe's answer, never an exit status */
 int replay_run(const struct replay_opts *o, FILE *out);
+/* The tool's exit status (nfsrdma-replay(1), EXIT STATUS): bad usage is 2
+ * in every nfsrdma tool, so calls lost in flight (replay_run's 2) are 5;
+ * every other code is its own status.  Idempotent. */
+#define REPLAY_EXIT_USAGE 2
+#define REPLAY_EXIT_LOST 5
+int replay_exit_status(int run_rc);
 /* --clients N: N processes, one per group, each a replay_run(); the
  * groups' reports and their total.  Returns the worst exit status. */
 int replay_groups_run(const struct replay_opts *o, FILE *out);

@@ -66,7 +66,9 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 			munmap(res, n * sizeof(*res));
 			free(rep);
 			free(pid);
-			return 3;
+			/* refused for want of --allow-mutations is 4, as a
+			 * replay's refused calls and --generate write are */
+			return r == REPLAY_MUTATES ? 4 : 3;
 		}
 	}
 	fflush(out);
@@ -94,7 +96,7 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 	for (uint32_t g = 0; g < n; g++) {
 		int st;
 		if (pid[g] > 0 && waitpid(pid[g], &st, 0) == pid[g] && WIFEXITED(st))
-			res[g].rc = WEXITSTATUS(st);
+			res[g].rc = replay_exit_status(WEXITSTATUS(st));
 		else
 			res[g].rc = 3;
 		if (res[g].rc > worst)

@@ -51,6 +51,11 @@ static unsigned report_rows(const struct engine *e, unsigned *rows)
 	return n;
 }
 
+int replay_exit_status(int run_rc)
+{
+	return run_rc == 2 ? REPLAY_EXIT_LOST : run_rc;
+}
+
 void replay_report(struct engine *e, double secs, int rc)
 {
 	FILE *f = e->out;
@@ -79,7 +84,7 @@ void replay_report(struct engine *e, double secs, int rc)
 		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->xs[0]->ops->name);
 		out_json_str(f, e->t.export_path[0] ? e->t.export_path : "");
 		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
-			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", rc, secs,
+			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", replay_exit_status(rc), secs,
 			secs > 0 ? (double)e->sent / secs : 0, mbs, e->bytes_read, e->bytes_written);
 		fprintf(f, "\"totals\":{\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"same_status\":%"
 			PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64

@@ -347,6 +347,7 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	s->total = r->d_total;
 	for (int p = 0; p < PH_N; p++)
 		s->phase[p] = r->d_phase[p];
+	s->phase_mask = r->phase_mask & AGG_SLOW_ALL_PHASES;
 	s->xid = r->xid;
 	s->conn = r->conn_id;
 	s->op = *op;
@@ -403,14 +404,14 @@ static void key_string(enum agg_dim d, const struct nfsrdma_record *r, char *key
 		snprintf(key, klen, "%s %s%s", lab[0], lab[1], tr);
 		break;
 	case AGG_CLIENT:
-		snprintf(key, klen, "%s", lab[2]);
+		snprintf(key, klen, "%s%s", lab[2], tr);
 		break;
 	case AGG_SERVER:
-		snprintf(key, klen, "%s", lab[3]);
+		snprintf(key, klen, "%s%s", lab[3], tr);
 		break;
 	case AGG_CONN:
-		snprintf(key, klen, "%u %s <> %s", r->conn_id, rec_ep_str(client, ea, sizeof(ea)),
-			 rec_ep_str(server, eb, sizeof(eb)));
+		snprintf(key, klen, "%u %s <> %s%s", r->conn_id, rec_ep_str(client, ea, sizeof(ea)),
+			 rec_ep_str(server, eb, sizeof(eb)), tr);
 		break;
 	default:
 		/* labels are joined by a byte that cannot occur in them */
@@ -467,7 +468,7 @@ static struct agg_ent *find(struct agg *a, enum agg_dim d, const struct agg_key 
 		return NULL;
 	if (e != t->other && d == AGG_CONN && !decides)
 		a->conn_undecided = true;
-	if (e != t->other && d != AGG_CLIENT && d != AGG_SERVER)
+	if (e != t->other)
 		e->transport = r->transport;
 	if (e != t->other && !e->label[1][0] && (d == AGG_OP || d == AGG_SERIES)) {
 		snprintf(e->label[0], sizeof(e->label[0]), "%s", lab[0]);
@@ -545,10 +546,10 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
 
 	memset(tmp, 0, sizeof(*tmp));
 	agg_op_id(r, &tmp->op);
-	agg_ep_id(client, false, &tmp->cl);
-	agg_ep_id(server, false, &tmp->sv);
-	agg_ep_id(client, true, &clq);
-	agg_ep_id(server, true, &svq);
+	agg_ep_id(client, r->transport, false, &tmp->cl);
+	agg_ep_id(server, r->transport, false, &tmp->sv);
+	agg_ep_id(client, r->transport, true, &clq);
+	agg_ep_id(server, r->transport, true, &svq);
 	agg_part_op(&pop, &tmp->op);
 	agg_part_ep(&pcl, &tmp->cl);
 	agg_part_ep(&psv, &tmp->sv);

@@ -72,9 +72,14 @@ struct agg_config {
 	unsigned slow_n;              /* slowest recent XIDs kept (default 20) */
 };
 
+#define AGG_SLOW_ALL_PHASES ((1u << PH_N) - 1)
 struct agg_slow {
 	uint64_t t_ns, total;
 	uint64_t phase[PH_N];
+	/* bit p: phase p happened (rec_phase_seen); a phase that did not is
+	 * absent, not 0.  AGG_SLOW_ALL_PHASES from a daemon before 2.2,
+	 * which did not say. */
+	uint32_t phase_mask;
 	uint32_t xid, conn;
 	char op[AGG_LABEL_MAX], client[AGG_LABEL_MAX], server[AGG_LABEL_MAX];
 };

@@ -61,10 +61,11 @@ const char *agg_op_suffix(unsigned transport)
 	}
 }
 
-void agg_ep_id(const struct rec_endpoint *e, bool with_qp, struct agg_ep_id *id)
+void agg_ep_id(const struct rec_endpoint *e, unsigned transport, bool with_qp, struct agg_ep_id *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->family = e->family;
+	id->transport = (uint8_t)transport;
 	id->qpn = with_qp ? e->qpn : 0;
 	switch (e->family) {
 	case 4:
@@ -161,8 +162,10 @@ void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k)
 		k->w[n++] = r->proc | (uint64_t)r->minorvers << 32;
 		k->w[n++] = (uintptr_t)name;
 	}
-	k->w[n++] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)c->lid << 32 |
-		    (uint64_t)s->lid << 48;
+	/* the transport too: the route's entries are per transport (an
+	 * operation, a client over RDMA and over TCP are two entries each) */
+	k->w[n++] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)r->transport << 24 |
+		    (uint64_t)c->lid << 32 | (uint64_t)s->lid << 48;
 	memcpy(&k->w[n], c->addr, 16);
 	memcpy(&k->w[n + 2], s->addr, 16);
 	k->n = n + 4;

@@ -30,22 +30,26 @@ struct agg_op_id {
 };
 
 /* The address part of an endpoint, as dissect_addr_str shows it, and
- * with the QP (rec_ep_str). */
+ * with the QP (rec_ep_str); and the record's transport, so that one
+ * client over RDMA and over TCP are two keys, as its operations are. */
 struct agg_ep_id {
-	uint8_t family, pad;
+	uint8_t family;
+	uint8_t transport;                  /* enum rec_transport */
 	uint16_t lid;
 	uint32_t qpn;
 	uint8_t addr[16];
 };
 
 void agg_op_id(const struct nfsrdma_record *r, struct agg_op_id *id);
-void agg_ep_id(const struct rec_endpoint *e, bool with_qp, struct agg_ep_id *id);
-/* "NFSv3" / "READ" from an id, as rec_prog_str / rec_proc_str would
- * (the transport is not in them: agg_op_suffix). */
+void agg_ep_id(const struct rec_endpoint *e, unsigned transport, bool with_qp, struct agg_ep_id *id);
+/* "NFSv3" / "READ" from an id, as rec_prog_str / rec_proc_str would;
+ * "10.9.0.2" from an endpoint's (the transport is not in them:
+ * agg_op_suffix). */
 void agg_op_id_str(const struct agg_op_id *id, char *prog, size_t plen, char *op, size_t olen);
 void agg_ep_id_str(const struct agg_ep_id *id, char *buf, size_t len);
-/* What follows an operation's name in keys and lists, as in the
- * dissector's -z summaries: "" over RDMA, " tcp", " udp". */
+/* What follows an operation's name, a client's or a server's address in
+ * keys and lists, as in the dissector's -z summaries: "" over RDMA,
+ * " tcp", " udp". */
 const char *agg_op_suffix(unsigned transport);
 
 /* A key part: three words and their hash, made once per record and

@@ -24,6 +24,7 @@ struct table {
 struct slow_rec {
 	uint64_t t_ns, total;
 	uint64_t phase[PH_N];
+	uint32_t phase_mask;     /* the record's: which phases happened */
 	uint32_t xid, conn;
 	struct agg_op_id op;
 	struct agg_ep_id client, server;

@@ -177,6 +177,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		o->t_ns = sr->t_ns;
 		o->total = sr->total;
 		memcpy(o->phase, sr->phase, sizeof(o->phase));
+		o->phase_mask = sr->phase_mask;
 		o->xid = sr->xid;
 		o->conn = sr->conn;
 		agg_op_id_str(&sr->op, prog, sizeof(prog), op, sizeof(op));

@@ -101,7 +101,9 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
 		fprintf(f, "\t%" PRIu64 "\t%" PRIu64, w->t_ns, w->total);
 		for (int p = 0; p < PH_N; p++)
 			fprintf(f, "\t%" PRIu64, w->phase[p]);
-		fputc('\n', f);
+		/* which of those phases happened: the S line's fields stay as
+		 * they were (older readers skip the SP line) */
+		fprintf(f, "\nSP\t0x%08x\t%" PRIu32 "\n", w->xid, w->phase_mask);
 	}
 	if (fs)
 		put_fused(f, fs);
@@ -324,10 +326,21 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 				return bad(err, errlen, "slow-XID");
 		w->xid = (uint32_t)xid;
 		w->conn = (uint32_t)conn;
+		w->phase_mask = AGG_SLOW_ALL_PHASES;   /* until its SP line says */
 		snprintf(w->op, sizeof(w->op), "%s", f[3]);
 		snprintf(w->client, sizeof(w->client), "%s", f[4]);
 		snprintf(w->server, sizeof(w->server), "%s", f[5]);
 		s->nslow++;
+		return 0;
+	}
+	if (!strcmp(f[0], "SP")) {
+		/* the phases that happened of the slow RPC just read */
+		uint64_t xid, mask;
+		struct agg_slow *w = s->nslow ? &s->slow[s->nslow - 1] : NULL;
+		if (n != 3 || !w || !num(f[1], &xid) || xid != w->xid || !num(f[2], &mask) ||
+		    mask > AGG_SLOW_ALL_PHASES)
+			return bad(err, errlen, "slow-XID phases");
+		w->phase_mask = (uint32_t)mask;
 		return 0;
 	}
 	if (!strcmp(f[0], "L")) {

@@ -117,8 +117,8 @@ void fsplit_add(struct fsplit *f, const struct nfsrdma_record *r)
 	struct agg_key_part pop, pc, ps;
 
 	agg_op_id(r, &op);
-	agg_ep_id(client, false, &ec);
-	agg_ep_id(server, false, &es);
+	agg_ep_id(client, r->transport, false, &ec);
+	agg_ep_id(server, r->transport, false, &es);
 	agg_part_op(&pop, &op);
 	agg_part_ep(&pc, &ec);
 	agg_part_ep(&ps, &es);

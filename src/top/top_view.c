@@ -63,9 +63,10 @@ int top_transport_parse(const char *s)
 	return -1;
 }
 
-/* An operation's transport, from its name: the aggregation writes it
- * after the operation as the dissector's summaries do (agg_op_suffix:
- * " tcp", " udp", nothing for RDMA). */
+/* An operation's (a client's, a server's) transport, from its name: the
+ * aggregation writes it after the operation or the address as the
+ * dissector's summaries do (agg_op_suffix: " tcp", " udp", nothing for
+ * RDMA). */
 static bool op_over(const char *op, int transport)
 {
 	if (transport < 0)
@@ -92,7 +93,7 @@ size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const s
 		const struct agg_row *r = &s->rows[v->dim][i];
 		if (v->filter[0] && !strcasestr(r->key, v->filter))
 			continue;
-		if (v->dim == AGG_OP && !op_over(r->key, v->transport))
+		if (v->dim != AGG_SERIES && !op_over(r->key, v->transport))
 			continue;
 		rows[n++] = r;
 	}
@@ -268,6 +269,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		"bytes_ddp", "rate/s", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us");
 	phase_names(f);
 	fputs("  chunks inline/read/write/reply/p0\n", f);
+	/* an empty table says why, as a run that found nothing does */
+	if (!n && s->nrows[v->dim])
+		fprintf(f, "(no row: %zu %s row(s), none matches --filter/--transport)\n", s->nrows[v->dim],
+			agg_dim_name[v->dim]);
+	else if (!n)
+		fputs("(no row: no record yet)\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_row *r = rows[i];
 		uint64_t sum = 0;
@@ -305,8 +312,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		{
 			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f ", o[i]->xid, o[i]->conn, o[i]->op, o[i]->client,
 				o[i]->total / 1e3);
+			/* a phase the RPC did not have is '-', not 0.0 */
 			for (int p = 0; p < PH_N; p++)
-				fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+				if (o[i]->phase_mask & 1u << p)
+					fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+				else
+					fprintf(f, "%c-", p ? '/' : ' ');
 			fputc('\n', f);
 		}
 	}
@@ -337,10 +348,10 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		out_json_str(f, r->key);
 		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
 			",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
-			",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-			",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
+			",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
 			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
-			r->tot.bytes_ddp, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
+			r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
 		for (int p = 0; p < PH_N; p++)
 			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
 		fputs("},\"chunks\":{", f);
@@ -369,8 +380,12 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		fputs(",\"server\":", f);
 		out_json_str(f, w->server);
 		fprintf(f, ",\"total_ns\":%" PRIu64 ",\"split_ns\":{", w->total);
+		/* absent phases null, as in nfsrdma-dissect --json */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
+			if (w->phase_mask & 1u << p)
+				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
+			else
+				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
 		fputs("}}", f);
 	}
 	fputc(']', f);

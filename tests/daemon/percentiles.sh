@@ -12,7 +12,10 @@
 #    _count = dissect's replies when the operation has calls (an answered
 #    RPC), else 0;
 #  - p50/p90/p99/max as printed (microseconds, one decimal): dissect, top
-#    (its nanoseconds printed the same way) and the daemon summary, equal;
+#    and the daemon summary (their nanoseconds printed the same way), equal;
+#  - one name, one unit: every key an operation of nfsrdma-dissect -z proc
+#    --json has (counts, bytes, latencies, *_ns, chunks) the daemon's JSON
+#    summary and top's --json rows have too, with the same value;
 #  - Prometheus has fixed bounds (10 us .. 10 s), so only buckets compare:
 #    from the _bucket series, the bucket (L, U] holding each percentile's
 #    nearest rank ceil(p * _count) must hold the reported value, widened by
@@ -38,6 +41,7 @@ for f in "${caps[@]}"; do
 	sed -i "/^== diagnosis/,\$d" "$TMP/$c.dissect"   # the table ends where the diagnosis begins
 	# 3: read to the end, no RPC in it (nfs3-tcp, perftest), said on stderr
 	check "$c: nfsrdma-dissect -z proc runs (exit $rc)" [ $rc -le 1 -o $rc -eq 3 ]
+	TZ=UTC "$BIN/nfsrdma-dissect" -q -z proc --json "$f" >"$TMP/$c.djson" 2>/dev/null
 	"$BIN/nfsrdma-top" -b --json -n 1 -d 5 -r "$f" >"$TMP/$c.top" 2>"$TMP/$c.top.err"
 	check "$c: nfsrdma-top -b --json -r runs" [ -s "$TMP/$c.top" ]
 
@@ -60,9 +64,9 @@ for f in "${caps[@]}"; do
 	check "$c: nfsrdmad prints a JSON summary on SIGTERM" [ -s "$TMP/$c.summary" ]
 
 	# Compare; the helper prints one ok/FAIL line per check and "N M" last.
-	python3 - "$c" "$TMP/$c.dissect" "$TMP/$c.top" "$TMP/$c.summary" "$TMP/$c.metrics" >"$TMP/$c.cmp" <<'EOPY'
+	python3 - "$c" "$TMP/$c.dissect" "$TMP/$c.top" "$TMP/$c.summary" "$TMP/$c.metrics" "$TMP/$c.djson" >"$TMP/$c.cmp" <<'EOPY'
 import json, math, re, sys
-cap, fdis, ftop, fsum, fmet = sys.argv[1:]
+cap, fdis, ftop, fsum, fmet, fdj = sys.argv[1:]
 res = []
 def check(ok, what):
     res.append(ok)
@@ -85,11 +89,27 @@ try:
 except (ValueError, KeyError) as e:
     top = {}; check(False, "top JSON unreadable: %s" % e)
 try:
-    summ = {r["op"]: dict(records=r["records"],
-                          p=["%.1f" % r[k] for k in ("p50_us", "p90_us", "p99_us", "max_us")])
-            for r in json.loads(open(fsum).readline())["summary"]["ops"]}
+    sraw = {r["key"]: r for r in json.loads(open(fsum).readline())["summary"]["ops"]}
+    summ = {k: dict(records=r["records"], p=[us(r[f]) for f in ("p50_ns", "p90_ns", "p99_ns", "max_ns")])
+            for k, r in sraw.items()}
 except (ValueError, KeyError) as e:
-    summ = {}; check(False, "daemon summary unreadable: %s" % e)
+    sraw = summ = {}; check(False, "daemon summary unreadable: %s" % e)
+try:
+    traw = {r["key"]: r for r in json.loads(open(ftop).readline())["rows"]}
+    djs = {}
+    for line in open(fdj):
+        o = json.loads(line)
+        if o.get("type") == "summary":
+            djs[o["key"]] = o
+except (ValueError, KeyError) as e:
+    traw = djs = {}; check(False, "dissect or top JSON unreadable: %s" % e)
+same = ("calls", "replies", "errors", "unanswered", "bytes_inline", "bytes_ddp", "latencies", "p50_ns", "p90_ns", "p99_ns",
+        "max_ns", "chunks")
+for k, d in sorted(djs.items()):
+    s, t = sraw.get(k, {}), traw.get(k, {})
+    diff = ["daemon " + f for f in same if s.get(f) != d[f]] + ["top " + f for f in same if t.get(f) != d[f]]
+    check(not diff, "%s: daemon summary and top --json name, unit and value as dissect -z proc --json%s"
+          % (k, (": differ in " + ", ".join(diff)) if diff else ""))
 
 # Prometheus: per protocol/operation, summed over client/server series
 prom = {}

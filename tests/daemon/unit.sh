@@ -173,9 +173,11 @@ int main(void)
 	agg_snap_free(&s); agg_free(a);
 	/* a TCP endpoint shows its port, not its QP: a record of a known TCP
 	 * connection with another QP (another numeric key) has that
-	 * connection's key string, so it is the connection's row, not (other) */
+	 * connection's key string, so it is the connection's row, not (other);
+	 * the key ends with the transport, as nfsrdma-dissect -z conn's */
 	a = agg_new(&(struct agg_config){ .max_keys = { 0, 0, 0, 1, 0 } });
 	r.conn_id = 3; r.caller.ip_proto = r.callee.ip_proto = 6; r.caller.port = 800; r.callee.port = 2049;
+	r.transport = REC_TR_TCP;
 	r.caller.qpn = 5; r.callee.qpn = 0;
 	agg_add(a, &r, t);
 	r.caller.qpn = 0;
@@ -183,7 +185,7 @@ int main(void)
 	r.conn_id = 4;
 	agg_add(a, &r, t);
 	CHECK(agg_snapshot(a, t + 1, &s) == 0, "snapshot, TCP connections past max_keys");
-	CHECK(s.nrows[AGG_CONN] == 2 && !strcmp(s.rows[AGG_CONN][0].key, "3 10.0.0.2.800 <> 10.0.0.1.2049") &&
+	CHECK(s.nrows[AGG_CONN] == 2 && !strcmp(s.rows[AGG_CONN][0].key, "3 10.0.0.2.800 <> 10.0.0.1.2049 tcp") &&
 	      s.rows[AGG_CONN][0].tot.records == 2 && s.rows[AGG_CONN][1].tot.records == 1 && s.t.overflow[AGG_CONN] == 1,
 	      "TCP connection under two QPs: 1 row of 2 + (other) of 1, overflow %llu (%s)",
 	      (unsigned long long)s.t.overflow[AGG_CONN], s.nrows[AGG_CONN] ? s.rows[AGG_CONN][0].key : "-");

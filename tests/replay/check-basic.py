@@ -222,7 +222,7 @@ check("data.bin" in listing and "big.dat" not in listing and "small.dat" not in 
 rc, j, e = jstep("gen-restart")
 if j:
     r = j["results"][0]
-    check(rc == 2, f"gen-restart: exit 2 when calls were lost (got {rc})")
+    check(rc == 5, f"gen-restart: exit 5 when calls were lost (got {rc})")
     check(j["transport"]["reconnects"] >= 1, f"gen-restart: reconnected ({j['transport']['reconnects']})")
     check(r["lost"] >= 1, f"gen-restart: calls lost in flight reported ({r['lost']})")
     check("lost" in e, "gen-restart: stderr says calls were lost")

@@ -178,6 +178,6 @@ for g, (run, name, js) in enumerate(GROUPS):
           f"sent and answered so, 4 times{'; short: ' + str(list(short.items())[:4]) if short else ''}")
 # --clients 2 without --allow-mutations of a capture that changes state
 rc, o, err = checklib.step(out, "multi-x2-ro")
-check(rc == 3 and "changes state on the server" in err and "--allow-mutations" in err,
+check(rc == 4 and "changes state on the server" in err and "--allow-mutations" in err,
       f"multi-x2-ro: --clients 2 without --allow-mutations refused: exit {rc}, {err.strip()[:200]!r}")
 check.finish()

@@ -13,8 +13,10 @@
 #    nfsrdma-dissect gives the same XID ("NFSv4.1 LOOKUP_ROOT", "NFSv3 READ");
 #  - the NFSv4 RENAME and REMOVE lines of nfs40.pcap carry the names their
 #    ops carry (tshark's nfs.pathname.component of the same call);
-#  - bad arguments (replay and --generate): exit 3 and one line on stderr naming what is wrong,
-#    nothing sent (no --target given, or a target no one listens on);
+#  - bad arguments (replay and --generate): exit 2 (bad usage, as in every
+#    tool) or 3 (setup: what the trace or target refuses) and one line on
+#    stderr naming what is wrong, nothing sent (no --target given, or a
+#    target no one listens on);
 #  - --help lists the options from the option table.
 # Ends with 'replay-offline: N passed, N failed'.
 set -uo pipefail
@@ -309,41 +311,50 @@ else
     bad "dry run of nfs3-tcp.pcap: $(tail -n 1 "$tmp/t.txt")"
 fi
 
-# expect_err NAME REGEX ARGS...: exit 3 and one stderr line matching REGEX
+# expect_err NAME STATUS REGEX ARGS...: exit STATUS and one stderr line matching REGEX
 expect_err() {
-    local name=$1 re=$2
-    shift 2
+    local name=$1 want=$2 re=$3
+    shift 3
     timeout 20 "$R" "$@" >"$tmp/o" 2>"$tmp/e"
     local rc=$? lines
     lines=$(wc -l <"$tmp/e")
-    if [ "$rc" = 3 ] && [ "$lines" = 1 ] && grep -Eq -- "$re" "$tmp/e" && [ ! -s "$tmp/o" ]; then
-        ok "$name: exit 3, '$(cat "$tmp/e")'"
+    if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && grep -Eq -- "$re" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+        ok "$name: exit $want, '$(cat "$tmp/e")'"
     else
         bad "$name: exit $rc, $lines stderr line(s): $(head -c 300 "$tmp/e")"
     fi
 }
 c41=tests/captures/nfs41-deleg.pcap
 # 192.0.2.1 (TEST-NET-1): the checks fail before anything is sent there
-expect_err "no target" "--target HOST is required" "$c41"
-expect_err "missing capture" "/nonexistent/x.pcap: No such file" --target 192.0.2.1 /nonexistent/x.pcap
-expect_err "not a capture" "README.md: not a pcap" --target 192.0.2.1 README.md
-expect_err "negative speed" "--speed: -1 is out of range" --target 192.0.2.1 --speed -1 "$c41"
-expect_err "zero in flight" "--max-inflight: 0 is out of range" --target 192.0.2.1 --max-inflight 0 "$c41"
-expect_err "disconnect XID not a number" "--disconnect-after: 'zz' is not a number" \
+expect_err "no target" 2 "--target HOST is required" "$c41"
+expect_err "missing capture" 3 "/nonexistent/x.pcap: No such file" --target 192.0.2.1 /nonexistent/x.pcap
+expect_err "not a capture" 3 "README.md: not a pcap" --target 192.0.2.1 README.md
+expect_err "negative speed" 2 "--speed: -1 is out of range" --target 192.0.2.1 --speed -1 "$c41"
+expect_err "zero in flight" 2 "--max-inflight: 0 is out of range" --target 192.0.2.1 --max-inflight 0 "$c41"
+expect_err "disconnect XID not a number" 2 "--disconnect-after: 'zz' is not a number" \
     --target 192.0.2.1 --disconnect-after zz "$c41"
-expect_err "disconnect XID not in the trace" "no call with xid 0x00001234" \
+expect_err "disconnect XID not in the trace" 3 "no call with xid 0x00001234" \
     --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
-expect_err "two captures" "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
+expect_err "two captures" 2 "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
 # --clients N of a capture that changes state needs --allow-mutations
-expect_err "--clients 2 of a mutating capture" "changes state on the server; give --allow-mutations" \
+expect_err "--clients 2 of a mutating capture" 4 "changes state on the server; give --allow-mutations" \
     --target 192.0.2.1 --clients 2 tests/captures/multi-client.pcap
 # load generation
-expect_err "unknown workload" 'not "bogus"' --generate bogus --target 192.0.2.1
-expect_err "zero transfer size" "--size: 1 \.\. 1M" --generate read --target 192.0.2.1 --size 0
-expect_err "bad sweep size" "'zz' is not a size" --generate read --target 192.0.2.1 --sweep 4k,zz
-expect_err "unknown NFS version" 'not "5"' --generate read --target 192.0.2.1 --vers 5
-expect_err "unknown transport" 'not "udp"' --generate null --target 192.0.2.1 --transport udp
-expect_err "load with a capture" "takes no trace file" --generate null --target 192.0.2.1 "$c41"
+expect_err "unknown workload" 2 'not "bogus"' --generate bogus --target 192.0.2.1
+expect_err "zero transfer size" 2 "--size: 1 \.\. 1M" --generate read --target 192.0.2.1 --size 0
+expect_err "bad sweep size" 2 "'zz' is not a size" --generate read --target 192.0.2.1 --sweep 4k,zz
+expect_err "unknown NFS version" 2 'not "5"' --generate read --target 192.0.2.1 --vers 5
+expect_err "unknown transport" 2 'not "udp"' --generate null --target 192.0.2.1 --transport udp
+expect_err "load with a capture" 2 "takes no trace file" --generate null --target 192.0.2.1 "$c41"
+# options of the other mode, or that contradict each other: refused, never ignored
+expect_err "--asap with --speed 2" 2 "--asap and --speed cannot be combined" --target 192.0.2.1 --speed 2 --asap "$c41"
+expect_err "--speed 2 after --asap" 2 "--asap and --speed cannot be combined" --target 192.0.2.1 --asap --speed 2 "$c41"
+expect_err "load option in a replay" 2 "--size needs --generate" --target 192.0.2.1 --size 4k "$c41"
+expect_err "replay option in load" 2 "--generate and --dry-run cannot be combined" --generate null --target 192.0.2.1 --dry-run
+expect_err "--speed in load" 2 "--generate and --speed cannot be combined" --generate null --target 192.0.2.1 --speed 0
+expect_err "--count and --duration" 2 "--duration and --count cannot be combined" --generate null --target 192.0.2.1 --count 5 --duration 1
+expect_err "--size and --sweep" 2 "--size and --sweep cannot be combined" --generate read --target 192.0.2.1 --size 4k --sweep 4k,8k
+expect_err "--svg without --sweep" 2 "--svg needs --sweep" --generate read --target 192.0.2.1 --svg /tmp/nfsrdma-offline-x.svg
 
 "$R" --help >"$tmp/h" 2>&1
 rc=$?

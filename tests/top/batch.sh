@@ -3,7 +3,11 @@
 #  - on capture files (-r), it prints the final snapshot once the file has
 #    ended and exits 0 (-n N still stops after N snapshots);
 #  - without the daemon (socket missing or refused) it exits 1 after
-#    --connect-timeout seconds with one error line, nothing on stdout.
+#    --connect-timeout seconds with one error line, nothing on stdout;
+#  - the client view has a row per client and transport, as
+#    nfsrdma-dissect -z client;
+#  - the slowest list shows a phase an RPC did not have as '-' (text) and
+#    null (JSON), never as 0.
 # Expected record counts are the kernel client's own (lib.sh truth_ops)
 # and tshark's count of the mount's rpcbind/MOUNT calls over TCP (tcp_ops).
 # Tier: golden (no root).
@@ -100,10 +104,66 @@ import json, sys
 s = json.loads(open(sys.argv[1]).read())["slow"]
 tot = [x["total_ns"] for x in s]
 ok = len(s) > 0 and tot == sorted(tot, reverse=True)
-ok = ok and all(sum(x["split_ns"].values()) == x["total_ns"] for x in s)
+ok = ok and all(sum(v for v in x["split_ns"].values() if v is not None) == x["total_ns"] for x in s)
 ok = ok and all("READ" in x["op"].upper() or "READ" in x["client"] for x in s)
 print(len(s), tot[:3]); sys.exit(0 if ok else 1)
 PY
+# ---- absent phases are not 0: over TCP an RPC has no pull, push or wait ----
+"$TOP" --json -r "$SRC/tests/captures/nfs3-tcp.pcap" >"$TMP/tcp.json" 2>/dev/null
+"$TOP" -b -r "$SRC/tests/captures/nfs3-tcp.pcap" >"$TMP/tcp.txt" 2>/dev/null
+check "--json slow list over TCP: pull, push, wait null; call, queue+server, reply numbers" python3 - "$TMP/tcp.json" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).read())["slow"]
+ok = len(s) > 0
+for x in s:
+    sp = x["split_ns"]
+    ok = ok and all(sp[k] is None for k in ("queue", "pull", "server", "push", "wait"))
+    ok = ok and all(isinstance(sp[k], int) for k in ("call", "queue+server", "reply"))
+    ok = ok and sp["call"] + sp["queue+server"] + sp["reply"] == x["total_ns"]
+print(len(s), s[0]["split_ns"] if s else None); sys.exit(0 if ok else 1)
+PY
+check "-b slow list over TCP: absent phases '-', not 0.0" python3 - "$TMP/tcp.txt" <<'PY'
+import re, sys
+rows = [l.split()[-1] for l in open(sys.argv[1]) if re.match(r"0x[0-9a-f]{8} ", l)]
+ok = len(rows) > 0 and all(re.fullmatch(r"[0-9.]+/-/-/-/[0-9.]+/-/-/[0-9.]+", r) for r in rows)
+print(len(rows), rows[:2]); sys.exit(0 if ok else 1)
+PY
+
+# ---- one client over RDMA and over TCP: two rows, named as dissect -z client names them ----
+MC=$SRC/tests/captures/multi-client.pcap
+"$TOP" --json --view client -r "$MC" >"$TMP/cl.json" 2>/dev/null
+"$BIN/nfsrdma-dissect" -q -z client --json "$MC" >"$TMP/cl.dis" 2>/dev/null
+check "--view client: the rows and counts of nfsrdma-dissect -z client (a TCP client its own row)" python3 - "$TMP/cl.json" "$TMP/cl.dis" <<'PY'
+import json, sys
+top = {r["key"]: r["calls"] for r in json.loads(open(sys.argv[1]).read())["rows"]}
+dis = {o["key"]: o["calls"] for o in map(json.loads, open(sys.argv[2])) if o.get("type") == "summary"}
+ok = top == dis and any(k.endswith(" tcp") and k[:-4] in top for k in top)
+print(sorted(top.items()), sorted(dis.items())); sys.exit(0 if ok else 1)
+PY
+"$TOP" --json --view conn -r "$MC" >"$TMP/cn.json" 2>/dev/null
+"$BIN/nfsrdma-dissect" -q -z conn --json "$MC" >"$TMP/cn.dis" 2>/dev/null
+check "--view conn: the rows and counts of nfsrdma-dissect -z conn (a TCP connection named so)" python3 - "$TMP/cn.json" "$TMP/cn.dis" <<'PY'
+import json, sys
+top = {r["key"]: r["calls"] for r in json.loads(open(sys.argv[1]).read())["rows"]}
+dis = {o["key"]: o["calls"] for o in map(json.loads, open(sys.argv[2])) if o.get("type") == "summary"}
+ok = top == dis and any(k.endswith(" tcp") for k in top)
+print(sorted(top.items())[:3], sorted(dis.items())[:3]); sys.exit(0 if ok else 1)
+PY
+"$TOP" -b --view client --transport tcp -r "$MC" >"$TMP/cl.txt" 2>/dev/null
+check "--view client --transport tcp: only the TCP client rows" python3 - "$TMP/cl.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(i for i, l in enumerate(lines) if l.startswith("CLIENT "))
+rows = [l.split()[:2] for l in lines[i + 1:] if l.strip() and l[0].isdigit()]
+rows = [r for r in rows if not r[0].startswith("0x")]
+ok = len(rows) > 0 and all(r[1] == "tcp" for r in rows)
+print(rows); sys.exit(0 if ok else 1)
+PY
+
+# ---- an empty table says why ----
+"$TOP" -b --filter ZZZ-no-such-op -r "$SRC/tests/captures/smoke.pcap" >"$TMP/empty.txt" 2>/dev/null
+check "-b --filter matching nothing: the empty table says why" grep -q '^(no row: [0-9]* op row(s), none matches --filter/--transport)$' "$TMP/empty.txt"
+
 # ---- JSON Lines records: their own time is the clock, as for a capture ----
 JL=$SRC/tests/join/fixtures/v3-wire-nfs3-read-write.jsonl
 "$TOP" --json --source "jsonl:$JL" >"$TMP/jl.json" 2>/dev/null

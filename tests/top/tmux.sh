@@ -41,6 +41,9 @@ lookups=$(truth "NFSv3 LOOKUP" nfs3-metadata)
 getacls=$(truth "NFSACLv3 GETACL" nfs3-metadata)
 renames=$(truth "NFSv3 RENAME" nfs3-metadata)
 total=$(truth_total nfs3-metadata)
+# a client over RDMA and over TCP (its MOUNT) is two rows, as -z client has them
+rdma_total=$(truth_ops "$CAPS/nfs3-metadata.truth/client.trace" | awk '{ s += $3 } END { print s + 0 }')
+tcp_total=$(tcp_ops "$CAPS/nfs3-metadata.pcap" | awk '{ s += $3 } END { print s + 0 }')
 writes=$(truth "NFSv3 WRITE" nfs3-read-write)
 [ "${lookups:-0}" -gt 0 ] && [ "${getacls:-0}" -gt 0 ] && [ "${renames:-0}" -gt 0 ] && [ "${writes:-0}" -gt 0 ] ||
 	bad "ground truth: no LOOKUP/GETACL/RENAME in nfs3-metadata.truth or no WRITE in nfs3-read-write.truth"
@@ -80,9 +83,10 @@ check "detail pane lists the slowest XIDs" shows 'SLOWEST XID'
 screen >"$TMP/screen-op.txt"
 check "fits 80 columns" awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/screen-op.txt"
 tmux send-keys -t "$TS" c
-check "key c: client view (10.9.0.2, $total RPCs)" wait_for 5 shows "^10\\.9\\.0\\.2 +[0-9.]+ +$total "
+check "key c: client view (10.9.0.2, $rdma_total RPCs over RDMA)" wait_for 5 shows "^10\\.9\\.0\\.2 +[0-9.]+ +$rdma_total "
+check "key c: the client's $tcp_total RPCs over TCP in a row of their own" shows "^10\\.9\\.0\\.2 tcp +[0-9.]+ +$tcp_total "
 tmux send-keys -t "$TS" s
-check "key s: server view (10.9.0.1, $total RPCs)" wait_for 5 shows "^10\\.9\\.0\\.1 +[0-9.]+ +$total "
+check "key s: server view (10.9.0.1, $rdma_total RPCs over RDMA)" wait_for 5 shows "^10\\.9\\.0\\.1 +[0-9.]+ +$rdma_total "
 tmux send-keys -t "$TS" n
 check "key n: connection view" wait_for 5 shows 'CONNECTION'
 tmux send-keys -t "$TS" o

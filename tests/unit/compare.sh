@@ -55,15 +55,16 @@ def expected(cap, extra=()):
         if "type" in r:
             continue
         e = ops.setdefault(r["program"] + " " + r["procedure"],
-                           {"rpcs": 0, "call_bytes": 0, "reply_bytes": 0, "lat": [], "phase": [0] * 8})
+                           {"rpcs": 0, "call_bytes": 0, "reply_bytes": 0, "lat": [], "phase": [None] * 8})
         b = r["bytes"]
         e["rpcs"] += 1
         e["call_bytes"] += max(b["call_inline"] - b["call_hdr"], 0) + b["read"]
         e["reply_bytes"] += max(b["reply_inline"] - b["reply_hdr"], 0) + b["write"] + b["reply"]
         if r["ns"]["total"] is not None:
             e["lat"].append(r["ns"]["total"])
-            for i, ph in enumerate(PHASES):
-                e["phase"][i] += r["ns"][ph] or 0
+            for i, ph in enumerate(PHASES):   # a phase no RPC had is null, not 0
+                if r["ns"][ph] is not None:
+                    e["phase"][i] = (e["phase"][i] or 0) + r["ns"][ph]
     return ops
 
 def judge_side(cap, op, got, want):
@@ -82,7 +83,11 @@ def judge_side(cap, op, got, want):
     check(got["lat_sum_ns"] == sum(lat), "%s: lat_sum %d, records say %d" % (tag, got["lat_sum_ns"], sum(lat)))
     check([got["phase_sum_ns"][p] for p in PHASES] == want["phase"],
           "%s: phase sums %s, records say %s" % (tag, got["phase_sum_ns"], want["phase"]))
-    check(sum(got["phase_sum_ns"].values()) == got["lat_sum_ns"], "%s: phases do not add up to the total" % tag)
+    check(sum(v for v in got["phase_sum_ns"].values() if v is not None) == got["lat_sum_ns"],
+          "%s: phases do not add up to the total" % tag)
+    if got["phase_mean_ns"] is not None:
+        check([got["phase_mean_ns"][p] is None for p in PHASES] == [v is None for v in want["phase"]],
+              "%s: the phase means null where the sums are (%s)" % (tag, got["phase_mean_ns"]))
     if not lat:
         check(got["mean_ns"] is None and got["p50_ns"] == 0, "%s: no timed RPC, yet a mean or p50" % tag)
         return
