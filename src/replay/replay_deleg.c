@@ -45,9 +45,11 @@ static int return_recalled(struct engine *e, struct rclient *cl)
 		memmove(cl->recalls, cl->recalls + 1, --cl->nrecalls * sizeof(r));
 		struct nfs4_res res;
 		memset(&res, 0, sizeof(res));
+		uint64_t t = xprt_now_ns();
 		while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
 			if ((ret = xprt_poll(e->x, 100)) < 0)
 				break;
+		replay_blocked(e, BLOCK_DELEGRETURN, t);
 		if (ret < 0) {
 			e->deleg_return_failed++;
 			log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-ret));
@@ -224,7 +226,7 @@ void replay_callbacks_stop(struct engine *e)
 void replay_v40_wait_cb_probe(struct engine *e)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 }, grace = { 0, 200 * 1000 * 1000 };
-	uint64_t calls = 0, recalls, refused, deadline = xprt_now_ns() + 5000000000ull;
+	uint64_t calls = 0, recalls, refused, t = xprt_now_ns(), deadline = t + 5000000000ull;
 
 	struct nfs40_cbsrv *srv = e->cur ? e->cur->cbsrv : NULL;
 	if (!srv)
@@ -238,7 +240,9 @@ void replay_v40_wait_cb_probe(struct engine *e)
 	if (!calls) {
 		log_warn("replay: %s did not probe the NFSv4.0 callback path within 5 s of "
 			 "SETCLIENTID_CONFIRM: it may grant no delegation", e->o->target);
+		replay_blocked(e, BLOCK_CB_PROBE, t);
 		return;
 	}
 	nanosleep(&grace, NULL);
+	replay_blocked(e, BLOCK_CB_PROBE, t);
 }

@@ -177,6 +177,11 @@ struct tinfo {
  * it, or it is one), the in-flight count the trace had on its connection */
 enum { HOLD_NONE, HOLD_DEP, HOLD_ORDER, HOLD_INFLIGHT, HOLD_KINDS };
 
+/* Synchronous work of the run loop that holds back every client
+ * (replay_blocking.c): a session or client ID set up inline, the wait for
+ * an NFSv4.0 callback probe, the DELEGRETURN of a recalled delegation */
+enum { BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_KINDS };
+
 struct engine {
 	const struct replay_opts *o;
 	struct trace t;
@@ -265,6 +270,9 @@ struct engine {
 	bool v40_conf_have_tr;
 	uint8_t v40_conf_tother[12];        /* the trace's stateid for it */
 	uint64_t v40_confirms_added, v40_confirms_dropped, v40_renews, v40_seqid_errors;
+	/* synchronous work that held back every client (replay_blocking.c) */
+	uint64_t blocked_n[BLOCK_KINDS], blocked_ns[BLOCK_KINDS], blocked_max_ns[BLOCK_KINDS];
+	uint64_t before_start_n, before_start_ns;
 };
 
 /* READDIRPLUS entries of a reply to dir: a trace one names trace handles,
@@ -379,6 +387,12 @@ struct v4_names {
 	char name[V4_NAMES_MAX][256];
 };
 void replay_v4_names(const struct tcall *tc, const struct nfs4_call_info *in, struct v4_names *v);
+
+/* replay_blocking.c: work of kind BLOCK_* done synchronously since
+ * `since` (counted apart before the schedule's start); its report (JSON:
+ * "blocking":{...},) */
+void replay_blocked(struct engine *e, unsigned kind, uint64_t since);
+void replay_report_blocking(const struct engine *e, FILE *f, bool json);
 
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);

@@ -145,6 +145,7 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 		replay_report_issue(f, &all, early, true);
 		fputc(',', f);
 		report_holds(e, f, true);
+		replay_report_blocking(e, f, true);
 	} else {
 		fprintf(f, "cross-client: %" PRIu64 " call(s) after another client's change or look, "
 			"%" PRIu64 " held for its reply\n", e->deps, e->deps_held);
@@ -154,5 +155,6 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 				"(%" PRIu64 " early)\n", e->o->speed, (double)lhist_pct(&all, 50) / 1e3,
 				(double)lhist_pct(&all, 99) / 1e3, (double)all.max / 1e3, all.n, early);
 		report_holds(e, f, false);
+		replay_report_blocking(e, f, false);
 	}
 }
