@@ -5,7 +5,8 @@
  * (JSON "blocking", a text note): the replay's own timing, so that a
  * check can tell that no client waited on another's work.  Before the
  * schedule's clock starts (t0) such work delays no call: it is reported
- * apart ("before_start"). */
+ * apart ("before_start").  The waits a client does alone (its calls held,
+ * no other's: the NFSv4.0 callback probe) are reported beside them. */
 #include "src/replay/replay_engine.h"
 
 #include <inttypes.h>
@@ -40,8 +41,10 @@ void replay_report_blocking(const struct engine *e, FILE *f, bool json)
 			fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}", k ? "," : "",
 				block_name[k], e->blocked_n[k], (double)e->blocked_ns[k] / 1e3,
 				(double)e->blocked_max_ns[k] / 1e3);
-		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"us\":%.1f}},", e->before_start_n,
-			(double)e->before_start_ns / 1e3);
+		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"us\":%.1f},\"own_cb_probe_waits\":"
+			"{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}},", e->before_start_n,
+			(double)e->before_start_ns / 1e3, e->cb_waits, (double)e->cb_wait_ns / 1e3,
+			(double)e->cb_wait_max_ns / 1e3);
 		return;
 	}
 	for (unsigned k = 0; k < BLOCK_KINDS; k++)

@@ -118,8 +118,9 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 			out_json_str(f, tcl->label);
 			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
 				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
-				",\"unsupported\":%" PRIu64, tcl->vers, tcl->minor, c->trace, c->replayed,
-				c->ok, c->mismatch, c->errors, c->unsupported);
+				",\"unsupported\":%" PRIu64 ",\"connections\":%u,\"shared_connection\":%s",
+				tcl->vers, tcl->minor, c->trace, c->replayed, c->ok, c->mismatch, c->errors,
+				c->unsupported, c->nx, c->shared ? "true" : "false");
 			lat_json(f, "lat_us", &c->lat);
 			lat_json(f, "trace_lat_us", &c->tlat);
 			if (c->v4)   /* --delegations: the callbacks it served */

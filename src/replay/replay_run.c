@@ -522,6 +522,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 
 	if (o->group && replay_group_root(e) < 0)
 		goto out;
+	if (replay_setup_own(e) < 0)
+		goto out;
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	e->t0 = t0;
 	e->t0_trace = t0_trace;
@@ -608,6 +610,7 @@ out:
 	fhmap_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);
 	free(e->cl);
+	free(e->setup);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);
