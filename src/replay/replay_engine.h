@@ -308,8 +308,9 @@ int replay_group_root(struct engine *e);
 void replay_prepass(struct engine *e);
 void replay_trace_latencies(struct engine *e);
 
-/* replay_clients.c: gives every call its client (tcall.client) */
-void replay_clients(struct trace *t);
+/* replay_clients.c: gives every call its client (tcall.client); 0 or
+ * -ENOMEM */
+int replay_clients(struct trace *t);
 
 /* replay_deps.c: every call's cross-client dependency (tinfo.dep) */
 void replay_deps(struct engine *e);

@@ -357,7 +357,8 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 /* A replay client per traced client; e->v4s and e->cur at the first. */
 static int replay_clients_init(struct engine *e)
 {
-	replay_clients(&e->t);
+	if (replay_clients(&e->t) < 0)
+		return -ENOMEM;
 	e->cl = calloc(e->t.nclients ? e->t.nclients : 1, sizeof(*e->cl));
 	if (!e->cl)
 		return -ENOMEM;
