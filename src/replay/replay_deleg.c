@@ -11,7 +11,7 @@
 #include "src/base/log.h"
 
 /* A CB_RECALL came in (called inside the transport's poll: it only
- * queues; replay_return_recalled sends the DELEGRETURN). */
+ * queues; return_recalled, after the poll, sends the DELEGRETURN). */
 static void v4_recalled(void *ctx, const struct nfs41_cb_recall *r)
 {
 	struct rclient *cl = ctx;
