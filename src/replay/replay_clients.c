@@ -5,6 +5,8 @@
 #include "src/replay/replay_engine.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,19 +35,33 @@ static uint32_t null_minor(const struct trace *t, size_t i)
 	return 1;
 }
 
-void replay_clients(struct trace *t)
+static bool same_client(const struct tclient *c, const struct tcall *tc, uint32_t vers, uint32_t minor)
 {
+	return c->family == tc->cfamily && !memcmp(c->addr, tc->caddr, 16) && c->vers == vers && c->minor == minor;
+}
+
+int replay_clients(struct trace *t)
+{
+	unsigned last = 0;
 	t->nclients = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct tcall *tc = &t->calls[i];
 		uint32_t vers = tc->prog == PROG_NFS ? tc->vers : 3;   /* NFSACLv3 goes with NFSv3 */
 		uint32_t minor = vers != 4 ? 0 : tc->v4known ? tc->v4minor : null_minor(t, i);
 		unsigned k;
-		for (k = 0; k < t->nclients; k++) {
-			const struct tclient *c = &t->clients[k];
-			if (c->family == tc->cfamily && !memcmp(c->addr, tc->caddr, 16) && c->vers == vers &&
-			    c->minor == minor)
-				break;
+		/* most calls are their previous call's client's */
+		if (t->nclients && same_client(&t->clients[last], tc, vers, minor))
+			k = last;
+		else
+			for (k = 0; k < t->nclients && !same_client(&t->clients[k], tc, vers, minor); k++)
+				;
+		if (k == t->nclients && k < TR_MAX_CLIENTS && k == t->clients_cap) {
+			unsigned cap = t->clients_cap ? 2 * t->clients_cap : 16;
+			struct tclient *c = realloc(t->clients, cap * sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			t->clients = c;
+			t->clients_cap = cap;
 		}
 		if (k == t->nclients) {
 			if (k == TR_MAX_CLIENTS) {
@@ -72,5 +88,7 @@ void replay_clients(struct trace *t)
 		}
 		tc->client = (uint16_t)k;
 		t->clients[k].calls++;
+		last = k;
 	}
+	return 0;
 }

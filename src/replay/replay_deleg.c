@@ -6,13 +6,12 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "dissect/nfs_status.h"
 #include "src/base/log.h"
 
 /* A CB_RECALL came in (called inside the transport's poll: it only
- * queues; replay_return_recalled sends the DELEGRETURN). */
+ * queues; return_recalled, after the poll, sends the DELEGRETURN). */
 static void v4_recalled(void *ctx, const struct nfs41_cb_recall *r)
 {
 	struct rclient *cl = ctx;
@@ -34,30 +33,46 @@ static unsigned b_delegreturn(struct xenc *x, void *ctx)
 	return 2;
 }
 
+/* The target's answer to a DELEGRETURN of the replay's own. */
+static void returned(void *ctx, struct rclient *cl, const struct nfs4_res *r, int err, uint64_t took_ns)
+{
+	struct engine *e = cl->e;
+	(void)ctx;
+	if (err) {
+		e->deleg_return_failed++;
+		log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-err));
+	} else if (r->status) {
+		e->deleg_return_failed++;
+		log_warn("replay: DELEGRETURN of a recalled delegation: %s", nfs_stat_name(r->status));
+	} else {
+		e->deleg_returned++;
+	}
+	if (e->o->verbose)
+		fprintf(e->out, "  c%u: DELEGRETURN of a recalled delegation answered in %.1f us "
+			"(no client held for it)\n", (unsigned)(cl - e->cl) + 1, (double)took_ns / 1e3);
+}
+
 /* Gives back what the target recalled (DELEGRETURN: a call of the
- * replay's own, not in the trace), and from then on lets the trace's
- * delegation stand for what one the target never granted does. */
+ * replay's own, not in the trace), sent without waiting for its reply,
+ * and from then on lets the trace's delegation stand for what one the
+ * target never granted does (the open stateid of its OPEN: valid whether
+ * or not the target has the delegation back yet).  A recall that finds
+ * no session slot or credit free stays queued until the next poll.
+ * 0 or -ENOTCONN. */
 static int return_recalled(struct engine *e, struct rclient *cl)
 {
-	int ret = 0;
-	while (cl->nrecalls && ret == 0) {
+	while (cl->nrecalls) {
 		struct nfs41_cb_recall r = cl->recalls[0];
-		memmove(cl->recalls, cl->recalls + 1, --cl->nrecalls * sizeof(r));
-		struct nfs4_res res;
-		memset(&res, 0, sizeof(res));
-		while ((ret = nfs41_call_sync(e->x, e->v4s, &e->cred, b_delegreturn, &r, 1024, &res)) == -EAGAIN)
-			if ((ret = xprt_poll(e->x, 100)) < 0)
-				break;
+		int ret = replay_own_submit(e, cl, cl->x[0], true, b_delegreturn, &r, 1024, returned, NULL);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret < 0 && ret != -EMSGSIZE && ret != -ENOMEM)
+			return -ENOTCONN;
 		if (ret < 0) {
 			e->deleg_return_failed++;
 			log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-ret));
-			ret = ret == -EPROTO ? 0 : -ENOTCONN;
-		} else if (res.status) {
-			e->deleg_return_failed++;
-			log_warn("replay: DELEGRETURN of a recalled delegation: %s", nfs_stat_name(res.status));
-		} else {
-			e->deleg_returned++;
 		}
+		memmove(cl->recalls, cl->recalls + 1, --cl->nrecalls * sizeof(r));
 		struct nfs_fh gkey = { .len = 12 };
 		memcpy(gkey.data, r.sid.other, 12);
 		struct fhent *g = fhmap_get(&e->grantmap, &gkey, NULL);
@@ -69,7 +84,7 @@ static int return_recalled(struct engine *e, struct rclient *cl)
 			fhmap_put(&e->delegmap, &tk, NULL, &tv, true);
 		}
 	}
-	return ret;
+	return 0;
 }
 
 /* A new connection carries the fore channel once a SEQUENCE comes on it
@@ -119,15 +134,42 @@ static void bind_conn(struct engine *e, struct rclient *cl)
 	}
 }
 
+/* NFSv4.0: whether cl's wait for the target's callback probe is over
+ * (a probe seen and a grace after it, or 5 s without one); then its
+ * calls go on, as if released by a reply at that time. */
+static void cb_wait_step(struct engine *e, struct rclient *cl)
+{
+	uint64_t calls = 0, recalls, refused, now = xprt_now_ns();
+	nfs40_cbsrv_counts(cl->cbsrv, &calls, &recalls, &refused);
+	if (!cl->cb_probed && calls > 0) {
+		/* the path is marked up when our reply reaches the target */
+		cl->cb_probed = true;
+		cl->cb_wait_until = now + CB_PROBE_GRACE_NS;
+	}
+	if (now < cl->cb_wait_until)
+		return;
+	cl->cb_wait = false;
+	cl->last_done_ns = now;
+	uint64_t d = now - cl->cb_wait_since;
+	e->cb_waits++;
+	e->cb_wait_ns += d;
+	if (d > e->cb_wait_max_ns)
+		e->cb_wait_max_ns = d;
+	if (!cl->cb_probed)
+		log_warn("replay: %s did not probe the NFSv4.0 callback path within 5 s of "
+			 "SETCLIENTID_CONFIRM: it may grant no delegation", e->o->target);
+	if (e->o->verbose)
+		fprintf(e->out, "  c%u: waited %.1f us for the target's callback probe%s (its own calls "
+			"held, no other client's)\n", (unsigned)(cl - e->cl) + 1, (double)d / 1e3,
+			cl->cb_probed ? "" : " (none came)");
+}
+
 int replay_callbacks_after_poll(struct engine *e)
 {
 	int ret = 0;
 	if (e->returning)
 		return 0;
 	e->returning = true;
-	struct rclient *saved_cur = e->cur;
-	struct nfs41_session *saved_s = e->v4s;
-	struct xprt *saved_x = e->x;
 	for (unsigned k = 0; k < e->t.nclients && ret == 0; k++) {
 		struct rclient *cl = &e->cl[k];
 		if (!cl->v4)
@@ -138,19 +180,32 @@ int replay_callbacks_after_poll(struct engine *e)
 			unsigned room = (unsigned)(sizeof(cl->recalls) / sizeof(cl->recalls[0])) - cl->nrecalls;
 			cl->nrecalls += nfs40_cbsrv_take(cl->cbsrv, cl->recalls + cl->nrecalls, room);
 		}
-		if (!cl->nrecalls)
-			continue;
+		if (cl->cb_wait)
+			cb_wait_step(e, cl);
 		/* the DELEGRETURN goes as that client, on its connection */
-		e->cur = cl;
-		e->v4s = &cl->s;
-		e->x = cl->x[0];
-		ret = return_recalled(e, cl);
+		if (cl->nrecalls)
+			ret = return_recalled(e, cl);
 	}
-	e->cur = saved_cur;
-	e->v4s = saved_s;
-	e->x = saved_x;
 	e->returning = false;
 	return ret;
+}
+
+uint64_t replay_async_wake(const struct engine *e, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+	for (unsigned k = 0; k < e->t.nclients; k++) {
+		const struct rclient *cl = &e->cl[k];
+		if (!cl->cb_wait)
+			continue;
+		/* the probe is seen by the callback server's thread: looked
+		 * for every 10 ms; its grace ends at a known time */
+		uint64_t at = cl->cb_probed ? cl->cb_wait_until : now + 10000000ull;
+		if (at > cl->cb_wait_until)
+			at = cl->cb_wait_until;
+		if (at < wake)
+			wake = at;
+	}
+	return wake < now ? now : wake;
 }
 
 /* --delegations: every NFSv4 client serves the target's callbacks.
@@ -217,28 +272,18 @@ void replay_callbacks_stop(struct engine *e)
 /* knfsd grants an NFSv4.0 client a delegation only once its probe of the
  * callback path (a CB_NULL to SETCLIENTID's address, sent after the
  * confirm) has been answered: the traced client's OPENs came after that
- * probe. Without this wait the replay's first OPEN races the probe, and
+ * probe.  Without this wait the replay's first OPEN races the probe, and
  * on a loaded host the target answers it with no delegation, unlike the
- * trace. The path is marked up when our reply reaches the target: a
- * short grace after the probe covers that. */
+ * trace.  The wait is the client's alone: its calls are held (the
+ * scheduler's order hold) while the others' go on; replay_callbacks_
+ * after_poll ends it. */
 void replay_v40_wait_cb_probe(struct engine *e)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 }, grace = { 0, 200 * 1000 * 1000 };
-	uint64_t calls = 0, recalls, refused, deadline = xprt_now_ns() + 5000000000ull;
-
-	struct nfs40_cbsrv *srv = e->cur ? e->cur->cbsrv : NULL;
-	if (!srv)
+	struct rclient *cl = e->cur;
+	if (!cl || !cl->cbsrv || cl->cb_wait)
 		return;
-	for (;;) {
-		nfs40_cbsrv_counts(srv, &calls, &recalls, &refused);
-		if (calls > 0 || xprt_now_ns() >= deadline)
-			break;
-		nanosleep(&tick, NULL);
-	}
-	if (!calls) {
-		log_warn("replay: %s did not probe the NFSv4.0 callback path within 5 s of "
-			 "SETCLIENTID_CONFIRM: it may grant no delegation", e->o->target);
-		return;
-	}
-	nanosleep(&grace, NULL);
+	cl->cb_wait = true;
+	cl->cb_probed = false;
+	cl->cb_wait_since = xprt_now_ns();
+	cl->cb_wait_until = cl->cb_wait_since + CB_PROBE_WAIT_NS;
 }

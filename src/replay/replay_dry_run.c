@@ -219,15 +219,19 @@ int replay_dry_run(struct engine *e)
 			const struct tclient *c = &e->t.clients[k];
 			fprintf(f, "%s{\"client\":%u", k ? "," : "", k + 1);
 			json_key_str(f, "label", c->label);
-			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"first_conn\":%u,\"calls\":%" PRIu64 "}",
-				c->vers, c->minor, c->first_conn, c->calls);
+			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"first_conn\":%u,\"calls\":%" PRIu64
+				",\"own_state_before_start\":%s}", c->vers, c->minor, c->first_conn, c->calls,
+				replay_needs_own_state(&e->t, k) ? "true" : "false");
 		}
 		fputs("]}\n", f);
 	} else {
 		fprintf(f, "%" PRIu64 " call(s) wait for another client's call (after #N)\n", e->deps);
 		for (unsigned k = 0; k < e->t.nclients; k++)
-			fprintf(f, "client c%u %s: %" PRIu64 " calls (first on connection %u)\n", k + 1,
-				e->t.clients[k].label, e->t.clients[k].calls, e->t.clients[k].first_conn);
+			fprintf(f, "client c%u %s: %" PRIu64 " calls (first on connection %u)%s\n", k + 1,
+				e->t.clients[k].label, e->t.clients[k].calls, e->t.clients[k].first_conn,
+				!replay_needs_own_state(&e->t, k) ? "" : e->t.clients[k].minor ?
+				"; a session of the replay's own, set up before the start" :
+				"; a client ID of the replay's own, set up before the start");
 	}
 	if (!json)
 		fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "

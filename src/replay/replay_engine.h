@@ -95,7 +95,6 @@ struct mismatch {
 /* A traced client replayed (t.clients[k]): its own client ID and session,
  * and what became of its calls. */
 #define RC_MAXCONN 4        /* a client's own connections (one per traced one) */
-#define REPLAY_MAXCONN 64    /* the replay's, all clients' */
 struct rclient {
 	struct nfs41_session s;
 	bool v4;
@@ -104,6 +103,7 @@ struct rclient {
 	struct xprt *x[RC_MAXCONN];
 	uint32_t tconn[RC_MAXCONN];
 	unsigned nx;
+	bool shared;                     /* past the connection limit: on another client's */
 	uint64_t trace, replayed, ok, mismatch, errors, unsupported, early;
 	/* its calls in flight; a state or namespace change of its own sent
 	 * and not answered yet (its next call waits: other clients' do not) */
@@ -122,6 +122,10 @@ struct rclient {
 	struct nfs40_cbsrv *cbsrv;
 	struct nfs41_cb_recall recalls[8];
 	unsigned nrecalls;
+	/* NFSv4.0 --delegations: waiting for the target's probe of its
+	 * callback path (replay_deleg.c): its calls held, no other client's */
+	bool cb_wait, cb_probed;
+	uint64_t cb_wait_since, cb_wait_until;
 	uint64_t bound_reconnects;       /* its connections' reconnects when last bound */
 	bool bind_wanted;
 	uint64_t last_bind_ns;
@@ -177,6 +181,11 @@ struct tinfo {
  * it, or it is one), the in-flight count the trace had on its connection */
 enum { HOLD_NONE, HOLD_DEP, HOLD_ORDER, HOLD_INFLIGHT, HOLD_KINDS };
 
+/* Synchronous work of the run loop that holds back every client
+ * (replay_blocking.c): a session or client ID set up inline, the wait for
+ * an NFSv4.0 callback probe, the DELEGRETURN of a recalled delegation */
+enum { BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_KINDS };
+
 struct engine {
 	const struct replay_opts *o;
 	struct trace t;
@@ -184,6 +193,7 @@ struct engine {
 	struct xprt *x;          /* the current call's client's connection */
 	struct xprt **xs;        /* every connection, in the order they were opened */
 	unsigned nxs;
+	unsigned conns_wanted, clients_sharing;   /* replay_conns.c: past the limit */
 	struct nfs_fh troot, root;
 	bool have_troot;
 	struct fhmap tmap;     /* trace fh -> target fh */
@@ -265,6 +275,11 @@ struct engine {
 	bool v40_conf_have_tr;
 	uint8_t v40_conf_tother[12];        /* the trace's stateid for it */
 	uint64_t v40_confirms_added, v40_confirms_dropped, v40_renews, v40_seqid_errors;
+	/* synchronous work that held back every client (replay_blocking.c) */
+	uint64_t blocked_n[BLOCK_KINDS], blocked_ns[BLOCK_KINDS], blocked_max_ns[BLOCK_KINDS];
+	uint64_t before_start_n, before_start_ns;
+	uint64_t cb_waits, cb_wait_ns, cb_wait_max_ns;   /* the clients' own probe waits */
+	void *setup;             /* replay_setup.c's steps (freed at the end) */
 };
 
 /* READDIRPLUS entries of a reply to dir: a trace one names trace handles,
@@ -293,8 +308,9 @@ int replay_group_root(struct engine *e);
 void replay_prepass(struct engine *e);
 void replay_trace_latencies(struct engine *e);
 
-/* replay_clients.c: gives every call its client (tcall.client) */
-void replay_clients(struct trace *t);
+/* replay_clients.c: gives every call its client (tcall.client); 0 or
+ * -ENOMEM */
+int replay_clients(struct trace *t);
 
 /* replay_deps.c: every call's cross-client dependency (tinfo.dep) */
 void replay_deps(struct engine *e);
@@ -318,9 +334,16 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep);
 /* --delegations: serve the target's callbacks.  Returns 0 or a negative
  * errno (said in the log). */
 int replay_serve_callbacks(struct engine *e);
-/* NFSv4.0 with --delegations, once the client ID is confirmed: wait (at
- * most 5 s) for the target's probe of the callback path. */
+/* NFSv4.0 with --delegations, once the current client's ID is confirmed:
+ * its calls wait (at most CB_PROBE_WAIT_NS) for the target's probe of the
+ * callback path and CB_PROBE_GRACE_NS after it; other clients' do not. */
+#define CB_PROBE_WAIT_NS 5000000000ull
+#define CB_PROBE_GRACE_NS 200000000ull
 void replay_v40_wait_cb_probe(struct engine *e);
+/* The earliest time a client's wait ends or must be looked at again
+ * (UINT64_MAX: none waits; never before now): the scheduler sleeps no
+ * longer. */
+uint64_t replay_async_wake(const struct engine *e, uint64_t now);
 /* After a poll: every client's recalls given back, its new connections
  * bound to its session.  0 or -ENOTCONN. */
 int replay_callbacks_after_poll(struct engine *e);
@@ -334,6 +357,33 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		  struct opstat *os);
 
 /* replay_conns.c: every client's connections (one per traced connection) */
+/* The connections the replay may open at most: REPLAY_CONN_CAP, what an
+ * open-file limit of nofile leaves past REPLAY_FD_RESERVE descriptors at
+ * fds_per_conn each, and the device's QP limit (0: unknown).  *why: which
+ * of them binds. */
+#define REPLAY_CONN_CAP 4096
+#define REPLAY_FD_RESERVE 64   /* the capture, stdio, logs, NFSv4.0 callback servers */
+unsigned replay_conn_limit(uint64_t nofile, unsigned fds_per_conn, uint64_t dev_max_qp, const char **why);
+/* Which connection each call goes on, given at most limit of them: each
+ * client's traced connections their own (its first RC_MAXCONN, later ones
+ * on its last) while the limit allows; then a client with one carries its
+ * further traced connections on its last, and a client with none shares
+ * connection (client % limit) with another client. */
+struct conn_plan_client {
+	unsigned n;                  /* its connections (rclient.x) */
+	uint32_t tconn[RC_MAXCONN];  /* the traced connection of each */
+	unsigned g[RC_MAXCONN];      /* the replay's connection (engine.xs) of each */
+	bool shared;                 /* on another client's */
+};
+struct conn_plan {
+	unsigned n;                  /* connections to open */
+	unsigned wanted;             /* connections wanted (the limit apart) */
+	unsigned sharing;            /* clients on another's connection */
+	struct conn_plan_client *cl; /* per traced client */
+	struct { unsigned g; uint8_t xi; } *of_call;   /* per call: its connection, its client's index */
+};
+int replay_conn_plan(const struct trace *t, unsigned limit, struct conn_plan *p);
+void replay_conn_plan_free(struct conn_plan *p);
 int replay_conns_open(struct engine *e, const struct xprt_opts *xo, bool tcp);
 void replay_conns_close(struct engine *e);
 /* Calls in flight on every connection. */
@@ -379,6 +429,29 @@ struct v4_names {
 	char name[V4_NAMES_MAX][256];
 };
 void replay_v4_names(const struct tcall *tc, const struct nfs4_call_info *in, struct v4_names *v);
+
+/* replay_own.c: a COMPOUND of the replay's own (SEQUENCE on the client's
+ * session first, when it has one and sequence is asked, then what build
+ * appends) sent on x as client cl, without waiting: done gets the decoded
+ * reply (NULL when err: -EPIPE lost, -EPROTO undecodable) and how long it
+ * took, inside the transport's poll.  0, -EAGAIN (no session slot or
+ * transport credit now: try again after a poll) or another negative errno. */
+typedef void (*replay_own_fn)(void *ctx, struct rclient *cl, const struct nfs4_res *r, int err,
+			      uint64_t took_ns);
+int replay_own_submit(struct engine *e, struct rclient *cl, struct xprt *x, bool sequence,
+		      nfs41_build_fn build, void *bctx, uint32_t reply_max, replay_own_fn done, void *ctx);
+
+/* replay_setup.c: before t0, every NFSv4 client whose trace uses a
+ * session (client ID) it did not create gets one of the replay's own, all
+ * at once.  0 or a negative errno (the connections are gone). */
+bool replay_needs_own_state(const struct trace *t, unsigned k);
+int replay_setup_own(struct engine *e);
+
+/* replay_blocking.c: work of kind BLOCK_* done synchronously since
+ * `since` (counted apart before the schedule's start); its report (JSON:
+ * "blocking":{...},) */
+void replay_blocked(struct engine *e, unsigned kind, uint64_t since);
+void replay_report_blocking(const struct engine *e, FILE *f, bool json);
 
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);

@@ -98,10 +98,11 @@ void replay_report(struct engine *e, double secs, int rc)
 			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
 			",\"read_chunks\":%" PRIu64
 			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
-			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u,\"connections\":%u},",
+			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u,\"connections\":%u,"
+			"\"connections_wanted\":%u,\"clients_sharing\":%u},",
 			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
 			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
-			st->credits_granted, e->nxs);
+			st->credits_granted, e->nxs, e->conns_wanted, e->clients_sharing);
 		if (e->v4 && e->v4s->minor == 0)
 			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
 				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64

@@ -118,8 +118,9 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 			out_json_str(f, tcl->label);
 			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
 				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
-				",\"unsupported\":%" PRIu64, tcl->vers, tcl->minor, c->trace, c->replayed,
-				c->ok, c->mismatch, c->errors, c->unsupported);
+				",\"unsupported\":%" PRIu64 ",\"connections\":%u,\"shared_connection\":%s",
+				tcl->vers, tcl->minor, c->trace, c->replayed, c->ok, c->mismatch, c->errors,
+				c->unsupported, c->nx, c->shared ? "true" : "false");
 			lat_json(f, "lat_us", &c->lat);
 			lat_json(f, "trace_lat_us", &c->tlat);
 			if (c->v4)   /* --delegations: the callbacks it served */
@@ -145,6 +146,7 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 		replay_report_issue(f, &all, early, true);
 		fputc(',', f);
 		report_holds(e, f, true);
+		replay_report_blocking(e, f, true);
 	} else {
 		fprintf(f, "cross-client: %" PRIu64 " call(s) after another client's change or look, "
 			"%" PRIu64 " held for its reply\n", e->deps, e->deps_held);
@@ -154,5 +156,6 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 				"(%" PRIu64 " early)\n", e->o->speed, (double)lhist_pct(&all, 50) / 1e3,
 				(double)lhist_pct(&all, 99) / 1e3, (double)all.max / 1e3, all.n, early);
 		report_holds(e, f, false);
+		replay_report_blocking(e, f, false);
 	}
 }

@@ -357,7 +357,8 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 /* A replay client per traced client; e->v4s and e->cur at the first. */
 static int replay_clients_init(struct engine *e)
 {
-	replay_clients(&e->t);
+	if (replay_clients(&e->t) < 0)
+		return -ENOMEM;
 	e->cl = calloc(e->t.nclients ? e->t.nclients : 1, sizeof(*e->cl));
 	if (!e->cl)
 		return -ENOMEM;
@@ -522,6 +523,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 
 	if (o->group && replay_group_root(e) < 0)
 		goto out;
+	if (replay_setup_own(e) < 0)
+		goto out;
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	e->t0 = t0;
 	e->t0_trace = t0_trace;
@@ -608,6 +611,7 @@ out:
 	fhmap_free(&e->sessmap);
 	nfs40_owners_free(&e->owners);
 	free(e->cl);
+	free(e->setup);
 	free(e->ti);
 	trace_free(&e->t);
 	free(e);

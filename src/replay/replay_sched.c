@@ -72,7 +72,7 @@ static int held(struct engine *e, size_t i)
 		ti->barrier = call_barrier(e, i);
 		ti->barrier_known = true;
 	}
-	if ((ti->barrier || cl->barrier_pending || ti->retried) && cl->inflight)
+	if (((ti->barrier || cl->barrier_pending || ti->retried) && cl->inflight) || cl->cb_wait)
 		return HOLD_ORDER;
 	struct xprt *x = cl->x[ti->xi];
 	uint32_t limit = e->o->max_inflight ? e->o->max_inflight : (tc->inflight ? tc->inflight : 1);
@@ -138,6 +138,9 @@ static int schedule(struct engine *e)
 		}
 		if (!left)
 			return 0;
+		uint64_t aw = replay_async_wake(e, now);   /* a client's own wait (replay_deleg.c) */
+		if (aw < wake)
+			wake = aw;
 		if (best != SIZE_MAX) {
 			struct tinfo *ti = &e->ti[best];
 			struct rclient *cl = &e->cl[e->t.calls[best].client];

@@ -465,5 +465,6 @@ void trace_free(struct trace *t)
 		free(t->calls[i].res);
 	}
 	free(t->calls);
+	free(t->clients);
 	memset(t, 0, sizeof(*t));
 }

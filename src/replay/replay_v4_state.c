@@ -18,7 +18,9 @@ int replay_v4_session(struct engine *e)
 	char err[256];
 	if (e->v4s->have_session)
 		return 0;
+	uint64_t t = xprt_now_ns();
 	int ret = nfs41_session_open(e->x, e->v4s, &e->cred, e->slots, err, sizeof(err));
+	replay_blocked(e, BLOCK_SETUP, t);
 	if (ret < 0) {
 		log_error("replay: cannot open an NFSv4.%u session on %s: %s", e->v4s->minor,
 			  e->o->target, err);
@@ -35,7 +37,9 @@ int replay_v40_client(struct engine *e)
 	char err[256];
 	if (e->v4s->have_client)
 		return 0;
+	uint64_t t = xprt_now_ns();
 	int ret = nfs40_client_open(e->x, e->v4s, &e->cred, err, sizeof(err));
+	replay_blocked(e, BLOCK_SETUP, t);
 	if (ret < 0) {
 		log_error("replay: cannot set up an NFSv4.0 client ID on %s: %s", e->o->target, err);
 		return ret == -EPROTO ? -EPROTO : -ENOTCONN;

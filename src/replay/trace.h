@@ -56,8 +56,9 @@ struct tcall {
 
 /* A traced client as the replay sees one: an address with one NFS
  * version and minor version (each NFSv4 minor version has its own client
- * ID and session on the server, so its own on the target). */
-#define TR_MAX_CLIENTS 64
+ * ID and session on the server, so its own on the target).  At most
+ * TR_MAX_CLIENTS (tcall.client is 16 bits); the table grows as they come. */
+#define TR_MAX_CLIENTS 4096
 struct tclient {
 	uint8_t family, addr[16];
 	uint32_t vers, minor;
@@ -73,8 +74,8 @@ struct trace {
 	bool have_root;                /* from a MOUNT reply in the capture */
 	struct nfs_fh root;
 	char export_path[256];
-	struct tclient clients[TR_MAX_CLIENTS];
-	unsigned nclients;
+	struct tclient *clients;       /* replay_clients (trace_free frees it) */
+	unsigned nclients, clients_cap;
 	uint64_t clients_merged;       /* calls of clients past TR_MAX_CLIENTS, in the last one */
 };
 

@@ -200,6 +200,7 @@ static int connect_once(struct rdma_ep *ep)
 		ret = -errno;
 		goto fail;
 	}
+	ep->x.max_qp = da.max_qp > 0 ? (uint32_t)da.max_qp : 0;   /* how many connections the replay may open */
 	ep->pd = ibv_alloc_pd(ep->id->verbs);
 	if (!ep->pd) {
 		ret = -errno;

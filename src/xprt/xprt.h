@@ -136,6 +136,7 @@ struct xprt {
 	/* NULL: a call from the server is dropped (counted, logged once) */
 	xprt_bc_fn bc_call;
 	void *bc_ctx;
+	uint32_t max_qp;          /* RDMA: the device's QP limit (ibv_device_attr); 0: none */
 };
 
 struct xprt_opts {

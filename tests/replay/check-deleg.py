@@ -147,6 +147,17 @@ def cb_run(name, tag, served, min_callbacks, what_served):
               f"DELEGRETURN was not sent; the other delegation's DELEGRETURN and its READ after CLOSE went with "
               f"the target's delegation ({t.get('no_delegation')}, {v.get('delegation_claims_made_plain')}, "
               f"{v.get('delegation_io_anonymous')})")
+        # the recall's DELEGRETURN (and, 4.0, the wait for the target's
+        # callback probe) went on beside the run loop: no synchronous work
+        # held back the calls (the replay's own timing of that work)
+        b = j.get("blocking") or {}
+        w = b.get("own_cb_probe_waits") or {}
+        check(all((b.get(k) or {}).get("n") == 0 for k in ("setup", "cb_probe", "delegreturn"))
+              and (w.get("n", 0) >= 1) == (tag == "v40"),
+              f"{name}: nothing done synchronously in the run loop (setup, cb_probe, delegreturn: "
+              f"{[(k, (b.get(k) or {}).get('n')) for k in ('setup', 'cb_probe', 'delegreturn')]}); "
+              f"the 4.0 client's wait for the callback probe its own ({w})")
+        print(f"info {name}: issue-time error {j.get('issue_us')}, holds {j.get('holds')}")
     else:
         check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
     wf = os.path.join(out, f"recall-write.{tag}.txt")

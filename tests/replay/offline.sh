@@ -17,7 +17,10 @@
 #    tool) or 3 (setup: what the trace or target refuses) and one line on
 #    stderr naming what is wrong, nothing sent (no --target given, or a
 #    target no one listens on);
-#  - --help lists the options from the option table.
+#  - --help lists the options from the option table;
+#  - a capture cut of its NFSv4 clients' set-up (cut-setup.py) makes each
+#    of them need a session (client ID) of the replay's own, the whole
+#    capture none.
 # Ends with 'replay-offline: N passed, N failed'.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -374,6 +377,26 @@ if [ -z "$missing" ]; then
 else
     bad "man page lacks:$missing"
 fi
+
+# which clients need a session (client ID) of the replay's own, set up
+# before the start: none in the lab captures (each holds its clients'
+# EXCHANGE_ID / SETCLIENTID); each NFSv4 client once the set-up RPCs are
+# cut out (tests/replay/cut-setup.py; which clients are NFSv4 comes from
+# the scenario: multi-client's c2 is NFSv3)
+own_of() { "$R" --dry-run --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+d = [json.loads(l) for l in sys.stdin if l.strip()][-1]
+print(",".join(str(c.get("own_state_before_start")).lower() for c in d["clients"]))'; }
+for c in multi-client:true,false,true,true nfs40-deleg:true; do
+    cap=tests/captures/${c%%:*}.pcap want=${c#*:}
+    python3 tests/replay/cut-setup.py "$O/bin/nfsrdma-dissect" "$cap" "$tmp/cut.pcap" >"$tmp/cut.txt" 2>&1
+    whole=$(own_of "$cap") cut=$(own_of "$tmp/cut.pcap")
+    if [ "$cut" = "$want" ] && [ "$whole" = "${want//true/false}" ]; then
+        ok "${c%%:*}: own session before the start: none for the whole capture; $cut without the set-up ($(cat "$tmp/cut.txt"))"
+    else
+        bad "${c%%:*}: own session before the start: whole $whole (want ${want//true/false}), cut $cut (want $want): $(cat "$tmp/cut.txt")"
+    fi
+done
 
 echo "replay-offline: $P passed, $F failed"
 [ "$F" = 0 ]

@@ -75,7 +75,7 @@ int main(void)
 	e->t.calls[e->t.n++].args = NULL;
 	e->ti = calloc(e->t.n, sizeof(*e->ti));
 
-	replay_clients(&e->t);
+	CHECK(replay_clients(&e->t) == 0, "replay_clients");
 	CHECK_EQ_U64(e->t.nclients, 4);
 	CHECK_EQ_STR(e->t.clients[0].label, "10.0.0.1 NFSv3");
 	CHECK_EQ_STR(e->t.clients[1].label, "10.0.0.3 NFSv3");
@@ -96,6 +96,7 @@ int main(void)
 	for (size_t i = 0; i + 1 < e->t.n; i++)
 		free(e->t.calls[i].args);
 	free(e->t.calls);
+	free(e->t.clients);
 	free(e->ti);
 	free(e);
 	return check_summary("test_replay_deps");

@@ -28,4 +28,11 @@ rp_run mountseq-x4 "$REPLAY" --target "$S" --allow-mutations --clients 4 --json 
 rp_run multi-x2-ro "$REPLAY" --target "$S" --clients 2 "$MC"
 rp_reset groups
 rp_run multi-x4-text "$REPLAY" --target "$S" --allow-mutations --clients 4 "$MC"
+# the capture without its NFSv4 clients' set-up (as one taken mid-session):
+# each needs a session of the replay's own, set up before the start, all
+# at once (tests/replay/cut-setup.py)
+python3 "$LAB_REPO/tests/replay/cut-setup.py" "$RB/nfsrdma-dissect" "$MC" "$LAB_OUT/multi-cut.pcap" \
+    >"$LAB_OUT/multi-cut.txt" 2>&1
+rp_reset multi
+rp_run multi-cut "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$LAB_OUT/multi-cut.pcap"
 lab_signal client.steps-done

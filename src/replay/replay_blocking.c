@@ -1,0 +1,60 @@
+/* What the run loop did synchronously while the schedule ran, holding
+ * back every client's calls (not only its own): a session or client ID
+ * set up inline, the wait for an NFSv4.0 callback probe, the DELEGRETURN
+ * of a recalled delegation.  Counted and timed, said with -v, reported
+ * (JSON "blocking", a text note): the replay's own timing, so that a
+ * check can tell that no client waited on another's work.  Before the
+ * schedule's clock starts (t0) such work delays no call: it is reported
+ * apart ("before_start").  The waits a client does alone (its calls held,
+ * no other's: the NFSv4.0 callback probe) are reported beside them. */
+#include "src/replay/replay_engine.h"
+
+#include <inttypes.h>
+
+static const char *const block_name[BLOCK_KINDS] = { "setup", "cb_probe", "delegreturn" };
+
+void replay_blocked(struct engine *e, unsigned kind, uint64_t since)
+{
+	uint64_t d = xprt_now_ns() - since;
+	if (kind >= BLOCK_KINDS)
+		return;
+	if (!e->t0) {
+		e->before_start_n++;
+		e->before_start_ns += d;
+		return;
+	}
+	e->blocked_n[kind]++;
+	e->blocked_ns[kind] += d;
+	if (d > e->blocked_max_ns[kind])
+		e->blocked_max_ns[kind] = d;
+	if (e->o->verbose)
+		fprintf(e->out, "  c%u: %s done synchronously: every client held %.1f us\n",
+			e->cur ? (unsigned)(e->cur - e->cl) + 1 : 0, block_name[kind], (double)d / 1e3);
+}
+
+void replay_report_blocking(const struct engine *e, FILE *f, bool json)
+{
+	uint64_t n = 0;
+	if (json) {
+		fputs("\"blocking\":{", f);
+		for (unsigned k = 0; k < BLOCK_KINDS; k++)
+			fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}", k ? "," : "",
+				block_name[k], e->blocked_n[k], (double)e->blocked_ns[k] / 1e3,
+				(double)e->blocked_max_ns[k] / 1e3);
+		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"us\":%.1f},\"own_cb_probe_waits\":"
+			"{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}},", e->before_start_n,
+			(double)e->before_start_ns / 1e3, e->cb_waits, (double)e->cb_wait_ns / 1e3,
+			(double)e->cb_wait_max_ns / 1e3);
+		return;
+	}
+	for (unsigned k = 0; k < BLOCK_KINDS; k++)
+		n += e->blocked_n[k];
+	if (!n)
+		return;
+	fprintf(f, "note: the run loop blocked every client");
+	for (unsigned k = 0; k < BLOCK_KINDS; k++)
+		if (e->blocked_n[k])
+			fprintf(f, "; %s %" PRIu64 " time(s), %.1f ms (max %.1f ms)", block_name[k],
+				e->blocked_n[k], (double)e->blocked_ns[k] / 1e6, (double)e->blocked_max_ns[k] / 1e6);
+	fputc('\n', f);
+}
