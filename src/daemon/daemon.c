@@ -375,7 +375,8 @@ static void print_summary_locked(struct daemon *d, uint64_t now)
 		return;
 	uint64_t drops = s.t.drops_queue + s.t.drops_source;
 	if (d->c->json) {
-		printf("{\"summary\":{\"t\":%" PRIu64 ",\"window_s\":%.3f,\"records\":%" PRIu64
+		/* "type" first, as every non-record line of every tool has it */
+		printf("{\"type\":\"daemon_summary\",\"summary\":{\"t\":%" PRIu64 ",\"window_s\":%.3f,\"records\":%" PRIu64
 		       ",\"rate\":%.3f,\"errors\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"ops\":[",
 		       s.now_ns, s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
 		/* an operation as nfsrdma-dissect -z proc --json and nfsrdma-top

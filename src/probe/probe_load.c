@@ -118,7 +118,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 	libbpf_set_print(libbpf_log);
 	if (!root) {
 		snprintf(err, errlen, "kernel probe: tracefs not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return -ENOENT;
+		return -ENODEV;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -142,7 +142,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			snprintf(err, errlen, "kernel probe: %s side unavailable: %s", side == PROBE_WANT_CLIENT ? "client" : "server",
 				 p->plan.unavail);
 			probe_close(p);
-			return -ENOENT;
+			return -ENODEV;
 		} else {
 			log_warn("kernel probe: %s side off (its essential tracepoint is unavailable)",
 				 side == PROBE_WANT_CLIENT ? "client" : "server");
@@ -151,7 +151,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 	if (!ok_sides) {
 		snprintf(err, errlen, "kernel probe: nothing to attach: unavailable: %s", p->plan.unavail);
 		probe_close(p);
-		return -ENOENT;
+		return -ENODEV;
 	}
 
 	if (ok_sides & PROBE_WANT_CLIENT) {

@@ -28,8 +28,11 @@ typedef void (*probe_event_fn)(const struct probe_event *e, void *ctx);
 
 struct probe;
 
-/* Returns 0 or a negative errno with a one-line reason in err. Events that
- * are missing or differently shaped are logged (warning) and skipped. */
+/* Returns 0 or a negative errno with a one-line reason in err: -ENODEV
+ * when tracefs is not mounted or the tracepoints a side needs are absent
+ * (the module not loaded yet: a restart may cure it, unlike a bad spec's
+ * -EINVAL/-ENOENT).  Events that are missing or differently shaped are
+ * logged (warning) and skipped. */
 int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn cb, void *ctx,
 	       char *err, size_t errlen);
 /* An extra consumer of every raw event, called before the main callback

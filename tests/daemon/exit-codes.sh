@@ -81,6 +81,15 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); open(sys.argv[2], "w").clos
 PIDS+=($!)
 wait_for 5 test -f "$TMP/held"
 expect 1 'Address already in use' --source "$CAP" --socket none --metrics "127.0.0.1:$port"
+# the probes' tracepoints absent (tracefs not mounted, rpcrdma not loaded
+# yet): the module may be there after a restart, so 1, not 2
+# (a warning per missing tracepoint first, then the one error)
+mkdir -p "$TMP/empty-tracefs"
+timeout 10 "$D" --source "kernel:tracefs=$TMP/empty-tracefs" --socket none --metrics none --exit-at-end \
+	>"$TMP/out" 2>"$TMP/err"; rc=$?
+check "tracepoints absent: exit 1 (exit $rc), the error last: $(tail -1 "$TMP/err" | head -c 200)" \
+	bash -c "[ $rc -eq 1 ] && tail -1 '$TMP/err' | grep -q 'nothing to attach' && [ ! -s '$TMP/out' ]"
+check "tracepoints absent: each missing one named (sunrpc:rpc_task_begin)" grep -q 'sunrpc:rpc_task_begin unavailable' "$TMP/err"
 # and the good configuration runs to the end: 0
 timeout 20 "$D" "${base[@]}" >"$TMP/out" 2>"$TMP/err"
 check "a valid configuration with --exit-at-end exits 0 (exit $?)" [ $? -eq 0 ]

@@ -22,7 +22,7 @@ summary() { # FILE EXPR
 import json, sys
 s = None
 for line in open(sys.argv[1]):
-    if line.startswith('{"summary"'):
+    if line.startswith('{"type":"daemon_summary"'):
         s = json.loads(line)["summary"]
 print(eval(sys.argv[2]) if s is not None else "none")
 PY
@@ -162,7 +162,7 @@ if [ -n "$ZLIB" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		echo $? >"'"$TMP"'/nozmq-fwd.rc"
 		"$@" --curve-keygen "'"$TMP"'/nozmq.key" 2>"'"$TMP"'/nozmq-key.err"
 		echo $? >"'"$TMP"'/nozmq-key.rc"' sh "$ZLIB" "$D"
-	nozmq_local() { [ "$(cat "$TMP/nozmq.rc")" = 0 ] && [ "$(grep -vc '^{"summary"' "$TMP/nozmq.json")" = "$want" ]; }
+	nozmq_local() { [ "$(cat "$TMP/nozmq.rc")" = 0 ] && [ "$(grep -vc '^{"type":"daemon_summary"' "$TMP/nozmq.json")" = "$want" ]; }
 	nozmq_fails() { # NAME: exit 1, one line naming libzmq
 		[ "$(cat "$TMP/nozmq-$1.rc")" = 1 ] && [ "$(wc -l <"$TMP/nozmq-$1.err")" = 1 ] && grep -q libzmq "$TMP/nozmq-$1.err"
 	}

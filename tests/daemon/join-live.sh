@@ -85,7 +85,7 @@ check "collector's fused records = the offline join's: same XIDs, same vantages 
 summary() { python3 -c 'import json,sys
 s = None
 for l in open(sys.argv[1]):
-    if l.startswith("{\"summary\""): s = json.loads(l)["summary"]
+    if l.startswith("{\"type\":\"daemon_summary\""): s = json.loads(l)["summary"]
 print(eval(sys.argv[2]))' "$1" "$2"; }
 check "JSON stats: join counters (remote = client records, complete = $nall, every record out once)" \
 	[ "$(summary "$TMP/c.json" '(s["join"]["remote"], s["join"]["complete"], s["join"]["emitted"] == s["join"]["complete"] + s["join"]["partial"])')" = "($nclient, $nall, True)" ]

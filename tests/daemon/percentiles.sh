@@ -60,8 +60,17 @@ for f in "${caps[@]}"; do
 	check "$c: nfsrdmad /metrics reaches $want records" wait_for 20 all_in
 	kill -TERM "$dpid" 2>/dev/null
 	wait "$dpid" 2>/dev/null
-	grep '^{"summary"' "$TMP/$c.daemon" | tail -n 1 >"$TMP/$c.summary"
+	grep '^{"type":"daemon_summary"' "$TMP/$c.daemon" | tail -n 1 >"$TMP/$c.summary"
 	check "$c: nfsrdmad prints a JSON summary on SIGTERM" [ -s "$TMP/$c.summary" ]
+	# every stdout line is JSON: a record, or a line that says its type
+	check "$c: nfsrdmad --json: every line a record or typed (docs/record.md)" python3 -c '
+import json, sys
+n = 0
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    assert ("type" not in o and "v" in o and "xid" in o) or o.get("type") == "daemon_summary", l[:120]
+    n += 1
+assert n > 0' "$TMP/$c.daemon"
 
 	# Compare; the helper prints one ok/FAIL line per check and "N M" last.
 	python3 - "$c" "$TMP/$c.dissect" "$TMP/$c.top" "$TMP/$c.summary" "$TMP/$c.metrics" "$TMP/$c.djson" >"$TMP/$c.cmp" <<'EOPY'

@@ -63,7 +63,7 @@ all_in() {
 check "nfsrdmad /metrics reaches $n records" wait_for 20 all_in
 kill -TERM "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
-grep '^{"summary"' "$TMP/daemon" | tail -n 1 >"$TMP/summary"
+grep '^{"type":"daemon_summary"' "$TMP/daemon" | tail -n 1 >"$TMP/summary"
 got=$(python3 -c 'import json,sys; t = json.loads(open(sys.argv[1]).readline())["summary"]; print(t["records"], t["rate"])' "$TMP/summary" 2>/dev/null)
 check "nfsrdmad summary: records ${got% *} = $n" [ "${got% *}" = "$n" ]
 check "nfsrdmad summary: rate ${got#* }/s within 1 % of $want" near "${got#* }"
