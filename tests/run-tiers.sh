@@ -85,8 +85,9 @@ tier_lab() {
 		tier_fail=$((tier_fail + 1)); return
 	fi
 	# Every kernel of the lab (tests/lab/kernel.sh): Debian 12's 6.1 runs
-	# every suite, 6.12 the smoke, probe, XDP, basic replay and systemd
-	# suites; then the two mixed (tests/lab/mixed.sh). LAB_KVERSIONS narrows.
+	# every suite, 6.12 the smoke, probe, XDP, basic replay, systemd and
+	# fused-timeline suites; then the two mixed (tests/lab/mixed.sh).
+	# LAB_KVERSIONS narrows.
 	local kv t
 	for kv in ${LAB_KVERSIONS:-6.1 6.12}; do
 		echo "--- lab on Debian's $kv kernel"
@@ -95,10 +96,7 @@ tier_lab() {
 		# Suites that boot their own lab scenarios (one at a time: 2 cores).
 		for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh tests/join/lab.sh; do
 			[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
-			# the join across hosts (probes on both guests): 6.1 only
-			if [ "$kv" != 6.1 ] && [ "$t" = tests/join/lab.sh ]; then
-				continue
-			elif [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
+			if [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
 				run_counted "$t" basic
 			else
 				run_counted "$t"

@@ -494,6 +494,15 @@ static bool a_moved(const struct clock_sync *cs, const struct held *first)
 	return fabs(dv) >= 1e8 && fabs(gap + dv) < fabs(dv) / 2;
 }
 
+/* Where A's times change from the old fit to the new (not after a step
+ * back): between the newest time before the step and the first bound
+ * after it, the middle.  An RPC in flight across a jump of A's clock is
+ * seen after it before its first bound is. */
+static uint64_t step_edge(const struct clock_sync *cs)
+{
+	return cs->step_t > cs->prev_hi ? cs->prev_hi + (cs->step_t - cs->prev_hi) / 2 : cs->step_t;
+}
+
 /* The earliest time the window's buckets can hold. */
 static uint64_t window_start(const struct clock_sync *cs)
 {
@@ -606,7 +615,7 @@ static void resume_after_jump(struct clock_sync *cs, bool upper, uint64_t t, int
 static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 {
 	cs->st.observed++;
-	if (cs->has_step && (cs->step_back ? t >= cs->prev_lo && cs->newest_t < cs->prev_lo : t < cs->step_t)) {
+	if (cs->has_step && (cs->step_back ? t >= cs->prev_lo && cs->newest_t < cs->prev_lo : t < step_edge(cs))) {
 		cs->st.late++;         /* from before the step: it would poison the new fit */
 		return;
 	}
@@ -674,7 +683,7 @@ static const struct fit *fit_at(const struct clock_sync *cs, uint64_t at_a_ns)
 		return &cs->fit;
 	if (cs->step_back)
 		return at_a_ns >= cs->prev_lo && cs->newest_t < cs->prev_lo ? &cs->prev : &cs->fit;
-	return at_a_ns < cs->step_t ? &cs->prev : &cs->fit;
+	return at_a_ns < step_edge(cs) ? &cs->prev : &cs->fit;
 }
 
 static int estimate_with(const struct clock_sync *cs, const struct fit *f, uint64_t at_a_ns,
@@ -682,6 +691,7 @@ static int estimate_with(const struct clock_sync *cs, const struct fit *f, uint6
 {
 	memset(out, 0, sizeof(*out));
 	out->steps = cs->st.steps;
+	out->unsettled = cs->suspect || cs->jump;
 	if (!f->valid) {
 		if (!cs->has_hint)
 			return -ENODATA;
@@ -732,8 +742,8 @@ int clock_sync_estimate_at_b(const struct clock_sync *cs, uint64_t at_b_ns, stru
 			estimate_with(cs, &cs->prev, cs->prev_hi, &e);
 			if (at_b_ns <= cs->prev_hi + (uint64_t)e.offset_ns)
 				f = &cs->prev;
-		} else if (a_time_by(cs, &cs->fit, at_b_ns) < cs->step_t &&
-			   a_time_by(cs, &cs->prev, at_b_ns) < cs->step_t) {
+		} else if (a_time_by(cs, &cs->fit, at_b_ns) < step_edge(cs) &&
+			   a_time_by(cs, &cs->prev, at_b_ns) < step_edge(cs)) {
 			f = &cs->prev;   /* B stepped: A's time decides, the new fit when both could */
 		}
 	}

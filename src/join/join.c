@@ -122,6 +122,7 @@ static void ent_unlink(struct join *j, uint32_t i)
 	else
 		j->fifo_tail = e->fprev;
 	e->hnext = j->free_head;
+	e->have = 0;              /* free: a remembered split finds it gone */
 	j->free_head = i;
 	j->st.pending--;
 }
@@ -356,12 +357,11 @@ static int mismatch(const struct join *j, const struct jent *e, const struct nfs
 
 /* A clock that steps by more than the match window would never be seen
  * again: its records match no other vantage, so no bound reaches the
- * estimator.  When STEP_CONFIRM XIDs in a row between two hosts match but
+ * estimator.  When JOIN_STEP_CONFIRM XIDs in a row between two hosts match but
  * for the clocks, all off by the same shift (within STEP_AGREE_NS: XIDs
  * reused much later are off by anything), the next ones are joined: their
  * bounds contradict the fit and the estimator detects the step
  * (clock_sync.h). */
-#define STEP_CONFIRM   4
 #define STEP_AGREE_NS  (1000000000ll)
 
 static bool step_confirmed(struct join *j, unsigned uh, unsigned h, int64_t d)
@@ -374,7 +374,73 @@ static bool step_confirmed(struct join *j, unsigned uh, unsigned h, int64_t d)
 	else
 		c->n = 1;
 	c->shift = d;
-	return c->n > STEP_CONFIRM;
+	return c->n > JOIN_STEP_CONFIRM;
+}
+
+/* The n-th XID off by the shift (not yet believed) left two entries apart. */
+static void remember_split(struct join *j, unsigned uh, unsigned h, uint32_t waiting, uint32_t arrived)
+{
+	__typeof__(j->stepc[0]) *c = &j->stepc[uh * JOIN_MAX_HOSTS + h];
+
+	if (c->n >= 1 && c->n <= JOIN_STEP_CONFIRM)
+		c->split[c->n - 1] = (__typeof__(c->split[0])){ waiting, arrived, E(j, waiting)->xid };
+}
+
+/* Whether a clock the entry would be fused with is confirming a step or
+ * a jump, or stepped and is one-sided again: the window or the end emits
+ * it, fused with the clock once it has settled. */
+static bool clock_settling(const struct join *j, const struct jent *e)
+{
+	int ref = (e->have & REC_VT_WIRE) ? JV_WIRE : (e->have & REC_VT_CLIENT) ? JV_CLIENT : JV_SERVER;
+	uint64_t t_ref = rec_time(&e->rec[ref], ref);
+
+	for (int v = 0; v < JV_N; v++) {
+		struct clock_est est;
+		if (v != ref && (e->have & (1u << v)) && join_clock(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
+		    (est.unsettled || (est.steps && !est.bounded)))
+			return true;
+	}
+	return false;
+}
+
+static void emit_if_complete(struct join *j, uint32_t i)
+{
+	if ((E(j, i)->have & j->o.expect) == j->o.expect && !j->o.hold_complete && !clock_settling(j, E(j, i)))
+		emit_ent(j, i, false);
+}
+
+/* The step is believed: the XIDs that showed it are joined too, when
+ * both their entries are still waiting and hold different vantages. */
+static void rejoin_splits(struct join *j, unsigned uh, unsigned h)
+{
+	__typeof__(j->stepc[0]) *c = &j->stepc[uh * JOIN_MAX_HOSTS + h];
+
+	for (unsigned k = 0; k < JOIN_STEP_CONFIRM; k++) {
+		uint32_t wi = c->split[k].waiting, ai = c->split[k].arrived;
+		c->split[k].waiting = c->split[k].arrived = 0;
+		if (!wi || !ai || wi == ai)
+			continue;
+		struct jent *w = E(j, wi), *a = E(j, ai);
+		if (!w->have || !a->have || w->xid != c->split[k].xid || a->xid != c->split[k].xid ||
+		    (w->have & a->have))
+			continue;
+		uint8_t old = w->have, add = a->have;
+		for (int v = 0; v < JV_N; v++)
+			if (add & (1u << v)) {
+				w->rec[v] = a->rec[v];
+				w->host[v] = a->host[v];
+			}
+		w->have |= add;
+		w->fflags |= a->fflags;
+		ent_unlink(j, ai);
+		for (int v = 0; v < JV_N; v++)
+			for (int u = 0; u < JV_N; u++)
+				if ((add & (1u << v)) && (old & (1u << u)))
+					feed_pair(j, w, u, v);
+		j->st.step_joins++;
+		/* not emitted yet: the estimator has not seen the step, and the
+		 * window or the end emits it, fused with the clock after it */
+	}
 }
 
 static void merge_retransmit(struct jent *e, const struct nfsrdma_record *r)
@@ -396,7 +462,7 @@ static void merge_retransmit(struct jent *e, const struct nfsrdma_record *r)
 }
 
 /* A host's newest time.  A clock stepped back gives records far behind
- * it, again and again: after STEP_CONFIRM in a row, follow it, or the
+ * it, again and again: after JOIN_STEP_CONFIRM in a row, follow it, or the
  * window would evict its new RPCs at once and its clocks be reported at
  * a time it left. */
 static void host_time(struct join *j, unsigned host, uint64_t t)
@@ -406,7 +472,7 @@ static void host_time(struct join *j, unsigned host, uint64_t t)
 		j->host_back[host] = 0;
 	} else if (j->host_now[host] - t <= j->o.match_ns) {
 		j->host_back[host] = 0;
-	} else if (++j->host_back[host] > STEP_CONFIRM) {
+	} else if (++j->host_back[host] > JOIN_STEP_CONFIRM) {
 		j->host_now[host] = t;
 		j->host_back[host] = 0;
 	}
@@ -464,12 +530,20 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 	}
 	if (dup)
 		j->st.dup_xids++;
+	uint32_t split = 0;
+	bool rejoin = false;
 	if (match) {
-		for (unsigned u = 0; u < JOIN_MAX_HOSTS; u++)
-			j->stepc[u * JOIN_MAX_HOSTS + host].n = 0;
+		/* in a row no more: only between the hosts that just agreed */
+		const struct jent *m = E(j, match);
+		for (int u = 0; u < JV_N; u++)
+			if (m->have & (1u << u))
+				j->stepc[m->host[u] * JOIN_MAX_HOSTS + host].n = 0;
 	} else if (stepped && step_confirmed(j, step_u, host, step_d)) {
 		match = stepped;
 		j->st.step_joins++;
+		rejoin = true;
+	} else if (stepped) {
+		split = stepped;
 	}
 	if (!match) {
 		evict_old(j, 1);
@@ -504,8 +578,12 @@ int join_add(struct join *j, const struct nfsrdma_record *r, unsigned host)
 	for (int u = 0; u < JV_N; u++)
 		if (u != v && (e->have & (1u << u)))
 			feed_pair(j, e, u, v);
-	if ((e->have & j->o.expect) == j->o.expect && !j->o.hold_complete)
-		emit_ent(j, match, false);
+	if (split)
+		remember_split(j, step_u, host, split, match);
+	if (rejoin)
+		rejoin_splits(j, step_u, host);   /* this one, joined across the step, waits as they do */
+	else
+		emit_if_complete(j, match);
 	evict_old(j, 0);
 	return 0;
 }

@@ -5,6 +5,10 @@
 #include "src/join/fuse.h"
 #include "src/join/join.h"
 
+/* XIDs in a row off by the same shift before a step past the match
+ * window is believed (join.c) */
+#define JOIN_STEP_CONFIRM 4
+
 struct jent {
 	uint32_t xid;
 	uint8_t  have;            /* vantage bits present */
@@ -31,8 +35,14 @@ struct join {
 	uint64_t trailing[JV_N];
 	struct clock_sync *pair[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];  /* [a][b], a < b */
 	/* [waiting host][arriving host]: XIDs that matched but for the
-	 * clocks, all off by about the same shift: a step past the window */
-	struct { int64_t shift; uint32_t n; } stepc[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];
+	 * clocks, all off by about the same shift: a step past the window.
+	 * split[]: the entries each of them left apart (the waiting one, the
+	 * one the arriving record started), joined once the step is believed */
+	struct {
+		int64_t shift;
+		uint32_t n;
+		struct { uint32_t waiting, arrived, xid; } split[JOIN_STEP_CONFIRM];
+	} stepc[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];
 	struct join_stats st;
 	struct nfsrdma_record out;
 };

@@ -270,7 +270,8 @@ static void test_drift_and_step(void)
 	CHECK(join_clock(j, 1, 2, T0 + 150 * 1000 * US, &e) == 0 && e.steps >= 1,
 	      "step 60 s: the step is reported (%u)", e.steps);
 	CHECK(join_stats(j)->step_joins >= 1, "step 60 s: joined across the step");
-	CHECK(s3.complete3 >= 2000 - 20, "step 60 s: %u of 2000 RPCs complete", s3.complete3);
+	/* the XIDs that showed the step are joined once it is believed (1992 before) */
+	CHECK(s3.complete3 == 2000, "step 60 s: %u of 2000 RPCs complete", s3.complete3);
 	CHECK_EQ_U64(s3.bad_sum, 0);
 	CHECK_EQ_U64(join_stats(j)->emitted, join_stats(j)->complete + join_stats(j)->partial);
 	join_free(j);
@@ -293,7 +294,7 @@ static void test_drift_and_step(void)
 		join_add(j, &r, 0);
 	}
 	join_flush(j);
-	CHECK(s4.complete3 >= 2000 - 20, "wire 60 s back: %u of 2000 RPCs complete", s4.complete3);
+	CHECK(s4.complete3 >= 2000 - 1, "wire 60 s back: %u of 2000 RPCs complete (1991 before)", s4.complete3);
 	uint64_t worst = 0;
 	join_clock_each(j, widest, &worst);
 	CHECK(worst < 1000 * US, "wire 60 s back: clocks reported to +- %llu ns", (unsigned long long)worst);
