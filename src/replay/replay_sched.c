@@ -21,6 +21,15 @@
 
 #include "src/clnt/nfs3.h"
 
+/* The longest sleep (the leases, the callbacks' work are looked at
+ * between two). */
+#define MAX_SLEEP_NS 100000000ull
+/* Defaults (docs/replay.md, "Timing"): polled without sleeping before a
+ * call's time (NFSRDMA_REPLAY_SPIN_US), replies taken per poll and
+ * connection when paced */
+#define SPIN_US 1000
+#define REPLY_BUDGET 4
+
 uint64_t replay_due(const struct engine *e, const struct tcall *tc)
 {
 	if (e->o->speed <= 0 || tc->t_call <= e->t0_trace)
@@ -151,7 +160,9 @@ static int schedule(struct engine *e)
 				if (!ti->hold)
 					ti->hold = HOLD_ORDER;
 			}
+			late_mark(&e->late, LT_BUILD);
 			ret = replay_one(e, best, e->t0_trace, e->t0);
+			late_mark(&e->late, LT_SCHED);
 			if (ret == REPLAY_RETRY) {
 				ti->retried = true;
 				continue;
@@ -165,16 +176,16 @@ static int schedule(struct engine *e)
 				return ret;
 			continue;
 		}
-		/* nothing may go: sleep until a reply or the next call's time;
-		 * under a millisecond to go, poll without sleeping */
-		int ms = 100;
-		if (wake != UINT64_MAX) {
-			uint64_t d = (wake - now) / 1000000ull;
-			ms = d < 100 ? (int)d : 100;
-		}
-		if (ms && (ret = keep_leases(e)) < 0)
+		/* nothing may go: sleep until a reply or SPIN_NS before the
+		 * next call's time (to the nanosecond), then poll without
+		 * sleeping until it is due: waking up takes time */
+		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
+		if (to_go > MAX_SLEEP_NS)
+			to_go = MAX_SLEEP_NS;
+		uint64_t nap = to_go > e->spin_ns ? to_go - e->spin_ns : 0;
+		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
-		if ((ret = replay_poll(e, ms)) < 0)
+		if ((ret = replay_poll_ns(e, nap)) < 0)
 			return ret;
 	}
 }
@@ -207,7 +218,18 @@ static int64_t run_delay(void)
 
 int replay_schedule(struct engine *e)
 {
+	/* Waking up takes time (longer on a busy or emulated CPU): the last
+	 * SPIN_US before a call's time are polled; and a burst of replies is
+	 * taken a few at a time, the calls due sent between */
+	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
+	e->spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull;
+	if (e->o->speed > 0)
+		for (unsigned k = 0; k < e->nxs; k++)
+			e->xs[k]->poll_budget = REPLY_BUDGET;
+	replay_timing_setup(e->o);
 	int64_t w0 = run_delay();
+	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
+		return -ENOMEM;
 	int ret = schedule(e);
 	int64_t w1 = run_delay();
 	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;
