@@ -175,14 +175,22 @@ void late_report(const struct late_log *l, FILE *f, bool json)
 {
 	if (!l->on)
 		return;
+	const struct xprt_time *x = &xprt_time;
+	double wake_mean = x->timeouts ? (double)x->late_ns / (double)x->timeouts / 1e3 : 0;
 	if (json) {
 		fprintf(f, "\"late_parts_ms\":{\"calls\":%" PRIu64 ",\"late\":%.2f", l->shown,
 			(double)l->sum_total / 1e6);
 		for (int j = 0; j < LT_KINDS; j++)
 			fprintf(f, ",\"%s\":%.2f", kind_name[j], (double)l->sum[j] / 1e6);
 		fprintf(f, ",\"runnable_not_running\":%.2f},", (double)l->sum_wait / 1e6);
+		fprintf(f, "\"wakeups\":{\"timeouts\":%" PRIu64 ",\"late_mean_us\":%.1f,\"late_max_us\":%.1f,"
+			"\"over_1ms\":%" PRIu64 "},", x->timeouts, wake_mean, (double)x->late_max_ns / 1e3,
+			x->late_over_1ms);
 		return;
 	}
+	fprintf(f, "wake-ups: %" PRIu64 " sleeps ran to their time, back %.1f us late on average, "
+		"%" PRIu64 " over 1 ms, at most %.1f us\n", x->timeouts, wake_mean, x->late_over_1ms,
+		(double)x->late_max_ns / 1e3);
 	if (!l->shown)
 		return;
 	fprintf(f, "the %" PRIu64 " call(s) at least %.1f ms late, %.2f ms in all: ", l->shown,

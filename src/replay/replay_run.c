@@ -588,6 +588,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 
 	if (o->group && replay_group_root(e) < 0)
 		goto out;
+	/* before the clock starts: locking the memory takes a while */
+	replay_timing_setup(o);
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	e->t0 = t0;
 	e->t0_trace = t0_trace;

@@ -226,7 +226,6 @@ int replay_schedule(struct engine *e)
 	if (e->o->speed > 0)
 		for (unsigned k = 0; k < e->nxs; k++)
 			e->xs[k]->poll_budget = REPLY_BUDGET;
-	replay_timing_setup(e->o);
 	int64_t w0 = run_delay();
 	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
 		return -ENOMEM;

@@ -35,8 +35,17 @@ int xprt_sleep_ppoll(struct pollfd *p, unsigned n, uint64_t timeout_ns)
 		return poll(p, n, 0);
 	uint64_t t = clock_mono_ns();
 	int ret = ppoll(p, n, &ts, NULL);
-	xprt_time.blocked_ns += clock_mono_ns() - t;
+	uint64_t back = clock_mono_ns();
+	xprt_time.blocked_ns += back - t;
 	xprt_time.sleeps++;
+	if (ret == 0 && back > t + timeout_ns) {
+		uint64_t late = back - t - timeout_ns;
+		xprt_time.timeouts++;
+		xprt_time.late_ns += late;
+		xprt_time.late_over_1ms += late > 1000000ull;
+		if (late > xprt_time.late_max_ns)
+			xprt_time.late_max_ns = late;
+	}
 	return ret;
 }
 

@@ -212,6 +212,9 @@ uint64_t xprt_now_ns(void);
 struct xprt_time {
 	uint64_t blocked_ns, post_ns;
 	uint64_t sleeps, posts;
+	/* sleeps that ran to their timeout: how much later than asked the
+	 * thread was back (the kernel's, or a VM's, wake-up latency) */
+	uint64_t timeouts, late_ns, late_max_ns, late_over_1ms;
 };
 extern struct xprt_time xprt_time;
 /* poll() that adds its time to xprt_time.blocked_ns */
