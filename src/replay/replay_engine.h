@@ -227,7 +227,8 @@ struct engine {
 	int64_t cpu_wait_ns;
 	/* -v at --speed > 0: what the thread was doing while calls were late */
 	struct late_log late;
-	uint64_t spin_ns;        /* polled without sleeping before a call's time */
+	uint64_t spin_ns;        /* polled without sleeping before a call's time, */
+	uint64_t wake_late_ns;   /* ... and this much more: how late recent wake-ups were */
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */

@@ -28,6 +28,7 @@
  * call's time (NFSRDMA_REPLAY_SPIN_US), replies taken per poll and
  * connection when paced */
 #define SPIN_US 1000
+#define SPIN_MAX_NS 20000000ull   /* however late the wake-ups were */
 #define REPLY_BUDGET 4
 
 uint64_t replay_due(const struct engine *e, const struct tcall *tc)
@@ -182,11 +183,24 @@ static int schedule(struct engine *e)
 		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
 		if (to_go > MAX_SLEEP_NS)
 			to_go = MAX_SLEEP_NS;
-		uint64_t nap = to_go > e->spin_ns ? to_go - e->spin_ns : 0;
+		uint64_t spin = e->spin_ns + e->wake_late_ns;
+		if (spin > SPIN_MAX_NS)
+			spin = SPIN_MAX_NS;
+		uint64_t nap = to_go > spin ? to_go - spin : 0;
 		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
+		uint64_t timeouts = xprt_time.timeouts, late = xprt_time.late_ns;
 		if ((ret = replay_poll_ns(e, nap)) < 0)
 			return ret;
+		if (xprt_time.timeouts != timeouts) {
+			/* how late this machine wakes up: the spin grows with the
+			 * latest late wake-ups and shrinks by an eighth with each
+			 * prompt one */
+			uint64_t l = xprt_time.late_ns - late;
+			e->wake_late_ns -= e->wake_late_ns / 8;
+			if (l > e->wake_late_ns)
+				e->wake_late_ns = l;
+		}
 	}
 }
 
@@ -219,8 +233,9 @@ static int64_t run_delay(void)
 int replay_schedule(struct engine *e)
 {
 	/* Waking up takes time (longer on a busy or emulated CPU): the last
-	 * SPIN_US before a call's time are polled; and a burst of replies is
-	 * taken a few at a time, the calls due sent between */
+	 * SPIN_US before a call's time are polled, plus how late the recent
+	 * wake-ups were; and a burst of replies is taken a few at a time,
+	 * the calls due sent between */
 	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
 	e->spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull;
 	if (e->o->speed > 0)
