@@ -244,6 +244,8 @@ int replay_schedule(struct engine *e)
 	int64_t w0 = run_delay();
 	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
 		return -ENOMEM;
+	/* the trace's first call is due now: after all that */
+	e->t0 = xprt_now_ns();
 	int ret = schedule(e);
 	int64_t w1 = run_delay();
 	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;
