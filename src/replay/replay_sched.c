@@ -190,7 +190,13 @@ static int schedule(struct engine *e)
 		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
 		uint64_t timeouts = xprt_time.timeouts, late = xprt_time.late_ns;
-		if ((ret = replay_poll_ns(e, nap)) < 0)
+		/* --asap and --busy-poll: the transport's own wait (its
+		 * moderation naps, its spin on the completion queue) */
+		if (e->o->speed <= 0 || e->o->busy_poll)
+			ret = replay_poll(e, (int)(nap / 1000000ull));
+		else
+			ret = replay_poll_ns(e, nap);
+		if (ret < 0)
 			return ret;
 		if (xprt_time.timeouts != timeouts) {
 			/* how late this machine wakes up: the spin grows with the

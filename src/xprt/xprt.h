@@ -142,9 +142,10 @@ struct xprt {
 	/* NULL: a call from the server is dropped (counted, logged once) */
 	xprt_bc_fn bc_call;
 	void *bc_ctx;
-	/* replies a poll hands to their done callbacks at most before it
-	 * returns (0: all it finds); the rest wait in the queue for the
-	 * next poll, so a caller with a deadline is back in time */
+	/* RDMA: replies a poll hands to their done callbacks at most before
+	 * it returns (0: all it finds); the rest wait in the completion
+	 * queue for the next poll, so a caller with a deadline is back in
+	 * time.  TCP reads what came. */
 	uint32_t poll_budget;
 };
 
