@@ -6,8 +6,9 @@
  * the in-flight count the trace had on its connection.  A client held
  * back holds back no other: among the calls ready, the earliest in the
  * trace goes first, and with none ready the replay sleeps on every
- * connection until a reply or the next call's time (the last millisecond
- * polled without sleeping).
+ * connection until a reply or shortly before the next call's time (to
+ * the nanosecond), and polls without sleeping from there: the last
+ * SPIN_US, plus how late its recent wake-ups came.
  *
  * The issue-time error it reports is the scheduler's own lateness: how
  * long after its time, or after the reply that released it, a call left.
@@ -177,9 +178,9 @@ static int schedule(struct engine *e)
 				return ret;
 			continue;
 		}
-		/* nothing may go: sleep until a reply or SPIN_NS before the
-		 * next call's time (to the nanosecond), then poll without
-		 * sleeping until it is due: waking up takes time */
+		/* nothing may go: sleep until a reply or `spin` before the
+		 * next call's time, then poll without sleeping until it is
+		 * due: waking up takes time */
 		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
 		if (to_go > MAX_SLEEP_NS)
 			to_go = MAX_SLEEP_NS;
