@@ -15,7 +15,7 @@ enum {
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS,
+	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS, K_REALTIME,
 	K_END,
 };
 
@@ -26,6 +26,7 @@ static const struct opt opts[] = {
 	{ "export", 0, "PATH", "NFSv3: export to MOUNT for the root handle (default: from the trace, else /export); NFSv4: path below the pseudo-root (default: the pseudo-root)", K_EXPORT },
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP },
+	{ "realtime", 0, NULL, "replay at real-time priority (SCHED_FIFO, memory locked) so calls leave on time on a busy machine; needs CAP_SYS_NICE (else one line and the replay goes on); meant for --speed, not --asap", K_REALTIME },
 	{ "max-inflight", 0, "N", "at most N calls in flight on each connection (default: as recorded on the traced one)", K_MAXINF },
 	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG (made with --allow-mutations when missing)", K_CLIENTS },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW },
@@ -143,6 +144,9 @@ static int handle(int key, const char *arg, void *ctx)
 		return 0;
 	case K_DELEG:
 		c->r.delegations = true;
+		return 0;
+	case K_REALTIME:
+		c->r.realtime = true;
 		return 0;
 	case K_JSON:
 		c->r.json = c->g.json = true;

@@ -15,6 +15,7 @@ struct replay_opts {
 	const char *transport;    /* "rdma" (default) or "tcp" */
 	uint16_t port;
 	double speed;             /* 1 recorded, 2 twice as fast, 0 as fast as credits allow */
+	bool realtime;            /* SCHED_FIFO and locked memory while replaying (replay_rt.c) */
 	uint32_t max_inflight;    /* 0: as recorded */
 	bool allow_mutations;
 	bool same_tree;           /* handles not resolvable by path are sent unchanged */

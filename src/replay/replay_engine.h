@@ -13,6 +13,7 @@
 #include "src/clnt/nfs4_rewrite.h"
 #include "src/clnt/nfs4_session.h"
 #include "src/replay/loadgen_hist.h"
+#include "src/replay/replay_late.h"
 #include "src/replay/replay.h"
 #include "src/replay/trace.h"
 #include "src/xprt/xprt.h"
@@ -137,7 +138,8 @@ struct rcall {
 	size_t idx;
 	bool busy;
 	struct xprt_req req;
-	uint8_t *buf;         /* RPC call */
+	uint8_t *buf;         /* RPC call (kept from call to call: bufcap bytes) */
+	size_t bufcap;
 	uint8_t *data;        /* DDP data (owned) */
 	struct nfs_fh tdir;   /* target dir of a naming call */
 	bool has_tdir;
@@ -213,6 +215,7 @@ struct engine {
 	uint64_t bytes_read, bytes_written;
 	struct rpc_cred cred;
 	FILE *out;
+	FILE *vout;              /* -v's lines: out, or stderr under --json */
 	/* NFSv4.1+ */
 	bool v4;                 /* the trace has NFSv4.1+ COMPOUNDs */
 	bool have_root;          /* e->root is the target's (MOUNT or PUTROOTFH) */
@@ -232,6 +235,10 @@ struct engine {
 	 * replayed (the kernel's run_delay, /proc/self/schedstat): time the
 	 * CPU went to others (soft-RoCE, the target), not the scheduler's */
 	int64_t cpu_wait_ns;
+	/* -v at --speed > 0: what the thread was doing while calls were late */
+	struct late_log late;
+	uint64_t spin_ns;        /* polled without sleeping before a call's time, */
+	uint64_t wake_late_ns;   /* ... and this much more: how late recent wake-ups were */
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
@@ -391,6 +398,10 @@ unsigned replay_inflight_all(const struct engine *e);
 /* The counters of every connection, added up. */
 void replay_xprt_stats(const struct engine *e, struct xprt_stats *sum);
 
+/* replay_rt.c: timer slack off at --speed > 0; --realtime (a line when
+ * not permitted, and the replay goes on) */
+void replay_timing_setup(const struct replay_opts *o);
+
 /* replay_sched.c: issues every call, each client's in trace order, a
  * call as soon as it is due and nothing it is meant to wait for holds it.
  * 0, or a negative errno (the connection is gone). */
@@ -410,6 +421,8 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0);
 
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);
+/* The same, sleeping at most ns (to the nanosecond, on every connection). */
+int replay_poll_ns(struct engine *e, uint64_t ns);
 int replay_wait_all(struct engine *e);
 /* Until none of the current client's calls (e->cur) is in flight. */
 int replay_wait_client(struct engine *e);
@@ -417,6 +430,8 @@ int replay_wait_client(struct engine *e);
 int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0);
 int replay_wait_rcall(struct engine *e, const struct tcall *tc, struct rcall **out);
 int replay_submit(struct engine *e, struct rcall *rc, size_t i);
+/* rc's call buffer, at least cap bytes (NULL: no memory). */
+uint8_t *replay_rcall_buf(struct rcall *rc, size_t cap);
 int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret);
 int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier);
 

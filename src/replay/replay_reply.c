@@ -59,7 +59,7 @@ static void count_failed(struct engine *e, const struct tcall *tc, struct opstat
 		note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0, rep->err);
 	}
 	if (e->o->verbose)
-		fprintf(e->out, "  xid 0x%08x %s: %s\n", tc->xid, tc->name,
+		fprintf(e->vout, "  xid 0x%08x %s: %s\n", tc->xid, tc->name,
 			rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
 }
 
@@ -123,7 +123,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		note_mismatch(e, tc, rr.rpc_status, rr.status, 0);
 	}
 	if (e->o->verbose)
-		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-16s trace %s replay %s%s\n", tc->xid, req->xid,
+		fprintf(e->vout, "  xid 0x%08x -> 0x%08x %-16s trace %s replay %s%s\n", tc->xid, req->xid,
 			tc->name, nfs_stat_name(tc->status), nfs_stat_name(rr.status),
 			same ? "" : "  MISMATCH");
 }
@@ -208,7 +208,7 @@ static void done_one(struct xprt_req *req, const struct xprt_reply *rep)
 		note_mismatch(e, tc, res.rpc_status, st, 0);
 	}
 	if (e->o->verbose)
-		fprintf(e->out, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
+		fprintf(e->vout, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
 			tc->name, nfs_stat_name(tc->status), nfs_stat_name(st),
 			same ? "" : "  MISMATCH");
 }
@@ -226,6 +226,7 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	struct rclient *saved_cur = e->cur;
 	struct xprt *saved_x = e->x;
 	uint64_t ok = os->ok, mism = os->mismatch, errs = os->errors + os->lost;
+	uint64_t t_in = e->late.on ? xprt_now_ns() : 0;
 
 	e->v4s = &cl->s;
 	e->cur = cl;
@@ -243,4 +244,6 @@ void replay_done(struct xprt_req *req, const struct xprt_reply *rep)
 	cl->ok += os->ok - ok;
 	cl->mismatch += os->mismatch - mism;
 	cl->errors += os->errors + os->lost - errs;
+	if (t_in)
+		late_replies(&e->late, xprt_now_ns() - t_in);
 }

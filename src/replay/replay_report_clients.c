@@ -72,6 +72,7 @@ static void report_holds(const struct engine *e, FILE *f, bool json)
 			fprintf(f, ",\"cpu_wait_ms\":%.1f},", (double)e->cpu_wait_ns / 1e6);
 		else
 			fputs(",\"cpu_wait_ms\":null},", f);
+		late_report(&e->late, f, true);
 		return;
 	}
 	if (!all->n)
@@ -94,6 +95,7 @@ static void report_holds(const struct engine *e, FILE *f, bool json)
 	if (e->cpu_wait_ns >= 0)
 		fprintf(f, "; the replay waited %.1f ms for a CPU while it ran", (double)e->cpu_wait_ns / 1e6);
 	fputc('\n', f);
+	late_report(&e->late, f, false);
 }
 
 void replay_report_clients(const struct engine *e, FILE *f, bool json)

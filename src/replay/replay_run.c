@@ -36,14 +36,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/base/log.h"
 #include "src/clnt/mount.h"
 #include "src/clnt/nfs3.h"
 
-int replay_poll(struct engine *e, int ms)
+/* After a poll: --disconnect-after's drop, the callbacks' work. */
+static int after_poll(struct engine *e, int n)
 {
-	int n = xprt_poll_set(e->xs, e->nxs, ms);
 	if (n < 0)
 		return n;
 	if (e->drop_pending) {
@@ -54,6 +55,22 @@ int replay_poll(struct engine *e, int ms)
 		xprt_drop(e->drop_x, "dropped on request");
 	}
 	return e->o->delegations ? replay_callbacks_after_poll(e) : 0;
+}
+
+int replay_poll(struct engine *e, int ms)
+{
+	unsigned was = late_mark(&e->late, LT_POLL);
+	int n = xprt_poll_set(e->xs, e->nxs, ms);
+	late_mark(&e->late, was);
+	return after_poll(e, n);
+}
+
+int replay_poll_ns(struct engine *e, uint64_t ns)
+{
+	unsigned was = late_mark(&e->late, LT_POLL);
+	int n = xprt_poll_set_ns(e->xs, e->nxs, ns);
+	late_mark(&e->late, was);
+	return after_poll(e, n);
 }
 
 int replay_wait_all(struct engine *e)
@@ -134,6 +151,19 @@ int replay_submit(struct engine *e, struct rcall *rc, size_t i)
 	return ret;
 }
 
+uint8_t *replay_rcall_buf(struct rcall *rc, size_t cap)
+{
+	if (rc->bufcap >= cap)
+		return rc->buf;
+	/* grown, never shrunk: no allocation per call once warm */
+	uint8_t *b = realloc(rc->buf, cap);
+	if (!b)
+		return NULL;
+	rc->buf = b;
+	rc->bufcap = cap;
+	return b;
+}
+
 /* A call too large for the transport is skipped (0); anything else means
  * the connection is gone (-ENOTCONN). */
 int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret)
@@ -147,47 +177,70 @@ int replay_submit_failed(struct rcall *rc, struct opstat *os, int ret)
 	return -ENOTCONN;
 }
 
+/* The issue-time error of call i, sent at `sent` (--speed > 0). */
+static void issue_time(struct engine *e, size_t i, struct opstat *os, uint64_t sent)
+{
+	/* when it left against when the trace says, or against the reply
+	 * it was held for (the holds apart) */
+	const struct tcall *tc = &e->t.calls[i];
+	struct rclient *cl = &e->cl[tc->client];
+	const struct tinfo *ti = &e->ti[i];
+	uint64_t at = replay_due(e, tc);
+	uint64_t from = ti->hold ? replay_released(e, i, at) : at;
+	uint64_t late = sent > from ? sent - from : 0;
+	lhist_add(&e->issue_all, sent > at ? sent - at : 0);
+	if (ti->t_pick) {
+		lhist_add(&e->issue_pick, ti->t_pick > from ? ti->t_pick - from : 0);
+		lhist_add(&e->issue_build, sent > ti->t_pick ? sent - ti->t_pick : 0);
+	}
+	if (ti->hold)
+		lhist_add(&e->hold[ti->hold], from - at);
+	lhist_add(&os->issue, late);
+	lhist_add(&cl->issue, late);
+	if (e->o->verbose) {
+		fprintf(e->vout, "  xid 0x%08x %s: c%u left %.1f us late", tc->xid, tc->name,
+			tc->client + 1, (double)late / 1e3);
+		if (ti->hold)
+			fprintf(e->vout, ", after a hold of %.1f us (%s)", (double)(from - at) / 1e3,
+				replay_hold_name(ti->hold));
+		if (late >= LATE_SHOWN_NS && e->late.on) {
+			/* where the time went, from its time (or release) on */
+			uint64_t part[LT_KINDS];
+			int64_t wait;
+			uint64_t unknown = late_explain(&e->late, from, sent, part, &wait);
+			fputs(": ", e->vout);
+			late_print(e->vout, part, wait, unknown);
+		}
+		fputc('\n', e->vout);
+	}
+	os->early += sent < at;
+	cl->early += sent < at;
+}
+
 int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool barrier)
 {
+	size_t i = rc->idx;
+	const struct tcall *tc = &e->t.calls[i];
+
 	rc->busy = true;
-	e->ti[rc->idx].inflight = true;
+	e->ti[i].inflight = true;
 	os->replayed++;
-	const struct tcall *tc = &e->t.calls[rc->idx];
-	if (e->o->speed > 0 && tc->t_call >= e->t0_trace) {
-		/* issue-time error: when it left against when the trace says,
-		 * or against the reply it was held for (the holds apart) */
-		struct rclient *cl = &e->cl[tc->client];
-		const struct tinfo *ti = &e->ti[rc->idx];
-		uint64_t at = replay_due(e, tc);
-		uint64_t sent = rc->req.t_submit_ns ? rc->req.t_submit_ns : xprt_now_ns();
-		uint64_t from = ti->hold ? replay_released(e, rc->idx, at) : at;
-		uint64_t late = sent > from ? sent - from : 0;
-		lhist_add(&e->issue_all, sent > at ? sent - at : 0);
-		if (ti->t_pick) {
-			lhist_add(&e->issue_pick, ti->t_pick > from ? ti->t_pick - from : 0);
-			lhist_add(&e->issue_build, sent > ti->t_pick ? sent - ti->t_pick : 0);
-		}
-		if (ti->hold)
-			lhist_add(&e->hold[ti->hold], from - at);
-		lhist_add(&os->issue, late);
-		lhist_add(&cl->issue, late);
-		if (e->o->verbose && ti->hold)
-			fprintf(e->out, "  xid 0x%08x %s: c%u left %.1f us late, after a hold of %.1f us (%s)\n",
-				tc->xid, tc->name, tc->client + 1, (double)late / 1e3, (double)(from - at) / 1e3,
-				replay_hold_name(ti->hold));
-		else if (e->o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: c%u left %.1f us late\n", tc->xid, tc->name,
-				tc->client + 1, (double)late / 1e3);
-		os->early += sent < at;
-		cl->early += sent < at;
-	}
 	os->read_chunks += rc->req.used_read_chunk;
 	os->write_chunks += rc->req.used_write_chunk;
 	os->reply_chunks += rc->req.used_reply_chunk;
 	e->sent++;
 	if (barrier)
-		e->cl[e->t.calls[rc->idx].client].barrier_pending = true;
-	e->cl[e->t.calls[rc->idx].client].inflight++;
+		e->cl[tc->client].barrier_pending = true;
+	e->cl[tc->client].inflight++;
+	if (e->o->speed > 0 && tc->t_call >= e->t0_trace) {
+		/* it leaves now, not with the next poll's batch, and it left
+		 * when the transport handed it to the kernel (a failed post
+		 * has completed it as lost: its submit time stands) */
+		uint64_t t_submit = rc->req.t_submit_ns;
+		bool posted = xprt_flush(rc->x) == 0 && rc->req.t_post_ns;
+		uint64_t sent = posted ? rc->req.t_post_ns : t_submit ? t_submit : xprt_now_ns();
+		issue_time(e, i, os, sent);
+	}
 	return 0;
 }
 
@@ -251,7 +304,7 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 			if (e->ti[i].has_child)
 				fhmap_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
 			if (o->verbose)
-				fprintf(e->out, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
+				fprintf(e->vout, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
 					tc->name, ret == -EPERM ?
 					"named by a refused call" : "no path to it on the target");
 			return 0;
@@ -268,7 +321,7 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 	/* build: header + args with mapped handles */
 	size_t args_len = l.has_ddp ? l.ddp_at + 4 : tc->args_len;
 	size_t cap = 512 + args_len + MAXREFS * NFS4_FHSIZE_MAX;
-	uint8_t *buf = malloc(cap);
+	uint8_t *buf = replay_rcall_buf(rc, cap);
 	if (!buf)
 		return -ENOMEM;
 	struct rpc_cred cred;
@@ -292,8 +345,6 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 		if (p)
 			memcpy(p, tc->args + pos, args_len - pos);
 	}
-	free(rc->buf);
-	rc->buf = buf;
 	memset(&rc->req, 0, sizeof(rc->req));
 	if (!xenc_ok(&x)) {
 		os->skipped++;
@@ -340,7 +391,7 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 	uint64_t sent = os->replayed, unsup = os->unsupported;
 
 	if (e->ti[i].hold == HOLD_DEP && e->o->verbose)
-		fprintf(e->out, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
+		fprintf(e->vout, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
 			tc->xid, tc->name, e->ti[i].dep);
 	e->cur = cl;
 	e->v4s = &cl->s;
@@ -417,6 +468,21 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		return 3;
 	e->o = o;
 	e->out = out;
+	/* -v's lines: stdout stays one JSON object under --json; they go
+	 * to stderr then, buffered (a write per line would be the replay's
+	 * own lateness) */
+	e->vout = out;
+	if (o->json && o->verbose) {
+		int fd = dup(STDERR_FILENO);
+		e->vout = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!e->vout) {
+			if (fd >= 0)
+				close(fd);
+			e->vout = stderr;
+		} else {
+			setvbuf(e->vout, NULL, _IOFBF, 1 << 16);
+		}
+	}
 	/* A trace cut short mid-record: its calls so far are replayed (or
 	 * listed), then where it ends is said, and the status is 1. */
 	ret = trace_load(&e->t, o->trace, err, sizeof(err));
@@ -525,6 +591,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		goto out;
 	if (replay_setup_own(e) < 0)
 		goto out;
+	/* before the clock starts: locking the memory takes a while */
+	replay_timing_setup(o);
 	uint64_t t0 = xprt_now_ns(), t0_trace = e->t.calls[0].t_call;
 	e->t0 = t0;
 	e->t0_trace = t0_trace;
@@ -597,6 +665,9 @@ out:
 	if (e->cl)
 		replay_callbacks_stop(e);
 	replay_conns_close(e);
+	late_stop(&e->late);
+	if (e->vout && e->vout != out && e->vout != stderr)
+		fclose(e->vout);
 	fhmap_free(&e->tmap);
 	fhmap_free(&e->tparent);
 	fhmap_free(&e->tname);

@@ -6,8 +6,9 @@
  * the in-flight count the trace had on its connection.  A client held
  * back holds back no other: among the calls ready, the earliest in the
  * trace goes first, and with none ready the replay sleeps on every
- * connection until a reply or the next call's time (the last millisecond
- * polled without sleeping).
+ * connection until a reply or shortly before the next call's time (to
+ * the nanosecond), and polls without sleeping from there: the last
+ * SPIN_US, plus how late its recent wake-ups came.
  *
  * The issue-time error it reports is the scheduler's own lateness: how
  * long after its time, or after the reply that released it, a call left.
@@ -20,6 +21,16 @@
 #include <stdlib.h>
 
 #include "src/clnt/nfs3.h"
+
+/* The longest sleep (the leases, the callbacks' work are looked at
+ * between two). */
+#define MAX_SLEEP_NS 100000000ull
+/* Defaults (docs/replay.md, "Timing"): polled without sleeping before a
+ * call's time (NFSRDMA_REPLAY_SPIN_US), replies taken per poll and
+ * connection when paced */
+#define SPIN_US 1000
+#define SPIN_MAX_NS 20000000ull   /* however late the wake-ups were */
+#define REPLY_BUDGET 4
 
 uint64_t replay_due(const struct engine *e, const struct tcall *tc)
 {
@@ -154,7 +165,9 @@ static int schedule(struct engine *e)
 				if (!ti->hold)
 					ti->hold = HOLD_ORDER;
 			}
+			late_mark(&e->late, LT_BUILD);
 			ret = replay_one(e, best, e->t0_trace, e->t0);
+			late_mark(&e->late, LT_SCHED);
 			if (ret == REPLAY_RETRY) {
 				ti->retried = true;
 				continue;
@@ -168,17 +181,36 @@ static int schedule(struct engine *e)
 				return ret;
 			continue;
 		}
-		/* nothing may go: sleep until a reply or the next call's time;
-		 * under a millisecond to go, poll without sleeping */
-		int ms = 100;
-		if (wake != UINT64_MAX) {
-			uint64_t d = (wake - now) / 1000000ull;
-			ms = d < 100 ? (int)d : 100;
+		/* nothing may go: sleep until a reply or `spin` before the
+		 * next call's time, then poll without sleeping until it is
+		 * due: waking up takes time */
+		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
+		if (to_go > MAX_SLEEP_NS)
+			to_go = MAX_SLEEP_NS;
+		uint64_t spin = e->spin_ns + e->wake_late_ns;
+		if (spin > SPIN_MAX_NS)
+			spin = SPIN_MAX_NS;
+		uint64_t nap = to_go > spin ? to_go - spin : 0;
+		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
+			return ret;
+		uint64_t timeouts = xprt_time.timeouts, late = xprt_time.late_ns;
+		/* --asap and --busy-poll: the transport's own wait (its
+		 * moderation naps, its spin on the completion queue) */
+		if (e->o->speed <= 0 || e->o->busy_poll)
+			ret = replay_poll(e, (int)(nap / 1000000ull));
+		else
+			ret = replay_poll_ns(e, nap);
+		if (ret < 0)
+			return ret;
+		if (xprt_time.timeouts != timeouts) {
+			/* how late this machine wakes up: the spin grows with the
+			 * latest late wake-ups and shrinks by an eighth with each
+			 * prompt one */
+			uint64_t l = xprt_time.late_ns - late;
+			e->wake_late_ns -= e->wake_late_ns / 8;
+			if (l > e->wake_late_ns)
+				e->wake_late_ns = l;
 		}
-		if (ms && (ret = keep_leases(e)) < 0)
-			return ret;
-		if ((ret = replay_poll(e, ms)) < 0)
-			return ret;
 	}
 }
 
@@ -210,7 +242,20 @@ static int64_t run_delay(void)
 
 int replay_schedule(struct engine *e)
 {
+	/* Waking up takes time (longer on a busy or emulated CPU): the last
+	 * SPIN_US before a call's time are polled, plus how late the recent
+	 * wake-ups were; and a burst of replies is taken a few at a time,
+	 * the calls due sent between */
+	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
+	e->spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull;
+	if (e->o->speed > 0)
+		for (unsigned k = 0; k < e->nxs; k++)
+			e->xs[k]->poll_budget = REPLY_BUDGET;
 	int64_t w0 = run_delay();
+	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
+		return -ENOMEM;
+	/* the trace's first call is due now: after all that */
+	e->t0 = xprt_now_ns();
 	int ret = schedule(e);
 	int64_t w1 = run_delay();
 	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;

@@ -265,7 +265,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 				e->v40_confirms_dropped++;
 			}
 			if (o->verbose)
-				fprintf(e->out, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
+				fprintf(e->vout, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
 					tc->xid, tc->name);
 			return 0;
 		}
@@ -275,11 +275,9 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		return ret;
 
 	size_t cap = 1024 + tc->args_len + (size_t)(in.nops + 1) * NFS4_FHSIZE_MAX;
-	uint8_t *buf = malloc(cap);
+	uint8_t *buf = replay_rcall_buf(rc, cap);
 	if (!buf)
 		return -ENOMEM;
-	free(rc->buf);
-	rc->buf = buf;
 	memset(&rc->req, 0, sizeof(rc->req));
 	rc->slot = -1;
 	struct rpc_cred cred;
@@ -339,7 +337,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			 * taken for it is left as it was (seqid not used). */
 			os->no_deleg++;
 			if (o->verbose)
-				fprintf(e->out, "  xid 0x%08x %s: not sent (gives back a delegation the "
+				fprintf(e->vout, "  xid 0x%08x %s: not sent (gives back a delegation the "
 					"target never granted)\n", tc->xid, tc->name);
 			return 0;
 		}
@@ -349,7 +347,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			os->skipped++;
 		e->unmapped++;
 		if (o->verbose)
-			fprintf(e->out, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
+			fprintf(e->vout, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
 				ret == -EPERM ? "its state comes from a refused call" :
 				ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
 				ret == -ENODATA ? "gives back a delegation the target never granted, "

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,18 @@ static int ep_flush(struct rdma_ep *ep)
 	}
 	ep->batch_tail->next = NULL;
 	struct ibv_send_wr *bad = NULL;
+	uint64_t t = xprt_now_ns();
 	int ret = ibv_post_send(ep->id->qp, ep->batch_head, &bad);
+	xprt_time.post_ns += xprt_now_ns() - t;
+	xprt_time.posts++;
+	/* handed to the kernel when the doorbell rang (with rxe the system
+	 * call then builds and sends the packets itself) */
+	if (!ret)
+		for (struct ibv_send_wr *w = ep->batch_head; w; w = w->next) {
+			struct ep_slot *s = (struct ep_slot *)(void *)((char *)w - offsetof(struct ep_slot, wr));
+			if (s->req)
+				s->req->t_post_ns = t;
+		}
 	ep->x.st.doorbells++;
 	ep->sq_posted = seq;
 	ep->batch_head = ep->batch_tail = NULL;
@@ -256,6 +268,7 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 				      .send_flags = inl ? IBV_SEND_INLINE : 0 };
 	ep->x.st.inline_sends += inl;
 	r->t_submit_ns = xprt_now_ns();
+	r->t_post_ns = 0;
 	s->req = r;
 	s->xid = r->xid;
 	if (ep->batch_tail)
@@ -412,7 +425,11 @@ static int drain_cq(struct rdma_ep *ep)
 	struct ibv_wc *wc = ep->wc;
 	int n = 0, total = 0;
 
-	while (ep->cq && (n = ibv_poll_cq(ep->cq, 64, wc)) > 0) {
+	/* a budget stops after that many replies (what is left stays queued
+	 * for the next poll: drain_cq is called before any sleep) */
+	uint32_t budget = ep->x.poll_budget;
+	int want = budget && budget < 64 ? (int)budget : 64;
+	while (ep->cq && (!budget || total < (int)budget) && (n = ibv_poll_cq(ep->cq, want, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				ep->x.st.wc_errors++;
@@ -523,7 +540,11 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 	int n = drain_cq(ep);
 	if (n || ep->broken)
 		return n;
-	if (ep->o.busy_poll && timeout_ms) {
+	/* not waiting: the completion queue was all there was to look at
+	 * (no arming, no system call; a sleep looks at the CM events) */
+	if (timeout_ms == 0)
+		return 0;
+	if (ep->o.busy_poll) {
 		/* spin on the CQ (user space for most providers); the CM
 		 * event channel is a syscall: look at it once a millisecond */
 		uint64_t now = xprt_now_ns(), end = now + (uint64_t)timeout_ms * 1000000ull;
@@ -554,7 +575,10 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		struct timespec ts = { .tv_sec = (time_t)(nap / 1000000),
 				       .tv_nsec = (long)(nap % 1000000) * 1000 };
 		ep->x.st.naps++;
+		uint64_t t = xprt_now_ns();
 		nanosleep(&ts, NULL);
+		xprt_time.blocked_ns += xprt_now_ns() - t;
+		xprt_time.sleeps++;
 		n = drain_cq(ep);
 		if (n || ep->broken)
 			return n;
@@ -564,7 +588,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 	if ((n = ep_wait_fds(x, pfd, &np)) != 0 || !np)
 		return n;
 	ep->x.st.sleeps++;
-	int ret = poll(pfd, np, timeout_ms);
+	int ret = xprt_sleep_poll(pfd, np, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	return ret ? ep_wait_done(x, pfd, np) : 0;
@@ -577,8 +601,13 @@ static void ep_drop(struct xprt *x, const char *why)
 		rdma_ep_fail_all(ep, why);  /* rdma_ep_teardown() disconnects: the server sees a DREQ */
 }
 
+static int ep_flush_op(struct xprt *x)
+{
+	return ep_flush((struct rdma_ep *)x);
+}
+
 const struct xprt_ops rdma_ep_ops = {
 	.name = "rdma", .submit = ep_submit, .poll = ep_poll, .can_send = ep_can_send,
 	.inflight = ep_inflight, .destroy = rdma_ep_destroy, .drop = ep_drop,
-	.wait_fds = ep_wait_fds, .wait_done = ep_wait_done,
+	.wait_fds = ep_wait_fds, .wait_done = ep_wait_done, .flush = ep_flush_op,
 };

@@ -138,8 +138,12 @@ static unsigned tcp_inflight(const struct xprt *x)
 	return ((const struct tcp_xprt *)x)->outstanding;
 }
 
+/* The whole of iov out (a full socket buffer waits for room): the time
+ * it takes is the call's hand-over to the kernel (xprt_time.post_ns). */
 static int write_all(int fd, struct iovec *iov, int n)
 {
+	uint64_t t = xprt_now_ns();
+	int ret = 0;
 	while (n > 0) {
 		ssize_t w = writev(fd, iov, n);
 		if (w < 0) {
@@ -150,7 +154,8 @@ static int write_all(int fd, struct iovec *iov, int n)
 				poll(&p, 1, 1000);
 				continue;
 			}
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
@@ -162,7 +167,9 @@ static int write_all(int fd, struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
-	return 0;
+	xprt_time.post_ns += xprt_now_ns() - t;
+	xprt_time.posts++;
+	return ret;
 }
 
 static int tcp_submit(struct xprt *x, struct xprt_req *r)
@@ -208,6 +215,7 @@ static int tcp_submit(struct xprt *x, struct xprt_req *r)
 		t->x.st.max_inflight = t->outstanding;
 	t->x.st.calls++;
 	t->x.st.inline_calls++;
+	r->t_post_ns = xprt_now_ns();   /* handed to the kernel */
 	int ret = write_all(t->fd, iov, 5);
 	if (ret < 0) {
 		tcp_fail_all(t, strerror(-ret));
@@ -328,7 +336,7 @@ static int tcp_poll(struct xprt *x, int timeout_ms)
 	if (t->broken)
 		return tcp_reconnect(t) < 0 ? -ENOTCONN : 0;
 	struct pollfd p = { .fd = t->fd, .events = POLLIN };
-	int ret = poll(&p, 1, t->o.busy_poll ? 0 : timeout_ms);
+	int ret = xprt_sleep_poll(&p, 1, t->o.busy_poll ? 0 : timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (ret == 0)

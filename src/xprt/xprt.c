@@ -14,6 +14,41 @@ uint64_t xprt_now_ns(void)
 	return clock_mono_ns();
 }
 
+struct xprt_time xprt_time;
+
+int xprt_sleep_poll(struct pollfd *p, unsigned n, int timeout_ms)
+{
+	if (timeout_ms == 0)
+		return poll(p, n, 0);
+	uint64_t t = clock_mono_ns();
+	int ret = poll(p, n, timeout_ms);
+	xprt_time.blocked_ns += clock_mono_ns() - t;
+	xprt_time.sleeps++;
+	return ret;
+}
+
+int xprt_sleep_ppoll(struct pollfd *p, unsigned n, uint64_t timeout_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
+			       .tv_nsec = (long)(timeout_ns % 1000000000ull) };
+	if (timeout_ns == 0)
+		return poll(p, n, 0);
+	uint64_t t = clock_mono_ns();
+	int ret = ppoll(p, n, &ts, NULL);
+	uint64_t back = clock_mono_ns();
+	xprt_time.blocked_ns += back - t;
+	xprt_time.sleeps++;
+	if (ret == 0 && back > t + timeout_ns) {
+		uint64_t late = back - t - timeout_ns;
+		xprt_time.timeouts++;
+		xprt_time.late_ns += late;
+		xprt_time.late_over_1ms += late > 1000000ull;
+		if (late > xprt_time.late_max_ns)
+			xprt_time.late_max_ns = late;
+	}
+	return ret;
+}
+
 /* Shared by both transports. */
 struct sync_ctx {
 	bool done;
@@ -63,18 +98,18 @@ int xprt_call_sync(struct xprt *x, struct xprt_req *r, uint8_t *rbuf, size_t rca
 	return c.err;
 }
 
-int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
+/* Sleeps on every transport's descriptors for up to timeout_ns (each
+ * one's completions run first: a reply already in means no sleep). */
+static int poll_set(struct xprt *const *xs, unsigned n, uint64_t timeout_ns)
 {
 	int total = 0, ret;
 
-	if (n == 1)
-		return xprt_poll(xs[0], timeout_ms);
 	for (unsigned k = 0; k < n; k++) {
 		if ((ret = xprt_poll(xs[k], 0)) < 0)
 			return ret;
 		total += ret;
 	}
-	if (total || timeout_ms == 0 || n == 0)
+	if (total || timeout_ns == 0 || n == 0)
 		return total;
 	struct pollfd stackp[16 * XPRT_WAIT_FDS], *p = stackp;
 	unsigned *cnt, stackc[16];
@@ -103,7 +138,7 @@ int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
 		bool all = true;
 		for (unsigned k = 0; k < n; k++)
 			all &= cnt[k] > 0;
-		ret = poll(p, np, all ? timeout_ms : (timeout_ms < 10 ? timeout_ms : 10));
+		ret = xprt_sleep_ppoll(p, np, all ? timeout_ns : (timeout_ns < 10000000 ? timeout_ns : 10000000));
 		if (ret < 0 && errno != EINTR)
 			total = -errno;
 		for (unsigned k = 0, at = 0; ret > 0 && total >= 0 && k < n; at += cnt[k], k++) {
@@ -121,4 +156,16 @@ int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
 		free(cnt);
 	}
 	return total;
+}
+
+int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
+{
+	if (n == 1)
+		return xprt_poll(xs[0], timeout_ms);
+	return poll_set(xs, n, timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000ull : 0);
+}
+
+int xprt_poll_set_ns(struct xprt *const *xs, unsigned n, uint64_t timeout_ns)
+{
+	return poll_set(xs, n, timeout_ns);
 }

@@ -66,7 +66,9 @@ struct xprt_req {
 	void *ctx;
 	/* Set by the transport. */
 	uint32_t xid;
-	uint64_t t_submit_ns;
+	uint64_t t_submit_ns;     /* queued (the latency counts from here) */
+	uint64_t t_post_ns;       /* handed to the kernel (RDMA: when the doorbell
+				     of its batch rang; 0 until then) */
 	/* How the call went out (RDMA): */
 	uint8_t used_read_chunk, used_write_chunk, used_reply_chunk, used_p0;
 };
@@ -118,6 +120,10 @@ struct xprt_ops {
 	 * poll(), takes what woke it. */
 	int (*wait_fds)(struct xprt *x, struct pollfd *p, unsigned *n);
 	int (*wait_done)(struct xprt *x, const struct pollfd *p, unsigned n);
+	/* Posts what submit() queued now (RDMA batches SENDs until a poll);
+	 * NULL: submit() sends at once.  0 or -EIO (the calls completed as
+	 * lost). */
+	int (*flush)(struct xprt *x);
 };
 #define XPRT_WAIT_FDS 2
 
@@ -137,6 +143,11 @@ struct xprt {
 	xprt_bc_fn bc_call;
 	void *bc_ctx;
 	uint32_t max_qp;          /* RDMA: the device's QP limit (ibv_device_attr); 0: none */
+	/* RDMA: replies a poll hands to their done callbacks at most before
+	 * it returns (0: all it finds); the rest wait in the completion
+	 * queue for the next poll, so a caller with a deadline is back in
+	 * time.  TCP reads what came. */
+	uint32_t poll_budget;
 };
 
 struct xprt_opts {
@@ -166,11 +177,16 @@ static inline unsigned xprt_can_send(const struct xprt *x) { return x->ops->can_
 static inline unsigned xprt_inflight(const struct xprt *x) { return x->ops->inflight(x); }
 static inline void xprt_destroy(struct xprt *x) { if (x) x->ops->destroy(x); }
 static inline void xprt_drop(struct xprt *x, const char *why) { x->ops->drop(x, why); }
+static inline int xprt_flush(struct xprt *x) { return x->ops->flush ? x->ops->flush(x) : 0; }
 
 /* Runs the completions of n transports for up to timeout_ms, sleeping
  * on all of them at once (one transport: xprt_poll).  Returns the done
  * callbacks run, or the first transport's error (-ENOTCONN). */
 int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms);
+/* The same, to the nanosecond: sleeps at most timeout_ns (ppoll), on
+ * every transport's descriptors (no transport's own poll: no
+ * moderation naps, whose wake-up is theirs). */
+int xprt_poll_set_ns(struct xprt *const *xs, unsigned n, uint64_t timeout_ns);
 
 /* Synchronous call: submits, polls until done (or timeout_ms).  The reply
  * message is copied into rbuf (rcap bytes); *rlen its length.  Returns 0,
@@ -190,5 +206,21 @@ bool rpcrdma_cm_priv_decode(const uint8_t *p, size_t len, uint32_t *send, uint32
 			    bool *remote_inv);
 
 uint64_t xprt_now_ns(void);
+
+/* Where the transports' thread spent its time, for the replay's account
+ * of a late call (-v): asleep in poll()/nanosleep() (until the kernel ran
+ * it again), and handing calls to the kernel (ibv_post_send, writev).
+ * Running totals (ns) over every transport of the process; one thread. */
+struct xprt_time {
+	uint64_t blocked_ns, post_ns;
+	uint64_t sleeps, posts;
+	/* sleeps that ran to their timeout: how much later than asked the
+	 * thread was back (the kernel's, or a VM's, wake-up latency) */
+	uint64_t timeouts, late_ns, late_max_ns, late_over_1ms;
+};
+extern struct xprt_time xprt_time;
+/* poll() that adds its time to xprt_time.blocked_ns */
+int xprt_sleep_poll(struct pollfd *p, unsigned n, int timeout_ms);
+int xprt_sleep_ppoll(struct pollfd *p, unsigned n, uint64_t timeout_ns);
 
 #endif

@@ -71,3 +71,17 @@ for label, what in (("speed1", "this build"), ("speed1base", "base build")):
     print(f"{what:14} {len(rs):4} {iss('p50'):9.1f} {iss('p99'):9.1f} {iss('max'):9.1f} | "
           f"{allq('p50'):14.1f} {allq('p99'):9.1f} {allq('max'):9.1f} | {hs}"
           f"{'' if all(o.get('exit') == 0 for o in rs) else '  (exit ' + str([o.get('exit') for o in rs]) + ')'}")
+
+# -v runs (LAB_ARG_SPEED1_FLAGS=-v): where the late calls' time went,
+# added up over the calls at least 1 ms late, and the sleeps' wake-ups
+rs = [o for f in sorted(glob.glob(os.path.join(out, "bm-speed1-*.out")))
+      for o in [speed1(os.path.basename(f)[:-4])] if o and o.get("late_parts_ms")]
+if rs:
+    print()
+    keys = ["asleep", "replies", "posting", "polling", "building", "scheduler", "runnable_not_running"]
+    print("calls >= 1 ms late, where their time went (ms, per run): " + ", ".join(keys))
+    for o in rs:
+        lp, w = o["late_parts_ms"], o.get("wakeups") or {}
+        print(f"  {lp['calls']:3} calls, {lp['late']:8.1f} ms: " + " ".join(f"{lp.get(k, 0):7.1f}" for k in keys) +
+              f" | wake-ups {w.get('timeouts', 0)} timed out, mean {w.get('late_mean_us', 0):.0f} us late, "
+              f"{w.get('over_1ms', 0)} over 1 ms, max {w.get('late_max_us', 0):.0f} us")

@@ -103,13 +103,28 @@ for k, run in enumerate(RUNS):
               and "held back as intended" in o,
               f"{run}: text report has the client rows, the issue-time error and the holds")
         # -v: a line per call sent with how late it left (and its hold)
-        late = re.findall(r"^  xid 0x[0-9a-f]{8} .*: c(\d) left ([0-9.]+) us late(?:, after a hold of ([0-9.]+) us \((\w+)\))?$",
-                          o, re.M)
+        # and, for a call at least 1 ms late, where that time went
+        late = re.findall(r"^  xid 0x[0-9a-f]{8} .*: c(\d) left ([0-9.]+) us late(?:, after a hold of ([0-9.]+) us \((\w+)\))?"
+                          r"(?:: ((?:[a-z ]+ [0-9.]+(?:, )?)+) ms(?:; runnable, not running ([0-9.]+) ms)?)?$", o, re.M)
         check(len(late) == len(trecs), f"{run}: -v: {len(late)} calls with their issue-time error (trace {len(trecs)})")
         sync = re.findall(r"^  c\d+: .* done synchronously: every client held .*$", o, re.M)
         check(not sync, f"{run}: -v: no work done synchronously, holding back every client ({sync[:3]})")
         worst = sorted(late, key=lambda m: -float(m[1]))[:5]
-        print(f"info {run}: latest calls (client, us late, held us, why): {worst}")
+        print(f"info {run}: latest calls (client, us late, held us, why, where): {worst}")
+        # the parts partition the lateness (printed to 0.01 ms each)
+        bad = []
+        for m in late:
+            us, parts = float(m[1]), m[4]
+            if us < 1000:
+                if parts:
+                    bad.append((m[1], "explained under 1 ms"))
+                continue
+            got = sum(float(v) for v in re.findall(r"[a-z ]+ ([0-9.]+)", parts)) * 1000 if parts else -1
+            if abs(got - us) > 10 * 8:
+                bad.append((m[1], parts))
+        check(not bad, f"{run}: -v: every call at least 1 ms late says where its time went, the parts "
+              f"adding up to its lateness ({sum(float(m[1]) >= 1000 for m in late)} such calls)"
+              f"{'; not so: ' + str(bad[:3]) if bad else ''}")
     # each traced connection its own replay connection, carrying the
     # same client's calls
     tconns = collections.OrderedDict()
