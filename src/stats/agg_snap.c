@@ -71,6 +71,20 @@ static void win_sum(const struct agg *a, const struct agg_win *w, uint64_t now_s
 	}
 }
 
+/* An operation row's totals of the live slots, from its sample ring
+ * (a sample whose slot has been taken by a later one is out of the
+ * window too: that slot is at least a window later). */
+static void wring_sum(const struct agg *a, const struct agg_ent *e, uint64_t now_slot, struct hist *hout)
+{
+	uint64_t n = e->wring_n < AGG_WRING ? e->wring_n : AGG_WRING;
+
+	for (uint64_t j = 0; j < n; j++) {
+		const struct agg_wsample *s = &e->wring[j];
+		if (s->slot <= now_slot && s->slot + a->cfg.slots > now_slot)
+			hist_add(hout, s->total);
+	}
+}
+
 /* The time the window's counts are divided by (the rule is in agg.h).
  * Never under one slot: a rate never divides by ~0. */
 static double win_seconds(const struct agg *a, uint64_t now_ns, uint64_t now_slot, bool record_clock)
@@ -149,6 +163,8 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 					 agg_op_suffix(e->transport), e->label[2], e->label[3]);
 			r->tot = e->tot;
 			win_sum(a, e->win, now_slot, &w, e->wlat, e->wlat ? &wh : NULL);
+			if (e->wring && !e->wlat)
+				wring_sum(a, e, now_slot, &wh);
 			r->rate = (double)w.records / win;
 			r->bw = (double)w.bytes / win;
 			r->inflight = (double)w.lat_sum / 1e9 / win;   /* Little's law */
@@ -157,7 +173,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 			r->p99 = hist_pct(&e->lat, 0.99);
 			r->p999 = hist_pct(&e->lat, 0.999);
 			r->max = e->lat.max;
-			if (e->wlat) {
+			if (e->wring) {
 				r->wp50 = hist_pct(&wh, 0.50);
 				r->wp99 = hist_pct(&wh, 0.99);
 			}

@@ -26,11 +26,17 @@ void phase_diag_free(struct phase_diag *d)
 
 void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 {
-	unsigned res = d->tot.res, i = hist_index(res, total), c = i >> res, sub = 1u << res;
+	phase_diag_add_at(d, hist_index(d->tot.res, total), total, phase);
+}
+
+void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase)
+{
+	unsigned res = d->tot.res, c = i >> res, sub = 1u << res;
 
 	if (!d->nph)
 		return;
-	hist_add_at(&d->tot, i, total);
+	if (!d->shared)
+		hist_add_at(&d->tot, i, total);
 	for (unsigned p = 0; p < d->nph; p++)
 		d->sum_phase[p] += phase[p];
 	if (!d->bsum[c]) {
@@ -50,6 +56,14 @@ void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 	d->btot[c][i & (sub - 1)] += total;
 }
 
+int phase_diag_unshare(struct phase_diag *d)
+{
+	const struct hist *h = d->shared;
+
+	d->shared = NULL;
+	return h ? hist_merge(&d->tot, h) : 0;
+}
+
 static unsigned argmax(const uint64_t *v, unsigned n)
 {
 	unsigned b = 0;
@@ -66,7 +80,7 @@ static unsigned pct(uint64_t part, uint64_t whole)
 
 int phase_diag_split(const struct phase_diag *d, struct phase_diag_split *out)
 {
-	const struct hist *h = &d->tot;
+	const struct hist *h = d->shared ? d->shared : &d->tot;
 	unsigned res = h->res, sub = 1u << res;
 	uint64_t acc = 0, want;
 

@@ -221,6 +221,77 @@ int main(void)
 	CHECK(agg_snapshot(a, 0, &s) == 0 && s.win_s <= 10.0 && s.win_s >= 8.99 && s.t.tot.records == 31,
 	      "record clock: 30 s of records: window at most the 10 slots (%f)", s.win_s);
 	agg_snap_free(&s); agg_free(a);
+	{	/* an operation's window percentiles are those of the totals in
+		 * the live slots, while few (the engine keeps them as samples)
+		 * and once more than AGG_WRING are live (one histogram a slot) */
+		static const int per_sec[] = { 1, 3, 0, 2, 5, 1, 0, 0, 0, 0, 0, 0, 40, 7, 90, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 };
+		static uint64_t tot_of[400], slot_of[400];
+		int n = 0, ok = 1;
+		a = agg_new(NULL);
+		for (int sec = 0; sec < (int)(sizeof(per_sec) / sizeof(per_sec[0])); sec++) {
+			uint64_t slot = 100 + (uint64_t)sec;
+			for (int j = 0; j < per_sec[sec]; j++, n++) {
+				r.t_reply_last = slot * 1000000000ull + 1000ull * (uint64_t)j;
+				r.d_total = 1000 + (uint64_t)n * 7919 % 3000000;
+				r.t_call_first = r.t_reply_last - r.d_total;
+				agg_add(a, &r, r.t_reply_last);
+				tot_of[n] = r.d_total; slot_of[n] = slot;
+			}
+			struct hist w; hist_init(&w, HIST_RES);
+			for (int k = 0; k < n; k++)
+				if (slot_of[k] + 10 > slot)
+					hist_add(&w, tot_of[k]);
+			CHECK(agg_snapshot(a, slot * 1000000000ull + 999999999ull, &s) == 0 && s.nrows[AGG_OP] == 1, "window snapshot %d", sec);
+			if (s.nrows[AGG_OP] == 1 && (s.rows[AGG_OP][0].wp50 != hist_pct(&w, 0.5) || s.rows[AGG_OP][0].wp99 != hist_pct(&w, 0.99))) {
+				ok = 0;
+				printf("second %d: window p50 %llu p99 %llu, its %llu samples' %llu %llu\n", sec,
+				       (unsigned long long)s.rows[AGG_OP][0].wp50, (unsigned long long)s.rows[AGG_OP][0].wp99, (unsigned long long)w.n,
+				       (unsigned long long)hist_pct(&w, 0.5), (unsigned long long)hist_pct(&w, 0.99));
+			}
+			agg_snap_free(&s); hist_free(&w);
+		}
+		CHECK(ok, "window percentiles = those of the live slots' totals, few and many");
+		agg_free(a);
+	}
+	{	/* the slowest list: a full list's expired entries are replaced
+		 * first, in the list's order, whatever the new record's total;
+		 * then only a record slower than the fastest, in its place */
+		a = agg_new(NULL);
+		uint64_t xid_at[8];
+		for (uint32_t k = 0; k < 20; k++) {
+			r.xid = k; r.d_total = 1000 * (k + 1); r.t_reply_last = 100000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		r.xid = 99; r.d_total = 500; r.t_reply_last = 101000000000ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);
+		for (uint32_t k = 0; k < 4; k++) {   /* 90 s later: all 20 have expired */
+			r.xid = 200 + k; r.d_total = 40 - 10 * k; r.t_reply_last = 200000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		CHECK(agg_snapshot(a, 0, &s) == 0 && s.nslow == 20, "slowest list full");
+		for (int i = 0; i < 8; i++) xid_at[i] = s.slow[i].xid;
+		CHECK(xid_at[0] == 200 && xid_at[1] == 201 && xid_at[2] == 202 && xid_at[3] == 203 && xid_at[4] == 4,
+		      "expired entries replaced in order: %llu %llu %llu %llu %llu", (unsigned long long)xid_at[0], (unsigned long long)xid_at[1],
+		      (unsigned long long)xid_at[2], (unsigned long long)xid_at[3], (unsigned long long)xid_at[4]);
+		int fast_in = 0;
+		for (size_t i = 0; i < s.nslow; i++) fast_in |= s.slow[i].xid == 99;
+		CHECK(!fast_in, "a record faster than a full live list is turned away");
+		agg_snap_free(&s);
+		for (uint32_t k = 4; k < 20; k++) {
+			r.xid = 200 + k; r.d_total = 100 + k; r.t_reply_last = 200000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		r.xid = 300; r.d_total = 15; r.t_reply_last = 201000000000ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* slower than 203's 10: in its place */
+		r.xid = 301; r.d_total = 12; r.t_reply_last = 201000000001ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* slower than none: 15, 20, 30, 40 and 104.. */
+		CHECK(agg_snapshot(a, 0, &s) == 0 && s.nslow == 20 && s.slow[3].xid == 300 && s.slow[2].xid == 202 && s.slow[19].xid == 219,
+		      "then the fastest live entry gives way: [3] = %u", s.slow[3].xid);
+		fast_in = 0;
+		for (size_t i = 0; i < s.nslow; i++) fast_in |= s.slow[i].xid == 301 || s.slow[i].xid < 200;
+		CHECK(!fast_in, "no expired entry left, the faster record turned away");
+		agg_snap_free(&s); agg_free(a);
+	}
 	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
 	return fail != 0;
 }
