@@ -167,6 +167,7 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	e->hash = h;
 	e->next = t->bucket[h % NBUCKETS];
 	t->bucket[h % NBUCKETS] = e;
+	e->ord = t->n;
 	t->order[t->n++] = e;
 	return e;
 }
@@ -335,8 +336,10 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 	if (e->wlat && w->records == 0 && e->wlat[idx].n)
 		hist_reset(&e->wlat[idx]);
 	win_add(w, f);
-	if (r->credits_granted)
+	if (r->credits_granted) {
 		e->credits_granted = r->credits_granted;
+		e->credits_seq = a->tot.tot.records;
+	}
 	if (r->credits_asked)
 		e->credits_asked = r->credits_asked;
 	if (!f->answered)
@@ -675,6 +678,23 @@ static void ent_prefetch2(const struct agg_ent *e, const struct facts *f, unsign
 		__builtin_prefetch(d->shared ? (const void *)d->sum_phase : (const void *)&d->tot, 1);
 }
 
+/* A series entry of its own (not "(other)") stands for the record in
+ * its client and server rows too: the snapshot adds a client's and a
+ * server's series up (agg_snap.c), two entries a record fewer.  The
+ * dimensions whose entries are then left alone. */
+static unsigned fold_into_series(const struct route *rt)
+{
+	struct agg_ent *se = rt->e[AGG_SERIES];
+
+	if (!se || rt->other & 1u << AGG_SERIES)
+		return 0;
+	if (!se->fold[0])
+		se->fold[0] = rt->e[AGG_CLIENT];
+	if (!se->fold[1])
+		se->fold[1] = rt->e[AGG_SERVER];
+	return 1u << AGG_CLIENT | 1u << AGG_SERVER;
+}
+
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 {
 	struct agg_key k[RT_N];
@@ -708,15 +728,18 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
+	unsigned skip[RT_N] = { 0 };   /* bit d: the entry is not updated */
 	for (int c = RT_N - 1; c >= 0; c--) {
 		rt[c] = route_of(a, c, &k[c], r, &tmp[c]);
+		if (c == RT_OPS)
+			skip[c] = fold_into_series(rt[c]);
 		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d])
+			if (rt[c]->e[d] && !(skip[c] & 1u << d))
 				ent_prefetch(rt[c]->e[d], &f, idx);
 	}
 	for (int c = RT_N - 1; c >= 0; c--)
 		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d])
+			if (rt[c]->e[d] && !(skip[c] & 1u << d))
 				ent_prefetch2(rt[c]->e[d], &f, idx);
 	for (int c = RT_N - 1; c >= 0; c--) {
 		for (int d = 0; d < AGG_NDIM; d++) {
@@ -724,7 +747,8 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 				continue;
 			if (rt[c]->other & 1u << d)
 				a->tot.overflow[d]++;
-			ent_add(a, rt[c]->e[d], &f, slot, idx);
+			if (!(skip[c] & 1u << d))
+				ent_add(a, rt[c]->e[d], &f, slot, idx);
 		}
 	}
 	if (f.answered)

@@ -69,6 +69,13 @@ struct agg_ent {
 	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
 	struct agg_win *win;               /* the window's slots (agg_config.slots), after the entry */
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
+	uint64_t credits_seq;              /* the engine's record count when credits_granted was set */
+	size_t ord;                        /* place in its dimension's insertion order */
+	/* AGG_SERIES: its client and server entries.  A record whose series
+	 * entry is its own is counted there only; the snapshot adds each
+	 * client's and server's series to what the entry holds itself (the
+	 * records of the series "(other)"). */
+	struct agg_ent *fold[2];
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;
 	uint64_t last_ns;

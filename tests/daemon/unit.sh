@@ -292,6 +292,42 @@ int main(void)
 		CHECK(!fast_in, "no expired entry left, the faster record turned away");
 		agg_snap_free(&s); agg_free(a);
 	}
+	for (unsigned sm = 0; sm < 2; sm++) {
+		/* client and server rows hold every record of theirs, whether its
+		 * series has a row of its own or (two series rows at most) not:
+		 * counts, window rate, percentiles and the last credits granted */
+		a = agg_new(&(struct agg_config){ .max_keys = { 0, 0, 0, 0, sm ? 2 : 0 } });
+		memset(&r, 0, sizeof(r));
+		r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 3;
+		r.caller.family = 4; r.callee.family = 4; r.callee.addr[0] = 10; r.callee.addr[3] = 1;
+		uint64_t want_n[2] = { 0, 0 }, want_max[2] = { 0, 0 }; uint16_t want_cr[2] = { 0, 0 };
+		struct hist wl[2]; hist_init(&wl[0], HIST_RES); hist_init(&wl[1], HIST_RES);
+		for (int i = 0; i < 12; i++) {
+			r.proc = 1 + (uint32_t)i % 4; r.caller.addr[0] = 10; r.caller.addr[3] = (uint8_t)(2 + i % 2);
+			r.d_total = 1000 * (uint64_t)(i * i + 1); r.credits_granted = (uint16_t)(i == 11 ? 0 : 20 + i);
+			r.t_reply_last = t + (uint64_t)i * 1000; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+			want_n[i % 2]++; want_max[i % 2] = r.d_total; hist_add(&wl[i % 2], r.d_total);
+			if (r.credits_granted) want_cr[i % 2] = r.credits_granted;
+		}
+		CHECK(agg_snapshot(a, t + 500000000ull, &s) == 0 && s.nrows[AGG_CLIENT] == 2 && s.nrows[AGG_SERVER] == 1 &&
+		      s.nrows[AGG_SERIES] == (sm ? 3u : 4u), "client, server and series rows (series max %u)", sm ? 2 : 4096);
+		for (int c = 0; c < 2 && s.nrows[AGG_CLIENT] == 2; c++) {
+			const struct agg_row *cr = &s.rows[AGG_CLIENT][c];
+			CHECK(cr->tot.records == want_n[c] && cr->tot.lat_n == want_n[c] && cr->max == want_max[c] && cr->credits == want_cr[c] &&
+			      cr->p50 == hist_pct(&wl[c], 0.5) && cr->p99 == hist_pct(&wl[c], 0.99) && cr->rate > 5.99 && cr->rate < 6.01,
+			      "client %d (series max %u): %llu records, max %llu, credits %u, rate %f", c, sm ? 2 : 4096,
+			      (unsigned long long)cr->tot.records, (unsigned long long)cr->max, cr->credits, cr->rate);
+		}
+		hist_merge(&wl[0], &wl[1]);
+		if (s.nrows[AGG_SERVER] == 1) {
+			const struct agg_row *sv = &s.rows[AGG_SERVER][0];
+			CHECK(sv->tot.records == 12 && sv->max == 122000 && sv->credits == 30 && sv->p90 == hist_pct(&wl[0], 0.9),
+			      "server row (series max %u): %llu records, credits %u", sm ? 2 : 4096, (unsigned long long)sv->tot.records, sv->credits);
+		}
+		hist_free(&wl[0]); hist_free(&wl[1]);
+		agg_snap_free(&s); agg_free(a);
+	}
 	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
 	return fail != 0;
 }
