@@ -28,7 +28,6 @@ static struct phase_diag *get(struct agg_ent *e, unsigned i, unsigned nph)
  * row, whose totals are then counted once, not twice. */
 void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hidx)
 {
-	uint64_t ph[DIAG_PH_MAX];
 	struct phase_diag *d;
 	const bool wire = !rec_is_fused(r) && (r->phase_mask & (1u << REC_PH_N));
 
@@ -38,9 +37,7 @@ void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hi
 		if (!r->f_mask || !(d = get(e, 1, REC_FP_N)))
 			return;
 		/* a merged span counts for its first phase */
-		for (unsigned p = 0; p < REC_FP_N; p++)
-			ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
-		phase_diag_add(d, r->f_total, ph);
+		phase_diag_add_masked(d, hist_index(HIST_RES, r->f_total), r->f_total, r->f_phase, r->f_mask);
 		return;
 	}
 	if (!wire)
@@ -51,10 +48,7 @@ void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hi
 		if (!e->lat.n)
 			d->shared = &e->lat;
 	}
-	d = e->diag[0];
-	for (unsigned p = 0; p < PH_N; p++)
-		ph[p] = r->phase_mask & (1u << p) ? r->d_phase[p] : 0;
-	phase_diag_add_at(d, hidx, r->d_total, ph);
+	phase_diag_add_masked(e->diag[0], hidx, r->d_total, r->d_phase, r->phase_mask);
 }
 
 void agg_diag_row(const struct agg_ent *e, struct agg_row *row)

@@ -31,14 +31,17 @@ void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 
 void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase)
 {
+	phase_diag_add_masked(d, i, total, phase, ~0u);
+}
+
+void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask)
+{
 	unsigned res = d->tot.res, c = i >> res, sub = 1u << res;
 
 	if (!d->nph)
 		return;
 	if (!d->shared)
 		hist_add_at(&d->tot, i, total);
-	for (unsigned p = 0; p < d->nph; p++)
-		d->sum_phase[p] += phase[p];
 	if (!d->bsum[c]) {
 		d->bsum[c] = calloc((size_t)sub * d->nph, sizeof(uint64_t));
 		d->btot[c] = calloc(sub, sizeof(uint64_t));
@@ -47,12 +50,18 @@ void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const u
 			free(d->btot[c]);
 			d->bsum[c] = d->btot[c] = NULL;
 			d->lost++;
+			for (unsigned p = 0; p < d->nph; p++)
+				d->sum_phase[p] += mask >> p & 1 ? phase[p] : 0;
 			return;
 		}
 	}
+	/* one pass: each phase into the overall sum and its bucket's */
 	uint64_t *s = d->bsum[c] + (size_t)(i & (sub - 1)) * d->nph;
-	for (unsigned p = 0; p < d->nph; p++)
-		s[p] += phase[p];
+	for (unsigned p = 0; p < d->nph; p++) {
+		const uint64_t v = mask >> p & 1 ? phase[p] : 0;
+		d->sum_phase[p] += v;
+		s[p] += v;
+	}
 	d->btot[c][i & (sub - 1)] += total;
 }
 

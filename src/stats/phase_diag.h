@@ -52,6 +52,9 @@ void phase_diag_free(struct phase_diag *d);
 void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase);
 /* The same with total's bucket i = hist_index(HIST_RES, total) known. */
 void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase);
+/* The same with phase p counted as 0 where bit p of mask is clear (a
+ * record's phases as it has them, no vector built first). */
+void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask);
 /* Counts the totals in tot from now on, starting from a copy of the
  * shared histogram; 0 or -ENOMEM. */
 int phase_diag_unshare(struct phase_diag *d);
