@@ -75,6 +75,7 @@ static void ent_free(struct agg *a, struct agg_ent *e)
 		for (unsigned i = 0; i < a->cfg.slots; i++)
 			hist_free(&e->wlat[i]);
 	free(e->wlat);
+	free(e->wring);
 	agg_diag_free(e);
 	free(e);
 }
@@ -119,13 +120,11 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	hist_init(&e->lat, HIST_RES);
 	a->mem += sizeof(*e);
 	if (d == AGG_OP) {
-		if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat)))) {
+		if (!(e->wring = calloc(AGG_WRING, sizeof(*e->wring)))) {
 			ent_free(a, e);
 			return NULL;
 		}
-		for (unsigned i = 0; i < a->cfg.slots; i++)
-			hist_init(&e->wlat[i], HIST_RES);
-		a->mem += a->cfg.slots * sizeof(*e->wlat);
+		a->mem += AGG_WRING * sizeof(*e->wring);
 	}
 	return e;
 }
@@ -168,6 +167,7 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	e->hash = h;
 	e->next = t->bucket[h % NBUCKETS];
 	t->bucket[h % NBUCKETS] = e;
+	e->ord = t->n;
 	t->order[t->n++] = e;
 	return e;
 }
@@ -284,6 +284,41 @@ static void win_add(struct agg_win *w, const struct facts *f)
 	}
 }
 
+/* An operation row's window histograms, one per slot, made when its
+ * sample ring overflows: the ring's totals still in their slots go in. */
+static int wlat_make(struct agg *a, struct agg_ent *e)
+{
+	if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat))))
+		return -1;
+	a->mem += a->cfg.slots * sizeof(*e->wlat);
+	for (unsigned i = 0; i < a->cfg.slots; i++)
+		hist_init(&e->wlat[i], HIST_RES);
+	for (unsigned j = 0; j < AGG_WRING; j++) {
+		const struct agg_wsample *s = &e->wring[j];
+		if (e->win[s->slot % a->cfg.slots].slot == s->slot)
+			hist_add(&e->wlat[s->slot % a->cfg.slots], s->total);
+	}
+	return 0;
+}
+
+/* An answered record's total in its operation row's window. */
+static void wlat_add(struct agg *a, struct agg_ent *e, const struct facts *f, uint64_t slot, unsigned idx)
+{
+	struct agg_wsample *s = &e->wring[e->wring_n % AGG_WRING];
+
+	/* the oldest sample is overwritten once it has left the window
+	 * (a->now_ns never goes back) */
+	if (!e->wlat && e->wring_n >= AGG_WRING && s->slot + a->cfg.slots > slot)
+		(void)wlat_make(a, e);   /* out of memory: the oldest sample is lost instead */
+	if (e->wlat) {
+		hist_add_at(&e->wlat[idx], f->hidx, f->r->d_total);
+		return;
+	}
+	s->slot = slot;
+	s->total = f->r->d_total;
+	e->wring_n++;
+}
+
 /* idx: slot's place in the window (slot % slots), the same for every
  * entry of a record */
 static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uint64_t slot, unsigned idx)
@@ -301,44 +336,63 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 	if (e->wlat && w->records == 0 && e->wlat[idx].n)
 		hist_reset(&e->wlat[idx]);
 	win_add(w, f);
-	if (r->credits_granted)
+	if (r->credits_granted) {
 		e->credits_granted = r->credits_granted;
+		e->credits_seq = a->tot.tot.records;
+	}
 	if (r->credits_asked)
 		e->credits_asked = r->credits_asked;
 	if (!f->answered)
 		return;
-	hist_add_at(&e->lat, f->hidx, r->d_total);
-	if (e->wlat) {
-		hist_add_at(&e->wlat[idx], f->hidx, r->d_total);
-		agg_diag_add(e, r);
+	if (e->wring) {
+		wlat_add(a, e, f, slot, idx);
+		agg_diag_add(e, r, f->hidx);
 	}
+	hist_add_at(&e->lat, f->hidx, r->d_total);
 	e->prom[f->prom]++;
 }
 
+/* The fastest entry (its first index, as a scan from 0 keeping the
+ * strictly smaller finds it) and the oldest time of the entries still
+ * live (not in slow_exp). */
+static void slow_rescan(struct agg *a, uint64_t horizon)
+{
+	a->slow_min = 0;
+	a->slow_oldest = UINT64_MAX;
+	for (unsigned i = 0; i < a->nslow; i++) {
+		if (a->slow[i].total < a->slow[a->slow_min].total)
+			a->slow_min = i;
+		if (a->slow_exp >> i & 1)
+			continue;
+		if (a->now_ns > a->slow[i].t_ns + horizon)
+			a->slow_exp |= 1ull << i;
+		else if (a->slow[i].t_ns < a->slow_oldest)
+			a->slow_oldest = a->slow[i].t_ns;
+	}
+}
+
+/* A full list takes a record into its first expired entry, else into its
+ * fastest one if the record is slower.  The expired entries are kept as
+ * a mask, found again only when the oldest live one expires: after a
+ * pause longer than the window every entry has, and each of the next
+ * slow_n records used to scan the list twice to replace one. */
 static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct agg_op_id *op,
 		     const struct agg_ep_id *client, const struct agg_ep_id *server)
 {
 	uint64_t horizon = a->cfg.slot_ns * a->cfg.slots;
 	unsigned victim = a->nslow;
 
-	/* What the scan below concludes when nothing has expired. */
-	if (a->nslow >= a->cfg.slow_n && a->now_ns <= a->slow_oldest + horizon &&
-	    a->slow[a->slow_min].total >= r->d_total)
-		return;
 	if (a->nslow >= a->cfg.slow_n) {
-		/* replace an expired entry, else the fastest if we are slower */
-		victim = a->cfg.slow_n;
-		for (unsigned i = 0; i < a->nslow; i++) {
-			if (a->now_ns > a->slow[i].t_ns + horizon) {
-				victim = i;
-				break;
-			}
-			if (victim == a->cfg.slow_n || a->slow[i].total < a->slow[victim].total)
-				victim = i;
-		}
-		if (victim < a->cfg.slow_n && a->now_ns <= a->slow[victim].t_ns + horizon &&
-		    a->slow[victim].total >= r->d_total)
+		if (a->slow_oldest != UINT64_MAX && a->now_ns > a->slow_oldest + horizon)
+			slow_rescan(a, horizon);
+		if (a->slow_exp) {
+			victim = (unsigned)__builtin_ctzll(a->slow_exp);
+			a->slow_exp &= a->slow_exp - 1;
+		} else if (a->slow[a->slow_min].total >= r->d_total) {
 			return;
+		} else {
+			victim = a->slow_min;
+		}
 	} else {
 		a->nslow++;
 	}
@@ -355,14 +409,13 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	s->server = *server;
 	if (a->nslow < a->cfg.slow_n)
 		return;
-	a->slow_min = 0;
-	a->slow_oldest = a->slow[0].t_ns;
-	for (unsigned i = 1; i < a->nslow; i++) {
-		if (a->slow[i].total < a->slow[a->slow_min].total)
-			a->slow_min = i;
-		if (a->slow[i].t_ns < a->slow_oldest)
-			a->slow_oldest = a->slow[i].t_ns;
+	if (a->slow_exp) {
+		/* a live entry now, none older than the others */
+		if (a->now_ns < a->slow_oldest)
+			a->slow_oldest = a->now_ns;
+		return;
 	}
+	slow_rescan(a, horizon);
 }
 
 /* The labels of a record (lab[0..3] as in agg_ent.label), only those
@@ -613,13 +666,34 @@ static void ent_prefetch2(const struct agg_ent *e, const struct facts *f, unsign
 		return;
 	if (e->lat.chunk[k])
 		__builtin_prefetch(e->lat.chunk[k] + i, 1);
-	if (!e->wlat)
+	if (!e->wring)
 		return;
-	__builtin_prefetch(&e->wlat[idx], 1);
-	__builtin_prefetch(&e->wlat[idx].chunk[k], 0);
+	if (e->wlat) {
+		__builtin_prefetch(&e->wlat[idx], 1);
+		__builtin_prefetch(&e->wlat[idx].chunk[k], 0);
+	} else {
+		__builtin_prefetch(&e->wring[e->wring_n % AGG_WRING], 1);
+	}
 	const struct phase_diag *d = e->diag[rec_is_fused(f->r)];
 	if (d)
-		__builtin_prefetch(&d->tot, 1);
+		__builtin_prefetch(d->shared ? (const void *)d->sum_phase : (const void *)&d->tot, 1);
+}
+
+/* A series entry of its own (not "(other)") stands for the record in
+ * its client and server rows too: the snapshot adds a client's and a
+ * server's series up (agg_snap.c), two entries a record fewer.  The
+ * dimensions whose entries are then left alone. */
+static unsigned fold_into_series(const struct route *rt)
+{
+	struct agg_ent *se = rt->e[AGG_SERIES];
+
+	if (!se || rt->other & 1u << AGG_SERIES)
+		return 0;
+	if (!se->fold[0])
+		se->fold[0] = rt->e[AGG_CLIENT];
+	if (!se->fold[1])
+		se->fold[1] = rt->e[AGG_SERVER];
+	return 1u << AGG_CLIENT | 1u << AGG_SERVER;
 }
 
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
@@ -655,15 +729,18 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
+	unsigned skip[RT_N] = { 0 };   /* bit d: the entry is not updated */
 	for (int c = RT_N - 1; c >= 0; c--) {
 		rt[c] = route_of(a, c, &k[c], r, &tmp[c]);
+		if (c == RT_OPS)
+			skip[c] = fold_into_series(rt[c]);
 		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d])
+			if (rt[c]->e[d] && !(skip[c] & 1u << d))
 				ent_prefetch(rt[c]->e[d], &f, idx);
 	}
 	for (int c = RT_N - 1; c >= 0; c--)
 		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d])
+			if (rt[c]->e[d] && !(skip[c] & 1u << d))
 				ent_prefetch2(rt[c]->e[d], &f, idx);
 	for (int c = RT_N - 1; c >= 0; c--) {
 		for (int d = 0; d < AGG_NDIM; d++) {
@@ -671,7 +748,8 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 				continue;
 			if (rt[c]->other & 1u << d)
 				a->tot.overflow[d]++;
-			ent_add(a, rt[c]->e[d], &f, slot, idx);
+			if (!(skip[c] & 1u << d))
+				ent_add(a, rt[c]->e[d], &f, slot, idx);
 		}
 	}
 	if (f.answered)

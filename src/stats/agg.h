@@ -45,6 +45,10 @@ struct agg_win {
 	uint64_t records, errors, bytes, lat_sum, lat_n;
 };
 
+#define AGG_WRING 32
+struct agg_wsample {
+	uint64_t slot, total;              /* absolute slot number, d_total */
+};
 struct agg_ent {
 	char key[AGG_KEY_MAX];
 	/* SERIES: protocol, operation, client, server; OP: protocol, operation;
@@ -55,10 +59,23 @@ struct agg_ent {
 	struct agg_ent *next;
 	struct agg_counts tot;
 	struct hist lat;                   /* d_total since start */
-	struct hist *wlat;                 /* AGG_OP only: one per window slot */
+	/* AGG_OP only: the window's latency percentiles.  First the latest
+	 * totals with their slots, AGG_WRING at most (a row's window usually
+	 * holds a few, and writing one is a line where a histogram is three);
+	 * once more than that are in the window, one histogram per slot. */
+	struct agg_wsample *wring;         /* AGG_WRING; the next at wring_n % AGG_WRING */
+	uint64_t wring_n;                  /* totals written to wring */
+	struct hist *wlat;                 /* NULL until wring overflows */
 	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
 	struct agg_win *win;               /* the window's slots (agg_config.slots), after the entry */
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
+	uint64_t credits_seq;              /* the engine's record count when credits_granted was set */
+	size_t ord;                        /* place in its dimension's insertion order */
+	/* AGG_SERIES: its client and server entries.  A record whose series
+	 * entry is its own is counted there only; the snapshot adds each
+	 * client's and server's series to what the entry holds itself (the
+	 * records of the series "(other)"). */
+	struct agg_ent *fold[2];
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;
 	uint64_t last_ns;
@@ -100,7 +117,8 @@ struct agg_row {
 };
 enum { AGG_DIAG_NONE, AGG_DIAG_WIRE, AGG_DIAG_FUSED };
 /* agg_diag.c: the operation rows' diagnosis (src/stats/phase_diag.h) */
-void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r);
+/* hidx: hist_index(HIST_RES, r->d_total); before the total goes into e->lat */
+void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hidx);
 void agg_diag_row(const struct agg_ent *e, struct agg_row *row);
 void agg_diag_free(struct agg_ent *e);
 const char *agg_diag_phase(unsigned kind, unsigned ph);

@@ -22,25 +22,33 @@ static struct phase_diag *get(struct agg_ent *e, unsigned i, unsigned nph)
 	return e->diag[i];
 }
 
-void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r)
+/* Called before r's total goes into the row's latency histogram.  The
+ * wire diagnosis shares that histogram while every answered record of
+ * the row is one it takes (a wire record with all its phases): the usual
+ * row, whose totals are then counted once, not twice. */
+void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hidx)
 {
-	uint64_t ph[DIAG_PH_MAX];
 	struct phase_diag *d;
+	const bool wire = !rec_is_fused(r) && (r->phase_mask & (1u << REC_PH_N));
 
+	if (!wire && e->diag[0] && e->diag[0]->shared)
+		phase_diag_unshare(e->diag[0]);
 	if (rec_is_fused(r)) {
 		if (!r->f_mask || !(d = get(e, 1, REC_FP_N)))
 			return;
 		/* a merged span counts for its first phase */
-		for (unsigned p = 0; p < REC_FP_N; p++)
-			ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
-		phase_diag_add(d, r->f_total, ph);
+		phase_diag_add_masked(d, hist_index(HIST_RES, r->f_total), r->f_total, r->f_phase, r->f_mask);
 		return;
 	}
-	if (!(r->phase_mask & (1u << REC_PH_N)) || !(d = get(e, 0, PH_N)))
+	if (!wire)
 		return;
-	for (unsigned p = 0; p < PH_N; p++)
-		ph[p] = r->phase_mask & (1u << p) ? r->d_phase[p] : 0;
-	phase_diag_add(d, r->d_total, ph);
+	if (!e->diag[0]) {
+		if (!(d = get(e, 0, PH_N)))
+			return;
+		if (!e->lat.n)
+			d->shared = &e->lat;
+	}
+	phase_diag_add_masked(e->diag[0], hidx, r->d_total, r->d_phase, r->phase_mask);
 }
 
 void agg_diag_row(const struct agg_ent *e, struct agg_row *row)

@@ -45,9 +45,11 @@ struct agg {
 	struct { uint64_t slot, first, last; } span[AGG_SLOTS_MAX];
 	unsigned nslow;
 	struct slow_rec slow[AGG_SLOW_MAX];
-	/* once the list is full: the first fastest entry and the oldest time,
-	 * so most records are turned away without a scan */
+	/* once the list is full: the first fastest entry, the oldest time
+	 * of the live entries and the expired ones (bit i: slow[i]), so most
+	 * records are turned away without a scan (agg.c, slow_add) */
 	unsigned slow_min;
+	uint64_t slow_exp;
 	/* bit d: an entry's numeric key in dimension d was refused by the
 	 * full map, so a new numeric key may name an entry after all and
 	 * takes the string lookup (agg.c, find) */

@@ -71,6 +71,95 @@ static void win_sum(const struct agg *a, const struct agg_win *w, uint64_t now_s
 	}
 }
 
+/* An operation row's totals of the live slots, from its sample ring
+ * (a sample whose slot has been taken by a later one is out of the
+ * window too: that slot is at least a window later). */
+static void wring_sum(const struct agg *a, const struct agg_ent *e, uint64_t now_slot, struct hist *hout)
+{
+	uint64_t n = e->wring_n < AGG_WRING ? e->wring_n : AGG_WRING;
+
+	for (uint64_t j = 0; j < n; j++) {
+		const struct agg_wsample *s = &e->wring[j];
+		if (s->slot <= now_slot && s->slot + a->cfg.slots > now_slot)
+			hist_add(hout, s->total);
+	}
+}
+
+/* What a client's or a server's series add to its row: a record whose
+ * series entry is its own is counted there only (agg.c,
+ * fold_into_series). */
+struct fold {
+	struct agg_counts tot;
+	struct agg_win w;
+	struct hist lat;
+	uint16_t credits;
+	uint64_t credits_seq;
+};
+
+static void counts_add(struct agg_counts *o, const struct agg_counts *in)
+{
+	uint64_t *x = (uint64_t *)(void *)o;
+	const uint64_t *y = (const void *)in;
+
+	for (size_t i = 0; i < sizeof(*o) / sizeof(uint64_t); i++)
+		x[i] += y[i];
+}
+
+static void win_sum_add(struct agg_win *o, const struct agg_win *in)
+{
+	o->records += in->records;
+	o->errors += in->errors;
+	o->bytes += in->bytes;
+	o->lat_sum += in->lat_sum;
+	o->lat_n += in->lat_n;
+}
+
+/* the latest credits of the two: each is the last one its records granted */
+static void credits_fold(struct fold *f, const struct agg_ent *e)
+{
+	if (e->credits_seq > f->credits_seq) {
+		f->credits = e->credits_granted;
+		f->credits_seq = e->credits_seq;
+	}
+}
+
+static void folds_free(struct fold *fo, size_t n)
+{
+	for (size_t i = 0; fo && i < n; i++)
+		hist_free(&fo[i].lat);
+	free(fo);
+}
+
+/* The n rows of d (AGG_CLIENT, AGG_SERVER): each one's series added up;
+ * NULL when out of memory. */
+static struct fold *folds_of(const struct agg *a, enum agg_dim d, size_t n, uint64_t now_slot)
+{
+	struct fold *fo = calloc(n, sizeof(*fo));
+
+	if (!fo)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		hist_init(&fo[i].lat, HIST_RES);
+	for (size_t j = 0; j < agg_count(a, AGG_SERIES); j++) {
+		const struct agg_ent *se = agg_entry(a, AGG_SERIES, j), *e = se->fold[d == AGG_SERVER];
+		if (!e)
+			continue;
+		size_t i = e == a->t[d].other ? a->t[d].n : e->ord;
+		struct agg_win w;
+		if (i >= n)
+			continue;
+		counts_add(&fo[i].tot, &se->tot);
+		win_sum(a, se->win, now_slot, &w, NULL, NULL);
+		win_sum_add(&fo[i].w, &w);
+		credits_fold(&fo[i], se);
+		if (hist_merge(&fo[i].lat, &se->lat) < 0) {
+			folds_free(fo, n);
+			return NULL;
+		}
+	}
+	return fo;
+}
+
 /* The time the window's counts are divided by (the rule is in agg.h).
  * Never under one slot: a rate never divides by ~0. */
 static double win_seconds(const struct agg *a, uint64_t now_ns, uint64_t now_slot, bool record_clock)
@@ -131,7 +220,9 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 		if (!n)
 			continue;
 		struct agg_row *rows = calloc(n, sizeof(*rows));
-		if (!rows) {
+		struct fold *fo = d == AGG_CLIENT || d == AGG_SERVER ? folds_of(a, d, n, now_slot) : NULL;
+		if (!rows || ((d == AGG_CLIENT || d == AGG_SERVER) && !fo)) {
+			free(rows);
 			hist_free(&wh);
 			agg_snap_free(s);
 			return -ENOMEM;
@@ -147,25 +238,37 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 			if (d == AGG_SERIES && e->label[1][0])
 				snprintf(r->key, sizeof(r->key), "%s %s%s %s>%s", e->label[0], e->label[1],
 					 agg_op_suffix(e->transport), e->label[2], e->label[3]);
+			const struct hist *lat = &e->lat;
 			r->tot = e->tot;
+			r->credits = e->credits_granted;
 			win_sum(a, e->win, now_slot, &w, e->wlat, e->wlat ? &wh : NULL);
+			if (e->wring && !e->wlat)
+				wring_sum(a, e, now_slot, &wh);
+			if (fo) {
+				counts_add(&r->tot, &fo[i].tot);
+				win_sum_add(&w, &fo[i].w);
+				credits_fold(&fo[i], e);
+				r->credits = fo[i].credits;
+				hist_merge(&fo[i].lat, &e->lat);
+				lat = &fo[i].lat;
+			}
 			r->rate = (double)w.records / win;
 			r->bw = (double)w.bytes / win;
 			r->inflight = (double)w.lat_sum / 1e9 / win;   /* Little's law */
-			r->p50 = hist_pct(&e->lat, 0.50);
-			r->p90 = hist_pct(&e->lat, 0.90);
-			r->p99 = hist_pct(&e->lat, 0.99);
-			r->p999 = hist_pct(&e->lat, 0.999);
-			r->max = e->lat.max;
-			if (e->wlat) {
+			r->p50 = hist_pct(lat, 0.50);
+			r->p90 = hist_pct(lat, 0.90);
+			r->p99 = hist_pct(lat, 0.99);
+			r->p999 = hist_pct(lat, 0.999);
+			r->max = lat->max;
+			if (e->wring) {
 				r->wp50 = hist_pct(&wh, 0.50);
 				r->wp99 = hist_pct(&wh, 0.99);
 			}
 			for (int p = 0; p < PH_N; p++)
-				r->phase_mean[p] = e->tot.lat_n ? e->tot.phase_sum[p] / e->tot.lat_n : 0;
-			r->credits = e->credits_granted;
+				r->phase_mean[p] = r->tot.lat_n ? r->tot.phase_sum[p] / r->tot.lat_n : 0;
 			agg_diag_row(e, r);
 		}
+		folds_free(fo, n);
 	}
 	hist_free(&wh);
 	s->nslow = a->nslow;

@@ -26,13 +26,22 @@ void phase_diag_free(struct phase_diag *d)
 
 void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 {
-	unsigned res = d->tot.res, i = hist_index(res, total), c = i >> res, sub = 1u << res;
+	phase_diag_add_at(d, hist_index(d->tot.res, total), total, phase);
+}
+
+void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase)
+{
+	phase_diag_add_masked(d, i, total, phase, ~0u);
+}
+
+void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask)
+{
+	unsigned res = d->tot.res, c = i >> res, sub = 1u << res;
 
 	if (!d->nph)
 		return;
-	hist_add_at(&d->tot, i, total);
-	for (unsigned p = 0; p < d->nph; p++)
-		d->sum_phase[p] += phase[p];
+	if (!d->shared)
+		hist_add_at(&d->tot, i, total);
 	if (!d->bsum[c]) {
 		d->bsum[c] = calloc((size_t)sub * d->nph, sizeof(uint64_t));
 		d->btot[c] = calloc(sub, sizeof(uint64_t));
@@ -41,13 +50,27 @@ void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 			free(d->btot[c]);
 			d->bsum[c] = d->btot[c] = NULL;
 			d->lost++;
+			for (unsigned p = 0; p < d->nph; p++)
+				d->sum_phase[p] += mask >> p & 1 ? phase[p] : 0;
 			return;
 		}
 	}
+	/* one pass: each phase into the overall sum and its bucket's */
 	uint64_t *s = d->bsum[c] + (size_t)(i & (sub - 1)) * d->nph;
-	for (unsigned p = 0; p < d->nph; p++)
-		s[p] += phase[p];
+	for (unsigned p = 0; p < d->nph; p++) {
+		const uint64_t v = mask >> p & 1 ? phase[p] : 0;
+		d->sum_phase[p] += v;
+		s[p] += v;
+	}
 	d->btot[c][i & (sub - 1)] += total;
+}
+
+int phase_diag_unshare(struct phase_diag *d)
+{
+	const struct hist *h = d->shared;
+
+	d->shared = NULL;
+	return h ? hist_merge(&d->tot, h) : 0;
 }
 
 static unsigned argmax(const uint64_t *v, unsigned n)
@@ -66,7 +89,7 @@ static unsigned pct(uint64_t part, uint64_t whole)
 
 int phase_diag_split(const struct phase_diag *d, struct phase_diag_split *out)
 {
-	const struct hist *h = &d->tot;
+	const struct hist *h = d->shared ? d->shared : &d->tot;
 	unsigned res = h->res, sub = 1u << res;
 	uint64_t acc = 0, want;
 

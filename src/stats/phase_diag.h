@@ -24,6 +24,11 @@
 
 struct phase_diag {
 	struct hist tot;
+	/* NULL: the totals are counted in tot.  Else a histogram its owner
+	 * fills with the same totals (the daemon's operation row, whose
+	 * latency histogram takes each of them anyway): tot stays empty
+	 * until phase_diag_unshare copies it in. */
+	const struct hist *shared;
 	unsigned nph;
 	uint64_t sum_phase[DIAG_PH_MAX];
 	uint64_t *bsum[HIST_MAX_EXP];    /* 2^res * nph phase sums, or NULL: all 0 */
@@ -45,6 +50,14 @@ int phase_diag_init(struct phase_diag *d, unsigned nph);
 void phase_diag_free(struct phase_diag *d);
 /* One RPC: its total and its nph phase times (which partition it). */
 void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase);
+/* The same with total's bucket i = hist_index(HIST_RES, total) known. */
+void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase);
+/* The same with phase p counted as 0 where bit p of mask is clear (a
+ * record's phases as it has them, no vector built first). */
+void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask);
+/* Counts the totals in tot from now on, starting from a copy of the
+ * shared histogram; 0 or -ENOMEM. */
+int phase_diag_unshare(struct phase_diag *d);
 /* 0, or -ENODATA when no RPC came. */
 int phase_diag_get(const struct phase_diag *d, struct phase_diag_result *out);
 

@@ -223,6 +223,113 @@ int main(void)
 	CHECK(agg_snapshot(a, 0, &s) == 0 && s.win_s <= 10.0 && s.win_s >= 8.99 && s.t.tot.records == 31,
 	      "record clock: 30 s of records: window at most the 10 slots (%f)", s.win_s);
 	agg_snap_free(&s); agg_free(a);
+	{	/* an operation's window percentiles are those of the totals in
+		 * the live slots, while few (the engine keeps them as samples)
+		 * and once more than AGG_WRING are live (one histogram a slot) */
+		static const int per_sec[] = { 1, 3, 0, 2, 5, 1, 0, 0, 0, 0, 0, 0, 40, 7, 90, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 };
+		static uint64_t tot_of[400], slot_of[400];
+		int n = 0, ok = 1;
+		a = agg_new(NULL);
+		for (int sec = 0; sec < (int)(sizeof(per_sec) / sizeof(per_sec[0])); sec++) {
+			uint64_t slot = 100 + (uint64_t)sec;
+			for (int j = 0; j < per_sec[sec]; j++, n++) {
+				r.t_reply_last = slot * 1000000000ull + 1000ull * (uint64_t)j;
+				r.d_total = 1000 + (uint64_t)n * 7919 % 3000000;
+				r.t_call_first = r.t_reply_last - r.d_total;
+				agg_add(a, &r, r.t_reply_last);
+				tot_of[n] = r.d_total; slot_of[n] = slot;
+			}
+			struct hist w; hist_init(&w, HIST_RES);
+			for (int k = 0; k < n; k++)
+				if (slot_of[k] + 10 > slot)
+					hist_add(&w, tot_of[k]);
+			CHECK(agg_snapshot(a, slot * 1000000000ull + 999999999ull, &s) == 0 && s.nrows[AGG_OP] == 1, "window snapshot %d", sec);
+			if (s.nrows[AGG_OP] == 1 && (s.rows[AGG_OP][0].wp50 != hist_pct(&w, 0.5) || s.rows[AGG_OP][0].wp99 != hist_pct(&w, 0.99))) {
+				ok = 0;
+				printf("second %d: window p50 %llu p99 %llu, its %llu samples' %llu %llu\n", sec,
+				       (unsigned long long)s.rows[AGG_OP][0].wp50, (unsigned long long)s.rows[AGG_OP][0].wp99, (unsigned long long)w.n,
+				       (unsigned long long)hist_pct(&w, 0.5), (unsigned long long)hist_pct(&w, 0.99));
+			}
+			agg_snap_free(&s); hist_free(&w);
+		}
+		CHECK(ok, "window percentiles = those of the live slots' totals, few and many");
+		agg_free(a);
+	}
+	{	/* the slowest list: a full list's expired entries are replaced
+		 * first, in the list's order, whatever the new record's total;
+		 * then only a record slower than the fastest, in its place */
+		a = agg_new(NULL);
+		uint64_t xid_at[8];
+		for (uint32_t k = 0; k < 20; k++) {
+			r.xid = k; r.d_total = 1000 * (k + 1); r.t_reply_last = 100000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		r.xid = 99; r.d_total = 500; r.t_reply_last = 101000000000ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);
+		for (uint32_t k = 0; k < 4; k++) {   /* 90 s later: all 20 have expired */
+			r.xid = 200 + k; r.d_total = 40 - 10 * k; r.t_reply_last = 200000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		CHECK(agg_snapshot(a, 0, &s) == 0 && s.nslow == 20, "slowest list full");
+		for (int i = 0; i < 8; i++) xid_at[i] = s.slow[i].xid;
+		CHECK(xid_at[0] == 200 && xid_at[1] == 201 && xid_at[2] == 202 && xid_at[3] == 203 && xid_at[4] == 4,
+		      "expired entries replaced in order: %llu %llu %llu %llu %llu", (unsigned long long)xid_at[0], (unsigned long long)xid_at[1],
+		      (unsigned long long)xid_at[2], (unsigned long long)xid_at[3], (unsigned long long)xid_at[4]);
+		int fast_in = 0;
+		for (size_t i = 0; i < s.nslow; i++) fast_in |= s.slow[i].xid == 99;
+		CHECK(!fast_in, "a record faster than a full live list is turned away");
+		agg_snap_free(&s);
+		for (uint32_t k = 4; k < 20; k++) {
+			r.xid = 200 + k; r.d_total = 100 + k; r.t_reply_last = 200000000000ull + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		r.xid = 300; r.d_total = 15; r.t_reply_last = 201000000000ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* slower than 203's 10: in its place */
+		r.xid = 301; r.d_total = 12; r.t_reply_last = 201000000001ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* slower than none: 15, 20, 30, 40 and 104.. */
+		CHECK(agg_snapshot(a, 0, &s) == 0 && s.nslow == 20 && s.slow[3].xid == 300 && s.slow[2].xid == 202 && s.slow[19].xid == 219,
+		      "then the fastest live entry gives way: [3] = %u", s.slow[3].xid);
+		fast_in = 0;
+		for (size_t i = 0; i < s.nslow; i++) fast_in |= s.slow[i].xid == 301 || s.slow[i].xid < 200;
+		CHECK(!fast_in, "no expired entry left, the faster record turned away");
+		agg_snap_free(&s); agg_free(a);
+	}
+	for (unsigned sm = 0; sm < 2; sm++) {
+		/* client and server rows hold every record of theirs, whether its
+		 * series has a row of its own or (two series rows at most) not:
+		 * counts, window rate, percentiles and the last credits granted */
+		a = agg_new(&(struct agg_config){ .max_keys = { 0, 0, 0, 0, sm ? 2 : 0 } });
+		memset(&r, 0, sizeof(r));
+		r.flags = RECF_CALL | RECF_REPLY; r.prog = 100003; r.vers = 3;
+		r.caller.family = 4; r.callee.family = 4; r.callee.addr[0] = 10; r.callee.addr[3] = 1;
+		uint64_t want_n[2] = { 0, 0 }, want_max[2] = { 0, 0 }; uint16_t want_cr[2] = { 0, 0 };
+		struct hist wl[2]; hist_init(&wl[0], HIST_RES); hist_init(&wl[1], HIST_RES);
+		for (int i = 0; i < 12; i++) {
+			r.proc = 1 + (uint32_t)i % 4; r.caller.addr[0] = 10; r.caller.addr[3] = (uint8_t)(2 + i % 2);
+			r.d_total = 1000 * (uint64_t)(i * i + 1); r.credits_granted = (uint16_t)(i == 11 ? 0 : 20 + i);
+			r.t_reply_last = t + (uint64_t)i * 1000; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+			want_n[i % 2]++; want_max[i % 2] = r.d_total; hist_add(&wl[i % 2], r.d_total);
+			if (r.credits_granted) want_cr[i % 2] = r.credits_granted;
+		}
+		CHECK(agg_snapshot(a, t + 500000000ull, &s) == 0 && s.nrows[AGG_CLIENT] == 2 && s.nrows[AGG_SERVER] == 1 &&
+		      s.nrows[AGG_SERIES] == (sm ? 3u : 4u), "client, server and series rows (series max %u)", sm ? 2 : 4096);
+		for (int c = 0; c < 2 && s.nrows[AGG_CLIENT] == 2; c++) {
+			const struct agg_row *cr = &s.rows[AGG_CLIENT][c];
+			CHECK(cr->tot.records == want_n[c] && cr->tot.lat_n == want_n[c] && cr->max == want_max[c] && cr->credits == want_cr[c] &&
+			      cr->p50 == hist_pct(&wl[c], 0.5) && cr->p99 == hist_pct(&wl[c], 0.99) && cr->rate > 5.99 && cr->rate < 6.01,
+			      "client %d (series max %u): %llu records, max %llu, credits %u, rate %f", c, sm ? 2 : 4096,
+			      (unsigned long long)cr->tot.records, (unsigned long long)cr->max, cr->credits, cr->rate);
+		}
+		hist_merge(&wl[0], &wl[1]);
+		if (s.nrows[AGG_SERVER] == 1) {
+			const struct agg_row *sv = &s.rows[AGG_SERVER][0];
+			CHECK(sv->tot.records == 12 && sv->max == 122000 && sv->credits == 30 && sv->p90 == hist_pct(&wl[0], 0.9),
+			      "server row (series max %u): %llu records, credits %u", sm ? 2 : 4096, (unsigned long long)sv->tot.records, sv->credits);
+		}
+		hist_free(&wl[0]); hist_free(&wl[1]);
+		agg_snap_free(&s); agg_free(a);
+	}
 	printf("%s: %d passed, %d failed\n", "daemon-unit-c", pass, fail);
 	return fail != 0;
 }
