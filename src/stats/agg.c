@@ -17,7 +17,7 @@ const double agg_prom_le[AGG_PROM_NLE] = {
 const char *const agg_dim_name[AGG_NDIM] = { "op", "client", "server", "conn", "series" };
 const char *const agg_mix_name[MIX_N] = { "inline", "read", "write", "reply", "p0" };
 
-/* A record's entries, cached under its route keys (agg_route_key): its
+/* A record's entries, cached under its route keys (agg_route_keys): its
  * operation, client, server and series entries under the operation and
  * addresses, its connection's under the connection and QPs.  Two lookups
  * a record instead of one per dimension, and a new connection (a
@@ -706,8 +706,8 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 
 	/* the route keys first: their cache slots load while the rest of
 	 * the record's facts are worked out */
+	agg_route_keys(r, &k[RT_OPS], &k[RT_CONN]);
 	for (int c = 0; c < RT_N; c++) {
-		agg_route_key(r, c == RT_CONN, &k[c]);
 		if (a->route[c]) {
 			const struct route *p = &a->route[c][k[c].hash % ROUTES];
 			__builtin_prefetch(&p->k.hash);

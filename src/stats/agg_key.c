@@ -144,34 +144,42 @@ void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *o
 	k->hash = h;
 }
 
-void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k)
+void agg_route_keys(const struct nfsrdma_record *r, struct agg_key *ops, struct agg_key *conn)
 {
 	const bool bc = r->flags & RECF_BACKCHANNEL, call = r->flags & RECF_CALL;
 	const struct rec_endpoint *c = bc ? &r->callee : &r->caller, *s = bc ? &r->caller : &r->callee;
-	uint64_t h = 0x9E3779B97F4A7C15ull;
-	unsigned n = 0;
+	/* the name of an NFSv4 COMPOUND is its own key part (agg_op_id) */
+	const char *name = call && r->proc == 1 && is_nfs4(r->prog, r->vers) ? nfs4_compound_name(r) : NULL;
+	uint64_t tail[5], ht = 0x632BE59BD9B4E019ull, ho = 0x9E3779B97F4A7C15ull, hc = ho;
 
 	_Static_assert(AGG_KEY_WORDS >= 8, "a route key is up to 8 words");
-	if (conn) {
-		k->w[n++] = r->conn_id | (uint64_t)c->qpn << 32;
-		k->w[n++] = s->qpn;
-	} else {
-		/* the name of an NFSv4 COMPOUND is its own key part (agg_op_id) */
-		const char *name = call && r->proc == 1 && is_nfs4(r->prog, r->vers) ? nfs4_compound_name(r) : NULL;
-		k->w[n++] = r->prog | (uint64_t)r->vers << 32;
-		k->w[n++] = r->proc | (uint64_t)r->minorvers << 32;
-		k->w[n++] = (uintptr_t)name;
-	}
 	/* the transport too: the route's entries are per transport (an
 	 * operation, a client over RDMA and over TCP are two entries each) */
-	k->w[n++] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)r->transport << 24 |
-		    (uint64_t)c->lid << 32 | (uint64_t)s->lid << 48;
-	memcpy(&k->w[n], c->addr, 16);
-	memcpy(&k->w[n + 2], s->addr, 16);
-	k->n = n + 4;
-	for (unsigned i = 0; i < k->n; i++)
-		h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
-	k->hash = mix(h);
+	tail[0] = c->family | (uint64_t)s->family << 8 | (uint64_t)call << 16 | (uint64_t)r->transport << 24 |
+		  (uint64_t)c->lid << 32 | (uint64_t)s->lid << 48;
+	memcpy(&tail[1], c->addr, 16);
+	memcpy(&tail[3], s->addr, 16);
+	/* the endpoints' words are both keys' tail: hashed once, a fixed
+	 * count of words so that the loops unroll */
+	for (unsigned i = 0; i < 5; i++)
+		ht = (ht ^ tail[i]) * 0xff51afd7ed558ccdull;
+
+	ops->w[0] = r->prog | (uint64_t)r->vers << 32;
+	ops->w[1] = r->proc | (uint64_t)r->minorvers << 32;
+	ops->w[2] = (uintptr_t)name;
+	memcpy(&ops->w[3], tail, sizeof(tail));
+	ops->n = 8;
+	for (unsigned i = 0; i < 3; i++)
+		ho = (ho ^ ops->w[i]) * 0xff51afd7ed558ccdull;
+	ops->hash = mix((ho ^ ht) * 0xff51afd7ed558ccdull);
+
+	conn->w[0] = r->conn_id | (uint64_t)c->qpn << 32;
+	conn->w[1] = s->qpn;
+	memcpy(&conn->w[2], tail, sizeof(tail));
+	conn->n = 7;
+	for (unsigned i = 0; i < 2; i++)
+		hc = (hc ^ conn->w[i]) * 0xff51afd7ed558ccdull;
+	conn->hash = mix((hc ^ ht) * 0xff51afd7ed558ccdull);
 }
 
 struct slot {

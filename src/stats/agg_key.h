@@ -66,10 +66,11 @@ void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *o
 
 /* Keys read straight from a record, finer than the dimension keys (they
  * keep fields those ignore), so that records of one such key share their
- * entries: with conn, the connection and both endpoints with their QPs
- * (the connection's entry); without, the operation and both endpoints'
- * addresses (the operation, client, server and series entries). */
-void agg_route_key(const struct nfsrdma_record *r, bool conn, struct agg_key *k);
+ * entries: ops, the operation and both endpoints' addresses (the
+ * operation, client, server and series entries); conn, the connection
+ * and both endpoints with their QPs (the connection's entry).  Made
+ * together: they share the endpoints' words and their hash. */
+void agg_route_keys(const struct nfsrdma_record *r, struct agg_key *ops, struct agg_key *conn);
 
 /* Open-addressing map key -> pointer, fixed capacity (no growth, no
  * deletion): once full, agg_map_put refuses and the caller takes its slow
