@@ -371,6 +371,21 @@ static void slow_rescan(struct agg *a, uint64_t horizon)
 	}
 }
 
+/* The fastest entry alone, when one of them has just been replaced by
+ * a record newer than all (no time to look at). */
+static void slow_min_find(struct agg *a)
+{
+	unsigned m = 0;
+	uint64_t t = a->slow[0].total;
+
+	for (unsigned i = 1; i < a->nslow; i++)
+		if (a->slow[i].total < t) {
+			t = a->slow[i].total;
+			m = i;
+		}
+	a->slow_min = m;
+}
+
 /* A full list takes a record into its first expired entry, else into its
  * fastest one if the record is slower.  The expired entries are kept as
  * a mask, found again only when the oldest live one expires: after a
@@ -381,8 +396,9 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 {
 	uint64_t horizon = a->cfg.slot_ns * a->cfg.slots;
 	unsigned victim = a->nslow;
+	const bool was_full = a->nslow >= a->cfg.slow_n;
 
-	if (a->nslow >= a->cfg.slow_n) {
+	if (was_full) {
 		if (a->slow_oldest != UINT64_MAX && a->now_ns > a->slow_oldest + horizon)
 			slow_rescan(a, horizon);
 		if (a->slow_exp) {
@@ -409,13 +425,18 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	s->server = *server;
 	if (a->nslow < a->cfg.slow_n)
 		return;
-	if (a->slow_exp) {
-		/* a live entry now, none older than the others */
-		if (a->now_ns < a->slow_oldest)
-			a->slow_oldest = a->now_ns;
+	if (!was_full) {
+		slow_rescan(a, horizon);   /* the list has just filled */
 		return;
 	}
-	slow_rescan(a, horizon);
+	/* a live entry now, none older than the others.  slow_oldest stays
+	 * a bound below the live entries' times, not their oldest: when it
+	 * passes the horizon the rescan above finds the true one, so every
+	 * expired entry is still in the mask before a choice is made */
+	if (a->now_ns < a->slow_oldest)
+		a->slow_oldest = a->now_ns;
+	if (!a->slow_exp)
+		slow_min_find(a);
 }
 
 /* The labels of a record (lab[0..3] as in agg_ent.label), only those

@@ -294,6 +294,27 @@ int main(void)
 		CHECK(!fast_in, "no expired entry left, the faster record turned away");
 		agg_snap_free(&s); agg_free(a);
 	}
+	{	/* the slowest list's oldest live entry replaced as its fastest:
+		 * the entries that expire later are still found, and the new
+		 * one (live) kept */
+		a = agg_new(NULL);
+		const uint64_t t0 = 100000000000ull;
+		for (uint32_t k = 0; k < 20; k++) {   /* the oldest is the fastest */
+			r.xid = k; r.d_total = 1000 * (k + 1); r.t_reply_last = t0 + k; r.t_call_first = r.t_reply_last - r.d_total;
+			agg_add(a, &r, r.t_reply_last);
+		}
+		r.xid = 50; r.d_total = 5000000; r.t_reply_last = t0 + 5000000000ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* into [0], 5 s later */
+		r.xid = 51; r.d_total = 1500; r.t_reply_last = t0 + 10000000100ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);   /* 10 s after [1..19]: they have expired, [0] has not */
+		r.xid = 52; r.d_total = 1; r.t_reply_last = t0 + 10000000101ull; r.t_call_first = r.t_reply_last - r.d_total;
+		agg_add(a, &r, r.t_reply_last);
+		CHECK(agg_snapshot(a, 0, &s) == 0 && s.nslow == 20 && s.slow[0].xid == 50 && s.slow[1].xid == 51 && s.slow[2].xid == 52 &&
+		      s.slow[3].xid == 3,
+		      "after the oldest gave way, the expired entries still go first: %u %u %u %u", s.slow[0].xid, s.slow[1].xid,
+		      s.slow[2].xid, s.slow[3].xid);
+		agg_snap_free(&s); agg_free(a);
+	}
 	for (unsigned sm = 0; sm < 2; sm++) {
 		/* client and server rows hold every record of theirs, whether its
 		 * series has a row of its own or (two series rows at most) not:
