@@ -589,13 +589,16 @@ static void span_add(struct agg *a, unsigned idx, uint64_t slot, const struct nf
 		a->span[idx].last = now_ns;
 }
 
-static bool same_key(const struct agg_key *x, const struct agg_key *y)
+/* Two route keys (agg_route_keys), the same: a loop of fixed length,
+ * unrolled, instead of one over their count of words. */
+static bool same_route_key(const struct agg_key *x, const struct agg_key *y)
 {
+	_Static_assert(AGG_ROUTE_WORDS <= AGG_KEY_WORDS, "route keys fit a key");
 	uint64_t d = 0;
 
 	if (x->hash != y->hash || x->n != y->n)
 		return false;
-	for (unsigned i = 0; i < x->n; i++)
+	for (unsigned i = 0; i < AGG_ROUTE_WORDS; i++)
 		d |= x->w[i] ^ y->w[i];
 	return !d;
 }
@@ -611,7 +614,7 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
 
 	if (!a->route[c] && (a->route[c] = calloc(ROUTES, sizeof(*a->route[c]))))
 		a->mem += ROUTES * sizeof(*a->route[c]);
-	if (a->route[c] && same_key(&(rt = &a->route[c][k->hash % ROUTES])->k, k))
+	if (a->route[c] && same_route_key(&(rt = &a->route[c][k->hash % ROUTES])->k, k))
 		return rt;
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;

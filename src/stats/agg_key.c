@@ -176,6 +176,7 @@ void agg_route_keys(const struct nfsrdma_record *r, struct agg_key *ops, struct 
 	conn->w[0] = r->conn_id | (uint64_t)c->qpn << 32;
 	conn->w[1] = s->qpn;
 	memcpy(&conn->w[2], tail, sizeof(tail));
+	conn->w[7] = 0;   /* so that both keys compare as 8 words (AGG_ROUTE_WORDS) */
 	conn->n = 7;
 	for (unsigned i = 0; i < 2; i++)
 		hc = (hc ^ conn->w[i]) * 0xff51afd7ed558ccdull;

@@ -69,7 +69,10 @@ void agg_key_make(struct agg_key *k, uint32_t conn, const struct agg_key_part *o
  * entries: ops, the operation and both endpoints' addresses (the
  * operation, client, server and series entries); conn, the connection
  * and both endpoints with their QPs (the connection's entry).  Made
- * together: they share the endpoints' words and their hash. */
+ * together: they share the endpoints' words and their hash.  Both are
+ * zero past their words up to AGG_ROUTE_WORDS, so that two route keys
+ * compare in a fixed count of words. */
+#define AGG_ROUTE_WORDS 8
 void agg_route_keys(const struct nfsrdma_record *r, struct agg_key *ops, struct agg_key *conn);
 
 /* Open-addressing map key -> pointer, fixed capacity (no growth, no
