@@ -33,6 +33,7 @@ static const unsigned rt_dims[RT_N] = {
 struct route {
 	struct agg_key k;        /* n == 0: empty */
 	struct agg_ent *e[AGG_NDIM];
+	unsigned live;           /* bit d: e[d] is not NULL */
 	unsigned other;          /* bit d: e[d] is the dimension's "(other)" */
 	struct agg_op_id op;     /* for the slowest list */
 	struct agg_ep_id cl, sv; /* the endpoints without QPs (slowest list) */
@@ -644,6 +645,8 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
 		agg_key_make(&dk, d == AGG_CONN ? r->conn_id : 0, parts[d][0], parts[d][1], parts[d][2]);
 		if (!(tmp->e[d] = find(a, d, &dk, r)))
 			rt = NULL;
+		else
+			tmp->live |= 1u << d;
 		/* find counted a "(other)" in the overflow; agg_add counts it */
 		if (tmp->e[d] && tmp->e[d] == a->t[d].other) {
 			tmp->other |= 1u << d;
@@ -753,28 +756,23 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		if (r->finding[i].id < AGG_FINDINGS)
 			a->tot.findings_by_id[r->finding[i].id]++;
 
-	unsigned skip[RT_N] = { 0 };   /* bit d: the entry is not updated */
+	/* the entries to update, route by route: bit d of each */
+	unsigned upd[RT_N];
 	for (int c = RT_N - 1; c >= 0; c--) {
 		rt[c] = route_of(a, c, &k[c], r, &tmp[c]);
-		if (c == RT_OPS)
-			skip[c] = fold_into_series(rt[c]);
-		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d] && !(skip[c] & 1u << d))
-				ent_prefetch(rt[c]->e[d], &f, idx);
+		upd[c] = rt[c]->live & ~(c == RT_OPS ? fold_into_series(rt[c]) : 0);
+		for (unsigned m = upd[c]; m; m &= m - 1)
+			ent_prefetch(rt[c]->e[__builtin_ctz(m)], &f, idx);
 	}
 	for (int c = RT_N - 1; c >= 0; c--)
-		for (int d = 0; d < AGG_NDIM; d++)
-			if (rt[c]->e[d] && !(skip[c] & 1u << d))
-				ent_prefetch2(rt[c]->e[d], &f, idx);
+		for (unsigned m = upd[c]; m; m &= m - 1)
+			ent_prefetch2(rt[c]->e[__builtin_ctz(m)], &f, idx);
+	/* the connection route first, then the dimensions in order */
 	for (int c = RT_N - 1; c >= 0; c--) {
-		for (int d = 0; d < AGG_NDIM; d++) {
-			if (!rt[c]->e[d])
-				continue;
-			if (rt[c]->other & 1u << d)
-				a->tot.overflow[d]++;
-			if (!(skip[c] & 1u << d))
-				ent_add(a, rt[c]->e[d], &f, slot, idx);
-		}
+		for (unsigned m = rt[c]->other; m; m &= m - 1)
+			a->tot.overflow[__builtin_ctz(m)]++;
+		for (unsigned m = upd[c]; m; m &= m - 1)
+			ent_add(a, rt[c]->e[__builtin_ctz(m)], &f, slot, idx);
 	}
 	if (f.answered)
 		slow_add(a, r, &rt[RT_OPS]->op, &rt[RT_OPS]->cl, &rt[RT_OPS]->sv);
