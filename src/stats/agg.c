@@ -40,6 +40,8 @@ struct route {
 };
 
 
+static void prom_start_init(struct agg *a);
+
 struct agg *agg_new(const struct agg_config *c)
 {
 	static const unsigned defmax[AGG_NDIM] = { 256, 1024, 1024, 1024, 4096 };
@@ -64,6 +66,7 @@ struct agg *agg_new(const struct agg_config *c)
 		a->cfg.slot_ns = 1000000000ull;
 	if (!a->cfg.slow_n || a->cfg.slow_n > AGG_SLOW_MAX)
 		a->cfg.slow_n = 20;
+	prom_start_init(a);
 	return a;
 }
 
@@ -190,7 +193,27 @@ static const uint64_t prom_le_ns[AGG_PROM_NLE] = {
 	5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 1000000000, 10000000000,
 };
 
-static void facts_of(const struct nfsrdma_record *r, struct facts *f)
+/* The first bucket whose bound is >= ns (AGG_PROM_NLE: +Inf).  No two
+ * bounds share a power of two, so the first bucket of ns's power of two
+ * (agg_new, prom_start) is its bucket or the one before it. */
+static unsigned prom_bucket(const struct agg *a, uint64_t ns)
+{
+	unsigned i = a->prom_start[ns ? 63 - __builtin_clzll(ns) : 0];
+
+	return i + (i < AGG_PROM_NLE && ns > prom_le_ns[i]);
+}
+
+static void prom_start_init(struct agg *a)
+{
+	for (unsigned b = 0; b < 64; b++) {
+		unsigned i = 0;
+		while (i < AGG_PROM_NLE && (1ull << b) > prom_le_ns[i])
+			i++;
+		a->prom_start[b] = (uint8_t)i;
+	}
+}
+
+static void facts_of(const struct agg *a, const struct nfsrdma_record *r, struct facts *f)
 {
 	f->r = r;
 	f->bytes_inline = rec_bytes_inline(r);
@@ -206,10 +229,7 @@ static void facts_of(const struct nfsrdma_record *r, struct facts *f)
 	f->mix[MIX_WRITE] = r->n_write_chunks;
 	f->mix[MIX_REPLY] = r->n_reply_segs;
 	f->mix[MIX_INLINE] = !(r->flags & RECF_ARGS_DDP) && !reads && !r->n_write_chunks && !r->n_reply_segs;
-	unsigned i = 0;
-	while (i < AGG_PROM_NLE && r->d_total > prom_le_ns[i])
-		i++;
-	f->prom = i;
+	f->prom = prom_bucket(a, r->d_total);
 	f->hidx = hist_index(HIST_RES, r->d_total);
 
 	struct agg_counts *d = &f->d;
@@ -748,7 +768,7 @@ void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns)
 		a->start_ns = now_ns;
 	uint64_t slot = a->now_ns / a->cfg.slot_ns;
 
-	facts_of(r, &f);
+	facts_of(a, r, &f);
 	count(&a->tot.tot, &f);
 	win_add(win_slot(a->win, a->cfg.slots, slot, &idx), &f);
 	span_add(a, idx, slot, r, now_ns);

@@ -58,6 +58,9 @@ struct agg {
 	 * does not decide it (agg.c, conn_key_decides) */
 	bool conn_undecided;
 	uint64_t slow_oldest;
+	/* by a latency's power of two: the first Prometheus bucket it may
+	 * fall in (agg.c, prom_bucket) */
+	uint8_t prom_start[64];
 	size_t mem;
 };
 
