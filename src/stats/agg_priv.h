@@ -64,4 +64,9 @@ struct agg {
 	size_t mem;
 };
 
+/* agg.c: the Prometheus bucket table by power of two (agg_new.c calls
+ * it once); agg_new.c: an entry freed, with what it holds */
+void agg_prom_init(struct agg *a);
+void agg_ent_free(struct agg *a, struct agg_ent *e);
+
 #endif
