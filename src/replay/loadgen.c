@@ -357,17 +357,16 @@ static void print_result(const struct lg *lg, const struct lg_result *r, FILE *o
 		fprintf(out,
 			"%s{\"op\":\"%s\",\"transport\":\"%s\",\"size\":%u,\"qd\":%u,\"ops\":%" PRIu64
 			",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"seconds\":%.3f,\"iops\":%.1f,"
-			"\"mb_per_s\":%.3f,\"lat_us\":{\"min\":%.1f,\"p50\":%.1f,\"p99\":%.1f,\"p99_9\":%.1f,"
-			"\"max\":%.1f,\"mean\":%.1f},\"cpu_ms_per_mb\":%.3f,\"cpu_us_per_op\":%.2f,"
+			"\"mb_per_s\":%.3f,\"latency\":{\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+			",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 "},\"cpu_ms_per_mb\":%.3f,\"cpu_us_per_op\":%.2f,"
 			"\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64
 			",\"inline_calls\":%" PRIu64 "},\"xprt\":{\"doorbells\":%" PRIu64
 			",\"signaled\":%" PRIu64 ",\"inline_sends\":%" PRIu64 ",\"recv_posts\":%" PRIu64
 			",\"sleeps\":%" PRIu64 ",\"cq_events\":%" PRIu64 ",\"naps\":%" PRIu64 "}}",
 			first ? "" : ",", op_name(lg->o->op), lg->x->ops->name, r->size, lg->o->qd,
-			r->ops, r->bytes, r->errors, r->lost, r->secs, iops, mbs, (double)r->h.min / 1e3,
-			(double)lhist_pct(&r->h, 50) / 1e3, (double)lhist_pct(&r->h, 99) / 1e3,
-			(double)lhist_pct(&r->h, 99.9) / 1e3, (double)r->h.max / 1e3,
-			r->h.n ? (double)r->h.sum / (double)r->h.n / 1e3 : 0, cpu_mb, cpu_op,
+			r->ops, r->bytes, r->errors, r->lost, r->secs, iops, mbs, r->h.min, lhist_pct(&r->h, 50),
+			lhist_pct(&r->h, 99), lhist_pct(&r->h, 99.9), r->h.max, r->h.n ? r->h.sum / r->h.n : 0,
+			cpu_mb, cpu_op,
 			r->read_chunks, r->write_chunks, r->reply_chunks, r->inline_calls, r->doorbells,
 			r->signaled, r->inline_sends, r->recv_posts, r->sleeps, r->cq_events, r->naps);
 		return;

@@ -2,6 +2,8 @@
  * (see loadgen_hist.h). */
 #include "src/replay/loadgen_hist.h"
 
+#include <inttypes.h>
+
 void lhist_add(struct lhist *h, uint64_t ns)
 {
 	h->b[hist_index(HIST_RES, ns)]++;
@@ -31,4 +33,13 @@ void lhist_merge(struct lhist *dst, const struct lhist *src)
 		dst->max = src->max;
 	dst->n += src->n;
 	dst->sum += src->sum;
+}
+
+void lhist_json(FILE *f, const char *key, const struct lhist *h, bool with_calls)
+{
+	fprintf(f, "\"%s\":{", key);
+	if (with_calls)
+		fprintf(f, "\"calls\":%" PRIu64 ",", h->n);
+	fprintf(f, "\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}", lhist_pct(h, 50),
+		lhist_pct(h, 99), h->max);
 }

@@ -2,7 +2,9 @@
 #ifndef NFSRDMA_REPLAY_LOADGEN_HIST_H
 #define NFSRDMA_REPLAY_LOADGEN_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "src/stats/hist.h"
 
@@ -17,5 +19,8 @@ struct lhist {
 void lhist_add(struct lhist *h, uint64_t ns);
 uint64_t lhist_pct(const struct lhist *h, double pct);
 void lhist_merge(struct lhist *dst, const struct lhist *src);
+/* "key":{"calls":N,"p50_ns":..,"p99_ns":..,"max_ns":..} (calls when
+ * with_calls), integer nanoseconds as every tool's JSON gives times. */
+void lhist_json(FILE *f, const char *key, const struct lhist *h, bool with_calls);
 
 #endif

@@ -38,13 +38,12 @@ void replay_report_blocking(const struct engine *e, FILE *f, bool json)
 	if (json) {
 		fputs("\"blocking\":{", f);
 		for (unsigned k = 0; k < BLOCK_KINDS; k++)
-			fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}", k ? "," : "",
-				block_name[k], e->blocked_n[k], (double)e->blocked_ns[k] / 1e3,
-				(double)e->blocked_max_ns[k] / 1e3);
-		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"us\":%.1f},\"own_cb_probe_waits\":"
-			"{\"n\":%" PRIu64 ",\"us\":%.1f,\"max_us\":%.1f}},", e->before_start_n,
-			(double)e->before_start_ns / 1e3, e->cb_waits, (double)e->cb_wait_ns / 1e3,
-			(double)e->cb_wait_max_ns / 1e3);
+			fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+				k ? "," : "", block_name[k], e->blocked_n[k], (uint64_t)e->blocked_ns[k],
+				(uint64_t)e->blocked_max_ns[k]);
+		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 "},\"own_cb_probe_waits\":"
+			"{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}},", e->before_start_n,
+			(uint64_t)e->before_start_ns, e->cb_waits, (uint64_t)e->cb_wait_ns, (uint64_t)e->cb_wait_max_ns);
 		return;
 	}
 	for (unsigned k = 0; k < BLOCK_KINDS; k++)

@@ -178,14 +178,14 @@ void late_report(const struct late_log *l, FILE *f, bool json)
 	const struct xprt_time *x = &xprt_time;
 	double wake_mean = x->timeouts ? (double)x->late_ns / (double)x->timeouts / 1e3 : 0;
 	if (json) {
-		fprintf(f, "\"late_parts_ms\":{\"calls\":%" PRIu64 ",\"late\":%.2f", l->shown,
-			(double)l->sum_total / 1e6);
+		fprintf(f, "\"late_parts\":{\"calls\":%" PRIu64 ",\"late_ns\":%" PRIu64, l->shown,
+			(uint64_t)l->sum_total);
 		for (int j = 0; j < LT_KINDS; j++)
-			fprintf(f, ",\"%s\":%.2f", kind_name[j], (double)l->sum[j] / 1e6);
-		fprintf(f, ",\"runnable_not_running\":%.2f},", (double)l->sum_wait / 1e6);
-		fprintf(f, "\"wakeups\":{\"timeouts\":%" PRIu64 ",\"late_mean_us\":%.1f,\"late_max_us\":%.1f,"
-			"\"over_1ms\":%" PRIu64 "},", x->timeouts, wake_mean, (double)x->late_max_ns / 1e3,
-			x->late_over_1ms);
+			fprintf(f, ",\"%s_ns\":%" PRIu64, kind_name[j], (uint64_t)l->sum[j]);
+		fprintf(f, ",\"runnable_not_running_ns\":%" PRIu64 "},", (uint64_t)l->sum_wait);
+		fprintf(f, "\"wakeups\":{\"timeouts\":%" PRIu64 ",\"late_mean_ns\":%" PRIu64 ",\"late_max_ns\":%" PRIu64
+			",\"over_1ms\":%" PRIu64 "},", x->timeouts, x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0,
+			(uint64_t)x->late_max_ns, x->late_over_1ms);
 		return;
 	}
 	fprintf(f, "wake-ups: %" PRIu64 " sleeps ran to their time, back %.1f us late on average, "

@@ -143,16 +143,15 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
 				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64
 				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
-				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},"
-				"\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},"
-				"\"trace_lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},",
+				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},",
 				s->trace, s->replayed, s->ok, s->mismatch,
 				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
 				s->no_deleg, s->bytes,
-				s->read_chunks, s->write_chunks, s->reply_chunks,
-				(double)lhist_pct(&s->lat, 50) / 1e3, (double)lhist_pct(&s->lat, 99) / 1e3,
-				(double)s->lat.max / 1e3, (double)lhist_pct(&s->tlat, 50) / 1e3,
-				(double)lhist_pct(&s->tlat, 99) / 1e3, (double)s->tlat.max / 1e3);
+				s->read_chunks, s->write_chunks, s->reply_chunks);
+			lhist_json(f, "latency", &s->lat, false);
+			fputc(',', f);
+			lhist_json(f, "trace_latency", &s->tlat, false);
+			fputc(',', f);
 			replay_report_issue(f, &s->issue, s->early, true);
 			fputc('}', f);
 		}

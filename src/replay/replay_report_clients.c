@@ -13,11 +13,11 @@ void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool js
 {
 	if (json) {
 		if (!h->n)
-			fputs("\"issue_us\":null", f);
+			fputs("\"issue\":null", f);
 		else
-			fprintf(f, "\"issue_us\":{\"calls\":%" PRIu64 ",\"early\":%" PRIu64
-				",\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}", h->n, early,
-				(double)lhist_pct(h, 50) / 1e3, (double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
+			fprintf(f, "\"issue\":{\"calls\":%" PRIu64 ",\"early\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+				",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}", h->n, early, lhist_pct(h, 50),
+				lhist_pct(h, 99), h->max);
 		return;
 	}
 	if (!h->n)
@@ -25,12 +25,6 @@ void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool js
 	else
 		fprintf(f, " %9.1f %9.1f %9.1f", (double)lhist_pct(h, 50) / 1e3, (double)lhist_pct(h, 99) / 1e3,
 			(double)h->max / 1e3);
-}
-
-static void lat_json(FILE *f, const char *key, const struct lhist *h)
-{
-	fprintf(f, ",\"%s\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}", key, (double)lhist_pct(h, 50) / 1e3,
-		(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
 }
 
 /* The holds (intended waits, apart from the issue-time error) by kind,
@@ -49,29 +43,26 @@ static void report_holds(const struct engine *e, FILE *f, bool json)
 		fputs("\"holds\":{", f);
 		for (unsigned k = HOLD_DEP; k < HOLD_KINDS; k++) {
 			const struct lhist *h = &e->hold[k];
-			fprintf(f, "%s\"%s\":{\"calls\":%" PRIu64 ",\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}",
-				k > HOLD_DEP ? "," : "", hold_name[k], h->n, (double)lhist_pct(h, 50) / 1e3,
-				(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
+			if (k > HOLD_DEP)
+				fputc(',', f);
+			lhist_json(f, hold_name[k], h, true);
 		}
+		fputs("},", f);
 		if (all->n)
-			fprintf(f, "},\"issue_with_holds_us\":{\"calls\":%" PRIu64 ",\"p50\":%.1f,\"p99\":%.1f,"
-				"\"max\":%.1f},", all->n, (double)lhist_pct(all, 50) / 1e3,
-				(double)lhist_pct(all, 99) / 1e3, (double)all->max / 1e3);
+			lhist_json(f, "issue_with_holds", all, true);
 		else
-			fputs("},\"issue_with_holds_us\":null,", f);
+			fputs("\"issue_with_holds\":null", f);
+		fputc(',', f);
 		/* where the issue-time error is spent: until the scheduler took
 		 * the call, and from then until it left */
-		fputs("\"issue_parts_us\":{", f);
-		for (int k = 0; k < 2; k++) {
-			const struct lhist *h = k ? &e->issue_build : &e->issue_pick;
-			fprintf(f, "%s\"%s\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}", k ? "," : "",
-				k ? "taken_to_sent" : "due_to_taken", (double)lhist_pct(h, 50) / 1e3,
-				(double)lhist_pct(h, 99) / 1e3, (double)h->max / 1e3);
-		}
+		fputs("\"issue_parts\":{", f);
+		lhist_json(f, "due_to_taken", &e->issue_pick, false);
+		fputc(',', f);
+		lhist_json(f, "taken_to_sent", &e->issue_build, false);
 		if (e->cpu_wait_ns >= 0)
-			fprintf(f, ",\"cpu_wait_ms\":%.1f},", (double)e->cpu_wait_ns / 1e6);
+			fprintf(f, ",\"cpu_wait_ns\":%" PRId64 "},", (int64_t)e->cpu_wait_ns);
 		else
-			fputs(",\"cpu_wait_ms\":null},", f);
+			fputs(",\"cpu_wait_ns\":null},", f);
 		late_report(&e->late, f, true);
 		return;
 	}
@@ -123,8 +114,10 @@ void replay_report_clients(const struct engine *e, FILE *f, bool json)
 				",\"unsupported\":%" PRIu64 ",\"connections\":%u,\"shared_connection\":%s",
 				tcl->vers, tcl->minor, c->trace, c->replayed, c->ok, c->mismatch, c->errors,
 				c->unsupported, c->nx, c->shared ? "true" : "false");
-			lat_json(f, "lat_us", &c->lat);
-			lat_json(f, "trace_lat_us", &c->tlat);
+			fputc(',', f);
+			lhist_json(f, "latency", &c->lat, false);
+			fputc(',', f);
+			lhist_json(f, "trace_latency", &c->tlat, false);
 			if (c->v4)   /* --delegations: the callbacks it served */
 				fprintf(f, ",\"callbacks\":{\"served\":%s,\"calls\":%" PRIu64
 					",\"recalls\":%" PRIu64 "}", c->s.back_channel || c->cbsrv ? "true" : "false",

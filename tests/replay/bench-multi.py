@@ -63,11 +63,21 @@ for label, what in (("speed1", "this build"), ("speed1base", "base build")):
     if not rs:
         continue
     med = lambda f: statistics.median(f(o) for o in rs)
-    iss = lambda q: med(lambda o: (o.get("issue_us") or {}).get(q, 0))
-    # an older build reports no holds: its issue_us has them in
-    allq = lambda q: med(lambda o: (o.get("issue_with_holds_us") or o.get("issue_us") or {}).get(q, 0))
+    # in us, from the report's ns (an older build's issue_us is in us already)
+    def pick(o, *keys):
+        for k in keys:
+            v = o.get(k)
+            if v:
+                return v, k.endswith("_us")
+        return {}, False
+    def q_us(v, old, q):
+        return v.get(q, 0) if old else v.get(q + "_ns", 0) / 1e3
+    iss = lambda q: med(lambda o: q_us(*pick(o, "issue", "issue_us"), q))
+    # an older build reports no holds: its issue has them in
+    allq = lambda q: med(lambda o: q_us(*pick(o, "issue_with_holds", "issue_with_holds_us", "issue", "issue_us"), q))
     holds = rs[-1].get("holds")
-    hs = "/".join(f"{holds[k]['calls']} calls p99 {holds[k]['p99']:.0f}" for k in ("dep", "order", "inflight")) if holds else "-"
+    hs = "/".join(f"{holds[k]['calls']} calls p99 {holds[k].get('p99_ns', holds[k].get('p99', 0) * 1e3) / 1e3:.0f}"
+                  for k in ("dep", "order", "inflight")) if holds else "-"
     print(f"{what:14} {len(rs):4} {iss('p50'):9.1f} {iss('p99'):9.1f} {iss('max'):9.1f} | "
           f"{allq('p50'):14.1f} {allq('p99'):9.1f} {allq('max'):9.1f} | {hs}"
           f"{'' if all(o.get('exit') == 0 for o in rs) else '  (exit ' + str([o.get('exit') for o in rs]) + ')'}")
@@ -75,13 +85,19 @@ for label, what in (("speed1", "this build"), ("speed1base", "base build")):
 # -v runs (LAB_ARG_SPEED1_FLAGS=-v): where the late calls' time went,
 # added up over the calls at least 1 ms late, and the sleeps' wake-ups
 rs = [o for f in sorted(glob.glob(os.path.join(out, "bm-speed1-*.out")))
-      for o in [speed1(os.path.basename(f)[:-4])] if o and o.get("late_parts_ms")]
+      for o in [speed1(os.path.basename(f)[:-4])] if o and (o.get("late_parts") or o.get("late_parts_ms"))]
 if rs:
     print()
     keys = ["asleep", "replies", "posting", "polling", "building", "scheduler", "runnable_not_running"]
     print("calls >= 1 ms late, where their time went (ms, per run): " + ", ".join(keys))
     for o in rs:
-        lp, w = o["late_parts_ms"], o.get("wakeups") or {}
+        w = o.get("wakeups") or {}
+        if "late_parts" in o:   # ns; an older build's late_parts_ms is in ms
+            lp = {k[:-3] if k.endswith("_ns") else k: (v / 1e6 if k.endswith("_ns") else v)
+                  for k, v in o["late_parts"].items()}
+            w = {k[:-3] + "_us" if k.endswith("_ns") else k: (v / 1e3 if k.endswith("_ns") else v) for k, v in w.items()}
+        else:
+            lp = o["late_parts_ms"]
         print(f"  {lp['calls']:3} calls, {lp['late']:8.1f} ms: " + " ".join(f"{lp.get(k, 0):7.1f}" for k in keys) +
               f" | wake-ups {w.get('timeouts', 0)} timed out, mean {w.get('late_mean_us', 0):.0f} us late, "
               f"{w.get('over_1ms', 0)} over 1 ms, max {w.get('late_max_us', 0):.0f} us")

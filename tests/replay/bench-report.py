@@ -66,19 +66,19 @@ m = re.search(r"ops=(\d+) seconds=([0-9.]+)", rd("kernel-read.txt"))
 kern = int(m.group(1)) / float(m.group(2)) if m and float(m.group(2)) > 0 else None
 print(f"results in {out}")
 if bw and null:
-    print(ratio_line(f"NULL QD64 (p50 {null['lat_us']['p50']:.0f} us) vs ib_send_bw -n 4000",
+    print(ratio_line(f"NULL QD64 (p50 {null['latency']['p50_ns'] / 1e3:.0f} us) vs ib_send_bw -n 4000",
                      null["iops"], bw, 0.8, "calls/s", "msg/s"))
 else:
     print(f"NULL ratio: missing data (ib_send_bw {bw}, null {null})")
 if kern and rd4:
-    print(ratio_line(f"4 KiB READ QD32 (p50 {rd4['lat_us']['p50']:.0f} us, {rd4['cpu_us_per_op']:.0f} us CPU/op) "
+    print(ratio_line(f"4 KiB READ QD32 (p50 {rd4['latency']['p50_ns'] / 1e3:.0f} us, {rd4['cpu_us_per_op']:.0f} us CPU/op) "
                      "vs kernel NFS/RDMA client", rd4["iops"], kern, 1.0, "IOPS", "IOPS"))
 else:
     print(f"READ ratio: missing data (kernel {kern}, replay {rd4})")
 for name, label in (("bench-null-busy", "NULL"), ("bench-read-busy", "4 KiB READ QD32")):
     b = gen(name)
     if b:
-        print(f"{label} with --busy-poll: {b['iops']:.0f} calls/s (p50 {b['lat_us']['p50']:.0f} us, "
+        print(f"{label} with --busy-poll: {b['iops']:.0f} calls/s (p50 {b['latency']['p50_ns'] / 1e3:.0f} us, "
               f"{b['cpu_us_per_op']:.0f} us CPU/op)")
 if rd4t and rd4:
     print(f"same READ over RPC/TCP: {rd4t['iops']:.0f} IOPS (RDMA/TCP {rd4['iops'] / max(rd4t['iops'], 1e-9):.2f})")
@@ -91,7 +91,7 @@ lat = lat_avg_us("ib_send_lat.txt")
 q1 = gen("bench-null-qd1")
 if lat and q1:
     rt = 1e6 / (2 * lat)
-    print(f"extra: depth 1 round trips: NULL QD1 {q1['iops']:.0f} calls/s (p50 {q1['lat_us']['p50']:.0f} us) vs "
+    print(f"extra: depth 1 round trips: NULL QD1 {q1['iops']:.0f} calls/s (p50 {q1['latency']['p50_ns'] / 1e3:.0f} us) vs "
           f"ib_send_lat 64 B ping-pong {rt:.0f} round trips/s (t_avg {lat:.0f} us one way): ratio {q1['iops'] / rt:.2f}")
 
 
@@ -273,7 +273,7 @@ for lbl in labels:
     if not x or not g["ops"] or g.get("transport") != "rdma":
         continue
     ops = g["ops"]
-    rows.append(f"  {lbl:<10} {g['iops']:7.0f} calls/s  p50 {g['lat_us']['p50'] / 1e3:6.1f} ms  "
+    rows.append(f"  {lbl:<10} {g['iops']:7.0f} calls/s  p50 {g['latency']['p50_ns'] / 1e6:6.1f} ms  "
                 f"{g['cpu_us_per_op']:5.0f} us CPU/call  per call: doorbells {x['doorbells'] / ops:.3f} "
                 f"signaled {x['signaled'] / ops:.3f} inline {x['inline_sends'] / ops:.2f} "
                 f"recv posts {x['recv_posts'] / ops:.3f} sleeps {x['sleeps'] / ops:.3f} "

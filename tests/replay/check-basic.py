@@ -60,7 +60,7 @@ r = gen("gen-read", 8, "write")
 if r:
     check(r.get("bytes") == 8 * 131072, f"gen-read: every byte read ({r.get('bytes')})")
 if r:
-    check(r["mb_per_s"] > 0 and r["lat_us"]["p50"] > 0, "gen-read: throughput and latency measured")
+    check(r["mb_per_s"] > 0 and r["latency"]["p50_ns"] > 0, "gen-read: throughput and latency measured")
 r = gen("gen-write", 8, "read")
 if r:
     check(r.get("bytes") == 8 * 131072, f"gen-write: every byte written ({r.get('bytes')})")

@@ -157,7 +157,7 @@ def cb_run(name, tag, served, min_callbacks, what_served):
               f"{name}: nothing done synchronously in the run loop (setup, cb_probe, delegreturn: "
               f"{[(k, (b.get(k) or {}).get('n')) for k in ('setup', 'cb_probe', 'delegreturn')]}); "
               f"the 4.0 client's wait for the callback probe its own ({w})")
-        print(f"info {name}: issue-time error {j.get('issue_us')}, holds {j.get('holds')}")
+        print(f"info {name}: issue-time error {j.get('issue')}, holds {j.get('holds')}")
     else:
         check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
     wf = os.path.join(out, f"recall-write.{tag}.txt")
