@@ -75,6 +75,12 @@ static int add_spec(struct cli *c, const char *spec, bool file)
 	return 0;
 }
 
+static void free_owned(struct cli *c)
+{
+	for (unsigned i = 0; i < c->nspecs; i++)
+		free(c->owned[i]);
+}
+
 static int handle(int key, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
@@ -222,10 +228,13 @@ int main(int argc, char **argv)
 
 	log_init(argv[0], LOG_WARN);
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
-	if ((rc = opt_parse(&spec, argc, argv)) < 0 || conflicts(&c) < 0)
+	if ((rc = opt_parse(&spec, argc, argv)) < 0 || conflicts(&c) < 0) {
+		free_owned(&c);
 		return 2;
+	}
 	if (rc < argc) {
 		log_error("unexpected argument '%s' (capture files go after -r)", argv[rc]);
+		free_owned(&c);
 		return 2;
 	}
 	if (c.nspecs) {
@@ -233,6 +242,7 @@ int main(int argc, char **argv)
 		struct source_opts so = { .speed = c.speed, .snaplen = 65535, .sample = 1 };
 		if (top_feed_standalone(&f, c.specs, c.nspecs, &so, err, sizeof(err)) < 0) {
 			log_error("%s", err);
+			free_owned(&c);
 			return 1;
 		}
 	} else if (!(f = top_feed_daemon(c.socket))) {
@@ -252,8 +262,7 @@ int main(int argc, char **argv)
 	top_feed_free(f);   /* the end-of-input notes: what the files held instead */
 	if (rc == 3)
 		log_warn("nothing found: the files held no record");
-	for (unsigned i = 0; i < c.nspecs; i++)
-		free(c.owned[i]);
+	free_owned(&c);
 	if (outfile_close_stdout() < 0 && rc == 0)
 		rc = 1;
 	return rc;

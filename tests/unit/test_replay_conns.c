@@ -97,6 +97,7 @@ int main(void)
 
 	/* a client with more traced connections than RC_MAXCONN: its later
 	 * ones on its last, not counted as wanted */
+	free(t.calls);
 	memset(&t, 0, sizeof(t));
 	t.calls = calloc(64, sizeof(*t.calls));
 	t.cap = 64;
@@ -107,5 +108,6 @@ int main(void)
 	CHECK_EQ_U64(p.wanted, RC_MAXCONN);
 	CHECK_EQ_U64(p.of_call[RC_MAXCONN + 1].g, RC_MAXCONN - 1);
 	replay_conn_plan_free(&p);
+	free(t.calls);
 	return check_summary("replay-conns");
 }
