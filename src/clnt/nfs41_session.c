@@ -182,6 +182,23 @@ static unsigned b_destroy_clientid(struct xenc *e, void *ctx)
 	return 1;
 }
 
+void nfs41_session_adopt(struct nfs41_session *s, const struct nfs4_res *r, uint32_t asked)
+{
+	s->cs_seq++;
+	memcpy(s->sessionid, r->sessionid, 16);
+	s->nslots = r->fore_maxreqs < asked ? r->fore_maxreqs : asked;
+	if (s->nslots > NFS41_MAX_SLOTS)
+		s->nslots = NFS41_MAX_SLOTS;
+	if (!s->nslots)
+		s->nslots = 1;
+	s->maxreq = r->fore_maxreq;
+	s->maxresp = r->fore_maxresp;
+	memset(s->slot_seq, 0, sizeof(s->slot_seq));
+	memset(s->slot_busy, 0, sizeof(s->slot_busy));
+	memset(s->slot_dead, 0, sizeof(s->slot_dead));
+	s->have_session = true;
+}
+
 int nfs41_session_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		       uint32_t slots, char *err, size_t errlen)
 {
@@ -209,17 +226,7 @@ int nfs41_session_open(struct xprt *x, struct nfs41_session *s, const struct rpc
 			snprintf(err, errlen, "CREATE_SESSION: NFS4 status %u", r.status);
 		return ret < 0 ? ret : -EPROTO;
 	}
-	s->cs_seq++;
-	memcpy(s->sessionid, r.sessionid, 16);
-	s->nslots = r.fore_maxreqs < ca.slots ? r.fore_maxreqs : ca.slots;
-	if (!s->nslots)
-		s->nslots = 1;
-	s->maxreq = r.fore_maxreq;
-	s->maxresp = r.fore_maxresp;
-	memset(s->slot_seq, 0, sizeof(s->slot_seq));
-	memset(s->slot_busy, 0, sizeof(s->slot_busy));
-	memset(s->slot_dead, 0, sizeof(s->slot_dead));
-	s->have_session = true;
+	nfs41_session_adopt(s, &r, ca.slots);
 	if ((ret = nfs41_call_sync(x, s, c, b_reclaim_complete, NULL, 512, &r)) < 0) {
 		snprintf(err, errlen, "RECLAIM_COMPLETE: %s", strerror(-ret));
 		return ret;

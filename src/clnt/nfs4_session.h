@@ -45,6 +45,10 @@ uint32_t nfs41_highest(const struct nfs41_session *s);
 
 /* Sets the owner string ("nfsrdma-replay/HOST/PID/TAG") and verifier. */
 void nfs41_session_init(struct nfs41_session *s, uint32_t minor, const char *tag);
+/* A CREATE_SESSION reply becomes s's session: its ID, as many slots as
+ * both sides allow (asked, the server's, NFS41_MAX_SLOTS; at least 1), all
+ * fresh, the request sizes; the create-session sequence moves on. */
+void nfs41_session_adopt(struct nfs41_session *s, const struct nfs4_res *r, uint32_t asked);
 /* EXCHANGE_ID + CREATE_SESSION (asking for slots) + RECLAIM_COMPLETE,
  * synchronously.  Returns 0 or a negative errno (err says why). */
 int nfs41_session_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,

@@ -134,17 +134,7 @@ static void step_done(void *ctx, struct rclient *cl, const struct nfs4_res *r, i
 	case SU_CS:
 		if (!r->has_session)
 			return fail(u, cl, "no session in the reply");
-		s->cs_seq++;
-		memcpy(s->sessionid, r->sessionid, 16);
-		s->nslots = r->fore_maxreqs < g_slots ? r->fore_maxreqs : g_slots;
-		if (!s->nslots)
-			s->nslots = 1;
-		s->maxreq = r->fore_maxreq;
-		s->maxresp = r->fore_maxresp;
-		memset(s->slot_seq, 0, sizeof(s->slot_seq));
-		memset(s->slot_busy, 0, sizeof(s->slot_busy));
-		memset(s->slot_dead, 0, sizeof(s->slot_dead));
-		s->have_session = true;
+		nfs41_session_adopt(s, r, g_slots);
 		u->step = SU_RC;
 		return;
 	case SU_RC:

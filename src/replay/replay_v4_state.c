@@ -129,19 +129,7 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 	}
 	if (rr->has_session && rr->status == 0) {
 		struct nfs41_session *s = e->v4s;
-		memcpy(s->sessionid, rr->sessionid, 16);
-		s->nslots = rr->fore_maxreqs < e->slots ? rr->fore_maxreqs : e->slots;
-		if (s->nslots > NFS41_MAX_SLOTS)
-			s->nslots = NFS41_MAX_SLOTS;
-		if (!s->nslots)
-			s->nslots = 1;
-		s->maxreq = rr->fore_maxreq;
-		s->maxresp = rr->fore_maxresp;
-		memset(s->slot_seq, 0, sizeof(s->slot_seq));
-		memset(s->slot_busy, 0, sizeof(s->slot_busy));
-		memset(s->slot_dead, 0, sizeof(s->slot_dead));
-		s->have_session = true;
-		s->cs_seq++;
+		nfs41_session_adopt(s, rr, e->slots);
 		if (tr && tr->has_session) {
 			struct nfs_fh key = { .len = 16 }, val = { .len = 16 };
 			memcpy(key.data, tr->sessionid, 16);
