@@ -62,6 +62,7 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
 	hist_init(&e->lat, HIST_RES);
+	e->series = d == AGG_SERIES;
 	a->mem += sizeof(*e);
 	if (d == AGG_OP) {
 		if (!(e->wring = calloc(AGG_WRING, sizeof(*e->wring)))) {
@@ -310,7 +311,8 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 		agg_diag_add(e, r, f->hidx);
 	}
 	hist_add_at(&e->lat, f->hidx, r->d_total);
-	e->prom[f->prom]++;
+	if (e->series)
+		e->prom[f->prom]++;
 }
 
 /* The fastest entry (its first index, as a scan from 0 keeping the
@@ -626,20 +628,18 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
  * coming one after another. */
 static void ent_prefetch(const struct agg_ent *e, const struct facts *f, unsigned idx)
 {
-	const char *tot = (const char *)&e->tot;
-
-	/* addresses only, no load from e: the window slots follow the
-	 * entry (ent_new) and every entry's histogram is of HIST_RES */
-	__builtin_prefetch(tot, 1);
-	__builtin_prefetch(tot + 64, 1);
-	__builtin_prefetch(tot + sizeof(e->tot) - 1, 1);
-	__builtin_prefetch(&e->last_ns, 1);
+	/* addresses only, no load from e: the entry's first lines (its
+	 * counts up to its histogram's header, agg.h), the window slot (the
+	 * slots follow the entry, ent_new) and, every entry's histogram
+	 * being of HIST_RES, the histogram's chunk pointer */
+	const char *p = (const char *)e, *end = (const char *)(&e->lat.lost + 1) - 1;
+	for (; p < end; p += 64)
+		__builtin_prefetch(p, 1);
+	__builtin_prefetch(end, 1);
 	__builtin_prefetch((const struct agg_win *)(e + 1) + idx, 1);
 	if (!f->answered)
 		return;
-	__builtin_prefetch(&e->lat, 1);
 	__builtin_prefetch(&e->lat.chunk[f->hidx >> HIST_RES], 0);
-	__builtin_prefetch(&e->prom[f->prom], 1);
 }
 
 /* The second level, once ent_prefetch's lines have had time to come:
@@ -651,6 +651,8 @@ static void ent_prefetch2(const struct agg_ent *e, const struct facts *f, unsign
 
 	if (!f->answered)
 		return;
+	if (e->series)
+		__builtin_prefetch(&e->prom[f->prom], 1);
 	if (e->lat.chunk[k])
 		__builtin_prefetch(e->lat.chunk[k] + i, 1);
 	if (!e->wring)

@@ -50,15 +50,13 @@ struct agg_wsample {
 	uint64_t slot, total;              /* absolute slot number, d_total */
 };
 struct agg_ent {
-	char key[AGG_KEY_MAX];
-	/* SERIES: protocol, operation, client, server; OP: protocol, operation;
-	 * other dims: [0] = key */
-	char label[4][AGG_LABEL_MAX];
-	uint8_t transport;                 /* OP, SERIES, CONN: enum rec_transport */
-	uint32_t hash;
-	struct agg_ent *next;
+	/* First, together, what every record of the entry writes (its
+	 * counts, the pointers to its window and diagnosis, the time): a
+	 * record touches a few entries scattered over the tables, so each
+	 * one's share is kept to the fewest cache lines. */
 	struct agg_counts tot;
-	struct hist lat;                   /* d_total since start */
+	uint64_t last_ns;
+	struct agg_win *win;               /* the window's slots (agg_config.slots), after the entry */
 	/* AGG_OP only: the window's latency percentiles.  First the latest
 	 * totals with their slots, AGG_WRING at most (a row's window usually
 	 * holds a few, and writing one is a line where a histogram is three);
@@ -66,10 +64,22 @@ struct agg_ent {
 	struct agg_wsample *wring;         /* AGG_WRING; the next at wring_n % AGG_WRING */
 	uint64_t wring_n;                  /* totals written to wring */
 	struct hist *wlat;                 /* NULL until wring overflows */
-	uint64_t prom[AGG_PROM_NLE + 1];   /* per-bound counts (not cumulative); last = +Inf */
-	struct agg_win *win;               /* the window's slots (agg_config.slots), after the entry */
+	struct phase_diag *diag[2];        /* AGG_OP only: AGG_DIAG_WIRE, AGG_DIAG_FUSED (agg_diag.c) */
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
+	bool series;                       /* AGG_SERIES: prom is counted */
 	uint64_t credits_seq;              /* the engine's record count when credits_granted was set */
+	struct hist lat;                   /* d_total since start */
+	/* AGG_SERIES only (the Prometheus histogram is by series): per-bound
+	 * counts (not cumulative); last = +Inf */
+	uint64_t prom[AGG_PROM_NLE + 1];
+	/* the rest is read when a key is new or at a snapshot */
+	char key[AGG_KEY_MAX];
+	/* SERIES: protocol, operation, client, server; OP: protocol, operation;
+	 * other dims: [0] = key */
+	char label[4][AGG_LABEL_MAX];
+	uint8_t transport;                 /* OP, SERIES, CONN: enum rec_transport */
+	uint32_t hash;
+	struct agg_ent *next;
 	size_t ord;                        /* place in its dimension's insertion order */
 	/* AGG_SERIES: its client and server entries.  A record whose series
 	 * entry is its own is counted there only; the snapshot adds each
@@ -78,8 +88,6 @@ struct agg_ent {
 	struct agg_ent *fold[2];
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;
-	uint64_t last_ns;
-	struct phase_diag *diag[2];        /* AGG_OP only: AGG_DIAG_WIRE, AGG_DIAG_FUSED (agg_diag.c) */
 };
 
 struct agg_config {

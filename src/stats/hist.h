@@ -36,11 +36,12 @@
 #define HIST_NBUCKETS(res) ((1u << (res)) * (HIST_MAX_EXP - (res) + 1u))
 
 struct hist {
+	/* what every sample reads or writes, in one line */
 	uint64_t n, sum, min, max;
-	uint64_t *chunk[HIST_MAX_EXP];   /* 2^res counts each, or NULL: all 0 */
-	size_t bytes;                     /* counts allocated */
-	uint64_t lost;                    /* samples no chunk could be allocated for */
 	unsigned res;
+	uint64_t lost;                    /* samples no chunk could be allocated for */
+	size_t bytes;                     /* counts allocated */
+	uint64_t *chunk[HIST_MAX_EXP];   /* 2^res counts each, or NULL: all 0 */
 };
 
 /* Empty histogram of resolution res (1..HIST_RES_MAX); 0 or -EINVAL.

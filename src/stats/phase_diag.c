@@ -11,6 +11,7 @@ int phase_diag_init(struct phase_diag *d, unsigned nph)
 	if (!nph || nph > DIAG_PH_MAX)
 		return -EINVAL;
 	d->nph = nph;
+	d->res = HIST_RES;
 	return hist_init(&d->tot, HIST_RES);
 }
 
@@ -19,8 +20,7 @@ void phase_diag_free(struct phase_diag *d)
 	hist_free(&d->tot);
 	for (unsigned e = 0; e < HIST_MAX_EXP; e++) {
 		free(d->bsum[e]);
-		free(d->btot[e]);
-		d->bsum[e] = d->btot[e] = NULL;
+		d->bsum[e] = NULL;
 	}
 }
 
@@ -36,33 +36,26 @@ void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const u
 
 void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask)
 {
-	unsigned res = d->tot.res, c = i >> res, sub = 1u << res;
+	const unsigned res = d->res, c = i >> res, sub = 1u << res, w = d->nph + 1;
 
 	if (!d->nph)
 		return;
 	if (!d->shared)
 		hist_add_at(&d->tot, i, total);
-	if (!d->bsum[c]) {
-		d->bsum[c] = calloc((size_t)sub * d->nph, sizeof(uint64_t));
-		d->btot[c] = calloc(sub, sizeof(uint64_t));
-		if (!d->bsum[c] || !d->btot[c]) {
-			free(d->bsum[c]);
-			free(d->btot[c]);
-			d->bsum[c] = d->btot[c] = NULL;
-			d->lost++;
-			for (unsigned p = 0; p < d->nph; p++)
-				d->sum_phase[p] += mask >> p & 1 ? phase[p] : 0;
-			return;
-		}
+	if (!d->bsum[c] && !(d->bsum[c] = calloc((size_t)sub * w, sizeof(uint64_t)))) {
+		d->lost++;
+		for (unsigned p = 0; p < d->nph; p++)
+			d->sum_phase[p] += mask >> p & 1 ? phase[p] : 0;
+		return;
 	}
 	/* one pass: each phase into the overall sum and its bucket's */
-	uint64_t *s = d->bsum[c] + (size_t)(i & (sub - 1)) * d->nph;
+	uint64_t *s = d->bsum[c] + (size_t)(i & (sub - 1)) * w;
 	for (unsigned p = 0; p < d->nph; p++) {
 		const uint64_t v = mask >> p & 1 ? phase[p] : 0;
 		d->sum_phase[p] += v;
 		s[p] += v;
 	}
-	d->btot[c][i & (sub - 1)] += total;
+	s[d->nph] += total;
 }
 
 int phase_diag_unshare(struct phase_diag *d)
@@ -115,10 +108,10 @@ int phase_diag_split(const struct phase_diag *d, struct phase_diag_split *out)
 			continue;
 		/* this bucket holds the rank-th sample, or lies above it */
 		out->tail_n += c;
-		const uint64_t *s = d->bsum[i >> res] + (size_t)(i & (sub - 1)) * d->nph;
+		const uint64_t *s = d->bsum[i >> res] + (size_t)(i & (sub - 1)) * (d->nph + 1);
 		for (unsigned p = 0; p < d->nph; p++)
 			out->tail[p] += s[p];
-		out->tail_sum += d->btot[i >> res][i & (sub - 1)];
+		out->tail_sum += s[d->nph];
 	}
 	return 0;
 }

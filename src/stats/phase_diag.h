@@ -23,17 +23,20 @@
 #define DIAG_PH_MAX 16
 
 struct phase_diag {
-	struct hist tot;
+	/* first what every RPC reads: the daemon adds one to several of
+	 * these per record, scattered, so each touches the fewest lines */
+	unsigned nph, res;               /* res: tot's */
 	/* NULL: the totals are counted in tot.  Else a histogram its owner
 	 * fills with the same totals (the daemon's operation row, whose
 	 * latency histogram takes each of them anyway): tot stays empty
 	 * until phase_diag_unshare copies it in. */
 	const struct hist *shared;
-	unsigned nph;
+	/* per bucket of tot, a row of nph phase sums and then the sum of
+	 * the totals (one line for an RPC, not two); NULL: all 0 */
+	uint64_t *bsum[HIST_MAX_EXP];
 	uint64_t sum_phase[DIAG_PH_MAX];
-	uint64_t *bsum[HIST_MAX_EXP];    /* 2^res * nph phase sums, or NULL: all 0 */
-	uint64_t *btot[HIST_MAX_EXP];    /* 2^res totals' sums */
 	uint64_t lost;                   /* RPCs no chunk could be allocated for (tail split only) */
+	struct hist tot;
 };
 
 struct phase_diag_result {
