@@ -68,6 +68,11 @@ struct agg_ent {
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
 	bool series;                       /* AGG_SERIES: prom is counted */
 	uint64_t credits_seq;              /* the engine's record count when credits_granted was set */
+	/* AGG_SERIES: its client and server entries.  A record whose series
+	 * entry is its own is counted there only; the snapshot adds each
+	 * client's and server's series to what the entry holds itself (the
+	 * records of the series "(other)"). */
+	struct agg_ent *fold[2];
 	struct hist lat;                   /* d_total since start */
 	/* AGG_SERIES only (the Prometheus histogram is by series): per-bound
 	 * counts (not cumulative); last = +Inf */
@@ -81,11 +86,6 @@ struct agg_ent {
 	uint32_t hash;
 	struct agg_ent *next;
 	size_t ord;                        /* place in its dimension's insertion order */
-	/* AGG_SERIES: its client and server entries.  A record whose series
-	 * entry is its own is counted there only; the snapshot adds each
-	 * client's and server's series to what the entry holds itself (the
-	 * records of the series "(other)"). */
-	struct agg_ent *fold[2];
 	/* AGG_CONN: the connection's id and QPs; its addresses in label[2..3] */
 	uint32_t conn_id, qpn_client, qpn_server;
 };
