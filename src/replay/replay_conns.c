@@ -7,7 +7,8 @@
  *
  * How many the replay may open follows the machine (replay_conn_limit):
  * at most REPLAY_CONN_CAP, what RLIMIT_NOFILE leaves (each connection
- * takes descriptors), and the RDMA device's QP limit (learnt from the
+ * takes descriptors; so does each NFSv4.0 callback server, kept apart),
+ * and the RDMA device's QP limit (learnt from the
  * first connection); an open that fails for want of a resource
  * (descriptors, memory, QPs) lowers the limit to what did open.  Past
  * the limit, further clients share the connections open (round robin)
@@ -97,6 +98,14 @@ static bool out_of_resource(int err)
 }
 
 /* The connections the trace wants, at most REPLAY_CONN_CAP. */
+uint64_t replay_cb_server_fds(const struct trace *t, bool delegations)
+{
+	uint64_t n = 0;
+	for (unsigned k = 0; delegations && k < t->nclients; k++)
+		n += t->clients[k].vers == 4 && t->clients[k].minor == 0;
+	return n * REPLAY_FDS_PER_CB_SERVER;
+}
+
 static unsigned wanted(const struct trace *t)
 {
 	struct conn_plan p;
@@ -112,6 +121,9 @@ int replay_conns_open(struct engine *e, const struct xprt_opts *xo, bool tcp)
 	struct rlimit rl = { 0, 0 };
 	uint64_t nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur :
 			  UINT32_MAX;
+	/* what the callback servers, started after the connections, will need */
+	uint64_t cb = replay_cb_server_fds(&e->t, e->o->delegations);
+	nofile = nofile > cb ? nofile - cb : 0;
 	/* RDMA: the CM event channel and the completion channel; TCP: the socket */
 	unsigned fds = tcp ? 1 : 2;
 	const char *why;

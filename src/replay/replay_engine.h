@@ -369,8 +369,13 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
  * fds_per_conn each, and the device's QP limit (0: unknown).  *why: which
  * of them binds. */
 #define REPLAY_CONN_CAP 4096
-#define REPLAY_FD_RESERVE 64   /* the capture, stdio, logs, NFSv4.0 callback servers */
+#define REPLAY_FD_RESERVE 64   /* the capture, stdio, logs */
 unsigned replay_conn_limit(uint64_t nofile, unsigned fds_per_conn, uint64_t dev_max_qp, const char **why);
+/* The descriptors the NFSv4.0 callback servers will take (--delegations:
+ * one per traced NFSv4.0 client, each a listening socket, its wake pipe
+ * and the target's connection), kept out of what connections may use. */
+#define REPLAY_FDS_PER_CB_SERVER 4
+uint64_t replay_cb_server_fds(const struct trace *t, bool delegations);
 /* Which connection each call goes on, given at most limit of them: each
  * client's traced connections their own (its first RC_MAXCONN, later ones
  * on its last) while the limit allows; then a client with one carries its

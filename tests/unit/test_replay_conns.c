@@ -39,12 +39,30 @@ static void test_limit(void)
 	CHECK_EQ_U64(replay_conn_limit(16, 2, 0, &why), 1);
 }
 
+/* NFSv4.0 clients' callback servers (--delegations only): four
+ * descriptors each, none for v3 or 4.1 clients, none without the option */
+static void test_cb_fds(void)
+{
+	struct tclient cl[5] = {
+		{ .vers = 4, .minor = 0 }, { .vers = 3 }, { .vers = 4, .minor = 1 },
+		{ .vers = 4, .minor = 0 }, { .vers = 4, .minor = 2 },
+	};
+	struct trace t = { .clients = cl, .nclients = 5 };
+	CHECK_EQ_U64(replay_cb_server_fds(&t, true), 8);
+	CHECK_EQ_U64(replay_cb_server_fds(&t, false), 0);
+	t.nclients = 3;
+	CHECK_EQ_U64(replay_cb_server_fds(&t, true), 4);
+	t.nclients = 0;
+	CHECK_EQ_U64(replay_cb_server_fds(&t, true), 0);
+}
+
 int main(void)
 {
 	struct trace t;
 	struct conn_plan p;
 
 	test_limit();
+	test_cb_fds();
 	memset(&t, 0, sizeof(t));
 	t.calls = calloc(64, sizeof(*t.calls));
 	t.cap = 64;
