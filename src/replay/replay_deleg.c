@@ -116,6 +116,7 @@ static void bind_conn(struct engine *e, struct rclient *cl)
 	cl->last_bind_ns = now;
 	uint32_t dir = 0;
 	int ret = nfs41_bind_conn(cl->x[which], &cl->s, &e->cred, &dir);
+	replay_blocked(e, BLOCK_BIND_CONN, now);
 	if (ret == 0) {
 		e->conn_bound++;
 		e->bind_dir = dir;

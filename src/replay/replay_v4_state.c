@@ -233,8 +233,10 @@ int replay_v40_confirm(struct engine *e)
 	struct nfs4_res r;
 	struct nfs40_owner *o = e->v40_conf_owner;
 	e->v40_confirm = false;
+	uint64_t t = xprt_now_ns();
 	int ret = nfs40_open_confirm(e->x, e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
 				     o->seqid, &r);
+	replay_blocked(e, BLOCK_OPEN_CONFIRM, t);
 	if (ret < 0)
 		return ret == -EPROTO ? 0 : -ENOTCONN;
 	e->v40_confirms_added++;
@@ -278,7 +280,9 @@ int replay_v40_keep_lease(struct engine *e)
 	    xprt_now_ns() - s->last_renew_ns < (uint64_t)lease * 500000000ull)
 		return 0;
 	uint32_t st;
+	uint64_t t = xprt_now_ns();
 	int ret = nfs40_renew(e->x, s, &e->cred, &st);
+	replay_blocked(e, BLOCK_RENEW, t);
 	e->v40_renews++;
 	if (ret == -EPROTO) {
 		log_warn("replay: RENEW: %s", nfs_stat_name(st));
