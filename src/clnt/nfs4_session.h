@@ -91,6 +91,8 @@ int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_
 /* RENEW of the session's client ID.  Returns 0, -EPROTO (an NFS error,
  * *st) or another negative errno. */
 int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st);
+/* RENEW's one op, for a caller that does not wait (ctx: the session). */
+unsigned nfs40_build_renew(struct xenc *e, void *session);
 /* PUTFH fh, OPEN_CONFIRM sid seqid, synchronously; res: the reply. */
 int nfs40_open_confirm(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		       const struct nfs_fh *fh, const struct nfs4_stateid *sid, uint32_t seqid,

@@ -2,7 +2,7 @@
  * back every client's calls (not only its own): a session or client ID
  * set up inline, the wait for an NFSv4.0 callback probe, the DELEGRETURN
  * of a recalled delegation, a path resolved on the target, an NFSv4.0
- * OPEN_CONFIRM or RENEW.  Counted and timed, said with -v, reported
+ * OPEN_CONFIRM.  Counted and timed, said with -v, reported
  * (JSON "blocking", a text note): the replay's own timing, so that a
  * check can tell that no client waited on another's work.  Before the
  * schedule's clock starts (t0) such work delays no call: it is reported
@@ -13,7 +13,7 @@
 #include <inttypes.h>
 
 static const char *const block_name[BLOCK_KINDS] = {
-	"setup", "cb_probe", "delegreturn", "path", "open_confirm", "renew",
+	"setup", "cb_probe", "delegreturn", "path", "open_confirm",
 };
 
 void replay_blocked(struct engine *e, unsigned kind, uint64_t since)

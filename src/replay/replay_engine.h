@@ -188,11 +188,8 @@ enum { HOLD_NONE, HOLD_DEP, HOLD_ORDER, HOLD_INFLIGHT, HOLD_KINDS };
  * an NFSv4.0 callback probe, the DELEGRETURN of a recalled delegation, a
  * handle's path resolved on the target (the wait for every call in
  * flight before it, and its LOOKUPs), an NFSv4.0 OPEN_CONFIRM the target
- * asked for, an NFSv4.0 RENEW */
-enum {
-	BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_PATH, BLOCK_OPEN_CONFIRM, BLOCK_RENEW,
-	BLOCK_KINDS
-};
+ * asked for */
+enum { BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_PATH, BLOCK_OPEN_CONFIRM, BLOCK_KINDS };
 
 struct engine {
 	const struct replay_opts *o;
