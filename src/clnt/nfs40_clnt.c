@@ -80,7 +80,7 @@ static unsigned b_setclientid_confirm(struct xenc *e, void *ctx)
 	return 1;
 }
 
-static unsigned b_renew(struct xenc *e, void *ctx)
+unsigned nfs40_build_renew(struct xenc *e, void *ctx)
 {
 	nfs4_enc_renew(e, ((struct nfs41_session *)ctx)->clientid);
 	return 1;
@@ -122,7 +122,7 @@ int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_
 int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st)
 {
 	struct nfs4_res r;
-	int ret = nfs41_call_sync(x, s, c, b_renew, s, 512, &r);
+	int ret = nfs41_call_sync(x, s, c, nfs40_build_renew, s, 512, &r);
 	*st = ret == 0 ? r.status : 0;
 	if (ret < 0)
 		return ret;

@@ -111,7 +111,7 @@ int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
 	return call_sync(x, s, c, build, ctx, reply_max, res, true);
 }
 
-static unsigned b_bind_conn(struct xenc *e, void *ctx)
+unsigned nfs41_build_bind_conn(struct xenc *e, void *ctx)
 {
 	const struct nfs41_session *s = ctx;
 	/* both channels only where CREATE_SESSION asked for a back channel:
@@ -128,14 +128,19 @@ int nfs41_bind_conn(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
 	memset(&r, 0, sizeof(r));
 	if (!s->have_session)
 		return -ENOTCONN;
-	int ret = call_sync(x, s, c, b_bind_conn, s, 512, &r, false);
+	int ret = call_sync(x, s, c, nfs41_build_bind_conn, s, 512, &r, false);
 	if (ret < 0)
 		return ret;
-	if (r.status)
-		return (int)r.status;
-	if (!r.has_bcts || memcmp(r.sessionid, s->sessionid, 16) != 0)
+	return nfs41_bind_conn_result(s, &r, dir);
+}
+
+int nfs41_bind_conn_result(const struct nfs41_session *s, const struct nfs4_res *r, uint32_t *dir)
+{
+	if (r->status)
+		return (int)r->status;
+	if (!r->has_bcts || memcmp(r->sessionid, s->sessionid, 16) != 0)
 		return -EPROTO;
-	*dir = r.bcts_dir;
+	*dir = r->bcts_dir;
 	return 0;
 }
 

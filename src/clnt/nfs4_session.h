@@ -68,6 +68,11 @@ int nfs41_call_sync(struct xprt *x, struct nfs41_session *s, const struct rpc_cr
  * status the server refused with, or a negative errno. */
 int nfs41_bind_conn(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		    uint32_t *dir);
+/* The same in two halves, for a caller that does not wait: the COMPOUND's
+ * one op (an nfs41_build_fn, ctx the session), and what its reply says
+ * (the return values of nfs41_bind_conn). */
+unsigned nfs41_build_bind_conn(struct xenc *e, void *session);
+int nfs41_bind_conn_result(const struct nfs41_session *s, const struct nfs4_res *r, uint32_t *dir);
 /* PUTROOTFH, then LOOKUP of each component of path; out: the handle.
  * Returns 0, -ENOENT (*st: the failing status) or another errno. */
 int nfs41_lookup_path(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
@@ -86,6 +91,8 @@ int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_
 /* RENEW of the session's client ID.  Returns 0, -EPROTO (an NFS error,
  * *st) or another negative errno. */
 int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st);
+/* RENEW's one op, for a caller that does not wait (ctx: the session). */
+unsigned nfs40_build_renew(struct xenc *e, void *session);
 /* PUTFH fh, OPEN_CONFIRM sid seqid, synchronously; res: the reply. */
 int nfs40_open_confirm(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		       const struct nfs_fh *fh, const struct nfs4_stateid *sid, uint32_t seqid,

@@ -185,8 +185,11 @@ enum { HOLD_NONE, HOLD_DEP, HOLD_ORDER, HOLD_INFLIGHT, HOLD_KINDS };
 
 /* Synchronous work of the run loop that holds back every client
  * (replay_blocking.c): a session or client ID set up inline, the wait for
- * an NFSv4.0 callback probe, the DELEGRETURN of a recalled delegation */
-enum { BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_KINDS };
+ * an NFSv4.0 callback probe, the DELEGRETURN of a recalled delegation, a
+ * handle's path resolved on the target (the wait for every call in
+ * flight before it, and its LOOKUPs), an NFSv4.0 OPEN_CONFIRM the target
+ * asked for */
+enum { BLOCK_SETUP, BLOCK_CB_PROBE, BLOCK_DELEGRETURN, BLOCK_PATH, BLOCK_OPEN_CONFIRM, BLOCK_KINDS };
 
 struct engine {
 	const struct replay_opts *o;

@@ -249,7 +249,9 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 	}
 	if (e->have_troot && fhmap_fh_eq(tfh, &e->troot)) {
 		if (!e->have_root && e->v4) {
+			uint64_t t = xprt_now_ns();
 			int ret = v4_target_lookup(e, NULL, NULL, &e->root);
+			replay_blocked(e, BLOCK_PATH, t);
 			if (ret < 0)
 				return ret;
 			e->have_root = true;
@@ -270,7 +272,10 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 		} else {
 			if (fhmap_get(&e->refused, tfh, NULL))
 				return -EPERM;
-			if ((ret = target_lookup(e, &pdir, name, &child)) < 0)
+			uint64_t t = xprt_now_ns();
+			ret = target_lookup(e, &pdir, name, &child);
+			replay_blocked(e, BLOCK_PATH, t);
+			if (ret < 0)
 				return ret;
 		}
 		fhmap_put(&e->tmap, tfh, NULL, &child, true);

@@ -289,9 +289,14 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 			os->trace--;
 			return REPLAY_RETRY;   /* its client's call in flight may name it */
 		}
-		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && replay_inflight_all(e) &&
-		    (ret = replay_wait_all(e)) < 0)
-			return ret;
+		if (!fhmap_get(&e->tmap, &l.ref[k].fh, NULL) && replay_inflight_all(e)) {
+			/* any call in flight may name it: every client waits */
+			uint64_t t = xprt_now_ns();
+			ret = replay_wait_all(e);
+			replay_blocked(e, BLOCK_PATH, t);
+			if (ret < 0)
+				return ret;
+		}
 		ret = replay_resolve(e, &l.ref[k].fh, &mapped[k], 0);
 		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
 			return -ENOTCONN;

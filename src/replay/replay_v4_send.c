@@ -323,8 +323,11 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			return REPLAY_RETRY;
 		}
 		if (ret == -ENOENT && attempt == 0 && replay_inflight_all(e)) {
-			/* what names it may still be in flight */
-			if ((ret = replay_wait_all(e)) < 0)
+			/* what names it may still be in flight: every client waits */
+			uint64_t t = xprt_now_ns();
+			ret = replay_wait_all(e);
+			replay_blocked(e, BLOCK_PATH, t);
+			if (ret < 0)
 				return ret;
 			continue;
 		}

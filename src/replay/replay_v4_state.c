@@ -233,8 +233,10 @@ int replay_v40_confirm(struct engine *e)
 	struct nfs4_res r;
 	struct nfs40_owner *o = e->v40_conf_owner;
 	e->v40_confirm = false;
+	uint64_t t = xprt_now_ns();
 	int ret = nfs40_open_confirm(e->x, e->v4s, &e->cred, &e->v40_conf_fh, &e->v40_conf_sid,
 				     o->seqid, &r);
+	replay_blocked(e, BLOCK_OPEN_CONFIRM, t);
 	if (ret < 0)
 		return ret == -EPROTO ? 0 : -ENOTCONN;
 	e->v40_confirms_added++;
@@ -267,23 +269,41 @@ void replay_v4_note_closes(struct engine *e, const struct tcall *tc, const struc
 	}
 }
 
+/* The target's answer to a RENEW of the replay's own. */
+static void renewed(void *ctx, struct rclient *cl, const struct nfs4_res *r, int err, uint64_t took_ns)
+{
+	(void)ctx;
+	(void)took_ns;
+	if (err)
+		log_warn("replay: RENEW: %s", strerror(-err));
+	else if (r->status)
+		log_warn("replay: RENEW: %s", nfs_stat_name(r->status));
+	else
+		cl->s.last_renew_ns = xprt_now_ns();
+}
+
 /* NFSv4.0: a RENEW when half the lease has gone by since the last one
  * (or the client's confirmation): the replay's client ID would otherwise
- * lapse during a long wait (--speed below 1, long gaps in the trace). */
+ * lapse during a long wait (--speed below 1, long gaps in the trace).
+ * Sent without waiting, as the current client on its connection; the
+ * next is due half a lease after this one whatever it gets (a refused
+ * RENEW is said once a lease, not at every poll).  0 or -ENOTCONN. */
 int replay_v40_keep_lease(struct engine *e)
 {
 	struct nfs41_session *s = e->v4s;
 	uint32_t lease = s->lease_s ? s->lease_s : 90;   /* knfsd's default */
-	if (s->minor != 0 || !s->have_client ||
+	if (s->minor != 0 || !s->have_client || !e->cur ||
 	    xprt_now_ns() - s->last_renew_ns < (uint64_t)lease * 500000000ull)
 		return 0;
-	uint32_t st;
-	int ret = nfs40_renew(e->x, s, &e->cred, &st);
-	e->v40_renews++;
-	if (ret == -EPROTO) {
-		log_warn("replay: RENEW: %s", nfs_stat_name(st));
-		s->last_renew_ns = xprt_now_ns();
-		return 0;
-	}
-	return ret < 0 ? -ENOTCONN : 0;
+	int ret = replay_own_submit(e, e->cur, e->x, false, nfs40_build_renew, s, 512, renewed, NULL);
+	if (ret == -EAGAIN)
+		return 0;   /* no credit now: at the next poll */
+	s->last_renew_ns = xprt_now_ns();
+	if (ret == 0)
+		e->v40_renews++;
+	else if (ret == -EMSGSIZE || ret == -ENOMEM)
+		log_warn("replay: RENEW: %s", strerror(-ret));
+	else
+		return -ENOTCONN;
+	return 0;
 }

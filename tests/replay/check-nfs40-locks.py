@@ -105,15 +105,34 @@ if j:
 else:
     check(False, f"replay-nfs40-locks-readonly: JSON report (rc {rc}) {e[:300]}")
 
-# ---- 3. the lab's capture of both replays ---------------------------------
+# ---- 2b. at --speed 1 against a 10 s lease: the replay's RENEWs ----------
+rc, j, e = jstep("replay-nfs40-locks-renew")
+if j:
+    t, v, b = j["totals"], j.get("nfs4", {}), j.get("blocking") or {}
+    kinds = ("setup", "cb_probe", "delegreturn", "path", "open_confirm")
+    check(rc == 0 and t["mismatches"] == 0 and t["errors"] == 0 and t["lost"] == 0
+          and t["same_status"] == t["replayed"] > 0,
+          f"replay-nfs40-locks-renew: exit 0, every call with the traced status over the trace's 14 s "
+          f"(rc {rc}, {t})")
+    check(v.get("lease_s") == 10 and v.get("renews", 0) >= 1,
+          f"replay-nfs40-locks-renew: the target's 10 s lease learned, RENEWed at least once "
+          f"(lease_s {v.get('lease_s')}, renews {v.get('renews')})")
+    check(all(isinstance((b.get(k) or {}).get("n"), int) and b[k]["n"] == 0 for k in kinds),
+          f"replay-nfs40-locks-renew: the RENEWs held no client: nothing done synchronously in the run "
+          f"loop ({[(k, (b.get(k) or {}).get('n')) for k in kinds]})")
+else:
+    check(False, f"replay-nfs40-locks-renew: JSON report (rc {rc}) {e[:300]}")
+    v = {}
+
+# ---- 3. the lab's capture of the replays ----------------------------------
 cap = os.path.join(out, "capture.pcap")
 rrecs = records(cap) if os.path.exists(cap) else []
 rs = by_status(rrecs)
 rproc = collections.Counter(r.get("procedure") for r in rrecs)
 check(len(rrecs) > 40, f"capture: NFSv4.0 COMPOUNDs of the replays dissected ({len(rrecs)})")
-# the read-only run sends no LOCK: the wire holds the two runs with
-# --allow-mutations (JSON and text report) only
-MUT = 2
+# the read-only run sends no LOCK: the wire holds the three runs with
+# --allow-mutations (JSON and text report, --speed 1) only
+MUT = 3
 check(rproc["LOCK"] == MUT * tproc["LOCK"] and rs[("LOCK", "DENIED")] == MUT
       and rs[("LOCKT", "DENIED")] == MUT,
       f"capture: the replays' LOCKs ({rproc['LOCK']}, trace {tproc['LOCK']} x {MUT} runs); the conflicting "
@@ -129,5 +148,10 @@ check(rs[("OPEN_DOWNGRADE", "OK")] == MUT * tproc["OPEN_DOWNGRADE"]
       and rs[("RELEASE_LOCKOWNER", "OK")] >= MUT * tproc["RELEASE_LOCKOWNER"],
       f"capture: OPEN_DOWNGRADE, LOCKU and RELEASE_LOCKOWNER answered OK on the wire "
       f"({ {o: rproc[o] for o in LOCK_OPS} })")
+
+# RENEW is in no run but the --speed 1 one (the others last under 5 s)
+check(rproc["RENEW"] == v.get("renews", -1) >= 1 and rs[("RENEW", "OK")] == rproc["RENEW"],
+      f"capture: the replay's RENEWs on the wire, each answered OK ({rproc['RENEW']} sent, "
+      f"{rs[('RENEW', 'OK')]} OK, the report says {v.get('renews')})")
 
 check.finish()

@@ -53,6 +53,13 @@ for t in ("rdma", "tcp"):
     check(v.get("back_channel") is True and v.get("connections_bound") == 1
           and v.get("connection_binds_failed") == 0 and v.get("bound_dir") == "both",
           f"{name}: the new connection bound to the session, fore and back channels ({v})")
+    # the bind went beside the run loop (it held every client 12-13 ms
+    # when it waited): nothing the run loop did synchronously
+    b = j.get("blocking") or {}
+    kinds = ("setup", "cb_probe", "delegreturn", "path", "open_confirm")
+    check(all(isinstance((b.get(k) or {}).get("n"), int) and b[k]["n"] == 0 for k in kinds),
+          f"{name}: the bind sent without holding any client: nothing done synchronously in the "
+          f"run loop ({[(k, (b.get(k) or {}).get('n')) for k in kinds]})")
     check(v.get("delegations_granted", 0) >= 2 and v.get("delegations_recalled") == 1
           and v.get("delegations_returned") == 1 and v.get("delegation_returns_failed") == 0,
           f"{name}: the target granted the trace's delegations, recalled one after the reconnect, "

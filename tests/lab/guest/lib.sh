@@ -158,7 +158,10 @@ lab_server_start() {
 # lab_nfsd_up: start knfsd threads and the RDMA listener. The NFSv4 grace
 # period (90 s, 10 s at best) is ended at once: no client has state to
 # reclaim in a fresh lab, and waiting would stall every OPEN.
+# LAB_NFSD_LEASE: the NFSv4 lease in seconds (10 at least; knfsd takes
+# it only while no thread runs).
 lab_nfsd_up() {
+    [[ -n ${LAB_NFSD_LEASE:-} ]] && echo "$LAB_NFSD_LEASE" > /proc/fs/nfsd/nfsv4leasetime
     rpc.nfsd "$LAB_NFSD_THREADS"
     echo "rdma 20049" > /proc/fs/nfsd/portlist
     echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null || true
