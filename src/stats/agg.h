@@ -58,6 +58,9 @@ struct agg_ent {
 	uint32_t hash;
 	struct agg_ent *next;
 	struct agg_counts tot;
+	/* bit p: phase p happened in an answered record of this entry
+	 * (rec_phase_seen): a phase none had is absent, not 0 */
+	uint32_t phase_seen;
 	struct hist lat;                   /* d_total since start */
 	/* AGG_OP only: the window's latency percentiles.  First the latest
 	 * totals with their slots, AGG_WRING at most (a row's window usually
@@ -109,6 +112,10 @@ struct agg_row {
 	uint64_t p50, p90, p99, p999, max;  /* since start, ns */
 	uint64_t wp50, wp99;            /* window (operation rows only), ns */
 	uint64_t phase_mean[PH_N];      /* ns */
+	/* bit p: phase p happened in an answered record of the row; a phase
+	 * whose bit is clear is absent (its mean 0 means "not seen").
+	 * AGG_SLOW_ALL_PHASES from a daemon before 2.3, which did not say. */
+	uint32_t phase_mask;
 	uint32_t credits;
 	/* operation rows: which phase holds the mean and the p99; diag_kind
 	 * says whose phases (the fused ones when the row has any) */

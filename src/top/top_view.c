@@ -285,8 +285,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 			(int)w, r->key, r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
 			r->tot.bytes_inline, r->tot.bytes_ddp, r->rate, r->p50 / 1e3, r->p90 / 1e3, r->p99 / 1e3,
 			r->p999 / 1e3, r->max / 1e3);
+		/* a phase no RPC of the row had is '-', not 0 % */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%c%.0f", p ? '/' : ' ', pct(r->phase_mean[p], sum));
+			if (r->phase_mask & 1u << p)
+				fprintf(f, "%c%.0f", p ? '/' : ' ', pct(r->phase_mean[p], sum));
+			else
+				fprintf(f, "%c-", p ? '/' : ' ');
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
 			r->tot.mix[MIX_INLINE], r->tot.mix[MIX_READ], r->tot.mix[MIX_WRITE], r->tot.mix[MIX_REPLY],
 			r->tot.mix[MIX_P0]);
@@ -352,8 +356,12 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
 			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
 			r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
+		/* a phase no RPC of the row had is null, as in the slow list */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
+			if (r->phase_mask & 1u << p)
+				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
+			else
+				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
 		fputs("},\"chunks\":{", f);
 		for (int m = 0; m < MIX_N; m++)
 			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
