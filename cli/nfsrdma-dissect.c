@@ -30,7 +30,11 @@ enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_F
 #define JOIN_FILES_MAX 8
 
 static const struct opt opts[] = {
-	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
+	/* -V is the tree, as tshark's -V (goldens and scripts rely on it), so
+	 * this tool's version has no short form; --verbose is -v, as in
+	 * every tool: more detail on stderr */
+	{ "tree", 'V', NULL, "print the full decode tree under each RPC (-V as in tshark; the version is --version alone)", 'V' },
+	{ "verbose", 'v', NULL, "more detail on stderr: the transport and dissector counters at the end (as --stats)", 'v' },
 	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON },
 	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
 	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z' },
@@ -60,6 +64,7 @@ struct cli {
 	int format;            /* 0 line, 'V', K_JSON, K_CSV */
 	const char *format_flag;
 	bool quiet, check, stats, line_buffered;
+	const char *stats_flag;   /* --stats or -v, whichever asked for the counters */
 	struct summary *sum[SUM_KINDS];
 	unsigned transports;   /* --transport: bit per enum rec_transport; 0 = all */
 	uint16_t rpc_ports[16];
@@ -108,7 +113,12 @@ static int handle(int key, const char *arg, void *ctx)
 	case 'l': c->line_buffered = true; break;
 	case 'r': c->file = arg; break;
 	case K_CHECK: c->check = true; break;
-	case K_STATS: c->stats = true; break;
+	case K_STATS: c->stats = true; c->stats_flag = "--stats"; break;
+	case 'v':
+		c->stats = true;
+		c->stats_flag = "-v";
+		log_set_level(LOG_INFO);
+		break;
 	case 'w': c->pcapng_out = arg; break;
 	case K_FIELDS:
 		if (!strcmp(arg, "help")) {
@@ -366,7 +376,7 @@ static int compare_conflicts(const struct cli *c)
 		{ "-V", c->format == 'V' }, { "--csv", c->format == K_CSV },
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
 		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] || c->sum[SUM_KINDS - 1] }, { "--check", c->check },
-		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
+		{ c->stats_flag, c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
 		{ "--join", c->n_join > 0 }, { "--plot-slowest", c->plot_slowest != 0 },
 	};
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
