@@ -414,9 +414,10 @@ static int main_compare(struct cli *c, char **files, int nfiles)
 		return 2;
 	}
 	const char *ins[] = { files[0], files[1] };
-	if (c->plot_path && outfile_check("--plot", c->plot_path, ins, 2, err, sizeof(err)) < 0) {
+	int orc;
+	if (c->plot_path && (orc = outfile_check("--plot", c->plot_path, ins, 2, err, sizeof(err))) < 0) {
 		log_error("%s", err);
-		return 2;
+		return orc == -EEXIST ? 2 : 1;   /* as for one capture (main) */
 	}
 	struct compare *cmp = compare_new(files[0], files[1]);
 	if (!cmp) {
@@ -585,10 +586,13 @@ int main(int argc, char **argv)
 	}
 	/* an output must never be the capture it is made from */
 	const char *ins[] = { c.file };
-	if ((c.pcapng_out && outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err)) < 0) ||
-	    (c.plot_path && outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err)) < 0)) {
+	int orc = 0;
+	if ((c.pcapng_out && (orc = outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err))) < 0) ||
+	    (c.plot_path && (orc = outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err))) < 0)) {
+		/* an input named as the output is bad usage; an output that
+		 * cannot be written there fails as a write would, before the read */
 		log_error("%s", err);
-		return 2;
+		return orc == -EEXIST ? 2 : 1;
 	}
 	if (c.pcapng_out && c.plot_path &&
 	    (!strcmp(c.pcapng_out, c.plot_path) || outfile_same(c.pcapng_out, c.plot_path))) {
