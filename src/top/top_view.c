@@ -237,8 +237,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 
 	for (int d = 0; d < AGG_NDIM; d++)
 		ovf += s->t.overflow[d];
-	fmt_time(s->now_ns, ts, sizeof(ts));
-	fprintf(f, "nfsrdma-top  %s UTC  feed: %s  window %.0fs\n", ts, feed, s->win_s);
+	/* files read flat out are timed by their records: with none there
+	 * is no time to show (not 1970-01-01) */
+	if (s->now_ns)
+		fmt_time(s->now_ns, ts, sizeof(ts));
+	fprintf(f, "nfsrdma-top  %s%s  feed: %s  window %.0fs\n", s->now_ns ? ts : "(no record: no time)",
+		s->now_ns ? " UTC" : "", feed, s->win_s);
 	fprintf(f, "records %" PRIu64 "  rate %.1f/s  errors %" PRIu64 "  unanswered %" PRIu64
 		"  findings %" PRIu64 "  drops %" PRIu64 " (queue %" PRIu64 ", source %" PRIu64 ")  overflow %" PRIu64
 		"\n", s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
