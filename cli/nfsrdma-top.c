@@ -151,6 +151,13 @@ static int conflicts(const struct cli *c)
 		log_error("-n needs -b or --json (the screen runs until q)");
 		return -EINVAL;
 	}
+	/* on the screen key f goes back to the connections; a batch run
+	 * would print the operations' split under a view it was not asked */
+	if (c->batch && c->v.fused && !fsplit_dim_ok(c->v.dim)) {
+		log_error("--fused and --view conn cannot be combined in batch mode: the fused split has "
+			  "op, client and server rows");
+		return -EINVAL;
+	}
 	return 0;
 }
 

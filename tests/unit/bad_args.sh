@@ -53,7 +53,8 @@ if "$BIN" --json --json "$cap" >/dev/null 2>&1; then pass=$((pass + 1)); else
 # Bad usage is 2 in every tool, with one line on stderr and nothing on
 # stdout (nfsrdma-replay's calls lost in flight are 5, not 2); an option
 # the mode chosen would ignore is bad usage too (nfsrdma-top's daemon
-# options with a source of its own, and the reverse).
+# options with a source of its own, and the reverse; --fused with a view it
+# has no rows of, in batch mode).
 B=${O:-build}/bin
 while IFS='|' read -r args want; do
 	[ -n "$args" ] || continue
@@ -72,6 +73,8 @@ $B/nfsrdma-top -b --connect-timeout 1 -r $cap|--connect-timeout and -r/--source 
 $B/nfsrdma-top -b --speed 1 -n 1|--speed needs -r
 $B/nfsrdma-top -n 1 -r $cap|-n needs -b or --json
 $B/nfsrdmad --bogus|bogus
+$B/nfsrdma-top -b --fused --view conn -r $cap|--fused and --view conn cannot be combined in batch mode
+$B/nfsrdma-top --json --fused --view conn -r $cap|--fused and --view conn cannot be combined in batch mode
 $B/nfsrdma-replay --bogus $cap|bogus
 $B/nfsrdma-replay $cap|--target HOST is required
 $B/nfsrdma-replay --target 192.0.2.1 --speed -1 $cap|--speed: -1 is out of range
