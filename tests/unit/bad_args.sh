@@ -54,7 +54,8 @@ if "$BIN" --json --json "$cap" >/dev/null 2>&1; then pass=$((pass + 1)); else
 # stdout (nfsrdma-replay's calls lost in flight are 5, not 2); an option
 # the mode chosen would ignore is bad usage too (nfsrdma-top's daemon
 # options with a source of its own, and the reverse; --fused with a view it
-# has no rows of, in batch mode).
+# has no rows of, in batch mode; nfsrdmad's options that the other
+# settings given make do nothing).
 B=${O:-build}/bin
 while IFS='|' read -r args want; do
 	[ -n "$args" ] || continue
@@ -75,12 +76,32 @@ $B/nfsrdma-top -n 1 -r $cap|-n needs -b or --json
 $B/nfsrdmad --bogus|bogus
 $B/nfsrdma-top -b --fused --view conn -r $cap|--fused and --view conn cannot be combined in batch mode
 $B/nfsrdma-top --json --fused --view conn -r $cap|--fused and --view conn cannot be combined in batch mode
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --rotate 5|--rotate needs --export-dir
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --rotate-size 1M|--rotate-size needs --export-dir
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --export-keep 2|--export-keep needs --export-dir
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --socket-mode 0600|--socket-mode does nothing with --socket none
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --socket-group root|--socket-group does nothing with --socket none
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --collect-allow 127.0.0.1|--collect-allow needs --collect
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --collect-any|--collect-any needs --collect
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --join-wait 3|--join-wait needs --collect
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --no-clock-hints|--no-clock-hints needs --collect
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --host-name a|--host-name needs --forward
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --forward-queue 9|--forward-queue needs --forward or --collect
 $B/nfsrdma-replay --bogus $cap|bogus
 $B/nfsrdma-replay $cap|--target HOST is required
 $B/nfsrdma-replay --target 192.0.2.1 --speed -1 $cap|--speed: -1 is out of range
 $B/nfsrdma-replay --target 192.0.2.1 $cap $cap|one trace file expected
 $B/nfsrdma-replay --generate null --target 192.0.2.1 $cap|takes no trace file
 EOF_TOOLS
+# the same settings from a config file are left alone: one file may serve
+# hosts that forward and hosts that do not
+printf 'rotate = 5\nhost-name = a\njoin-wait = 3\n' >/tmp/cf.$$.conf
+if timeout 20 "$B/nfsrdmad" -c /tmp/cf.$$.conf --socket none --metrics none --exit-at-end -s "$cap" >/dev/null 2>/tmp/cf.$$; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "FAIL bad-args: config settings without their partners refused: $(cat /tmp/cf.$$)"
+fi
+rm -f /tmp/cf.$$.conf
 # a capture given twice is read twice (a burst): allowed, and said once
 for args in "$B/nfsrdma-top -b -r $cap --source pcap:$cap" \
 	"$B/nfsrdmad --socket none --metrics none --exit-at-end --source pcap:$cap --source $cap"; do
