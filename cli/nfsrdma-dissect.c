@@ -584,6 +584,14 @@ int main(int argc, char **argv)
 		log_error("--fields and %s cannot be combined: pick one output format", c.format_flag);
 		return 2;
 	}
+	/* -q drops the per-RPC output these shape (--fields rows came out
+	 * regardless, -V and --csv were dropped without a word); --json
+	 * also shapes the summaries and findings, so it stays */
+	if (c.quiet && (c.fields || (c.format && c.format != K_JSON))) {
+		log_error("-q and %s cannot be combined: %s shapes the per-RPC output, which -q leaves out",
+			  c.fields ? "--fields" : c.format_flag, c.fields ? "--fields" : c.format_flag);
+		return 2;
+	}
 	/* an output must never be the capture it is made from */
 	const char *ins[] = { c.file };
 	int orc = 0;

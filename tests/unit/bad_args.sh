@@ -38,6 +38,10 @@ done <<'EOF_CASES'
 --compare --json --csv|--json and --csv cannot be combined
 --plot /tmp/nfsrdma-bad-args.svg --plot-slowest 5|--plot-slowest needs --join
 --compare --plot-slowest 5|--compare and --plot-slowest cannot be combined
+-q -V|-q and -V cannot be combined
+-V -q -z proc|-q and -V cannot be combined
+-q --csv -z proc|-q and --csv cannot be combined
+-q --fields default|-q and --fields cannot be combined
 EOF_CASES
 rm -f /tmp/cf.$$
 # what the tool prints is what it takes: --op names and --addr endpoints
@@ -47,6 +51,10 @@ for args in "--op LOOKUP_ROOT" "--op read" "--op CB_RECALL" "--addr 10.9.0.2.qp1
 	if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then pass=$((pass + 1)); else
 		fail=$((fail + 1)); echo "FAIL bad-args: '$args' refused (exit $rc)"; fi
 done
+# -q with --json keeps the summaries, as JSON
+if out=$("$BIN" -q --json -z proc "$cap" 2>/dev/null) && [ -n "$out" ] &&
+	python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' <<<"$out"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL bad-args: -q --json -z proc: no JSON summary"; fi
 # the same flag twice is not a conflict
 if "$BIN" --json --json "$cap" >/dev/null 2>&1; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL bad-args: --json --json refused"; fi
