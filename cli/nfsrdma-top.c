@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/base/clock.h"
 #include "src/base/log.h"
@@ -243,6 +244,14 @@ int main(int argc, char **argv)
 		log_error("unexpected argument '%s' (capture files go after -r)", argv[rc]);
 		free_owned(&c);
 		return 2;
+	}
+	/* the screen needs a terminal both ways: to a file or a pipe it
+	 * wrote escape codes and ran until killed */
+	if (!c.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		log_error("the screen needs a terminal (standard %s is not one): -b prints text snapshots, "
+			  "--json JSON", !isatty(STDOUT_FILENO) ? "output" : "input");
+		free_owned(&c);
+		return 1;
 	}
 	if (c.nspecs) {
 		char err[512];
