@@ -526,6 +526,16 @@ static struct join *join_open(struct cli *c)
 	return j;
 }
 
+/* Bad usage found once the options are read: the -z summaries they made
+ * go too (the sanitizer tier fails a run that leaks them). */
+static int usage_fail(struct cli *c, int rc)
+{
+	for (int i = 0; i < SUM_KINDS; i++)
+		summary_free(c->sum[i]);
+	fields_close(c->fw);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -552,16 +562,16 @@ int main(int argc, char **argv)
 	if (first < argc) {
 		if (c.file || first + 1 < argc) {
 			log_error("one capture file at a time (see --help)");
-			return 2;
+			return usage_fail(&c, 2);
 		}
 		c.file = argv[first];
 	}
 	if (!c.file && !c.n_join) {
 		log_error("no capture file given (see --help)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.n_join && join_refused(&c) < 0)
-		return 2;
+		return usage_fail(&c, 2);
 	outfile_stdout_lines(c.line_buffered);
 	char err[512];
 	/* The export is a second pass over the capture once the records are
@@ -570,19 +580,19 @@ int main(int argc, char **argv)
 	if (c.pcapng_out && !strcmp(c.pcapng_out, "-")) {
 		log_error("-w -: the pcapng cannot go to stdout (it is written after the records, "
 			  "from a second read of the capture); name a file (./- for one called \"-\")");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.pcapng_out && !strcmp(c.file, "-")) {
 		log_error("-w: needs a capture file, not stdin (it is read twice)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.tsv && !c.fields) {
 		log_error("--tsv needs --fields (it sets their separator)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.fields && c.format) {
 		log_error("--fields and %s cannot be combined: pick one output format", c.format_flag);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	/* -q drops the per-RPC output these shape (--fields rows came out
 	 * regardless, -V and --csv were dropped without a word); --json
@@ -590,7 +600,7 @@ int main(int argc, char **argv)
 	if (c.quiet && (c.fields || (c.format && c.format != K_JSON))) {
 		log_error("-q and %s cannot be combined: %s shapes the per-RPC output, which -q leaves out",
 			  c.fields ? "--fields" : c.format_flag, c.fields ? "--fields" : c.format_flag);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	/* an output must never be the capture it is made from */
 	const char *ins[] = { c.file };
@@ -600,25 +610,25 @@ int main(int argc, char **argv)
 		/* an input named as the output is bad usage; an output that
 		 * cannot be written there fails as a write would, before the read */
 		log_error("%s", err);
-		return orc == -EEXIST ? 2 : 1;
+		return usage_fail(&c, orc == -EEXIST ? 2 : 1);
 	}
 	if (c.pcapng_out && c.plot_path &&
 	    (!strcmp(c.pcapng_out, c.plot_path) || outfile_same(c.pcapng_out, c.plot_path))) {
 		log_error("-w and --plot name the same file %s", c.plot_path);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.fields && !(c.fw = fields_open(stdout, c.fields, c.tsv, err, sizeof(err)))) {
 		log_error("%s", err);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.plot_slowest && !c.plot_path) {
 		log_error("--plot-slowest needs --plot");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	/* only the plot of joined records has a waterfall to size */
 	if (c.plot_slowest && !c.n_join) {
 		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.plot_path && !(c.plot = plot_new())) {
 		log_error("out of memory");
