@@ -14,6 +14,7 @@
 #include "src/clnt/nfs4_session.h"
 #include "src/replay/loadgen_hist.h"
 #include "src/replay/replay_late.h"
+#include "src/replay/replay_pace.h"
 #include "src/replay/replay.h"
 #include "src/replay/trace.h"
 #include "src/xprt/xprt.h"
@@ -237,8 +238,7 @@ struct engine {
 	int64_t cpu_wait_ns;
 	/* -v at --speed > 0: what the thread was doing while calls were late */
 	struct late_log late;
-	uint64_t spin_ns;        /* polled without sleeping before a call's time, */
-	uint64_t wake_late_ns;   /* ... and this much more: how late recent wake-ups were */
+	struct pace pace;        /* how it waits for a call's time */
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */

@@ -7,8 +7,8 @@
  * back holds back no other: among the calls ready, the earliest in the
  * trace goes first, and with none ready the replay sleeps on every
  * connection until a reply or shortly before the next call's time (to
- * the nanosecond), and polls without sleeping from there: the last
- * SPIN_US, plus how late its recent wake-ups came.
+ * the nanosecond), and polls without sleeping from there: a fixed
+ * part plus how late its recent wake-ups came (replay_pace.c).
  *
  * The issue-time error it reports is the scheduler's own lateness: how
  * long after its time, or after the reply that released it, a call left.
@@ -22,14 +22,8 @@
 
 #include "src/clnt/nfs3.h"
 
-/* The longest sleep (the leases, the callbacks' work are looked at
- * between two). */
-#define MAX_SLEEP_NS 100000000ull
-/* Defaults (docs/replay.md, "Timing"): polled without sleeping before a
- * call's time (NFSRDMA_REPLAY_SPIN_US), replies taken per poll and
+/* Default (docs/replay.md, "Timing"): replies taken per poll and
  * connection when paced */
-#define SPIN_US 1000
-#define SPIN_MAX_NS 20000000ull   /* however late the wake-ups were */
 #define REPLY_BUDGET 4
 
 uint64_t replay_due(const struct engine *e, const struct tcall *tc)
@@ -108,6 +102,20 @@ static int keep_leases(struct engine *e)
 	return ret;
 }
 
+/* Call i was taken (replay_one): its client's next call is the next
+ * one. */
+static void taken(struct engine *e, size_t i)
+{
+	struct tinfo *ti = &e->ti[i];
+	struct rclient *cl = &e->cl[e->t.calls[i].client];
+
+	cl->next = ti->next;
+	ti->issued = true;
+	cl->last_issue_ns = xprt_now_ns();
+	if (!ti->inflight && !ti->t_done)
+		ti->t_done = xprt_now_ns();
+}
+
 static int schedule(struct engine *e)
 {
 	for (unsigned k = 0; k < e->t.nclients; k++)
@@ -172,28 +180,18 @@ static int schedule(struct engine *e)
 				ti->retried = true;
 				continue;
 			}
-			cl->next = ti->next;
-			ti->issued = true;
-			cl->last_issue_ns = xprt_now_ns();
-			if (!ti->inflight && !ti->t_done)
-				ti->t_done = xprt_now_ns();
+			taken(e, best);
 			if (ret < 0)
 				return ret;
 			continue;
 		}
-		/* nothing may go: sleep until a reply or `spin` before the
+		/* nothing may go: sleep until a reply or shortly before the
 		 * next call's time, then poll without sleeping until it is
-		 * due: waking up takes time */
-		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
-		if (to_go > MAX_SLEEP_NS)
-			to_go = MAX_SLEEP_NS;
-		uint64_t spin = e->spin_ns + e->wake_late_ns;
-		if (spin > SPIN_MAX_NS)
-			spin = SPIN_MAX_NS;
-		uint64_t nap = to_go > spin ? to_go - spin : 0;
+		 * due (replay_pace.h) */
+		uint64_t nap = pace_nap(&e->pace, wake == UINT64_MAX ? UINT64_MAX : wake - now);
 		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
-		uint64_t timeouts = xprt_time.timeouts, late = xprt_time.late_ns;
+		pace_before_sleep(&e->pace);
 		/* --asap and --busy-poll: the transport's own wait (its
 		 * moderation naps, its spin on the completion queue) */
 		if (e->o->speed <= 0 || e->o->busy_poll)
@@ -202,15 +200,7 @@ static int schedule(struct engine *e)
 			ret = replay_poll_ns(e, nap);
 		if (ret < 0)
 			return ret;
-		if (xprt_time.timeouts != timeouts) {
-			/* how late this machine wakes up: the spin grows with the
-			 * latest late wake-ups and shrinks by an eighth with each
-			 * prompt one */
-			uint64_t l = xprt_time.late_ns - late;
-			e->wake_late_ns -= e->wake_late_ns / 8;
-			if (l > e->wake_late_ns)
-				e->wake_late_ns = l;
-		}
+		pace_after_sleep(&e->pace);
 	}
 }
 
@@ -242,12 +232,10 @@ static int64_t run_delay(void)
 
 int replay_schedule(struct engine *e)
 {
-	/* Waking up takes time (longer on a busy or emulated CPU): the last
-	 * SPIN_US before a call's time are polled, plus how late the recent
-	 * wake-ups were; and a burst of replies is taken a few at a time,
-	 * the calls due sent between */
-	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
-	e->spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull;
+	/* the last moments before a call's time are polled (replay_pace.h);
+	 * a burst of replies is taken a few at a time, the calls due sent
+	 * between */
+	pace_init(&e->pace);
 	if (e->o->speed > 0)
 		for (unsigned k = 0; k < e->nxs; k++)
 			e->xs[k]->poll_budget = REPLY_BUDGET;
