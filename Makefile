@@ -7,6 +7,7 @@
 #   bpf/<name>.bpf.c         -> $(O)/bpf/<name>.bpf.o + $(O)/<name>.skel.h
 #   tests/unit/test_*.c      -> $(O)/tests/test_*
 #   tests/fuzz/fuzz_*.c      -> $(O)/fuzz/fuzz_*   (make fuzz, clang libFuzzer)
+#   bench/sleep-floor.c      -> $(O)/bench/sleep-floor (BENCH_BINS: listed, not found)
 include common.mk
 
 .DEFAULT_GOAL := all
@@ -34,19 +35,23 @@ TEST_HELPERS := $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c))
 BPFTEST_SRCS := $(sort $(wildcard tests/bpf/test_*.c))
 BPFTEST_BINS := $(BPFTEST_SRCS:tests/bpf/%.c=$(O)/tests/bpf/%)
 
+# bench/ programs on the library (the other bench/*.c are built by their scripts)
+BENCH_BINS := $(O)/bench/sleep-floor
+
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
 LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) $(ZMQ_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
-.PHONY: print-ldlibs all lib bins bpf tests fuzz deps check check-unit check-golden check-lab \
+.PHONY: print-ldlibs all lib bins bench-bins bpf tests fuzz deps check check-unit check-golden check-lab \
         demo bench lab-captures install uninstall clean distclean help
 
-all: lib bpf bins tests
+all: lib bpf bins bench-bins tests
 
 lib: $(DISSECT_LIB) $(LIB)
 bins: $(CLI_BINS)
+bench-bins: $(BENCH_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
 tests: $(TEST_BINS) $(BPFTEST_BINS)
 fuzz: $(FUZZ_BINS)
@@ -91,6 +96,11 @@ $(O)/bin/%: cli/%.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) $(O)/obj/cli
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MF $(O)/obj/cli/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+$(O)/bench/%: bench/%.c $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) $(O)/obj/bench
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MF $(O)/obj/bench/$*.d $< -o $@ $(LDFLAGS) $(LINK_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB)
 	$(call msg,LINK,$@)

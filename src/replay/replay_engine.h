@@ -14,6 +14,7 @@
 #include "src/clnt/nfs4_session.h"
 #include "src/replay/loadgen_hist.h"
 #include "src/replay/replay_late.h"
+#include "src/replay/replay_pace.h"
 #include "src/replay/replay.h"
 #include "src/replay/trace.h"
 #include "src/xprt/xprt.h"
@@ -168,6 +169,7 @@ struct tinfo {
 	/* the scheduler's (replay_sched.c) */
 	bool issued;          /* handed to replay_one (sent, or counted as not sent) */
 	bool retried;         /* given back once (REPLAY_RETRY): waits for its client's replies */
+	bool no_prebuild;     /* built at its time only (replay_prebuild.c) */
 	bool barrier_known, barrier;
 	uint8_t holds;        /* HOLD_* bits that kept it back once due (bit HOLD_KINDS:
 			       * its client's call before it, until t_prev) */
@@ -240,8 +242,17 @@ struct engine {
 	int64_t cpu_wait_ns;
 	/* -v at --speed > 0: what the thread was doing while calls were late */
 	struct late_log late;
-	uint64_t spin_ns;        /* polled without sleeping before a call's time, */
-	uint64_t wake_late_ns;   /* ... and this much more: how late recent wake-ups were */
+	struct pace pace;        /* how it waits for a call's time */
+	/* the next call due, built before its time (replay_prebuild.c) */
+	struct prebuilt {
+		bool on;             /* NFSRDMA_REPLAY_PREBUILD is not 0 */
+		bool building;       /* replay_one of call i stops before its post */
+		bool have;           /* call i is built, its post left */
+		size_t i;
+		struct rcall *rc;
+		struct opstat *os;
+		bool barrier, v4;
+	} pre;
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
 	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
@@ -426,6 +437,21 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0);
  * session slot they hold): nothing was sent or counted; the scheduler
  * holds it until its client has nothing in flight, and tries again. */
 #define REPLAY_RETRY 1
+/* What replay_one returns for call e->pre.i while building it ahead of
+ * its time: built, a session slot and a call slot taken, nothing sent
+ * or counted but the trace's call. */
+#define REPLAY_BUILT 2
+
+/* replay_prebuild.c: the next call due, built before its time, so that
+ * at its time only its post is left.  replay_prebuild: builds call i
+ * (REPLAY_BUILT), or has done with it unsent (0), or could not build it
+ * now (REPLAY_RETRY), or a negative errno.  replay_post_built: its post
+ * (0, or a negative errno as replay_one's).  replay_prebuilt_drop: gives
+ * it back unsent (its slots freed; built again at its time). */
+void replay_prebuild_init(struct engine *e);
+int replay_prebuild(struct engine *e, size_t i);
+int replay_post_built(struct engine *e);
+void replay_prebuilt_drop(struct engine *e);
 
 /* replay_run.c: polling, pacing, submitting */
 int replay_poll(struct engine *e, int ms);

@@ -105,6 +105,9 @@ static struct rcall *free_rcall(struct engine *e)
 int replay_pace(struct engine *e, const struct tcall *tc, uint64_t t0_trace, uint64_t t0)
 {
 	int ret;
+	/* built ahead of its time: the scheduler posts it when it is due */
+	if (e->pre.building)
+		return 0;
 	if (e->o->speed > 0 && tc->t_call > t0_trace) {
 		uint64_t at = t0 + (uint64_t)((double)(tc->t_call - t0_trace) / e->o->speed);
 		for (uint64_t now; (now = xprt_now_ns()) < at;) {
@@ -145,6 +148,8 @@ int replay_submit(struct engine *e, struct rcall *rc, size_t i)
 	rc->idx = i;
 	rc->e = e;
 	rc->x = e->x;
+	if (e->pre.building)
+		return 0;   /* posted at its time (replay_post_built) */
 	while ((ret = xprt_submit(e->x, &rc->req)) == -EAGAIN)
 		if ((ret = replay_poll(e, 100)) < 0)
 			break;
@@ -223,6 +228,16 @@ int replay_submitted(struct engine *e, struct rcall *rc, struct opstat *os, bool
 	const struct tcall *tc = &e->t.calls[i];
 
 	rc->busy = true;
+	if (e->pre.building) {
+		/* built: its slot kept until its post */
+		e->pre.building = false;
+		e->pre.have = true;
+		e->pre.rc = rc;
+		e->pre.os = os;
+		e->pre.barrier = barrier;
+		e->pre.v4 = tc->prog == PROG_NFS && tc->vers == 4;
+		return REPLAY_BUILT;
+	}
 	e->ti[i].inflight = true;
 	os->replayed++;
 	os->read_chunks += rc->req.used_read_chunk;
@@ -402,8 +417,8 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 	e->v4s = &cl->s;
 	e->x = cl->x[e->ti[i].xi];
 	int ret = replay_one_call(e, i, t0_trace, t0);
-	if (ret == REPLAY_RETRY)
-		return ret;
+	if (ret == REPLAY_RETRY || ret == REPLAY_BUILT)
+		return ret;   /* its client's counts: when it goes */
 	cl->trace++;
 	cl->replayed += os->replayed - sent;
 	cl->unsupported += os->unsupported - unsup;

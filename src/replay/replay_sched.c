@@ -7,8 +7,8 @@
  * back holds back no other: among the calls ready, the earliest in the
  * trace goes first, and with none ready the replay sleeps on every
  * connection until a reply or shortly before the next call's time (to
- * the nanosecond), and polls without sleeping from there: the last
- * SPIN_US, plus how late its recent wake-ups came.
+ * the nanosecond), and polls without sleeping from there: a fixed
+ * part plus how late its recent wake-ups came (replay_pace.c).
  *
  * The issue-time error it reports is the scheduler's own lateness: how
  * long after its time, or after the reply that released it, a call left.
@@ -22,14 +22,8 @@
 
 #include "src/clnt/nfs3.h"
 
-/* The longest sleep (the leases, the callbacks' work are looked at
- * between two). */
-#define MAX_SLEEP_NS 100000000ull
-/* Defaults (docs/replay.md, "Timing"): polled without sleeping before a
- * call's time (NFSRDMA_REPLAY_SPIN_US), replies taken per poll and
+/* Default (docs/replay.md, "Timing"): replies taken per poll and
  * connection when paced */
-#define SPIN_US 1000
-#define SPIN_MAX_NS 20000000ull   /* however late the wake-ups were */
 #define REPLY_BUDGET 4
 
 uint64_t replay_due(const struct engine *e, const struct tcall *tc)
@@ -87,7 +81,9 @@ static int held(struct engine *e, size_t i)
 		return HOLD_ORDER;
 	struct xprt *x = cl->x[ti->xi];
 	uint32_t limit = e->o->max_inflight ? e->o->max_inflight : (tc->inflight ? tc->inflight : 1);
-	if (xprt_inflight(x) >= limit || !xprt_can_send(x) || !free_rcall(e))
+	/* a call built ahead has its call slot */
+	bool has_rcall = e->pre.have && e->pre.i == i;
+	if (xprt_inflight(x) >= limit || !xprt_can_send(x) || (!has_rcall && !free_rcall(e)))
 		return HOLD_INFLIGHT;
 	return HOLD_NONE;
 }
@@ -108,6 +104,38 @@ static int keep_leases(struct engine *e)
 	return ret;
 }
 
+/* Call i was taken (sent, or done with unsent; replay_one, or built
+ * ahead and posted, or done with while built): its client's next call
+ * is the next one. */
+static void taken(struct engine *e, size_t i)
+{
+	struct tinfo *ti = &e->ti[i];
+	struct rclient *cl = &e->cl[e->t.calls[i].client];
+
+	cl->next = ti->next;
+	ti->issued = true;
+	cl->last_issue_ns = xprt_now_ns();
+	if (!ti->inflight && !ti->t_done)
+		ti->t_done = xprt_now_ns();
+}
+
+/* The next call due, built while the scheduler waits for it (when this
+ * close to its time: the spin before it and a millisecond more). */
+#define PREBUILD_AHEAD_NS 1000000ull
+
+static int prebuild(struct engine *e, size_t i, uint64_t to_go)
+{
+	if (!e->pre.on || e->pre.have || e->ti[i].no_prebuild ||
+	    to_go > pace_spin(&e->pace) + PREBUILD_AHEAD_NS || held(e, i) != HOLD_NONE)
+		return 0;
+	late_mark(&e->late, LT_BUILD);
+	int ret = replay_prebuild(e, i);
+	late_mark(&e->late, LT_SCHED);
+	if (ret == 0 || ret < 0)
+		taken(e, i);   /* done with unsent, or the connection is gone */
+	return ret < 0 ? ret : 1;
+}
+
 static int schedule(struct engine *e)
 {
 	for (unsigned k = 0; k < e->t.nclients; k++)
@@ -119,7 +147,7 @@ static int schedule(struct engine *e)
 	}
 	for (;;) {
 		uint64_t now = xprt_now_ns(), wake = UINT64_MAX;
-		size_t best = SIZE_MAX;
+		size_t best = SIZE_MAX, next = SIZE_MAX;   /* next: the call due at wake */
 		bool left = false;
 		int ret;
 
@@ -130,13 +158,17 @@ static int schedule(struct engine *e)
 			left = true;
 			uint64_t at = replay_due(e, &e->t.calls[i]);
 			if (now < at) {
-				if (at < wake)
+				if (at < wake) {
 					wake = at;
+					next = i;
+				}
 				continue;
 			}
 			int why = held(e, i);
 			if (why != HOLD_NONE) {
 				struct tinfo *ti = &e->ti[i];
+				if (e->pre.have && e->pre.i == i)
+					replay_prebuilt_drop(e);   /* built again when it may go */
 				if (!ti->hold) {
 					ti->hold = (uint8_t)why;
 					e->deps_held += why == HOLD_DEP;
@@ -150,8 +182,10 @@ static int schedule(struct engine *e)
 		if (!left)
 			return 0;
 		uint64_t aw = replay_async_wake(e, now);   /* a client's own wait (replay_deleg.c) */
-		if (aw < wake)
+		if (aw < wake) {
 			wake = aw;
+			next = SIZE_MAX;
+		}
 		if (best != SIZE_MAX) {
 			struct tinfo *ti = &e->ti[best];
 			struct rclient *cl = &e->cl[e->t.calls[best].client];
@@ -166,34 +200,33 @@ static int schedule(struct engine *e)
 					ti->hold = HOLD_ORDER;
 			}
 			late_mark(&e->late, LT_BUILD);
-			ret = replay_one(e, best, e->t0_trace, e->t0);
+			if (e->pre.have && e->pre.i == best)
+				ret = replay_post_built(e);   /* built ahead: its post alone */
+			else
+				ret = replay_one(e, best, e->t0_trace, e->t0);
 			late_mark(&e->late, LT_SCHED);
 			if (ret == REPLAY_RETRY) {
 				ti->retried = true;
 				continue;
 			}
-			cl->next = ti->next;
-			ti->issued = true;
-			cl->last_issue_ns = xprt_now_ns();
-			if (!ti->inflight && !ti->t_done)
-				ti->t_done = xprt_now_ns();
+			taken(e, best);
 			if (ret < 0)
 				return ret;
 			continue;
 		}
-		/* nothing may go: sleep until a reply or `spin` before the
-		 * next call's time, then poll without sleeping until it is
-		 * due: waking up takes time */
-		uint64_t to_go = wake == UINT64_MAX ? MAX_SLEEP_NS : wake - now;
-		if (to_go > MAX_SLEEP_NS)
-			to_go = MAX_SLEEP_NS;
-		uint64_t spin = e->spin_ns + e->wake_late_ns;
-		if (spin > SPIN_MAX_NS)
-			spin = SPIN_MAX_NS;
-		uint64_t nap = to_go > spin ? to_go - spin : 0;
+		/* nothing may go: build the next call due if it is near
+		 * (then look again), else sleep until a reply or shortly
+		 * before its time, and poll without sleeping until it is due
+		 * (replay_pace.h) */
+		if (next != SIZE_MAX && (ret = prebuild(e, next, wake - now)) != 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		uint64_t nap = pace_nap(&e->pace, wake == UINT64_MAX ? UINT64_MAX : wake - now);
 		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
-		uint64_t timeouts = xprt_time.timeouts, late = xprt_time.late_ns;
+		pace_before_sleep(&e->pace);
 		/* --asap and --busy-poll: the transport's own wait (its
 		 * moderation naps, its spin on the completion queue) */
 		if (e->o->speed <= 0 || e->o->busy_poll)
@@ -202,15 +235,7 @@ static int schedule(struct engine *e)
 			ret = replay_poll_ns(e, nap);
 		if (ret < 0)
 			return ret;
-		if (xprt_time.timeouts != timeouts) {
-			/* how late this machine wakes up: the spin grows with the
-			 * latest late wake-ups and shrinks by an eighth with each
-			 * prompt one */
-			uint64_t l = xprt_time.late_ns - late;
-			e->wake_late_ns -= e->wake_late_ns / 8;
-			if (l > e->wake_late_ns)
-				e->wake_late_ns = l;
-		}
+		pace_after_sleep(&e->pace);
 	}
 }
 
@@ -242,12 +267,11 @@ static int64_t run_delay(void)
 
 int replay_schedule(struct engine *e)
 {
-	/* Waking up takes time (longer on a busy or emulated CPU): the last
-	 * SPIN_US before a call's time are polled, plus how late the recent
-	 * wake-ups were; and a burst of replies is taken a few at a time,
-	 * the calls due sent between */
-	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
-	e->spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull;
+	/* the last moments before a call's time are polled (replay_pace.h);
+	 * a burst of replies is taken a few at a time, the calls due sent
+	 * between */
+	pace_init(&e->pace);
+	replay_prebuild_init(e);
 	if (e->o->speed > 0)
 		for (unsigned k = 0; k < e->nxs; k++)
 			e->xs[k]->poll_budget = REPLY_BUDGET;
@@ -257,6 +281,7 @@ int replay_schedule(struct engine *e)
 	/* the trace's first call is due now: after all that */
 	e->t0 = xprt_now_ns();
 	int ret = schedule(e);
+	replay_prebuilt_drop(e);   /* the run failed with a call built */
 	int64_t w1 = run_delay();
 	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;
 	return ret;

@@ -5,7 +5,10 @@ processes of the run writing OUTDIR/{server,client}.console, watches the
 run's share for the client's cpu.LABEL markers and, on each, appends one
 JSON line to OUTDIR/host-cpu.txt: the host's /proc/stat cpu ticks and every
 qemu thread's user+system ticks (vCPU thread 'CPU 0/TCG', main loop, I/O
-workers), with the host's wall clock (the capture's time base)."""
+workers), with the host's wall clock (the capture's time base); and, in
+"sched", each thread's time running and runnable-not-running on the host
+(/proc/PID/task/TID/schedstat, ns: how long the host kept a guest's vCPU
+waiting for a core)."""
 import json
 import os
 import sys
@@ -73,6 +76,22 @@ def threads(pid):
     return res
 
 
+def sched(pid):
+    res = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return res
+    for t in tids:
+        try:
+            comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
+            run, wait = (int(x) for x in open(f"/proc/{pid}/task/{t}/schedstat").read().split()[:2])
+        except (OSError, ValueError):
+            continue
+        res[t] = [comm, run, wait]
+    return res
+
+
 def host_stat():
     for line in open("/proc/stat"):
         if line.startswith("cpu "):
@@ -97,7 +116,8 @@ with open(os.path.join(out, "host-cpu.txt"), "a") as log:
                 continue
             seen.add(n)
             rec = {"label": n[4:], "wall": time.time(), "mono": time.monotonic(),
-                   "host": host_stat(), "other_qemus": other_qemus(set(qemus.values())), "qemu": {r: threads(p) for r, p in qemus.items()}}
+                   "host": host_stat(), "other_qemus": other_qemus(set(qemus.values())), "qemu": {r: threads(p) for r, p in qemus.items()},
+                   "sched": {r: sched(p) for r, p in qemus.items()}}
             log.write(json.dumps(rec) + "\n")
             log.flush()
         time.sleep(0.05)

@@ -20,7 +20,9 @@
 #  - --help lists the options from the option table;
 #  - a capture cut of its NFSv4 clients' set-up (cut-setup.py) makes each
 #    of them need a session (client ID) of the replay's own, the whole
-#    capture none.
+#    capture none;
+#  - bench/sleep-floor: its JSON counts the schedule's times, bad usage
+#    exits 2, a missing capture 1 with one line.
 # Ends with 'replay-offline: N passed, N failed'.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -414,6 +416,47 @@ else
             bad "refused portmapper ($args): exit $rc, stderr: $(cat "$tmp/err")"
         fi
     done
+fi
+
+# bench/sleep-floor (the paced replay's wait alone, bench/README.md "The
+# floor"): one JSON object whose counts are the schedule's; bad usage 2,
+# an unreadable capture 1 with one line
+SF=$O/bench/sleep-floor
+if [ -x "$SF" ]; then
+    "$SF" --label unit --rate 1000 --count 25 --repeat 2 >"$tmp/sf.json" 2>"$tmp/sf.err"
+    rc=$?
+    if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+la, wk = o["lateness"], o["wakeups"]
+assert o["label"] == "unit" and o["schedule"] == "rate" and o["times"] == 25 and o["repeat"] == 2, o
+assert la["calls"] == 50 and la["p50_ns"] <= la["p99_ns"] <= la["max_ns"], la
+assert o["took_ns"] >= 2 * 24 * 1000000, o["took_ns"]   # two passes of 24 ms gaps
+assert wk["calls"] <= 50 and o["lateness_over_1ms"] <= 50, o
+' "$tmp/sf.json"; then
+        ok "sleep-floor: 2 x 25 times at 1000/s, one JSON object with 50 waits"
+    else
+        bad "sleep-floor --rate 1000 --count 25 --repeat 2: rc $rc, $(head -c 300 "$tmp/sf.json") $(cat "$tmp/sf.err")"
+    fi
+    for args in "--rate 0 --count 5" "--rate 10" "--capture" "--label a/b --rate 10 --count 1" "--repeat 0 --rate 10 --count 1"; do
+        # shellcheck disable=SC2086  # the arguments are words
+        "$SF" $args >"$tmp/sf.out" 2>"$tmp/sf.err"
+        rc=$?
+        if [ "$rc" = 2 ] && [ ! -s "$tmp/sf.out" ] && [ "$(wc -l <"$tmp/sf.err")" = 1 ]; then
+            ok "sleep-floor $args: usage, exit 2"
+        else
+            bad "sleep-floor $args: rc $rc (want 2), stdout $(wc -c <"$tmp/sf.out") bytes"
+        fi
+    done
+    "$SF" --capture "$tmp/none.pcap" >"$tmp/sf.out" 2>"$tmp/sf.err"
+    rc=$?
+    if [ "$rc" = 1 ] && [ ! -s "$tmp/sf.out" ] && [ "$(wc -l <"$tmp/sf.err")" = 1 ] && grep -q "none.pcap" "$tmp/sf.err"; then
+        ok "sleep-floor --capture of a missing file: exit 1, one line naming it"
+    else
+        bad "sleep-floor --capture missing: rc $rc, $(cat "$tmp/sf.err")"
+    fi
+else
+    bad "sleep-floor: $SF missing (make all)"
 fi
 
 echo "replay-offline: $P passed, $F failed"

@@ -1,0 +1,50 @@
+/* The paced wait's policy: see replay_pace.h. */
+#include "src/replay/replay_pace.h"
+
+#include <stdlib.h>
+
+#include "src/xprt/xprt.h"
+
+/* The longest sleep (the scheduler looks at the leases and the
+ * callbacks' work between two). */
+#define MAX_SLEEP_NS 100000000ull
+/* Default (docs/replay.md, "Timing"): polled without sleeping before a
+ * call's time */
+#define SPIN_US 1000
+#define SPIN_MAX_NS 20000000ull   /* however late the wake-ups were */
+
+void pace_init(struct pace *p)
+{
+	const char *spin = getenv("NFSRDMA_REPLAY_SPIN_US");
+	*p = (struct pace){ .spin_ns = (spin && *spin ? strtoull(spin, NULL, 10) : SPIN_US) * 1000ull };
+}
+
+uint64_t pace_spin(const struct pace *p)
+{
+	uint64_t spin = p->spin_ns + p->wake_late_ns;
+	return spin > SPIN_MAX_NS ? SPIN_MAX_NS : spin;
+}
+
+uint64_t pace_nap(const struct pace *p, uint64_t to_go)
+{
+	if (to_go > MAX_SLEEP_NS)
+		to_go = MAX_SLEEP_NS;
+	uint64_t spin = pace_spin(p);
+	return to_go > spin ? to_go - spin : 0;
+}
+
+void pace_before_sleep(struct pace *p)
+{
+	p->timeouts = xprt_time.timeouts;
+	p->late_ns = xprt_time.late_ns;
+}
+
+void pace_after_sleep(struct pace *p)
+{
+	if (xprt_time.timeouts == p->timeouts)
+		return;
+	uint64_t l = xprt_time.late_ns - p->late_ns;
+	p->wake_late_ns -= p->wake_late_ns / 8;
+	if (l > p->wake_late_ns)
+		p->wake_late_ns = l;
+}
