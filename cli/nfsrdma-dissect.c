@@ -30,7 +30,11 @@ enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_F
 #define JOIN_FILES_MAX 8
 
 static const struct opt opts[] = {
-	{ "verbose", 'V', NULL, "print the full decode tree under each RPC", 'V' },
+	/* -V is the tree, as tshark's -V (goldens and scripts rely on it), so
+	 * this tool's version has no short form; --verbose is -v, as in
+	 * every tool: more detail on stderr */
+	{ "tree", 'V', NULL, "print the full decode tree under each RPC (-V as in tshark; the version is --version alone)", 'V' },
+	{ "verbose", 'v', NULL, "more detail on stderr: the transport and dissector counters at the end (as --stats)", 'v' },
 	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON },
 	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
 	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z' },
@@ -60,6 +64,7 @@ struct cli {
 	int format;            /* 0 line, 'V', K_JSON, K_CSV */
 	const char *format_flag;
 	bool quiet, check, stats, line_buffered;
+	const char *stats_flag;   /* --stats or -v, whichever asked for the counters */
 	struct summary *sum[SUM_KINDS];
 	unsigned transports;   /* --transport: bit per enum rec_transport; 0 = all */
 	uint16_t rpc_ports[16];
@@ -108,7 +113,12 @@ static int handle(int key, const char *arg, void *ctx)
 	case 'l': c->line_buffered = true; break;
 	case 'r': c->file = arg; break;
 	case K_CHECK: c->check = true; break;
-	case K_STATS: c->stats = true; break;
+	case K_STATS: c->stats = true; c->stats_flag = "--stats"; break;
+	case 'v':
+		c->stats = true;
+		c->stats_flag = "-v";
+		log_set_level(LOG_INFO);
+		break;
 	case 'w': c->pcapng_out = arg; break;
 	case K_FIELDS:
 		if (!strcmp(arg, "help")) {
@@ -366,7 +376,7 @@ static int compare_conflicts(const struct cli *c)
 		{ "-V", c->format == 'V' }, { "--csv", c->format == K_CSV },
 		{ "--fields", c->fields != NULL }, { "--tsv", c->tsv }, { "-q", c->quiet },
 		{ "-z", c->sum[0] || c->sum[1] || c->sum[2] || c->sum[SUM_KINDS - 1] }, { "--check", c->check },
-		{ "--stats", c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
+		{ c->stats_flag, c->stats }, { "-w", c->pcapng_out != NULL }, { "-r", c->file != NULL },
 		{ "--join", c->n_join > 0 }, { "--plot-slowest", c->plot_slowest != 0 },
 	};
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
@@ -404,9 +414,10 @@ static int main_compare(struct cli *c, char **files, int nfiles)
 		return 2;
 	}
 	const char *ins[] = { files[0], files[1] };
-	if (c->plot_path && outfile_check("--plot", c->plot_path, ins, 2, err, sizeof(err)) < 0) {
+	int orc;
+	if (c->plot_path && (orc = outfile_check("--plot", c->plot_path, ins, 2, err, sizeof(err))) < 0) {
 		log_error("%s", err);
-		return 2;
+		return orc == -EEXIST ? 2 : 1;   /* as for one capture (main) */
 	}
 	struct compare *cmp = compare_new(files[0], files[1]);
 	if (!cmp) {
@@ -515,6 +526,16 @@ static struct join *join_open(struct cli *c)
 	return j;
 }
 
+/* Bad usage found once the options are read: the -z summaries they made
+ * go too (the sanitizer tier fails a run that leaks them). */
+static int usage_fail(struct cli *c, int rc)
+{
+	for (int i = 0; i < SUM_KINDS; i++)
+		summary_free(c->sum[i]);
+	fields_close(c->fw);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -541,16 +562,16 @@ int main(int argc, char **argv)
 	if (first < argc) {
 		if (c.file || first + 1 < argc) {
 			log_error("one capture file at a time (see --help)");
-			return 2;
+			return usage_fail(&c, 2);
 		}
 		c.file = argv[first];
 	}
 	if (!c.file && !c.n_join) {
 		log_error("no capture file given (see --help)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.n_join && join_refused(&c) < 0)
-		return 2;
+		return usage_fail(&c, 2);
 	outfile_stdout_lines(c.line_buffered);
 	char err[512];
 	/* The export is a second pass over the capture once the records are
@@ -559,44 +580,55 @@ int main(int argc, char **argv)
 	if (c.pcapng_out && !strcmp(c.pcapng_out, "-")) {
 		log_error("-w -: the pcapng cannot go to stdout (it is written after the records, "
 			  "from a second read of the capture); name a file (./- for one called \"-\")");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.pcapng_out && !strcmp(c.file, "-")) {
 		log_error("-w: needs a capture file, not stdin (it is read twice)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.tsv && !c.fields) {
 		log_error("--tsv needs --fields (it sets their separator)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.fields && c.format) {
 		log_error("--fields and %s cannot be combined: pick one output format", c.format_flag);
-		return 2;
+		return usage_fail(&c, 2);
+	}
+	/* -q drops the per-RPC output these shape (--fields rows came out
+	 * regardless, -V and --csv were dropped without a word); --json
+	 * also shapes the summaries and findings, so it stays */
+	if (c.quiet && (c.fields || (c.format && c.format != K_JSON))) {
+		log_error("-q and %s cannot be combined: %s shapes the per-RPC output, which -q leaves out",
+			  c.fields ? "--fields" : c.format_flag, c.fields ? "--fields" : c.format_flag);
+		return usage_fail(&c, 2);
 	}
 	/* an output must never be the capture it is made from */
 	const char *ins[] = { c.file };
-	if ((c.pcapng_out && outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err)) < 0) ||
-	    (c.plot_path && outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err)) < 0)) {
+	int orc = 0;
+	if ((c.pcapng_out && (orc = outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err))) < 0) ||
+	    (c.plot_path && (orc = outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err))) < 0)) {
+		/* an input named as the output is bad usage; an output that
+		 * cannot be written there fails as a write would, before the read */
 		log_error("%s", err);
-		return 2;
+		return usage_fail(&c, orc == -EEXIST ? 2 : 1);
 	}
 	if (c.pcapng_out && c.plot_path &&
 	    (!strcmp(c.pcapng_out, c.plot_path) || outfile_same(c.pcapng_out, c.plot_path))) {
 		log_error("-w and --plot name the same file %s", c.plot_path);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.fields && !(c.fw = fields_open(stdout, c.fields, c.tsv, err, sizeof(err)))) {
 		log_error("%s", err);
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.plot_slowest && !c.plot_path) {
 		log_error("--plot-slowest needs --plot");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	/* only the plot of joined records has a waterfall to size */
 	if (c.plot_slowest && !c.n_join) {
 		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
-		return 2;
+		return usage_fail(&c, 2);
 	}
 	if (c.plot_path && !(c.plot = plot_new())) {
 		log_error("out of memory");

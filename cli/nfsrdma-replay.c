@@ -328,6 +328,11 @@ int main(int argc, char **argv)
 			log_error("--generate takes no trace file");
 			return REPLAY_EXIT_USAGE;
 		}
+		char err[512];
+		if (c.g.svg && outfile_check("--svg", c.g.svg, NULL, 0, err, sizeof(err)) < 0) {
+			log_error("%s", err);   /* a set-up failure found now, not after the sweep */
+			return 3;
+		}
 		return close_stdout(loadgen_run(&c.g, stdout));
 	}
 	if (first != argc - 1) {

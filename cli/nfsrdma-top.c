@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/base/clock.h"
 #include "src/base/log.h"
@@ -151,6 +152,13 @@ static int conflicts(const struct cli *c)
 		log_error("-n needs -b or --json (the screen runs until q)");
 		return -EINVAL;
 	}
+	/* on the screen key f goes back to the connections; a batch run
+	 * would print the operations' split under a view it was not asked */
+	if (c->batch && c->v.fused && !fsplit_dim_ok(c->v.dim)) {
+		log_error("--fused and --view conn cannot be combined in batch mode: the fused split has "
+			  "op, client and server rows");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -236,6 +244,14 @@ int main(int argc, char **argv)
 		log_error("unexpected argument '%s' (capture files go after -r)", argv[rc]);
 		free_owned(&c);
 		return 2;
+	}
+	/* the screen needs a terminal both ways: to a file or a pipe it
+	 * wrote escape codes and ran until killed */
+	if (!c.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		log_error("the screen needs a terminal (standard %s is not one): -b prints text snapshots, "
+			  "--json JSON", !isatty(STDOUT_FILENO) ? "output" : "input");
+		free_owned(&c);
+		return 1;
 	}
 	if (c.nspecs) {
 		char err[512];

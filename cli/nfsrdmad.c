@@ -21,6 +21,7 @@ enum {
 	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
 	K_SNAPLEN, K_WINDOW, K_FORWARD, K_COLLECT, K_COLLECT_ANY, K_COLLECT_ALLOW, K_CURVE_KEY,
 	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN, K_JOIN_WAIT, K_NO_HINTS,
+	K_END
 };
 
 static const struct opt opts[] = {
@@ -63,6 +64,7 @@ struct cli {
 	struct daemon_cfg cfg;
 	bool cli_sources;       /* the command line named sources: config ones are dropped */
 	bool in_config;
+	bool given[K_END];      /* on the command line (not from the config file) */
 	int verbose;
 	const char *keygen;
 };
@@ -81,6 +83,8 @@ static int handle(int key, const char *arg, void *ctx)
 		key = K_USER;
 	else if (key == 'c')
 		key = K_CONFIG;
+	if (!c->in_config && key >= K_SOURCE && key < K_END)
+		c->given[key] = true;
 	switch (key) {
 	case K_SOURCE:
 		if (!c->in_config && !c->cli_sources) {
@@ -259,6 +263,35 @@ static int handle(int key, const char *arg, void *ctx)
 	return 0;
 }
 
+/* An option given on the command line that the rest of the settings make
+ * do nothing is refused, never dropped (a config file's are left alone:
+ * one file may serve hosts of both kinds). */
+static int needs(const struct cli *c)
+{
+	const struct daemon_cfg *d = &c->cfg;
+	const bool socket = strcmp(d->socket_path, "none") != 0;
+	const struct { int key; const char *opt; bool ok; const char *why; } rules[] = {
+		{ K_ROTATE, "--rotate", d->export_dir, "needs --export-dir (it rotates the export files)" },
+		{ K_ROTATE_SIZE, "--rotate-size", d->export_dir, "needs --export-dir (it rotates the export files)" },
+		{ K_KEEP, "--export-keep", d->export_dir, "needs --export-dir (it prunes the export files)" },
+		{ K_SOCKMODE, "--socket-mode", socket, "does nothing with --socket none" },
+		{ K_SOCKGROUP, "--socket-group", socket, "does nothing with --socket none" },
+		{ K_COLLECT_ALLOW, "--collect-allow", d->fwd.collect, "needs --collect (whom a collector accepts)" },
+		{ K_COLLECT_ANY, "--collect-any", d->fwd.collect, "needs --collect" },
+		{ K_JOIN_WAIT, "--join-wait", d->fwd.collect, "needs --collect (the collector's join)" },
+		{ K_NO_HINTS, "--no-clock-hints", d->fwd.collect, "needs --collect (the collector's join)" },
+		{ K_HOST_NAME, "--host-name", d->fwd.forward, "needs --forward (the name forwarded records carry)" },
+		{ K_FORWARD_QUEUE, "--forward-queue", d->fwd.forward || d->fwd.collect,
+		  "needs --forward or --collect (a forward link's queue)" },
+	};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (c->given[rules[i].key] && !rules[i].ok) {
+			log_error("%s %s", rules[i].opt, rules[i].why);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -318,6 +351,8 @@ int main(int argc, char **argv)
 		log_error("no source (--source SPEC, or --collect ADDR:PORT; see --help)");
 		return 2;
 	}
+	if (needs(&c) < 0)
+		return 2;
 	char ferr[600];
 	if ((d->fwd.collect && fwd_check_collect(d->fwd.collect, d->fwd.collect_any, ferr, sizeof(ferr)) < 0) ||
 	    fwd_check_cfg(&d->fwd, ferr, sizeof(ferr)) < 0) {

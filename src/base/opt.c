@@ -19,6 +19,16 @@ static size_t opt_count(const struct opt *opts)
 	return n;
 }
 
+/* -V is --version in every tool whose table does not give the letter
+ * another meaning (nfsrdma-dissect: the decode tree, as tshark's -V). */
+static int version_short(const struct opt *opts)
+{
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (opts[i].shortc == 'V')
+			return 0;
+	return 'V';
+}
+
 void opt_usage(const struct opt_spec *spec, FILE *out)
 {
 	size_t n = opt_count(spec->opts);
@@ -33,8 +43,13 @@ void opt_usage(const struct opt_spec *spec, FILE *out)
 			{ "help", 'h', NULL, "show this help and exit", 0 },
 			{ "version", 0, NULL, "show the version and exit", 0 },
 		};
-		if (!o)
-			o = &builtin[i - n];
+		struct opt b;
+		if (!o) {
+			b = builtin[i - n];
+			if (i == n + 1)
+				b.shortc = version_short(spec->opts);
+			o = &b;
+		}
 		char left[64];
 		int len = snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
 				   o->shortc ? "-" : "  ", o->shortc ? o->shortc : ' ',
@@ -67,6 +82,9 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 		}
 	}
 	sopts[s++] = 'h';
+	const int vshort = version_short(spec->opts);
+	if (vshort)
+		sopts[s++] = (char)vshort;
 	lopts[n] = (struct option){ "help", no_argument, NULL, OPT_KEY_HELP };
 	lopts[n + 1] = (struct option){ "version", no_argument, NULL, OPT_KEY_VERSION };
 
@@ -80,7 +98,7 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 			opt_usage(spec, stdout);
 			exit(0);
 		}
-		if (c == OPT_KEY_VERSION) {
+		if (c == OPT_KEY_VERSION || (vshort && c == vshort)) {
 			printf("%s %s\n", spec->prog, NFSRDMA_VERSION);
 			exit(0);
 		}

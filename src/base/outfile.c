@@ -31,6 +31,24 @@ int outfile_check(const char *what, const char *out, const char *const *in, size
 			return -EEXIST;
 		}
 	}
+	/* where it goes, now: a run of minutes would otherwise end in
+	 * "No such file or directory" with nothing written */
+	struct stat st;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s %s: is a directory; name a file", what, out);
+		return -EISDIR;
+	}
+	const char *slash = strrchr(out, '/');
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	if (access(dir, W_OK | X_OK) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s %s: cannot be written in %s: %s", what, out, dir, strerror(e));
+		return -e;
+	}
 	return 0;
 }
 

@@ -20,7 +20,9 @@ struct outfile {
 bool outfile_same(const char *out, const char *in);
 
 /* Refuses (-EEXIST, one line in err naming both) an output that is one of
- * the n inputs ("-" inputs are stdin and never match). */
+ * the n inputs ("-" inputs are stdin and never match), and one that cannot
+ * be made where it is named (a directory, or in a directory that does not
+ * exist or is not writable: -errno), before the run. */
 int outfile_check(const char *what, const char *out, const char *const *in, size_t n,
 		  char *err, size_t errlen);
 

@@ -63,8 +63,9 @@ int mount3_decode_mnt(const uint8_t *msg, size_t len, const char *host, const ch
 static int sync_call(const char *host, uint16_t port, struct nfs_msg *m, uint8_t *rbuf,
 		     size_t rcap, size_t *rlen)
 {
+	/* the callers name what was asked of whom: one line for a failure */
 	struct xprt_opts o = { .host = host, .port = port, .slots = 1, .max_bulk = 4096,
-			       .reply_chunk_max = 8192, .reconnect_ms = 1 };
+			       .reply_chunk_max = 8192, .reconnect_ms = 1, .quiet_connect = true };
 	struct xprt *x;
 	int ret = xprt_tcp_open(&x, &o);
 	if (ret < 0)
@@ -97,7 +98,7 @@ int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 {
 	int port = pmap_getport(host, PROG_MOUNT, 3, IPPROTO_TCP_);
 	if (port < 0) {
-		snprintf(err, errlen, "portmapper on %s: no MOUNT v3 over TCP (%s)", host,
+		snprintf(err, errlen, "portmapper on %s port 111: no MOUNT v3 over TCP (%s)", host,
 			 strerror(-port));
 		return port;
 	}
@@ -115,7 +116,7 @@ int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 	if (ret == 0)
 		ret = sync_call(host, (uint16_t)port, &m, rbuf, sizeof(rbuf), &rlen);
 	if (ret < 0) {
-		snprintf(err, errlen, "MOUNT %s:%s: %s", host, path, strerror(-ret));
+		snprintf(err, errlen, "MOUNT %s:%s (mountd port %d): %s", host, path, port, strerror(-ret));
 		return ret;
 	}
 	if ((ret = mount3_decode_mnt(rbuf, rlen, host, path, root, err, errlen)) < 0)

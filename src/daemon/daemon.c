@@ -595,7 +595,7 @@ int daemon_run(const struct daemon_cfg *c)
 	 * that cannot attach now (no permission, interface not up) may work
 	 * on a restart (1). */
 	if ((e = open_sources(d)) < 0) {
-		rc = e == -EINVAL || e == -ENOENT ? 2 : 1;
+		rc = e == -EINVAL || e == -ENOENT || e == -EPROTONOSUPPORT ? 2 : 1;   /* no restart cures these */
 		goto out;
 	}
 	/* Files read flat out wait for room rather than drop, so a deep

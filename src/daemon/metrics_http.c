@@ -135,6 +135,10 @@ void metrics_write(FILE *f, const struct agg *a)
 	for (size_t i = 0; i < agg_count(a, AGG_OP); i++) {
 		const struct agg_ent *e = agg_entry(a, AGG_OP, i);
 		for (int p = 0; p < PH_N; p++) {
+			/* a phase none of the operation's RPCs had is no series,
+			 * not one of 0 s (over TCP: pull, push, wait) */
+			if (!(e->phase_seen & 1u << p))
+				continue;
 			fputs("nfsrdma_rpc_phase_seconds_total{", f);
 			op_labels(f, e);
 			fprintf(f, ",phase=\"%s\"} %.9f\n", rec_phase_name(p), (double)e->tot.phase_sum[p] / 1e9);

@@ -68,6 +68,8 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 				fprintf(f, "%s%s", n++ ? "+" : "", vname[v]);
 		fprintf(f, " %" PRIu64, s->by_vantages[m]);
 	}
+	if (!s->emitted)
+		fputs(" none (no RPC joined)", f);   /* not a header left empty */
 	fputc('\n', f);
 	fprintf(f, "join: retransmissions %" PRIu64 ", duplicate XIDs %" PRIu64 ", negative phases %" PRIu64
 		", unaligned %" PRIu64 "\n", s->retransmits, s->dup_xids, s->negative, s->unaligned);

@@ -479,6 +479,9 @@ void replay_report_blocking(const struct engine *e, FILE *f, bool json);
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);
 void replay_report(struct engine *e, double secs, int rc);
+/* A trace with no NFS call to replay: one line on stderr naming the file
+ * and what it held; --json: the same as one object on stdout. */
+void replay_report_no_calls(const struct engine *e);
 /* replay_report_clients.c: a row per traced client (JSON: "clients":[...],) */
 void replay_report_clients(const struct engine *e, FILE *f, bool json);
 /* An issue-time error histogram: JSON "issue_us":{...} (null when not

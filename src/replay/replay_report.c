@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dissect/nfs_status.h"
+#include "src/base/log.h"
 #include "src/clnt/nfs3.h"
 #include "src/out/out.h"
 
@@ -27,6 +28,46 @@ void replay_rows(struct engine *e)
 const char *replay_row_name(const struct engine *e, unsigned row)
 {
 	return row < e->nrows ? e->rowname[row] : "other";
+}
+
+void replay_report_no_calls(const struct engine *e)
+{
+	const struct trace *t = &e->t;
+	char held[512];
+
+	/* what the capture held instead, so "nothing" is never unexplained */
+	if (!t->frames)
+		snprintf(held, sizeof(held), "in 0 packets (the capture is empty)");
+	else
+		snprintf(held, sizeof(held),
+			 "in %" PRIu64 " packets: %" PRIu64 " RPC-over-RDMA version 1 messages, %" PRIu64
+			 " RPC messages over TCP/UDP, %" PRIu64 " calls of other RPC programs, %" PRIu64
+			 " undecodable", t->frames, t->rdma_msgs, t->net_msgs, t->other_calls, t->undecodable);
+	if (t->not_rpcrdma) {
+		size_t n = strlen(held);
+		snprintf(held + n, sizeof(held) - n, ", %" PRIu64 " of them RDMA SENDs not RPC-over-RDMA (another RDMA "
+			 "application?)", t->not_rpcrdma);
+	}
+	if (t->rpcrdma_v2) {
+		size_t n = strlen(held);
+		snprintf(held + n, sizeof(held) - n, ", %" PRIu64 " of them RPC-over-RDMA version 2 (the replay speaks "
+			 "version 1)", t->rpcrdma_v2);
+	}
+	if (t->long_calls) {
+		size_t n = strlen(held);
+		snprintf(held + n, sizeof(held) - n, ", %" PRIu64 " calls wholly in a position-zero Read chunk (not replayed)",
+			 t->long_calls);
+	}
+	log_error("%s: no NFS calls found (over RDMA, TCP or UDP) %s", e->o->trace, held);
+	if (!e->o->json)
+		return;
+	fputs("{\"type\":\"no_calls\",\"trace\":", e->out);
+	out_json_str(e->out, e->o->trace);
+	fprintf(e->out, ",\"packets\":%" PRIu64 ",\"rpcrdma_v1\":%" PRIu64 ",\"rpc_tcp_udp\":%" PRIu64
+		",\"other_program_calls\":%" PRIu64 ",\"long_calls\":%" PRIu64 ",\"undecodable\":%" PRIu64
+		",\"not_rpcrdma\":%" PRIu64 ",\"rpcrdma_v2\":%" PRIu64 "}\n",
+		t->frames, t->rdma_msgs, t->net_msgs, t->other_calls, t->long_calls, t->undecodable, t->not_rpcrdma,
+		t->rpcrdma_v2);
 }
 
 static const struct engine *sort_e;

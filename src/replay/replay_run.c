@@ -500,8 +500,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		goto out;
 	}
 	if (!e->t.n) {
-		if (!cut[0])
-			log_error("%s: no NFS calls found (over RDMA, TCP or UDP)", o->trace);
+		if (!cut[0])   /* cut short: where it ends says why, below */
+			replay_report_no_calls(e);
 		goto out;
 	}
 	if (o->disconnect) {

@@ -79,8 +79,10 @@ static void on_call(struct tr_ctx *x, const struct rdma_event *ev, const uint8_t
 	struct rpc_msg m;
 	struct cursor c = cur_make(msg, len);
 
-	if (rpc_decode(&m, &c, NULL) < 0 || m.mtype != RPC_CALL)
+	if (rpc_decode(&m, &c, NULL) < 0 || m.mtype != RPC_CALL) {
+		t->undecodable++;
 		return;
+	}
 	if (!supported_prog(m.prog, m.vers)) {
 		t->other_calls++;
 		return;
@@ -235,19 +237,39 @@ static void tr_event(const struct rdma_event *ev, void *ctx)
 		cur_skip(&c, 8, "msg_type, rpcvers");
 		uint32_t prog = cur_be32(&c, "prog"), vers = cur_be32(&c, "vers");
 		int type = rpc_peek_type(ev->data, ev->data_len);
+		t->net_msgs++;
 		if (type == RPC_CALL && cur_ok(&c) && supported_prog(prog, vers))
 			on_call(x, ev, ev->data, ev->data_len);
+		else if (type == RPC_CALL && cur_ok(&c))
+			t->other_calls++;
 		else if (type == RPC_REPLY)
 			on_reply(x, ev, ev->data, ev->data_len, false, xid);
+		else
+			t->undecodable++;
 		return;
 	}
-	if (ev->type != RDMA_EV_SEND || !ev->data || ev->data_len < 16)
+	if (ev->type == RDMA_EV_RPC) {
+		t->net_msgs++;   /* shorter than an RPC header */
+		t->undecodable++;
 		return;
-	if (rpcrdma_peek_vers(ev->data, ev->data_len) != 1)
+	}
+	if (ev->type != RDMA_EV_SEND || !ev->data)
 		return;
 	struct cursor c = cur_make(ev->data, ev->data_len);
-	if (rpcrdma_decode(&x->h, &c) < 0)
+	const uint32_t vers = rpcrdma_peek_vers(ev->data, ev->data_len);
+	if (ev->data_len < 16 || vers != 1) {
+		t->undecodable++;
+		if (vers == 2)
+			t->rpcrdma_v2++;   /* the replay's transport speaks version 1 */
+		else
+			t->not_rpcrdma++;
 		return;
+	}
+	if (rpcrdma_decode(&x->h, &c) < 0) {
+		t->undecodable++;
+		return;
+	}
+	t->rdma_msgs++;
 	const struct rpcrdma_hdr *h = &x->h;
 	if (h->proc == RDMA_MSG || h->proc == RDMA_MSGP) {
 		const uint8_t *msg = ev->data + h->body_off;
@@ -257,6 +279,8 @@ static void tr_event(const struct rdma_event *ev, void *ctx)
 			on_call(x, ev, msg, len);
 		else if (type == RPC_REPLY)
 			on_reply(x, ev, msg, len, h->nwchunks > 0, h->xid);
+		else
+			t->undecodable++;
 	} else if (h->proc == RDMA_NOMSG) {
 		if (h->nrsegs) {
 			/* a call wholly in a position-zero Read chunk */
@@ -442,8 +466,7 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 			scan_ip(t, data, caplen, mp, &nmp);
 	}
 	dissect_feed_finish(feed);
-	if (ret == 0)
-		t->frames = frame;
+	t->frames = frame;   /* a trace cut short: the packets before the cut */
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->calls[i].name[0])
 			name_unrecorded(&t->calls[i]);

@@ -71,6 +71,13 @@ struct trace {
 	struct tcall *calls;
 	size_t n, cap;
 	uint64_t frames, other_calls, retransmits, long_calls;
+	/* what the capture held, for a trace with no call to replay: RPC
+	 * messages over RDMA (RPC-over-RDMA version 1) and over TCP/UDP, and
+	 * the messages the replay could not decode (a SEND of another RDMA
+	 * application or RPC-over-RDMA version, a broken header) */
+	uint64_t rdma_msgs, net_msgs, undecodable;
+	uint64_t not_rpcrdma;          /* of undecodable: SENDs not RPC-over-RDMA at all */
+	uint64_t rpcrdma_v2;           /* of undecodable: RPC-over-RDMA version 2 messages */
 	bool have_root;                /* from a MOUNT reply in the capture */
 	struct nfs_fh root;
 	char export_path[256];

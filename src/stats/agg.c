@@ -305,6 +305,7 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 		e->credits_asked = r->credits_asked;
 	if (!f->answered)
 		return;
+	e->phase_seen |= r->phase_mask & AGG_SLOW_ALL_PHASES;
 	if (e->wring) {
 		wlat_add(a, e, f, slot, idx);
 		agg_diag_add(e, r, f->hidx);

@@ -67,6 +67,9 @@ struct agg_ent {
 	struct phase_diag *diag[2];        /* AGG_OP only: AGG_DIAG_WIRE, AGG_DIAG_FUSED (agg_diag.c) */
 	uint16_t credits_granted, credits_asked;  /* last seen (connections) */
 	bool series;                       /* AGG_SERIES: prom is counted */
+	/* bit p: phase p happened in an answered record of this entry
+	 * (rec_phase_seen): a phase none had is absent, not 0 */
+	uint32_t phase_seen;
 	uint64_t credits_seq;              /* the engine's record count when credits_granted was set */
 	/* AGG_SERIES: its client and server entries.  A record whose series
 	 * entry is its own is counted there only; the snapshot adds each
@@ -117,6 +120,10 @@ struct agg_row {
 	uint64_t p50, p90, p99, p999, max;  /* since start, ns */
 	uint64_t wp50, wp99;            /* window (operation rows only), ns */
 	uint64_t phase_mean[PH_N];      /* ns */
+	/* bit p: phase p happened in an answered record of the row; a phase
+	 * whose bit is clear is absent (its mean 0 means "not seen").
+	 * AGG_SLOW_ALL_PHASES from a daemon before 2.3, which did not say. */
+	uint32_t phase_mask;
 	uint32_t credits;
 	/* operation rows: which phase holds the mean and the p99; diag_kind
 	 * says whose phases (the fused ones when the row has any) */

@@ -94,6 +94,7 @@ struct fold {
 	struct hist lat;
 	uint16_t credits;
 	uint64_t credits_seq;
+	uint32_t phase_seen;
 };
 
 static void counts_add(struct agg_counts *o, const struct agg_counts *in)
@@ -149,6 +150,7 @@ static struct fold *folds_of(const struct agg *a, enum agg_dim d, size_t n, uint
 		if (i >= n)
 			continue;
 		counts_add(&fo[i].tot, &se->tot);
+		fo[i].phase_seen |= se->phase_seen;
 		win_sum(a, se->win, now_slot, &w, NULL, NULL);
 		win_sum_add(&fo[i].w, &w);
 		credits_fold(&fo[i], se);
@@ -240,12 +242,14 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 					 agg_op_suffix(e->transport), e->label[2], e->label[3]);
 			const struct hist *lat = &e->lat;
 			r->tot = e->tot;
+			r->phase_mask = e->phase_seen;
 			r->credits = e->credits_granted;
 			win_sum(a, e->win, now_slot, &w, e->wlat, e->wlat ? &wh : NULL);
 			if (e->wring && !e->wlat)
 				wring_sum(a, e, now_slot, &wh);
 			if (fo) {
 				counts_add(&r->tot, &fo[i].tot);
+				r->phase_mask |= fo[i].phase_seen;
 				win_sum_add(&w, &fo[i].w);
 				credits_fold(&fo[i], e);
 				r->credits = fo[i].credits;

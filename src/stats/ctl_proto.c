@@ -79,6 +79,11 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
 			for (int p = 0; p < PH_N; p++)
 				fprintf(f, "\t%" PRIu64, r->phase_mean[p]);
 			fprintf(f, "\t%u\n", r->credits);
+			/* which phases the row's RPCs had: the R line's fields stay
+			 * as they were (older readers skip the RP line) */
+			fprintf(f, "RP\t%s\t", agg_dim_name[d]);
+			put_key(f, r->key);
+			fprintf(f, "\t%" PRIu32 "\n", r->phase_mask);
 			if (r->diag_kind != AGG_DIAG_NONE) {
 				/* the operation row's diagnosis; older readers skip the line */
 				const struct phase_diag_result *g = &r->diag;
@@ -310,7 +315,22 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 		if (!num(g[10 + PH_N], &cr))
 			return bad(err, errlen, "row");
 		r->credits = (uint32_t)cr;
+		r->phase_mask = AGG_SLOW_ALL_PHASES;   /* until its RP line says */
 		s->nrows[d]++;
+		return 0;
+	}
+	if (!strcmp(f[0], "RP")) {
+		/* the phases that happened in the row of dim just read */
+		int d;
+		uint64_t mask;
+		if (n != 4)
+			return bad(err, errlen, "row phases");
+		for (d = 0; d < AGG_NDIM && strcmp(f[1], agg_dim_name[d]); d++)
+			;
+		struct agg_row *r = d < AGG_NDIM && s->nrows[d] ? &s->rows[d][s->nrows[d] - 1] : NULL;
+		if (!r || strcmp(r->key, f[2]) || !num(f[3], &mask) || mask > AGG_SLOW_ALL_PHASES)
+			return bad(err, errlen, "row phases");
+		r->phase_mask = (uint32_t)mask;
 		return 0;
 	}
 	if (!strcmp(f[0], "S")) {

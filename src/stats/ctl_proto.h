@@ -1,6 +1,6 @@
 /* The nfsrdmad <-> nfsrdma-top protocol over the daemon's UNIX socket,
- * version 2.1.  Line-based text, tab-separated fields; docs/daemon-protocol.md
- * is the reference.  The daemon greets with "NFSRDMA-CTL 2.1"; the client
+ * version 2.3.  Line-based text, tab-separated fields; docs/daemon-protocol.md
+ * is the reference.  The daemon greets with "NFSRDMA-CTL 2.3"; the client
  * sends "SNAPSHOT" and reads lines up to "END".  A minor version only adds
  * line types, which older clients skip: 1 added the fused split (FT, F). */
 #ifndef NFSRDMA_CTL_PROTO_H
@@ -13,7 +13,7 @@
 #include "src/stats/fsplit.h"
 
 #define CTL_PROTO_VERSION 2   /* 2: eight phases that add up to the total */
-#define CTL_PROTO_MINOR 2     /* 1: the fused split (FT and F lines); 2: SP lines */
+#define CTL_PROTO_MINOR 3     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines */
 #define CTL_GREETING "NFSRDMA-CTL"
 #define CTL_LINE_MAX 4096     /* longest line either side sends */
 

@@ -211,7 +211,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 		attron(COLOR_PAIR(CP_HDR));
 	attron(A_REVERSE);
 	snprintf(line, sizeof(line), "%-*.*s %8s %8s %6s %8s %8s %8s %-*s", keyw, keyw, top_dim_title[v->dim],
-		 "RATE/s", "RPCS", "ERR", "P50", "P99", "MAX", barw > 0 ? barw : 0, "SPLIT c/R/s/W/r");
+		 "RATE/s", "RPCS", "ERR", "P50", "P99", "MAX", barw > 0 ? barw : 0, "SPLIT (h: letters)");
 	mvaddnstr(3, 0, line, W);
 	for (int x = (int)strlen(line); x < W; x++)
 		addch(' ');

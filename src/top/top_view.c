@@ -237,8 +237,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 
 	for (int d = 0; d < AGG_NDIM; d++)
 		ovf += s->t.overflow[d];
-	fmt_time(s->now_ns, ts, sizeof(ts));
-	fprintf(f, "nfsrdma-top  %s UTC  feed: %s  window %.0fs\n", ts, feed, s->win_s);
+	/* files read flat out are timed by their records: with none there
+	 * is no time to show (not 1970-01-01) */
+	if (s->now_ns)
+		fmt_time(s->now_ns, ts, sizeof(ts));
+	fprintf(f, "nfsrdma-top  %s%s  feed: %s  window %.0fs\n", s->now_ns ? ts : "(no record: no time)",
+		s->now_ns ? " UTC" : "", feed, s->win_s);
 	fprintf(f, "records %" PRIu64 "  rate %.1f/s  errors %" PRIu64 "  unanswered %" PRIu64
 		"  findings %" PRIu64 "  drops %" PRIu64 " (queue %" PRIu64 ", source %" PRIu64 ")  overflow %" PRIu64
 		"\n", s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
@@ -285,8 +289,12 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 			(int)w, r->key, r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
 			r->tot.bytes_inline, r->tot.bytes_ddp, r->rate, r->p50 / 1e3, r->p90 / 1e3, r->p99 / 1e3,
 			r->p999 / 1e3, r->max / 1e3);
+		/* a phase no RPC of the row had is '-', not 0 % */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%c%.0f", p ? '/' : ' ', pct(r->phase_mean[p], sum));
+			if (r->phase_mask & 1u << p)
+				fprintf(f, "%c%.0f", p ? '/' : ' ', pct(r->phase_mean[p], sum));
+			else
+				fprintf(f, "%c-", p ? '/' : ' ');
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
 			r->tot.mix[MIX_INLINE], r->tot.mix[MIX_READ], r->tot.mix[MIX_WRITE], r->tot.mix[MIX_REPLY],
 			r->tot.mix[MIX_P0]);
@@ -352,8 +360,12 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
 			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
 			r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
+		/* a phase no RPC of the row had is null, as in the slow list */
 		for (int p = 0; p < PH_N; p++)
-			fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
+			if (r->phase_mask & 1u << p)
+				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
+			else
+				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
 		fputs("},\"chunks\":{", f);
 		for (int m = 0; m < MIX_N; m++)
 			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);

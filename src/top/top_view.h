@@ -34,13 +34,13 @@ int top_transport_parse(const char *s);
  * operation row with a diagnosis (src/stats/phase_diag.h); false if none. */
 bool top_diag_line(const struct agg_row *r, char *buf, size_t len);
 size_t top_view_rows(const struct agg_snap *s, const struct top_view *v, const struct agg_row ***out);
-/* Latency split as a bar of `width` characters: c call, R RDMA READ,
- * s server, W RDMA WRITE, r reply (the phase's share of the mean). */
 /* The slowest recent RPCs the view's filter keeps, slowest first, into o;
  * returns how many. */
 size_t top_view_slow(const struct agg_snap *s, const struct top_view *v, const struct agg_slow *o[AGG_SLOW_MAX]);
 /* One letter per phase (rec_phase order) in the split bar. */
 extern const char top_phase_sym[PH_N];
+/* The latency split as a bar of `width` characters, a phase's letter
+ * (top_phase_sym) for its share of the mean; '.' when no phase took time. */
 void top_split_bar(const struct agg_row *r, char *buf, size_t width);
 /* "812us", "12.3ms", "1.20s", "-" */
 const char *top_fmt_lat(uint64_t ns, char *buf, size_t len);

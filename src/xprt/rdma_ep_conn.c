@@ -448,7 +448,8 @@ int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o)
 	if ((ret = resolve_host(ep)) < 0)
 		goto fail;
 	if ((ret = connect_once(ep)) < 0) {
-		log_error("rdma: cannot connect to %s port %u: %s", ep->host, ep->o.port, strerror(-ret));
+		if (!o->quiet_connect)
+			log_error("rdma: cannot connect to %s port %u: %s", ep->host, ep->o.port, strerror(-ret));
 		goto fail;
 	}
 	*out = &ep->x;

@@ -414,7 +414,8 @@ int xprt_tcp_open(struct xprt **out, const struct xprt_opts *o)
 		goto fail;
 	memset(t->bulk, o->fill, t->x.max_bulk);
 	if ((ret = tcp_connect(t)) < 0) {
-		log_error("tcp: cannot connect to %s port %u: %s", t->host, t->o.port, strerror(-ret));
+		if (!o->quiet_connect)
+			log_error("tcp: cannot connect to %s port %u: %s", t->host, t->o.port, strerror(-ret));
 		goto fail;
 	}
 	*out = &t->x;

@@ -166,6 +166,9 @@ struct xprt_opts {
 	uint32_t moderate_us;
 	unsigned reconnect_ms;    /* give up reconnecting after this (0: 30000) */
 	uint8_t  fill;            /* byte pattern of the bulk buffers */
+	/* a failed connect is the caller's to report, in one line with its
+	 * context (the MOUNT client's portmapper query), not also here */
+	bool     quiet_connect;
 };
 
 int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o);

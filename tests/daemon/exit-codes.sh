@@ -51,6 +51,12 @@ expect 2 'No such file' --socket none --metrics none --source bogus:thing
 expect 2 'unknown argument' --socket none --metrics none --source kernel:bogus
 expect 2 'no interface' --socket none --metrics none --source xdp:
 expect 2 'needs an interface' --socket none --metrics none --source live:
+# a file that is no capture, or one of a link type nfsrdmad does not read:
+# a restart cannot cure either (2), as with nfsrdma-dissect
+printf 'not a capture\n' >"$TMP/text.pcap"
+expect 2 'not a pcap/pcapng capture' "${base[@]/$CAP/$TMP/text.pcap}"
+python3 -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 147))' "$TMP/lt147.pcap"
+expect 2 'unsupported link type 147' "${base[@]/$CAP/$TMP/lt147.pcap}"
 
 # ---- config file lines: one line naming file:line ----
 conf() { printf '%s\n' "$@" >"$TMP/c.conf"; CONF=$(printf '%s; ' "$@"); }

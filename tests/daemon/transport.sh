@@ -38,6 +38,22 @@ for c in nfs3-tcp nfs3-metadata; do
 	check "$c: nfsrdmad /metrics reaches $want records" wait_for 20 all_in
 	kill -TERM "$dpid" 2>/dev/null
 	wait "$dpid" 2>/dev/null
+	# a phase no RPC of an operation had is no series (TCP: no pull, push,
+	# wait), while the phases it had are there
+	check "$c: no TCP operation has a pull, push or wait phase series" \
+		bash -c "! grep -qE '^nfsrdma_rpc_phase_seconds_total\{[^}]*transport=\"tcp\",phase=\"(pull|push|wait|queue|server)\"\}' '$TMP/$c.metrics'"
+	check "$c: every TCP operation has its call, queue+server and reply series" python3 - "$TMP/$c.metrics" <<'EOPY'
+import re, sys
+ops, ph = set(), {}
+for l in open(sys.argv[1]):
+    m = re.match(r'nfsrdma_rpc_(duration_seconds_count|phase_seconds_total)\{protocol="([^"]+)",operation="([^"]+)",(?:client="[^"]*",server="[^"]*",)?transport="tcp"(?:,phase="([^"]+)")?\} (\S+)$', l)
+    if not m: continue
+    k = (m.group(2), m.group(3))
+    if m.group(1).startswith("duration") and float(m.group(5)) > 0: ops.add(k)
+    if m.group(4): ph.setdefault(k, set()).add(m.group(4))
+want = {"call", "queue+server", "reply"}
+sys.exit(0 if ops and all(ph.get(k) == want for k in ops) else 1)
+EOPY
 	for m in nfsrdma_rpc_requests_total nfsrdma_connection_requests_total; do
 		sed -nE "s/^$m\{.*transport=\"([a-z]+)\"\} ([0-9]+)$/\1 \2/p" "$TMP/$c.metrics" |
 			awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | sort >"$TMP/$c.$m"

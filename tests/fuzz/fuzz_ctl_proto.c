@@ -150,7 +150,8 @@ static void round_trip(const struct agg_snap *s, const struct fsplit_snap *fs)
 			const struct agg_row *a = &s->rows[d][i], *b = &t.rows[d][i];
 			if (!same_key(a->key, b->key, AGG_KEY_MAX) || !same_counts(&a->tot, &b->tot) ||
 			    a->p50 != b->p50 || a->p99 != b->p99 || a->max != b->max || a->wp99 != b->wp99 ||
-			    memcmp(a->phase_mean, b->phase_mean, sizeof(a->phase_mean)) || a->credits != b->credits)
+			    memcmp(a->phase_mean, b->phase_mean, sizeof(a->phase_mean)) || a->credits != b->credits ||
+			    a->phase_mask != b->phase_mask)
 				__builtin_trap();
 		}
 	}

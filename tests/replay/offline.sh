@@ -398,5 +398,23 @@ for c in multi-client:true,false,true,true nfs40-deleg:true; do
     fi
 done
 
+# a target whose portmapper refuses: one line naming what was asked of
+# whom, exit 3 (set-up failure), nothing on stdout, for a replay and for
+# the load generator (both ask the portmapper for MOUNT first)
+if (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
+    echo "info replay-offline: a portmapper listens on 127.0.0.1:111 here: the refused-portmapper case is not run"
+else
+    for args in "tests/captures/smoke.pcap" "--generate null --duration 1"; do
+        # shellcheck disable=SC2086
+        timeout 20 "$R" --target 127.0.0.1 $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+        if [ "$rc" = 3 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+            grep -q 'portmapper on 127.0.0.1 port 111: no MOUNT v3 over TCP (Connection refused)' "$tmp/err"; then
+            ok "refused portmapper ($args): one line, exit 3"
+        else
+            bad "refused portmapper ($args): exit $rc, stderr: $(cat "$tmp/err")"
+        fi
+    done
+fi
+
 echo "replay-offline: $P passed, $F failed"
 [ "$F" = 0 ]

@@ -7,7 +7,8 @@
 #  - the client view has a row per client and transport, as
 #    nfsrdma-dissect -z client;
 #  - the slowest list shows a phase an RPC did not have as '-' (text) and
-#    null (JSON), never as 0.
+#    null (JSON), never as 0;
+#  - without -b or --json and without a terminal it says so and exits 1.
 # Expected record counts are the kernel client's own (lib.sh truth_ops)
 # and tshark's count of the mount's rpcbind/MOUNT calls over TCP (tcp_ops).
 # Tier: golden (no root).
@@ -56,6 +57,14 @@ run 30 "$TMP/p.txt" "$TMP/p.err" -b -d 0.3 --speed 10 -r "$CAP"
 check "-b --speed 10: exits 0 at the end of the file (exit $rc)" [ "$rc" = 0 ]
 check "-b --speed 10: the last snapshot holds every RPC ($(records "$TMP/p.txt") = $total)" \
 	[ "$(records "$TMP/p.txt")" = "$total" ]
+
+# ---- no terminal and no -b: the screen is not started ----
+# (to a file or a pipe it wrote escape codes and ran until killed)
+run 10 "$TMP/t.txt" "$TMP/t.err" -r "$CAP" </dev/null
+check "no -b, stdout a file: exit 1 at once, nothing on stdout (exit $rc, ${elapsed}s)" \
+	bash -c "[ $rc = 1 ] && [ ! -s '$TMP/t.txt' ]"
+check "no -b, stdout a file: one line naming -b and --json ($(head -c 160 "$TMP/t.err"))" \
+	bash -c "[ \$(wc -l <'$TMP/t.err') = 1 ] && grep -q 'the screen needs a terminal (standard output is not one): -b' '$TMP/t.err'"
 
 # ---- no daemon: one line, exit 1, in bounded time ----
 run 20 "$TMP/m.txt" "$TMP/m.err" -b --socket "$TMP/missing.sock" --connect-timeout 2

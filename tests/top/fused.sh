@@ -15,7 +15,7 @@
 #    --help and of the man page's KEYS are the same;
 #  - a collector's live join (ZeroMQ forwarder on loopback): its split =
 #    the fused records it wrote itself (--json);
-#  - protocol 2.2: the greeting, and a 2.0 reader's rules still hold for
+#  - protocol 2.3: the greeting, and a 2.0 reader's rules still hold for
 #    every line it knows; against a 2.0 daemon top says there is no
 #    fused split (JSON "fused": null) instead of showing an empty one;
 #  - a hostile F line ends the session with one error, not a crash.
@@ -81,14 +81,15 @@ check "daemon -b --fused: every row's line with its shares" python3 "$EXP" text 
 check "daemon -b --fused: says it is the fused view, with the RPC count" \
 	bash -c "grep -q '^view fused op ' '$TMP/d.txt' && grep -q '^fused RPCs $njoined ' '$TMP/d.txt'"
 
-# protocol: the greeting says 2.2; a 2.0 reader's rules hold for every line it knows;
-# every S line is followed by its SP line (the same xid, a mask of the 8 phases)
+# protocol: the greeting says 2.3; a 2.0 reader's rules hold for every line it knows;
+# every S line is followed by its SP line (the same xid, a mask of the 8 phases),
+# every R line by its RP line (the same dimension and key, a mask of the 8 phases)
 python3 - "$SOCK" >"$TMP/proto.out" 2>&1 <<'EOF'
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
 g = f.readline().rstrip("\n")
 word, ver = g.split(" ", 1)
-assert word == "NFSRDMA-CTL" and ver == "2.2", g
+assert word == "NFSRDMA-CTL" and ver == "2.3", g
 assert int(ver.split(".")[0]) == 2               # how a 2.0 client reads it (sscanf "%s %d")
 f.write("SNAPSHOT\n"); f.flush()
 kinds = {}
@@ -104,12 +105,15 @@ for line in f:
     if t[0] == "F": assert len(t) == 36, line[:80]
     if t[0] == "SP": assert len(t) == 3 and prev[0] == "S" and prev[1] == t[1] and int(t[2]) < 256, line[:80]
     if prev and prev[0] == "S": assert t[0] == "SP", line[:80]
+    if t[0] == "RP": assert len(t) == 4 and prev[0] == "R" and prev[1:3] == t[1:3] and int(t[3]) < 256, line[:80]
+    if prev and prev[0] == "R": assert t[0] == "RP", line[:80]
     prev = t
 assert kinds.get("T") == 1 and kinds.get("FT") == 1 and kinds.get("F", 0) > 10 and kinds.get("R", 0) > 10, kinds
 assert kinds.get("S", 0) > 0 and kinds.get("SP") == kinds.get("S"), kinds
+assert kinds.get("RP") == kinds.get("R"), kinds
 print("ok", kinds)
 EOF
-check "protocol 2.2: greeting, FT once, F lines, SP after each S, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
+check "protocol 2.3: greeting, FT once, F lines, SP after each S, RP after each R, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
 	grep -q '^ok' "$TMP/proto.out"
 
 # ---- interactive, in tmux ----

@@ -2,7 +2,9 @@
 # Nothing overwrites an input: nfsrdma-dissect refuses -w / --plot naming
 # the capture it reads (same name, a symbolic or a hard link), exit 2 with
 # one line, and the capture is unchanged; outputs appear whole or not at
-# all (no temporary file is left beside them).
+# all (no temporary file is left beside them); an output that cannot be
+# made where it is named (nfsrdma-dissect -w, --plot; nfsrdma-replay
+# --svg) is said before anything is read.
 # Closing line: "no-clobber: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
@@ -44,5 +46,26 @@ ls "$work" | grep -q '\.tmp-' && bad "temporary file left: $(ls "$work")" || ok
 # a run that cannot write says so and exits non-zero
 (cd "$work" && "$BIN" -q --plot x.pcap/o.svg hard.pcap 2>/dev/null); rc=$?
 [ "$rc" -eq 1 ] && ok || bad "--plot into a path under a file: exit $rc, expected 1"
+# an output that cannot be made where it is named is said before the
+# capture is read (nothing on stdout), not after the whole run
+cannot() {   # NAME WANT ARGS...: exit 1, one stderr line with WANT, nothing on stdout
+	local name=$1 want=$2; shift 2
+	local out rc
+	out=$(cd "$work" && "$BIN" "$@" 2>"$work/err"); rc=$?
+	[ "$rc" -eq 1 ] && [ -z "$out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "$want" "$work/err" && ok ||
+		bad "$name: exit $rc, $(printf '%s' "$out" | wc -l) lines out, stderr: $(cat "$work/err")"
+}
+cannot "-w into a directory that does not exist" "-w no/such/o.pcapng: cannot be written in no/such: No such file or directory" \
+	-w no/such/o.pcapng x.pcap
+mkdir -p "$work/adir"
+cannot "--plot naming a directory" "--plot adir: is a directory" --plot adir x.pcap
+cannot "--compare --plot into a directory that does not exist" "--plot no/such/c.svg: cannot be written" \
+	--compare --plot no/such/c.svg x.pcap hard.pcap
+# nfsrdma-replay --svg: a set-up failure (3) before the sweep, no target contacted
+RP=${BIN%/*}/nfsrdma-replay
+out=$(cd "$work" && timeout 10 "$RP" --generate read --sweep 4k --svg no/such/s.svg --target 192.0.2.1 2>"$work/err"); rc=$?
+[ "$rc" -eq 3 ] && [ -z "$out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+	grep -q -- "--svg no/such/s.svg: cannot be written in no/such" "$work/err" && ok ||
+	bad "replay --svg into a directory that does not exist: exit $rc, stderr: $(cat "$work/err")"
 echo "no-clobber: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

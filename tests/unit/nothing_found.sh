@@ -2,7 +2,8 @@
 # A capture read to its end that holds no RPC is said, not shown as an
 # empty view: nfsrdma-dissect, nfsrdmad (a file source) and nfsrdma-top
 # (-r) each print one "no RPC found" line naming what the capture held
-# instead (the same line in all three) and exit 3, and none of them says
+# instead (the same line in all three) and exit 3 (top's header has no
+# time then, rather than 1970-01-01), and none of them says
 # it of a capture that holds RPCs (they exit 0).  Which captures hold no RPC is tshark's word
 # (no frame matches its "rpc" filter): perftest.pcap (ib_send_bw and
 # ib_write_lat) and the public non-NFS captures of ../shared.
@@ -30,7 +31,16 @@ for f in "${caps[@]}"; do
 	"$B/nfsrdma-dissect" -q "$f" >/dev/null 2>"$work/dissect.err"; rc[dissect]=$?
 	timeout 30 "$B/nfsrdmad" -s "$f" --socket none --metrics none --exit-at-end >/dev/null 2>"$work/daemon.err"
 	rc[daemon]=$?
-	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >/dev/null 2>"$work/top.err"; rc[top]=$?
+	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >"$work/top.out" 2>"$work/top.err"; rc[top]=$?
+	# a file read flat out is timed by its records: with none, no time
+	# (not 1970-01-01) in the header
+	if [ "$n" -eq 0 ]; then
+		head -n1 "$work/top.out" | grep -q '^nfsrdma-top  (no record: no time)  feed: ' && ok ||
+			bad "top -b on $f: header '$(head -n1 "$work/top.out")'"
+	else
+		head -n1 "$work/top.out" | grep -qE '^nfsrdma-top  20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC  feed: ' && ok ||
+			bad "top -b on $f: header '$(head -n1 "$work/top.out")'"
+	fi
 	for t in dissect daemon top; do
 		said=$(grep -c "$NOTE" "$work/$t.err")
 		if [ "$n" -eq 0 ]; then
