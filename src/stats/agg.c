@@ -54,13 +54,8 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	/* one allocation with its window slots: an entry is touched by
 	 * every record that lands in it, so it is kept small, and on a
 	 * cache line's start, so that its first part (agg.h) takes the
-	 * fewest lines */
-	const size_t size = sizeof(struct agg_ent) + a->cfg.slots * sizeof(struct agg_win);
-	void *p;
-
-	if (posix_memalign(&p, 64, size))
-		return NULL;
-	struct agg_ent *e = memset(p, 0, size);
+	 * fewest lines (agg_zalloc) */
+	struct agg_ent *e = agg_zalloc(a, sizeof(struct agg_ent) + a->cfg.slots * sizeof(struct agg_win));
 	e->win = (struct agg_win *)(e + 1);
 	a->mem += a->cfg.slots * sizeof(*e->win);
 	snprintf(e->key, sizeof(e->key), "%s", key);
@@ -580,7 +575,7 @@ static const struct route *route_of(struct agg *a, int c, const struct agg_key *
 {
 	struct route *rt = NULL;
 
-	if (!a->route[c] && (a->route[c] = calloc(ROUTES, sizeof(*a->route[c]))))
+	if (!a->route[c] && (a->route[c] = agg_zalloc(a, ROUTES * sizeof(*a->route[c]))))
 		a->mem += ROUTES * sizeof(*a->route[c]);
 	if (a->route[c] && same_route_key(&(rt = &a->route[c][k->hash % ROUTES])->k, k))
 		return rt;

@@ -193,12 +193,32 @@ struct agg_map {
 	struct slot s[];
 };
 
-struct agg_map *agg_map_new(size_t max_entries)
+static size_t map_cap(size_t max_entries)
 {
 	size_t cap = 16;
 
 	while (cap < 2 * max_entries)
 		cap *= 2;
+	return cap;
+}
+
+size_t agg_map_bytes(size_t max_entries)
+{
+	return sizeof(struct agg_map) + map_cap(max_entries) * sizeof(struct slot);
+}
+
+struct agg_map *agg_map_in(void *mem, size_t max_entries)
+{
+	struct agg_map *m = mem;
+	m->mask = map_cap(max_entries) - 1;
+	m->max = max_entries;
+	m->n = 0;
+	return m;
+}
+
+struct agg_map *agg_map_new(size_t max_entries)
+{
+	size_t cap = map_cap(max_entries);
 	struct agg_map *m = calloc(1, sizeof(*m) + cap * sizeof(m->s[0]));
 	if (!m)
 		return NULL;

@@ -80,6 +80,10 @@ void agg_route_keys(const struct nfsrdma_record *r, struct agg_key *ops, struct 
  * path, so memory stays bounded whatever the input. */
 struct agg_map;
 struct agg_map *agg_map_new(size_t max_entries);
+/* The same in memory of the caller's (agg_map_bytes of it, zeroed),
+ * which agg_map_free must then not be given. */
+size_t agg_map_bytes(size_t max_entries);
+struct agg_map *agg_map_in(void *zeroed, size_t max_entries);
 void agg_map_free(struct agg_map *m);
 void *agg_map_get(const struct agg_map *m, const struct agg_key *k);
 /* 0, or -ENOSPC when full. */

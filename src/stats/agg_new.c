@@ -1,7 +1,54 @@
 /* The aggregation engine made and freed (agg.h); its add path is agg.c. */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "src/stats/agg_priv.h"
+
+/* A record touches a few entries, a route in each cache and, for a new
+ * key, the maps, all scattered: with 4 KB pages most of those touches
+ * also miss the TLB, and under a hypervisor a miss walks two page
+ * tables.  So they live in one region the kernel may back with 2 MB
+ * pages (MADV_HUGEPAGE; 4 KB ones where it will not), reserved, not
+ * committed: the default key limits take under 20 MB of it. */
+#define REGION_SIZE (64u << 20)
+
+static void region_map(struct agg *a)
+{
+	void *p = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return;   /* every allocation from malloc */
+	(void)madvise(p, REGION_SIZE, MADV_HUGEPAGE);
+	a->region = p;
+	a->region_size = REGION_SIZE;
+}
+
+void *agg_zalloc(struct agg *a, size_t size)
+{
+	size_t need = (size + 63) & ~(size_t)63;
+	void *p;
+
+	if (a->region && a->region_size - a->region_used >= need) {
+		p = a->region + a->region_used;   /* fresh pages: already zero */
+		a->region_used += need;
+		return p;
+	}
+	if (posix_memalign(&p, 64, size))
+		return NULL;
+	return memset(p, 0, size);
+}
+
+static bool in_region(const struct agg *a, const void *p)
+{
+	return a->region && (const char *)p >= a->region && (const char *)p < a->region + a->region_size;
+}
+
+void agg_release(struct agg *a, void *p)
+{
+	if (!in_region(a, p))
+		free(p);
+}
 
 struct agg *agg_new(const struct agg_config *c)
 {
@@ -13,9 +60,12 @@ struct agg *agg_new(const struct agg_config *c)
 	if (c)
 		a->cfg = *c;
 	a->mem = sizeof(*a);
+	region_map(a);
 	for (int d = 0; d < AGG_NDIM; d++) {
 		a->t[d].max = a->cfg.max_keys[d] ? a->cfg.max_keys[d] : defmax[d];
-		if (!(a->t[d].fast = agg_map_new(2 * a->t[d].max))) {
+		void *m = agg_zalloc(a, agg_map_bytes(2 * a->t[d].max));
+		if (!m || !(a->t[d].fast = agg_map_in(m, 2 * a->t[d].max))) {
+			agg_release(a, m);
 			agg_free(a);
 			return NULL;
 		}
@@ -42,7 +92,7 @@ void agg_ent_free(struct agg *a, struct agg_ent *e)
 	free(e->wlat);
 	free(e->wring);
 	agg_diag_free(e);
-	free(e);
+	agg_release(a, e);
 }
 
 void agg_free(struct agg *a)
@@ -54,9 +104,11 @@ void agg_free(struct agg *a)
 			agg_ent_free(a, a->t[d].order[i]);
 		free(a->t[d].order);
 		agg_ent_free(a, a->t[d].other);
-		agg_map_free(a->t[d].fast);
+		agg_release(a, a->t[d].fast);
 	}
 	for (int i = 0; i < RT_N; i++)
-		free(a->route[i]);
+		agg_release(a, a->route[i]);
+	if (a->region)
+		munmap(a->region, a->region_size);
 	free(a);
 }

@@ -62,11 +62,21 @@ struct agg {
 	 * fall in (agg.c, prom_bucket) */
 	uint8_t prom_start[64];
 	size_t mem;
+	/* where the entries, the key maps and the route caches live: one
+	 * region of 2 MB pages (agg_zalloc) */
+	char *region;
+	size_t region_used, region_size;
 };
 
 /* agg.c: the Prometheus bucket table by power of two (agg_new.c calls
  * it once); agg_new.c: an entry freed, with what it holds */
 void agg_prom_init(struct agg *a);
 void agg_ent_free(struct agg *a, struct agg_ent *e);
+/* agg_new.c: size bytes, zeroed, on a cache line: from the engine's
+ * region while it lasts, then from malloc; NULL when out of memory.
+ * agg_release gives back what came from malloc (and ignores the rest,
+ * which goes with the engine). */
+void *agg_zalloc(struct agg *a, size_t size);
+void agg_release(struct agg *a, void *p);
 
 #endif
