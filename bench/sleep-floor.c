@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			uint64_t due = t0 + at[i], now, spin_from = 0;
 			while ((now = xprt_now_ns()) < due) {
-				uint64_t nap = pace_nap(&p, due - now);
+				uint64_t nap = pace_nap(&p, due - now, now);
 				if (!nap) {   /* the replay's spin: polling, no system call */
 					if (!spin_from)
 						spin_from = now;

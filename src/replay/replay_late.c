@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/replay/replay_pace.h"
 #include "src/xprt/xprt.h"
 
 #define MARK_NS 20000ull
@@ -171,7 +172,7 @@ void late_print(FILE *f, const uint64_t part[LT_KINDS], int64_t wait, uint64_t u
 		fprintf(f, "; runnable, not running %.2f ms", (double)wait / 1e6);
 }
 
-void late_report(const struct late_log *l, FILE *f, bool json)
+void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f, bool json)
 {
 	if (!l->on)
 		return;
@@ -184,13 +185,17 @@ void late_report(const struct late_log *l, FILE *f, bool json)
 			fprintf(f, ",\"%s_ns\":%" PRIu64, kind_name[j], (uint64_t)l->sum[j]);
 		fprintf(f, ",\"runnable_not_running_ns\":%" PRIu64 "},", (uint64_t)l->sum_wait);
 		fprintf(f, "\"wakeups\":{\"timeouts\":%" PRIu64 ",\"late_mean_ns\":%" PRIu64 ",\"late_max_ns\":%" PRIu64
-			",\"over_1ms\":%" PRIu64 "},", x->timeouts, x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0,
-			(uint64_t)x->late_max_ns, x->late_over_1ms);
+			",\"over_1ms\":%" PRIu64 ",\"seconds_without_polling\":%" PRIu64 "},", x->timeouts,
+			x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0, (uint64_t)x->late_max_ns, x->late_over_1ms,
+			spin_stops);
 		return;
 	}
 	fprintf(f, "wake-ups: %" PRIu64 " sleeps ran to their time, back %.1f us late on average, "
 		"%" PRIu64 " over 1 ms, at most %.1f us\n", x->timeouts, wake_mean, x->late_over_1ms,
 		(double)x->late_max_ns / 1e3);
+	if (spin_stops)
+		fprintf(f, "polling before a call's time stopped in %" PRIu64 " second(s): awake %.0f ms of "
+			"the second already, the waits slept to their time\n", spin_stops, PACE_AWAKE_MAX_NS / 1e6);
 	if (!l->shown)
 		return;
 	fprintf(f, "the %" PRIu64 " call(s) at least %.1f ms late, %.2f ms in all: ", l->shown,

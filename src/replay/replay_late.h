@@ -64,6 +64,7 @@ uint64_t late_explain(struct late_log *l, uint64_t from, uint64_t to, uint64_t o
 /* One line: "asleep 0.1 ms, replies 3.2 ms, ..." */
 void late_print(FILE *f, const uint64_t part[LT_KINDS], int64_t wait, uint64_t unknown);
 /* The sums over the calls explained, text or JSON ("late_parts_us":{...},). */
-void late_report(const struct late_log *l, FILE *f, bool json);
+/* spin_stops: seconds in which the paced wait stopped polling (replay_pace.h) */
+void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f, bool json);
 
 #endif

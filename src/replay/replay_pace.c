@@ -25,10 +25,22 @@ uint64_t pace_spin(const struct pace *p)
 	return spin > SPIN_MAX_NS ? SPIN_MAX_NS : spin;
 }
 
-uint64_t pace_nap(const struct pace *p, uint64_t to_go)
+uint64_t pace_nap(struct pace *p, uint64_t to_go, uint64_t now)
 {
 	if (to_go > MAX_SLEEP_NS)
 		to_go = MAX_SLEEP_NS;
+	if (now - p->second >= 1000000000ull) {
+		p->second = now;
+		p->slept_ns = 0;
+	}
+	/* awake most of this second already: sleep to the time, late or not */
+	if (now - p->second - p->slept_ns >= PACE_AWAKE_MAX_NS) {
+		if (to_go && p->slept_ns != UINT64_MAX) {
+			p->spin_stops++;
+			p->slept_ns = UINT64_MAX;   /* counted once a second; never awake too long again */
+		}
+		return to_go;
+	}
 	uint64_t spin = pace_spin(p);
 	return to_go > spin ? to_go - spin : 0;
 }
@@ -37,10 +49,14 @@ void pace_before_sleep(struct pace *p)
 {
 	p->timeouts = xprt_time.timeouts;
 	p->late_ns = xprt_time.late_ns;
+	p->sleep_from = xprt_now_ns();
 }
 
 void pace_after_sleep(struct pace *p)
 {
+	uint64_t now = xprt_now_ns();
+	if (p->slept_ns != UINT64_MAX)
+		p->slept_ns += now - (p->sleep_from > p->second ? p->sleep_from : p->second);
 	if (xprt_time.timeouts == p->timeouts)
 		return;
 	uint64_t l = xprt_time.late_ns - p->late_ns;

@@ -3,7 +3,11 @@
  * waking up takes time (longer on a busy or emulated CPU).  The part
  * polled is a fixed SPIN_US (NFSRDMA_REPLAY_SPIN_US) plus how late the
  * recent wake-ups came back: it grows with the latest late one and
- * shrinks by an eighth with each prompt one.  The scheduler
+ * shrinks by an eighth with each prompt one.  Polling stops for the rest
+ * of a second once the replay has been awake PACE_AWAKE_MAX_NS of it:
+ * a --realtime (SCHED_FIFO) thread that never sleeps is stopped by the
+ * kernel's real-time throttling (50 ms of each second), and starves the
+ * kernel threads that do soft-RoCE's work on its CPU.  The scheduler
  * (replay_sched.c) and bench/sleep-floor.c (the platform's floor: the
  * same wait with nothing else to do) share it.  replay_pace.c. */
 #ifndef NFSRDMA_REPLAY_REPLAY_PACE_H
@@ -11,17 +15,22 @@
 
 #include <stdint.h>
 
+#define PACE_AWAKE_MAX_NS 800000000ull   /* of each second */
+
 struct pace {
 	uint64_t spin_ns;        /* polled without sleeping before a call's time, */
 	uint64_t wake_late_ns;   /* ... and this much more: how late recent wake-ups were */
 	uint64_t timeouts, late_ns;   /* xprt_time's, before the sleep in progress */
+	uint64_t second, slept_ns, sleep_from;   /* the current second's start, time asleep in it */
+	uint64_t spin_stops;     /* seconds in which polling stopped (PACE_AWAKE_MAX_NS) */
 };
 
 /* The fixed part from NFSRDMA_REPLAY_SPIN_US (default SPIN_US). */
 void pace_init(struct pace *p);
 /* How long to sleep of the to_go ns left before the next call's time
- * (capped at the longest sleep); 0: poll without sleeping. */
-uint64_t pace_nap(const struct pace *p, uint64_t to_go);
+ * (capped at the longest sleep), now being now; 0: poll without
+ * sleeping. */
+uint64_t pace_nap(struct pace *p, uint64_t to_go, uint64_t now);
 /* What is polled before a call's time now: the fixed part and the
  * recent wake-ups' lateness (capped). */
 uint64_t pace_spin(const struct pace *p);

@@ -63,7 +63,7 @@ static void report_holds(const struct engine *e, FILE *f, bool json)
 			fprintf(f, ",\"cpu_wait_ns\":%" PRId64 "},", (int64_t)e->cpu_wait_ns);
 		else
 			fputs(",\"cpu_wait_ns\":null},", f);
-		late_report(&e->late, f, true);
+		late_report(&e->late, e->pace.spin_stops, f, true);
 		return;
 	}
 	if (!all->n)
@@ -86,7 +86,7 @@ static void report_holds(const struct engine *e, FILE *f, bool json)
 	if (e->cpu_wait_ns >= 0)
 		fprintf(f, "; the replay waited %.1f ms for a CPU while it ran", (double)e->cpu_wait_ns / 1e6);
 	fputc('\n', f);
-	late_report(&e->late, f, false);
+	late_report(&e->late, e->pace.spin_stops, f, false);
 }
 
 void replay_report_clients(const struct engine *e, FILE *f, bool json)

@@ -223,7 +223,7 @@ static int schedule(struct engine *e)
 				return ret;
 			continue;
 		}
-		uint64_t nap = pace_nap(&e->pace, wake == UINT64_MAX ? UINT64_MAX : wake - now);
+		uint64_t nap = pace_nap(&e->pace, wake == UINT64_MAX ? UINT64_MAX : wake - now, now);
 		if (nap >= 1000000ull && (ret = keep_leases(e)) < 0)
 			return ret;
 		pace_before_sleep(&e->pace);
