@@ -61,6 +61,7 @@ static struct agg_ent *ent_new(struct agg *a, enum agg_dim d, const char *key)
 	snprintf(e->key, sizeof(e->key), "%s", key);
 	snprintf(e->label[0], sizeof(e->label[0]), "%s", key);
 	hist_init(&e->lat, HIST_RES);
+	hist_use_mem(&e->lat, &a->hmem);
 	e->series = d == AGG_SERIES;
 	a->mem += sizeof(*e);
 	if (d == AGG_OP) {
@@ -252,8 +253,10 @@ static int wlat_make(struct agg *a, struct agg_ent *e)
 	if (!(e->wlat = calloc(a->cfg.slots, sizeof(*e->wlat))))
 		return -1;
 	a->mem += a->cfg.slots * sizeof(*e->wlat);
-	for (unsigned i = 0; i < a->cfg.slots; i++)
+	for (unsigned i = 0; i < a->cfg.slots; i++) {
 		hist_init(&e->wlat[i], HIST_RES);
+		hist_use_mem(&e->wlat[i], &a->hmem);
+	}
 	for (unsigned j = 0; j < AGG_WRING; j++) {
 		const struct agg_wsample *s = &e->wring[j];
 		if (e->win[s->slot % a->cfg.slots].slot == s->slot)

@@ -1,4 +1,5 @@
 /* The aggregation engine made and freed (agg.h); its add path is agg.c. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -50,6 +51,17 @@ void agg_release(struct agg *a, void *p)
 		free(p);
 }
 
+static void *hmem_zalloc(struct hist_mem *m, size_t size)
+{
+	struct agg *a = (struct agg *)(void *)((char *)m - offsetof(struct agg, hmem));
+	return agg_zalloc(a, size);
+}
+
+static void hmem_release(struct hist_mem *m, void *p)
+{
+	agg_release((struct agg *)(void *)((char *)m - offsetof(struct agg, hmem)), p);
+}
+
 struct agg *agg_new(const struct agg_config *c)
 {
 	static const unsigned defmax[AGG_NDIM] = { 256, 1024, 1024, 1024, 4096 };
@@ -61,6 +73,7 @@ struct agg *agg_new(const struct agg_config *c)
 		a->cfg = *c;
 	a->mem = sizeof(*a);
 	region_map(a);
+	a->hmem = (struct hist_mem){ .zalloc = hmem_zalloc, .release = hmem_release };
 	for (int d = 0; d < AGG_NDIM; d++) {
 		a->t[d].max = a->cfg.max_keys[d] ? a->cfg.max_keys[d] : defmax[d];
 		void *m = agg_zalloc(a, agg_map_bytes(2 * a->t[d].max));

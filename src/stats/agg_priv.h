@@ -66,6 +66,7 @@ struct agg {
 	 * region of 2 MB pages (agg_zalloc) */
 	char *region;
 	size_t region_used, region_size;
+	struct hist_mem hmem;   /* the entries' histograms' chunks, from the region too */
 };
 
 /* agg.c: the Prometheus bucket table by power of two (agg_new.c calls

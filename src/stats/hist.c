@@ -25,8 +25,16 @@ int hist_init(struct hist *h, unsigned res)
 void hist_free(struct hist *h)
 {
 	for (unsigned k = 0; k < HIST_MAX_EXP; k++)
-		free(h->chunk[k]);
+		if (h->mem)
+			h->mem->release(h->mem, h->chunk[k]);
+		else
+			free(h->chunk[k]);
 	memset(h, 0, sizeof(*h));
+}
+
+void hist_use_mem(struct hist *h, struct hist_mem *m)
+{
+	h->mem = m;
 }
 
 /* Counts lie only in the buckets from min's to max's (hist_add_at and
@@ -52,8 +60,11 @@ void hist_reset(struct hist *h)
 
 static uint64_t *chunk_of(struct hist *h, unsigned k)
 {
-	if (!h->chunk[k] && (h->chunk[k] = calloc((size_t)1 << h->res, sizeof(uint64_t))))
-		h->bytes += sizeof(uint64_t) << h->res;
+	if (h->chunk[k])
+		return h->chunk[k];
+	const size_t size = sizeof(uint64_t) << h->res;
+	if ((h->chunk[k] = h->mem ? h->mem->zalloc(h->mem, size) : calloc(1, size)))
+		h->bytes += size;
 	return h->chunk[k];
 }
 

@@ -35,12 +35,20 @@
 #define HIST_MAX_EXP  40
 #define HIST_NBUCKETS(res) ((1u << (res)) * (HIST_MAX_EXP - (res) + 1u))
 
+/* Where a histogram's chunks come from when not from calloc (the
+ * daemon's aggregation engine: its region of 2 MB pages, agg_new.c). */
+struct hist_mem {
+	void *(*zalloc)(struct hist_mem *m, size_t size);   /* zeroed; NULL: none */
+	void (*release)(struct hist_mem *m, void *p);
+};
+
 struct hist {
 	/* what every sample reads or writes, in one line */
 	uint64_t n, sum, min, max;
 	unsigned res;
 	uint64_t lost;                    /* samples no chunk could be allocated for */
 	size_t bytes;                     /* counts allocated */
+	struct hist_mem *mem;             /* NULL: calloc and free */
 	uint64_t *chunk[HIST_MAX_EXP];   /* 2^res counts each, or NULL: all 0 */
 };
 
@@ -48,6 +56,9 @@ struct hist {
  * hist_free releases it (safe on a zeroed struct). */
 int hist_init(struct hist *h, unsigned res);
 void hist_free(struct hist *h);
+/* Its chunks from now on from m (an empty histogram's, before the first
+ * sample): hist_free gives them back to m. */
+void hist_use_mem(struct hist *h, struct hist_mem *m);
 /* Empties it, keeping its resolution and memory. */
 void hist_reset(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
