@@ -235,8 +235,9 @@ int replay_dry_run(struct engine *e)
 	}
 	if (!json)
 		fprintf(f, "dry run: %" PRIu64 " replayable calls, %" PRIu64 " of them change state "
-			"(need --allow-mutations), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n",
-			n, mut, unsup, e->t.retransmits);
+			"(%s), %" PRIu64 " unsupported, %" PRIu64 " trace retransmits\n", n, mut,
+			e->o->allow_mutations ? "--allow-mutations: sent" : "need --allow-mutations", unsup,
+			e->t.retransmits);
 	/* a call that could not be replayed fails the run (as replaying would) */
 	return unsup ? 1 : 0;
 }

@@ -309,6 +309,14 @@ sys.exit(0 if e.get("unsupported")==1 and e.get("replayable")==1 and [x["support
 else
     bad "dry run of an NFSv4 procedure 2 call: exit $rc / $jrc: $(tail -n 2 "$tmp/u.txt") $(head -c 200 "$tmp/u.err")"
 fi
+# with --allow-mutations the closing line says the changes would be sent,
+# not that the option is needed
+"$R" --dry-run --allow-mutations tests/captures/multi-client.pcap >"$tmp/m.txt" 2>/dev/null
+if tail -n 1 "$tmp/m.txt" | grep -Eq "dry run: [0-9]+ replayable calls, [1-9][0-9]* of them change state \(--allow-mutations: sent\)"; then
+    ok "dry run --allow-mutations: the changes would be sent, said so"
+else
+    bad "dry run --allow-mutations: $(tail -n 1 "$tmp/m.txt")"
+fi
 # and the catalogue's NFS-over-TCP capture has none: exit 0
 if "$R" --dry-run tests/captures/nfs3-tcp.pcap >"$tmp/t.txt" 2>&1 && grep -q ", 0 unsupported," "$tmp/t.txt"; then
     ok "dry run of nfs3-tcp.pcap (NFSv3 over TCP): nothing unsupported, exit 0"
