@@ -265,6 +265,13 @@ static int conflicts(const struct cli *c)
 		{ K_DURATION, "--duration" }, { K_COUNT, "--count" }, { K_WARMUP, "--warmup" },
 		{ K_FILE, "--file" }, { K_FILESIZE, "--file-size" }, { K_SVG, "--svg" },
 	};
+	/* what shapes only what is sent, and when: --dry-run sends nothing */
+	static const struct { int key; const char *name; } sending_only[] = {
+		{ K_TRANSPORT, "--transport" }, { K_PORT, "--port" }, { K_SPEED, "--speed" }, { K_ASAP, "--asap" },
+		{ K_REALTIME, "--realtime" }, { K_MAXINF, "--max-inflight" }, { K_CLIENTS, "--clients" },
+		{ K_DELEG, "--delegations" }, { K_BUSY, "--busy-poll" }, { K_MODERATE, "--moderate-us" },
+		{ K_DISCONNECT, "--disconnect-after" }, { K_RECONNECT, "--reconnect-timeout" },
+	};
 	static const struct { int a, b; const char *na, *nb; } pairs[] = {
 		{ K_DURATION, K_COUNT, "--duration", "--count" }, { K_SIZE, K_SWEEP, "--size", "--sweep" },
 	};
@@ -278,6 +285,11 @@ static int conflicts(const struct cli *c)
 	for (size_t i = 0; i < sizeof(load_only) / sizeof(load_only[0]); i++)
 		if (!c->generate && c->given[load_only[i].key]) {
 			log_error("%s needs --generate (it shapes generated load, not a replay)", load_only[i].name);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < sizeof(sending_only) / sizeof(sending_only[0]); i++)
+		if (c->given[K_DRYRUN] && c->given[sending_only[i].key]) {
+			log_error("--dry-run and %s cannot be combined: a dry run sends nothing", sending_only[i].name);
 			return -EINVAL;
 		}
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)

@@ -367,6 +367,13 @@ expect_err "replay option in load" 2 "--generate and --dry-run cannot be combine
 expect_err "--speed in load" 2 "--generate and --speed cannot be combined" --generate null --target 192.0.2.1 --speed 0
 expect_err "--count and --duration" 2 "--duration and --count cannot be combined" --generate null --target 192.0.2.1 --count 5 --duration 1
 expect_err "--size and --sweep" 2 "--size and --sweep cannot be combined" --generate read --target 192.0.2.1 --size 4k --sweep 4k,8k
+# a dry run sends nothing: what shapes only the sending is refused with it
+for o in "--speed 2" "--asap" "--realtime" "--clients 2" "--transport tcp" "--port 2049" \
+    "--max-inflight 4" "--delegations" "--busy-poll" "--moderate-us 10" "--disconnect-after 0x1" \
+    "--reconnect-timeout 5"; do
+    # shellcheck disable=SC2086  # the option and its value are words
+    expect_err "--dry-run with $o" 2 "--dry-run and ${o%% *} cannot be combined: a dry run sends nothing" --dry-run $o "$c41"
+done
 expect_err "--svg without --sweep" 2 "--svg needs --sweep" --generate read --target 192.0.2.1 --svg /tmp/nfsrdma-offline-x.svg
 
 "$R" --help >"$tmp/h" 2>&1
