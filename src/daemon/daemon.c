@@ -376,9 +376,14 @@ static void print_summary_locked(struct daemon *d, uint64_t now)
 	uint64_t drops = s.t.drops_queue + s.t.drops_source;
 	if (d->c->json) {
 		/* "type" first, as every non-record line of every tool has it */
-		printf("{\"type\":\"daemon_summary\",\"summary\":{\"t\":%" PRIu64 ",\"window_s\":%.3f,\"records\":%" PRIu64
-		       ",\"rate\":%.3f,\"errors\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"ops\":[",
-		       s.now_ns, s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
+		/* no record of a file read flat out: no time (null, not 1970) */
+		printf("{\"type\":\"daemon_summary\",\"summary\":{\"t\":");
+		if (s.now_ns)
+			printf("%" PRIu64, s.now_ns);
+		else
+			fputs("null", stdout);
+		printf(",\"window_s\":%.3f,\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
+		       ",\"drops\":%" PRIu64 ",\"ops\":[", s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
 		/* an operation as nfsrdma-dissect -z proc --json and nfsrdma-top
 		 * --json name it: the same keys, times in integer ns */
 		for (size_t i = 0; i < s.nrows[AGG_OP]; i++) {

@@ -32,6 +32,18 @@ for f in "${caps[@]}"; do
 	timeout 30 "$B/nfsrdmad" -s "$f" --socket none --metrics none --exit-at-end >/dev/null 2>"$work/daemon.err"
 	rc[daemon]=$?
 	timeout -s TERM 10 "$B/nfsrdma-top" -b -r "$f" >"$work/top.out" 2>"$work/top.err"; rc[top]=$?
+	# the JSON forms: no time is null (not 0, the epoch); else the last record's
+	timeout -s TERM 10 "$B/nfsrdma-top" -b --json -r "$f" >"$work/top.json" 2>/dev/null
+	timeout 30 "$B/nfsrdmad" -s "$f" --socket none --metrics none --exit-at-end --json >"$work/daemon.json" 2>/dev/null
+	python3 - "$n" "$work/top.json" "$work/daemon.json" <<'PY' && ok || bad "JSON time of $f (tshark: $n RPC frames): $(head -c 120 "$work/top.json")"
+import json, sys
+n = int(sys.argv[1])
+t_top = json.loads(open(sys.argv[2]).read())["t"]
+summ = [json.loads(l) for l in open(sys.argv[3]) if l.startswith('{"type":"daemon_summary"')]
+t_d = summ[-1]["summary"]["t"]
+ok = (t_top is None and t_d is None) if n == 0 else (isinstance(t_top, int) and t_top > 0 and isinstance(t_d, int) and t_d > 0)
+sys.exit(0 if ok else 1)
+PY
 	# a file read flat out is timed by its records: with none, no time
 	# (not 1970-01-01) in the header
 	if [ "$n" -eq 0 ]; then
