@@ -46,6 +46,8 @@ static int str(struct jp *j, char *out, size_t cap)
 	j->p++;
 	while (j->p < j->end && *j->p != '"') {
 		char c = *j->p++;
+		if (c == '\n' || c == '\r')   /* the line's own end, reached inside the string */
+			return fail(j, "an unterminated string");
 		if ((unsigned char)c < 0x20)
 			return fail(j, "a control character in a string");
 		if (c == '\\') {

@@ -95,6 +95,10 @@ static void hostile(void)
 		{ "{\"v\":3,\"source\":\"wire\"} x", "trailing" },
 		{ "{\"source\":\"wire\"}", "not a record" },
 		{ "{\"v\":3,\"source\":\"wire\",\"flags\":\"3\"}", "a number expected" },
+		/* a line cut inside a string, its newline still on: the missing
+		 * quote named, not the newline as a control character */
+		{ "{\"v\":3,\"source\":\"wi\n", "an unterminated string" },
+		{ "{\"v\":3,\"source\":\"wi\tre\"}", "a control character in a string" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
