@@ -376,31 +376,11 @@ static void print_summary_locked(struct daemon *d, uint64_t now)
 	uint64_t drops = s.t.drops_queue + s.t.drops_source;
 	if (d->c->json) {
 		/* "type" first, as every non-record line of every tool has it */
-		/* no record of a file read flat out: no time (null, not 1970) */
-		printf("{\"type\":\"daemon_summary\",\"summary\":{\"t\":");
-		if (s.now_ns)
-			printf("%" PRIu64, s.now_ns);
-		else
-			fputs("null", stdout);
+		fputs("{\"type\":\"daemon_summary\",\"summary\":{\"t\":", stdout);
+		out_json_time(stdout, s.now_ns);
 		printf(",\"window_s\":%.3f,\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
 		       ",\"drops\":%" PRIu64 ",\"ops\":[", s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
-		/* an operation as nfsrdma-dissect -z proc --json and nfsrdma-top
-		 * --json name it: the same keys, times in integer ns */
-		for (size_t i = 0; i < s.nrows[AGG_OP]; i++) {
-			const struct agg_row *r = &s.rows[AGG_OP][i];
-			fputs(i ? ",{\"key\":" : "{\"key\":", stdout);
-			out_json_str(stdout, r->key);
-			printf(",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
-			       ",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
-			       ",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-			       ",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"chunks\":{",
-			       r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
-			       r->tot.bytes_inline, r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->p50, r->p90, r->p99,
-			       r->p999, r->max);
-			for (int m = 0; m < MIX_N; m++)
-				printf("%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
-			fputs("}}", stdout);
-		}
+		out_agg_ops_json(stdout, &s);
 		printf("]");
 		fwd_report_json(stdout, d->fw, d->col, d->cj);
 		printf("}}\n");

@@ -18,6 +18,12 @@ void out_tree(FILE *f, const struct nfsrdma_record *r, const struct dtree *t);
  * every tool's --json output uses. */
 void out_json_strn(FILE *f, const char *s, size_t max);
 static inline void out_json_str(FILE *f, const char *s) { out_json_strn(f, s, (size_t)-1); }
+/* A snapshot's time in ns; 0 (a file read flat out, no record: no time)
+ * is null, not the epoch. */
+void out_json_time(FILE *f, uint64_t ns);
+/* The op rows of a snapshot as a JSON array's items (nfsrdmad's summary). */
+struct agg_snap;
+void out_agg_ops_json(FILE *f, const struct agg_snap *s);
 /* JSON Lines: one object per record. */
 void out_json(FILE *f, const struct nfsrdma_record *r);
 /* CSV: header once, then one row per record. */

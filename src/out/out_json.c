@@ -5,6 +5,7 @@
 #include "dissect/nfs4.h"
 #include "dissect/programs.h"
 #include "src/out/out.h"
+#include "src/stats/agg.h"
 #include "src/out/recfmt.h"
 
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
@@ -174,6 +175,35 @@ static void jb_strn(struct jb *j, const char *str, size_t max)
 }
 
 static void jb_str(struct jb *j, const char *s) { jb_strn(j, s, (size_t)-1); }
+
+/* An operation as nfsrdma-dissect -z proc --json and nfsrdma-top --json
+ * name it: the same keys, times in integer ns (nfsrdmad's summary). */
+void out_agg_ops_json(FILE *f, const struct agg_snap *s)
+{
+	for (size_t i = 0; i < s->nrows[AGG_OP]; i++) {
+		const struct agg_row *r = &s->rows[AGG_OP][i];
+		fputs(i ? ",{\"key\":" : "{\"key\":", f);
+		out_json_str(f, r->key);
+		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
+			   ",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
+			   ",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+			   ",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"chunks\":{",
+			   r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
+			   r->tot.bytes_inline, r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->p50, r->p90, r->p99,
+			   r->p999, r->max);
+		for (int m = 0; m < MIX_N; m++)
+			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
+		fputs("}}", f);
+	}
+}
+
+void out_json_time(FILE *f, uint64_t ns)
+{
+	if (ns)
+		fprintf(f, "%" PRIu64, ns);
+	else
+		fputs("null", f);
+}
 
 void out_json_strn(FILE *f, const char *s, size_t max)
 {

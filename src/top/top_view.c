@@ -341,11 +341,9 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 	const struct agg_row **rows;
 	size_t n = top_view_rows(s, v, &rows);
 
-	/* a file read flat out is timed by its records: with none, no time */
-	if (s->now_ns)
-		fprintf(f, "{\"t\":%" PRIu64 ",\"feed\":", s->now_ns);
-	else
-		fputs("{\"t\":null,\"feed\":", f);
+	fputs("{\"t\":", f);
+	out_json_time(f, s->now_ns);
+	fputs(",\"feed\":", f);
 	out_json_str(f, feed);
 	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
 		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
