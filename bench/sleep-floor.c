@@ -33,17 +33,6 @@ static int usage(void)
 	return 2;
 }
 
-/* The thread's time runnable and not running so far (ns), -1 unknown. */
-static int64_t run_delay(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long run, wait;
-	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
-	if (f)
-		fclose(f);
-	return n == 2 ? (int64_t)wait : -1;
-}
-
 /* Offsets (ns) of the schedule's times from its first. */
 static int load_schedule(const char *capture, double rate, uint64_t count, uint64_t **out, size_t *n)
 {
@@ -118,7 +107,7 @@ int main(int argc, char **argv)
 	struct pace p;
 	uint64_t spun = 0, over_1ms = 0, asked = 0;
 	pace_init(&p);
-	int64_t w0 = run_delay();
+	int64_t w0 = pace_run_delay();
 	uint64_t start = xprt_now_ns(), t0 = start;
 	for (uint64_t r = 0; r < repeat; r++) {
 		for (size_t i = 0; i < n; i++) {
@@ -148,7 +137,7 @@ int main(int argc, char **argv)
 		t0 = xprt_now_ns();
 	}
 	uint64_t took = xprt_now_ns() - start;
-	int64_t w1 = run_delay();
+	int64_t w1 = pace_run_delay();
 
 	printf("{\"label\":\"%s\",\"schedule\":\"%s\",\"times\":%zu,\"repeat\":%" PRIu64
 	       ",\"realtime\":%s,\"took_ns\":%" PRIu64 ",",

@@ -1,6 +1,7 @@
 /* The paced wait's policy: see replay_pace.h. */
 #include "src/replay/replay_pace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "src/xprt/xprt.h"
@@ -63,4 +64,14 @@ void pace_after_sleep(struct pace *p)
 	p->wake_late_ns -= p->wake_late_ns / 8;
 	if (l > p->wake_late_ns)
 		p->wake_late_ns = l;
+}
+
+int64_t pace_run_delay(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, wait;
+	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+	if (f)
+		fclose(f);
+	return n == 2 ? (int64_t)wait : -1;
 }

@@ -39,5 +39,7 @@ uint64_t pace_spin(const struct pace *p);
  * wakes up. */
 void pace_before_sleep(struct pace *p);
 void pace_after_sleep(struct pace *p);
+/* The thread's time runnable and not running so far (ns), -1 unknown. */
+int64_t pace_run_delay(void);
 
 #endif

@@ -254,17 +254,6 @@ uint64_t replay_released(const struct engine *e, size_t i, uint64_t at)
 	return r;
 }
 
-/* The thread's time runnable and not running so far (ns), -1 unknown. */
-static int64_t run_delay(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long run, wait;
-	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
-	if (f)
-		fclose(f);
-	return n == 2 ? (int64_t)wait : -1;
-}
-
 int replay_schedule(struct engine *e)
 {
 	/* the last moments before a call's time are polled (replay_pace.h);
@@ -275,14 +264,14 @@ int replay_schedule(struct engine *e)
 	if (e->o->speed > 0)
 		for (unsigned k = 0; k < e->nxs; k++)
 			e->xs[k]->poll_budget = REPLY_BUDGET;
-	int64_t w0 = run_delay();
+	int64_t w0 = pace_run_delay();
 	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
 		return -ENOMEM;
 	/* the trace's first call is due now: after all that */
 	e->t0 = xprt_now_ns();
 	int ret = schedule(e);
 	replay_prebuilt_drop(e);   /* the run failed with a call built */
-	int64_t w1 = run_delay();
+	int64_t w1 = pace_run_delay();
 	e->cpu_wait_ns = w0 >= 0 && w1 >= w0 ? w1 - w0 : -1;
 	return ret;
 }
