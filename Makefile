@@ -160,7 +160,10 @@ check:
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tiers.sh $(TIERS)
 
+# The tiers alone install what they use too: without tshark, Prometheus or
+# tmux their comparisons could not run.
 check-unit check-golden check-lab: all
+	$(Q)scripts/deps.sh build test $(if $(filter check-lab,$@),lab)
 	$(Q)O=$(O) tests/run-tiers.sh $(@:check-%=%)
 
 DEMO_CAPTURE ?= tests/captures/nfs3-read-write.pcap

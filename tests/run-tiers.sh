@@ -4,19 +4,22 @@
 # Each tier prints lines ending "N passed, N failed"; a tier that cannot
 # run says why in one line and counts as failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 O=${O:-build}
 export NFSRDMA_SRCDIR=$PWD O
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(unit bpf golden lab)
 
-total_pass=0 total_fail=0
+total_pass=0 total_fail=0 total_skip=0
 declare -a tier_result
 
 # Runs a command, echoes its output, and adds its last "N passed, N failed"
-# line to the totals; a non-zero exit with no failure counted adds one.
+# line to the totals; a non-zero exit with no failure counted adds one, and
+# so does a script that ran no assertion (no closing line, or 0 and 0).
+# Lines starting "SKIP" are counted as the tier's skips; under CI=true a
+# skip fails unless tests/skips-allowed names it (with its reason).
 run_counted() {
-	local out rc p f sp=0 sf=0
+	local out rc p f sp=0 sf=0 line
 	out=$("$@" 2>&1); rc=$?
 	printf '%s\n' "$out"
 	# A script's closing line is its total; earlier ones are its parts.
@@ -25,8 +28,39 @@ run_counted() {
 	if [ "$rc" -ne 0 ] && [ "$sf" -eq 0 ]; then
 		sf=1
 		echo "FAIL: $* exited $rc"
+	elif [ "$rc" -eq 0 ] && [ $((sp + sf)) -eq 0 ]; then
+		sf=1
+		echo "FAIL: $* ran no assertion (no 'N passed, N failed' line with a count)"
 	fi
+	while IFS= read -r line; do
+		tier_skip=$((tier_skip + 1))
+		if [ "${CI:-}" = true ] && ! skip_allowed "$line"; then
+			sf=$((sf + 1))
+			echo "FAIL: skipped under CI=true and not in tests/skips-allowed: $line"
+		fi
+	done < <(grep -E '^SKIP' <<<"$out")
 	tier_pass=$((tier_pass + sp)); tier_fail=$((tier_fail + sf))
+}
+
+# True when a SKIP line matches one of tests/skips-allowed's patterns (an
+# extended regular expression, a tab, then why that skip is expected).
+skip_allowed() {
+	local pat why
+	while IFS=$'\t' read -r pat why; do
+		case "$pat" in ''|'#'*) continue ;; esac
+		grep -qE -- "$pat" <<<"$1" && return 0
+	done < tests/skips-allowed
+	return 1
+}
+
+# A test script that is not executable would otherwise be passed over.
+run_script() {
+	if [ -x "$1" ]; then
+		run_counted "$@"
+	else
+		echo "FAIL: $1 is not executable (chmod +x), not run"
+		tier_fail=$((tier_fail + 1))
+	fi
 }
 
 tier_unit() {
@@ -37,7 +71,7 @@ tier_unit() {
 		run_counted "$t"
 	done
 	for t in tests/unit/*.sh tests/daemon/unit.sh tests/daemon/exit-codes.sh tests/daemon/forward.sh tests/daemon/join-live.sh tests/systemd/verify.sh; do
-		[ -x "$t" ] && run_counted "$t"
+		run_script "$t"
 	done
 	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }
 }
@@ -61,9 +95,7 @@ tier_golden() {
 	run_counted tests/golden/run.sh
 	# Generated captures: regenerate byte for byte, conversions decode alike.
 	run_counted tests/gen/check.sh
-	if [ -x tests/lab/check-tshark.sh ]; then
-		run_counted tests/lab/check-tshark.sh
-	fi
+	run_script tests/lab/check-tshark.sh
 	# ONC RPC over TCP/UDP per XID: ours = tshark's (procedure, statuses)
 	run_counted tests/lab/check-tshark-rpc.py
 	# nfsrdmad / nfsrdma-top / exports: real Prometheus, tmux, tshark
@@ -119,8 +151,11 @@ tier_fuzz() {
 	run_counted tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
 }
 
+# Sourced (tests/unit/runner.sh), it only defines the functions above.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 for tier in "${tiers[@]}"; do
-	tier_pass=0 tier_fail=0
+	tier_pass=0 tier_fail=0 tier_skip=0
 	start=$SECONDS
 	echo "=== tier $tier ==="
 	if declare -F "tier_$tier" >/dev/null; then
@@ -128,11 +163,11 @@ for tier in "${tiers[@]}"; do
 	else
 		echo "unknown tier '$tier'"; tier_fail=1
 	fi
-	tier_result+=("$(printf '%-7s %5d passed, %3d failed  (%ds)' "$tier" "$tier_pass" "$tier_fail" $((SECONDS - start)))")
-	total_pass=$((total_pass + tier_pass)); total_fail=$((total_fail + tier_fail))
+	tier_result+=("$(printf '%-7s %5d passed, %3d failed, %3d skipped  (%ds)' "$tier" "$tier_pass" "$tier_fail" "$tier_skip" $((SECONDS - start)))")
+	total_pass=$((total_pass + tier_pass)); total_fail=$((total_fail + tier_fail)); total_skip=$((total_skip + tier_skip))
 done
 
 echo "=== summary ==="
 printf '%s\n' "${tier_result[@]}"
-echo "check: $total_pass passed, $total_fail failed"
+echo "check: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]

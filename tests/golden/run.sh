@@ -2,10 +2,10 @@
 # Golden tests, tcpdump style: each line of tests/golden/TESTLIST is
 #   name  input  expected-output  [args...]
 # run as `TZ=UTC nfsrdma-dissect args input` and compared byte for byte with
-# tests/golden/expected/<expected-output> (and its stderr with
-# <expected-output>.err when that file exists; its exit status with
-# <expected-output>.rc when that exists).  Inputs under ../shared/ are
-# skipped (with a message) when that folder is absent.
+# tests/golden/expected/<expected-output>, its stderr with
+# <expected-output>.err and its exit status with <expected-output>.rc: all
+# three are the spec, and a test missing one fails.  Inputs under ../shared/
+# are skipped (a SKIP line, counted) when that folder is absent.
 # Regenerate one output after a deliberate change: tests/golden/regen.sh NAME
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,17 +28,18 @@ while read -r name input expected args; do
 	# shellcheck disable=SC2086  # args are a word list by design
 	"$DISSECT" $args "$input" >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
-	# Exit 0 or 1 (findings/bad packets reported, still output) unless the
-	# test names another in <expected-output>.rc (3: nothing found).
-	want_rc=$(cat "tests/golden/expected/$expected.rc" 2>/dev/null)
-	if { [ -n "$want_rc" ] && [ "$rc" -ne "$want_rc" ]; } || { [ -z "$want_rc" ] && [ $rc -gt 1 ]; }; then
-		echo "FAIL $name: exit $rc${want_rc:+ (expected $want_rc)}: $(head -1 "$work/$name.err")"; fail=$((fail + 1)); continue
+	exp=tests/golden/expected/$expected
+	if ! [ -f "$exp.rc" ] || ! [ -f "$exp.err" ]; then
+		echo "FAIL $name: $exp.rc or $exp.err missing (tests/golden/regen.sh $name writes them)"
+		fail=$((fail + 1)); continue
 	fi
-	# Diagnostics are part of the spec when the test has an .err file.
-	if [ -f "tests/golden/expected/$expected.err" ] &&
-	   ! cmp -s "$work/$name.err" "tests/golden/expected/$expected.err"; then
+	want_rc=$(cat "$exp.rc")
+	if [ "$rc" != "$want_rc" ]; then
+		echo "FAIL $name: exit $rc (expected $want_rc): $(head -1 "$work/$name.err")"; fail=$((fail + 1)); continue
+	fi
+	if ! cmp -s "$work/$name.err" "$exp.err"; then
 		echo "FAIL $name: diagnostics differ:"
-		diff -u "tests/golden/expected/$expected.err" "$work/$name.err" | head -20
+		diff -u "$exp.err" "$work/$name.err" | head -20
 		fail=$((fail + 1))
 	elif ! [ -f "tests/golden/expected/$expected" ] ||
 	     { ! [ -s "tests/golden/expected/$expected" ] && ! [ -s "tests/golden/expected/$expected.err" ]; }; then

@@ -22,7 +22,7 @@ caps=(tests/captures/perftest.pcap tests/captures/smoke.pcap)
 if [ -d ../shared/captures/public ]; then
 	caps+=(../shared/captures/public/*.pcap)
 else
-	echo "nothing-found: ../shared/captures/public absent: its captures not read"
+	echo "SKIP nothing-found: ../shared/captures/public absent: its captures not read"
 fi
 empty=0
 for f in "${caps[@]}"; do
