@@ -40,6 +40,9 @@ BENCH_BINS := $(O)/bench/sleep-floor
 
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+# the same harnesses with a plain driver (tests/fuzz/corpus_main.c), built by
+# the ordinary compiler: the unit tier replays every committed corpus
+CORPUS_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/tests/corpus/%)
 
 LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) $(ZMQ_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
@@ -53,7 +56,7 @@ lib: $(DISSECT_LIB) $(LIB)
 bins: $(CLI_BINS)
 bench-bins: $(BENCH_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
-tests: $(TEST_BINS) $(BPFTEST_BINS)
+tests: $(TEST_BINS) $(BPFTEST_BINS) $(CORPUS_BINS)
 fuzz: $(FUZZ_BINS)
 
 # The libraries a program linked against $(LIB) needs, for the scripts
@@ -106,6 +109,11 @@ $(O)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D) $(O)/obj/tests
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MF $(O)/obj/tests/$*.d $< $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LINK_LIBS)
+
+$(O)/tests/corpus/%: tests/fuzz/%.c tests/fuzz/corpus_main.c $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D) $(O)/obj/tests/corpus
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MF $(O)/obj/tests/corpus/$*.d $< tests/fuzz/corpus_main.c -o $@ $(LDFLAGS) $(LINK_LIBS)
 
 # No library but libc: every object of the archive, so each one's needs count.
 $(ALONE_TESTS:%=$(O)/tests/%): $(O)/tests/%: tests/unit/%.c $(DISSECT_LIB)

@@ -43,6 +43,7 @@ static bool exits(const char *a)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static char prog[] = "nfsrdma-dissect";
 	char *buf = malloc(size + 1), *argv[MAX_ARGS + 2];
 	int argc = 0;
 
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = 0;
-	argv[argc++] = (char *)"nfsrdma-dissect";
+	argv[argc++] = prog;
 	for (size_t i = 0; i < size && argc <= MAX_ARGS; i += strlen(buf + i) + 1) {
 		if (exits(buf + i))
 			goto out;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer harness (build/fuzz/fuzz_*) for a bounded time each,
 # under ASan/UBSan, starting from its committed corpus (tests/fuzz/corpus/),
-# tests/badinput/ and tests/fuzz/seeds/.  The run's own finds are thrown
-# away: long campaigns (tests/fuzz/campaign.sh) are what grow the corpus.
+# tests/badinput/ and tests/fuzz/seeds/.  The run's new inputs are thrown
+# away (long campaigns, tests/fuzz/campaign.sh, grow the corpus), but what
+# it finds is kept: a crash, leak or time-out input is copied to
+# $O/fuzz/findings/NAME/ and printed (base64) so CI's log holds it.
 #   tests/fuzz/run.sh [SECONDS_PER_HARNESS]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,13 +24,21 @@ for h in "$O"/fuzz/fuzz_*; do
 	[ -d "tests/badinput/$layer" ] && cp -r "tests/badinput/$layer/." "$corpus/" 2>/dev/null
 	[ -d "tests/fuzz/seeds/$layer" ] && cp -r "tests/fuzz/seeds/$layer/." "$corpus/" 2>/dev/null
 	log=$(mktemp)
+	findings=$O/fuzz/findings/$name
+	mkdir -p "$findings"
 	if "$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-artifact_prefix="$corpus/crash-" "$corpus" >"$log" 2>&1; then
+		-artifact_prefix="$findings/" "$corpus" >"$log" 2>&1; then
 		echo "ok   $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)"
 		pass=$((pass + 1))
 	else
 		echo "FAIL $name: $(grep -m1 -E 'ERROR|SUMMARY' "$log")"
-		ls "$corpus"/crash-* 2>/dev/null | head -3
+		cp "$log" "$findings/log"
+		for f in "$findings"/*; do
+			case "$f" in */log) continue ;; esac
+			[ -f "$f" ] || continue
+			echo "finding $f ($(stat -c %s "$f") bytes); base64:"
+			head -c 4096 "$f" | base64 -w 76
+		done
 		tail -30 "$log"
 		fail=$((fail + 1))
 	fi
