@@ -48,14 +48,23 @@ uint64_t pace_nap(struct pace *p, uint64_t to_go, uint64_t now)
 
 void pace_before_sleep(struct pace *p)
 {
+	pace_before_sleep_at(p, xprt_now_ns());
+}
+
+void pace_before_sleep_at(struct pace *p, uint64_t now)
+{
 	p->timeouts = xprt_time.timeouts;
 	p->late_ns = xprt_time.late_ns;
-	p->sleep_from = xprt_now_ns();
+	p->sleep_from = now;
 }
 
 void pace_after_sleep(struct pace *p)
 {
-	uint64_t now = xprt_now_ns();
+	pace_after_sleep_at(p, xprt_now_ns());
+}
+
+void pace_after_sleep_at(struct pace *p, uint64_t now)
+{
 	if (p->slept_ns != UINT64_MAX)
 		p->slept_ns += now - (p->sleep_from > p->second ? p->sleep_from : p->second);
 	if (xprt_time.timeouts == p->timeouts)

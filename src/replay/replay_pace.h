@@ -39,6 +39,9 @@ uint64_t pace_spin(const struct pace *p);
  * wakes up. */
 void pace_before_sleep(struct pace *p);
 void pace_after_sleep(struct pace *p);
+/* The same at a given time (the unit test's clock). */
+void pace_before_sleep_at(struct pace *p, uint64_t now);
+void pace_after_sleep_at(struct pace *p, uint64_t now);
 /* The thread's time runnable and not running so far (ns), -1 unknown. */
 int64_t pace_run_delay(void);
 

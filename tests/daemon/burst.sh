@@ -29,9 +29,13 @@ for i in 1 2 3 4 5 6 7 8; do srcs+=(--source "pcap:$CAPS/parallel.pcap"); done
 dpid=$!
 PIDS+=($dpid)
 maxrss=0
-for ((i = 0; i < 25; i++)); do   # 5 s: the burst lasts ~1 s (a 9.8 s capture at 10x)
+# RSS sampled until the sources have produced every record (the burst
+# lasts ~1 s: a 9.8 s capture at 10x); 600 samples only catch a hang
+produced() { curl -sf "http://127.0.0.1:$mport/metrics" | awk '$1 == "nfsrdma_source_records_total" { print $2 }'; }
+for ((i = 0; i < 600; i++)); do
 	r=$(awk '/^VmRSS:/ { print $2 }' /proc/$dpid/status 2>/dev/null)
 	[ -n "$r" ] && [ "$r" -gt "$maxrss" ] && maxrss=$r
+	[ "$(produced)" = $((8 * rpcs)) ] && break
 	sleep 0.2
 done
 echo "measured: max RSS ${maxrss} kB during the burst"

@@ -71,10 +71,12 @@ check "collector: no warnings" [ ! -s "$TMP/c.err" ]
 P=$(free_port)
 "$D" --collect 127.0.0.1:$P --collect-allow 127.0.0.2 --socket none --metrics none --json \
 	--summary-interval 0.2 >"$TMP/c2.json" 2>"$TMP/c2.err" & C=$!; PIDS+=($C)
-sleep 0.3
+listening() { [ -n "$(ss -Htln "sport = :$1")" ]; }
+wait_for 30 listening "$P" || bad "the collector on port $P never listened"
 timeout 20 "$D" --forward 127.0.0.1:$P --source "$CAP" --exit-at-end --socket none --metrics none --json \
 	>"$TMP/f2.json" 2>"$TMP/f2.err"
-sleep 0.5
+# the refusal is logged when it is counted: wait for it, not for a time
+wait_for 30 grep -q "refused 127.0.0.1" "$TMP/c2.err"
 kill "$C"; wait "$C"
 check "not allowed: refused and counted, nothing received" \
 	[ "$(summary "$TMP/c2.json" '(s["collect"]["refused"] > 0, s["collect"]["received"])')" = "(True, 0)" ]

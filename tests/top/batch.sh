@@ -47,10 +47,10 @@ check "--json -r: its totals are the capture's ($total RPCs)" python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1])); sys.exit(0 if d["totals"]["records"]==int(sys.argv[2]) else 1)' "$TMP/j.txt" "$total"
 
-# at ten times the recorded pace the file lasts about a second: -n 3 every
-# 0.1 s stops before the end, after exactly 3 snapshots
-run 20 "$TMP/n.txt" "$TMP/n.err" -b -n 3 -d 0.1 --speed 10 -r "$CAP"
-check "-b -n 3 --speed 10: exit 0 after exactly 3 snapshots (exit $rc, $(snaps "$TMP/n.txt"))" \
+# at the recorded pace the file lasts about ten seconds: -n 3 every 0.1 s
+# stops long before the end, after exactly 3 snapshots
+run 60 "$TMP/n.txt" "$TMP/n.err" -b -n 3 -d 0.1 --speed 1 -r "$CAP"
+check "-b -n 3 --speed 1: exit 0 after exactly 3 snapshots (exit $rc, $(snaps "$TMP/n.txt"))" \
 	bash -c "[ $rc = 0 ] && [ $(snaps "$TMP/n.txt") = 3 ]"
 # without -n: snapshots while the file plays, then the final one, then exit
 run 30 "$TMP/p.txt" "$TMP/p.err" -b -d 0.3 --speed 10 -r "$CAP"
@@ -67,10 +67,10 @@ check "no -b, stdout a file: one line naming -b and --json ($(head -c 160 "$TMP/
 	bash -c "[ \$(wc -l <'$TMP/t.err') = 1 ] && grep -q 'the screen needs a terminal (standard output is not one): -b' '$TMP/t.err'"
 
 # ---- no daemon: one line, exit 1, in bounded time ----
-run 20 "$TMP/m.txt" "$TMP/m.err" -b --socket "$TMP/missing.sock" --connect-timeout 2
+run 60 "$TMP/m.txt" "$TMP/m.err" -b --socket "$TMP/missing.sock" --connect-timeout 2
 check "missing socket, --connect-timeout 2: exit 1 (exit $rc)" [ "$rc" = 1 ]
-check "missing socket: gave up after 2 s, before 8 s (${elapsed}s)" \
-	bash -c "[ \$(echo '$elapsed >= 2 && $elapsed < 8' | bc) = 1 ]"
+check "missing socket: gave up no sooner than 2 s, by itself (${elapsed}s, exit $rc: 124 would be timeout's)" \
+	bash -c "[ \$(echo '$elapsed >= 2' | bc) = 1 ] && [ $rc != 124 ]"
 check "missing socket: exactly one stderr line naming the socket and the reason: $(head -c 200 "$TMP/m.err")" \
 	bash -c "[ \$(wc -l <'$TMP/m.err') = 1 ] && grep -q 'cannot reach nfsrdmad at $TMP/missing.sock: No such file or directory' '$TMP/m.err'"
 check "missing socket: nothing on stdout" [ ! -s "$TMP/m.txt" ]
@@ -82,9 +82,9 @@ check "refused socket, --json: exit 1 with one line saying refused (exit $rc): $
 	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$TMP/r.err') = 1 ] && grep -q 'Connection refused' '$TMP/r.err' && [ ! -s '$TMP/r.txt' ]"
 
 # the default bound is 10 s
-run 30 "$TMP/d.txt" "$TMP/d.err" -b --socket "$TMP/missing.sock"
-check "missing socket, default: exit 1 after 10 s, before 16 s (exit $rc, ${elapsed}s)" \
-	bash -c "[ $rc = 1 ] && [ \$(echo '$elapsed >= 10 && $elapsed < 16' | bc) = 1 ]"
+run 90 "$TMP/d.txt" "$TMP/d.err" -b --socket "$TMP/missing.sock"
+check "missing socket, default: exit 1 by itself, no sooner than 10 s (exit $rc, ${elapsed}s)" \
+	bash -c "[ $rc = 1 ] && [ \$(echo '$elapsed >= 10' | bc) = 1 ]"
 
 # a daemon that appears within the bound is used: no error, a snapshot.
 # It starts on another path and, once it has read the file, its socket is
