@@ -536,6 +536,27 @@ static const struct nfsrdma_record *pair_of(uint32_t xid)
 	return NULL;
 }
 
+static struct dissect *pair_start(void)
+{
+	struct dissect_cbs cbs = { .record = keep_record };
+	struct dissect *d = dissect_new(NULL, &cbs);
+	char err[128];
+	h_feed = dissect_feed_new(d, NULL);
+	CHECK(d && h_feed && dissect_feed_set_linktype(h_feed, LINKTYPE_ETHERNET, "test", err, sizeof(err)) == 0,
+	      "a dissector and its feed");
+	npairs = 0;
+	h.ts = 1000000000ull;
+	h.frame = 0;
+	return d;
+}
+
+static void pair_done(struct dissect *d)
+{
+	dissect_feed_free(h_feed);
+	h_feed = NULL;
+	dissect_free(d);
+}
+
 /* The client's direction stalls on a hole inside call 0xc2's fragment;
  * the replies to 0xc2 and 0xc3 are decoded while it waits, then an
  * overlapping retransmission fills the hole and the calls come out.
@@ -549,15 +570,7 @@ static void test_reply_before_call(void)
 		bs_call(&c, x[i]);
 		bs_reply(&s, x[i]);
 	}
-	struct dissect_cbs cbs = { .record = keep_record };
-	struct dissect *d = dissect_new(NULL, &cbs);
-	char err[128];
-	h_feed = dissect_feed_new(d, NULL);
-	CHECK(d && h_feed && dissect_feed_set_linktype(h_feed, LINKTYPE_ETHERNET, "test", err, sizeof(err)) == 0,
-	      "a dissector and its feed");
-	npairs = 0;
-	h.ts = 1000000000ull;
-	h.frame = 0;
+	struct dissect *d = pair_start();
 	syn();
 	cseg(&c, 0, REC_CALL);                          /* call 0xc1 */
 	sseg(&s, 0, 4 + REPLY_LEN);                     /* its reply */
@@ -592,9 +605,58 @@ static void test_reply_before_call(void)
 		CHECK_EQ_U64(r->d_phase[REC_PH_REPLY], 0);
 		CHECK_EQ_U64(r->d_total, t4 - t3);
 	}
-	dissect_feed_free(h_feed);
-	h_feed = NULL;
-	dissect_free(d);
+	pair_done(d);
+}
+
+/* The hold's bounds: a reply whose call never comes goes out with no
+ * call once 120 s of capture time have passed, or when its connection
+ * closes; past 4096 held replies the next goes out at once. */
+static void test_reply_hold_bounds(void)
+{
+	struct bs c = { .n = 0 }, s = { .n = 0 };
+	bs_reply(&s, 0xd1);
+	bs_call(&c, 0xd2);
+	bs_reply(&s, 0xd3);
+	struct dissect *d = pair_start();
+	const struct dissect_stats *ds = dissect_stats(d);
+	sseg(&s, 0, 32);                     /* mid-stream: a reply, no call before it */
+	CHECK_EQ_U64(npairs, 0);
+	h.ts += 121ull * 1000000000ull;
+	cseg(&c, 0, c.n);                    /* 121 s on: the call of another xid */
+	CHECK_EQ_U64(npairs, 1);
+	CHECK(npairs >= 1 && pairs[0].xid == 0xd1 && (pairs[0].flags & RECF_NO_CALL), "0xd1 out with no call");
+	CHECK_EQ_U64(ds->early_expired, 1);
+	sseg(&s, 32, 64);                    /* 0xd3: no call either */
+	CHECK_EQ_U64(npairs, 1);
+	fin();                               /* its connection closes */
+	CHECK_EQ_U64(npairs, 2);
+	CHECK(npairs >= 2 && pairs[1].xid == 0xd3 && (pairs[1].flags & RECF_NO_CALL), "0xd3 out at the close");
+	CHECK_EQ_U64(ds->early_expired, 1);
+	CHECK_EQ_U64(ds->early_held, 2);
+	CHECK_EQ_U64(ds->early_paired, 0);
+	dissect_feed_finish(h_feed);
+	CHECK_EQ_U64(ds->unmatched_replies, 2);
+	pair_done(d);
+
+	/* 4097 replies with no call, 256 to a segment: 4096 held, the
+	 * last out at once; all 4097 out by the capture's end */
+	d = pair_start();
+	ds = dissect_stats(d);
+	uint32_t seq = SISN + 1;
+	for (uint32_t i = 0; i < 4097;) {
+		struct bs r = { .n = 0 };
+		for (unsigned k = 0; k < 256 && i < 4097; k++, i++)
+			bs_reply(&r, 0x10000 + i);
+		tcp_seg(&srv, &cli, seq, 0x18, r.b, r.n);
+		seq += (uint32_t)r.n;
+	}
+	CHECK_EQ_U64(ds->early_held, 4096);
+	CHECK_EQ_U64(ds->early_full, 1);
+	CHECK_EQ_U64(npairs, 1);
+	dissect_feed_finish(h_feed);
+	CHECK_EQ_U64(npairs, 4097);
+	CHECK_EQ_U64(ds->unmatched_replies, 4097);
+	pair_done(d);
 }
 
 int main(void)
@@ -612,5 +674,6 @@ int main(void)
 	test_never_completed();
 	test_overlap_held();
 	test_reply_before_call();
+	test_reply_hold_bounds();
 	return check_summary("test_rpc_net");
 }
