@@ -46,6 +46,7 @@ void dissect_free(struct dissect *d)
 {
 	if (!d)
 		return;
+	dx_hold_free(d);
 	xid_table_free(&d->xids);
 	seg_table_free(&d->segs);
 	for (size_t i = 0; i < d->nconns; i++) {
@@ -511,6 +512,8 @@ void dissect_event(const struct rdma_event *ev, void *ctx)
 	case RDMA_EV_CONN_CLOSE:
 		/* what only an open connection needs: memory follows open
 		 * connections, not every connection the capture ever had */
+		if (ev->conn && ev->conn->ip_proto)
+			dx_hold_close(d, ev->conn->id);
 		if (ev->conn && ev->conn->id < d->nconns) {
 			struct uconn *u = &d->conns[ev->conn->id];
 			for (int k = 0; u->cont && k < 2; k++) {

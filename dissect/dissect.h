@@ -96,6 +96,10 @@ struct dissect_stats {
 	 * dissect_snap_note, instead of a diagnostic per packet), and the
 	 * most bytes of such a message the capture kept. */
 	uint64_t snap_cut_calls, snap_cut_replies, snap_cut_kept;
+	/* TCP/UDP replies decoded before their call (dissect_rpc.c): held
+	 * to wait for it, paired with it later, given up on after the hold's
+	 * time, and not held because the hold was full */
+	uint64_t early_held, early_paired, early_expired, early_full;
 };
 
 struct dissect *dissect_new(const struct dissect_opts *opts, const struct dissect_cbs *cbs);

@@ -70,6 +70,9 @@ struct dissect {
 	struct transport_stats tstats;
 	bool     tstats_valid;
 	uint64_t now_ns;
+	/* replies over TCP/UDP waiting for their call (rpc_hold.c), oldest first */
+	struct early_reply *early_old, *early_new;
+	size_t   early_n, early_bytes;
 	/* the current event's message lost bytes to the capture's snap length */
 	bool     ev_cut;
 	size_t   ev_kept;
@@ -101,6 +104,30 @@ void dx_evict(struct dissect *d);
 struct uconn *dx_uconn_get(struct dissect *d, const struct rdma_conn *c);
 /* dissect_rpc.c: an ONC RPC message from TCP or UDP (RDMA_EV_RPC) */
 void dx_on_rpc(struct dissect *d, const struct rdma_event *ev);
+/* One RPC message over TCP/UDP, as the record needs it after its event. */
+struct net_msg {
+	const uint8_t *data;
+	size_t   len, msg_len;
+	uint64_t ts_first, ts_last, frame_first;
+	uint32_t flags, npkts;
+	uint8_t  ip_proto;
+};
+/* The reply m completes x (with its call, or none) and x goes out. */
+void dx_rpc_reply(struct dissect *d, struct xentry *x, const struct net_msg *m);
+/* rpc_hold.c: a reply that came before its call waits in x (copied);
+ * false when the hold is full (counted) and it must go out now */
+bool dx_hold_reply(struct dissect *d, struct xentry *x, const struct net_msg *m);
+/* x's call has come and is filled in: its held reply completes it */
+void dx_hold_pair(struct dissect *d, struct xentry *x);
+/* x's held reply goes out with no call */
+void dx_hold_release(struct dissect *d, struct xentry *x);
+/* held replies older than the hold's time (d->now_ns) go out */
+void dx_hold_sweep(struct dissect *d);
+/* the connection closed: its calls have all come, its held replies go out */
+void dx_hold_close(struct dissect *d, uint32_t conn_id);
+/* the capture's end: every held reply goes out */
+void dx_hold_flush(struct dissect *d);
+void dx_hold_free(struct dissect *d);
 /* c failed for want of bytes the capture's snap length cut off: counts the
  * message (a reply when is_reply) for dissect_snap_note instead of a
  * diagnostic per packet.  False (nothing counted) for any other failure. */

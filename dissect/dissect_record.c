@@ -267,10 +267,13 @@ void dx_evict(struct dissect *d)
 
 	while ((x = xid_oldest(&d->xids)) &&
 	       (d->xids.count > d->opts.max_inflight ||
-		(d->now_ns > x->rec.t_call_first &&
+		(!x->early && d->now_ns > x->rec.t_call_first &&
 		 d->now_ns - x->rec.t_call_first > d->opts.timeout_ns))) {
 		d->st.evicted++;
-		dx_expire(d, x);
+		if (x->early)
+			dx_hold_release(d, x);
+		else
+			dx_expire(d, x);
 	}
 }
 
@@ -278,6 +281,7 @@ void dissect_flush(struct dissect *d)
 {
 	struct xentry *x;
 
+	dx_hold_flush(d);
 	while ((x = xid_oldest(&d->xids)))
 		dx_expire(d, x);
 }

@@ -45,6 +45,13 @@ static void msg_frame(struct rpc_net *n, struct rn_dir *d, uint64_t ts, uint64_t
 		d->started = true;
 		d->ts_first = ts;
 		d->frame_first = frame;
+	} else if (ts < d->ts_first) {
+		/* a segment held out of order was taken after the one that
+		 * filled the hole before it: the message began at the
+		 * earlier packet, so that a late copy of bytes the peer
+		 * already had cannot start it after its reply */
+		d->ts_first = ts;
+		d->frame_first = frame;
 	}
 	d->ts_last = ts;
 	d->frame_last = frame;

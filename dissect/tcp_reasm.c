@@ -2,7 +2,14 @@
  * them from there): sequence numbers, segments out of order held (up to
  * RN_OOO_SEGS / RN_OOO_BYTES per direction and the global budget),
  * retransmitted and overlapping bytes trimmed, and bytes that never came
- * declared lost when the hold is full or the stream ends. */
+ * declared lost when the hold is full or the stream ends.
+ *
+ * Overlapping bytes: the copy already passed on wins, as in any TCP
+ * receiver (the peer acknowledged it; a later copy is a retransmission of
+ * the same bytes).  Held segments follow Linux (see hold()), so that
+ * retransmissions overlapping what is held take no room in the hold: a
+ * burst of them must not make it overflow and declare lost bytes that
+ * are only waiting for one hole to fill. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +92,31 @@ static bool hold(struct rpc_net *n, struct rn_dir *d, uint32_t seq, const uint8_
 	if (d->ooo_n >= RN_OOO_SEGS || d->ooo_bytes + cap > RN_OOO_BYTES ||
 	    n->budget_used + sizeof(struct rn_seg) + cap > RN_BUDGET)
 		return false;
-	struct rn_seg **pp = &d->ooo;
-	while (*pp && sdiff((*pp)->seq, seq) < 0)
+	struct rn_seg **pp = &d->ooo, *prev = NULL;
+	while (*pp && sdiff((*pp)->seq, seq) < 0) {
+		prev = *pp;
 		pp = &(*pp)->next;
-	if (*pp && (*pp)->seq == seq && (*pp)->wire >= wire) {
-		n->st->tcp_retransmits++;   /* the same segment again, still held */
+	}
+	/* Overlaps as Linux's out-of-order queue takes them
+	 * (tcp_data_queue_ofo): a segment whose every byte is held already
+	 * is dropped, a held one the new one covers whole is replaced, and
+	 * partial overlaps are both kept, the lower one's bytes winning
+	 * when they are taken.  No held segment covers another, so the
+	 * held ones' ends rise with their starts and the one just before
+	 * reaches furthest. */
+	uint32_t end = seq + (uint32_t)wire;
+	if ((prev && sdiff(prev->seq + prev->wire, end) >= 0) ||
+	    (*pp && (*pp)->seq == seq && (*pp)->wire >= wire)) {
+		n->st->tcp_retransmits++;   /* every byte of it is still held */
 		return true;
+	}
+	while (*pp && sdiff((*pp)->seq + (*pp)->wire, end) <= 0) {
+		struct rn_seg *old = *pp;
+		*pp = old->next;
+		n->st->tcp_retransmits++;
+		if (n->track)
+			rn_frame_other(n, old->ts, old->frame);
+		seg_free(n, d, old);
 	}
 	struct rn_seg *g = malloc(sizeof(*g) + cap);
 	if (!g)

@@ -16,6 +16,7 @@
 #include "dissect/xdr.h"
 
 struct cseg;
+struct early_reply;
 
 struct xentry {
 	struct xentry *hnext;            /* hash chain */
@@ -36,6 +37,7 @@ struct xentry {
 	uint8_t *rcbuf;                  /* Reply chunk (RDMA_NOMSG reply) */
 	uint32_t rclen, rcgot;
 	bool     call_decoded;
+	struct early_reply *early;       /* TCP/UDP: its reply, come before the call */
 	struct dtree tree;               /* -V only */
 	/* frame notes (dissect_cbs.frame_note only): the frames of this RPC,
 	 * delivered with the record; the buffer is kept across reuse */

@@ -19,7 +19,8 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 		fprintf(f, "rpc-net: streams %llu tcp-msgs %llu udp-msgs %llu segments %llu datagrams %llu "
 			"out-of-order %llu retransmits %llu gaps %llu gap-bytes %llu resyncs %llu bad-marks %llu "
 			"cut %llu dropped %llu no-record %llu udp-bad %llu capped %llu idle %llu evicted %llu "
-			"ip-frags %llu reassembled %llu frag-dropped %llu\n",
+			"ip-frags %llu reassembled %llu frag-dropped %llu reply-first %llu paired-late %llu "
+			"hold-expired %llu hold-full %llu\n",
 			(unsigned long long)t->rpc_streams, (unsigned long long)t->rpc_msgs_tcp,
 			(unsigned long long)t->rpc_msgs_udp, (unsigned long long)t->tcp_segments,
 			(unsigned long long)t->udp_datagrams, (unsigned long long)t->tcp_out_of_order,
@@ -30,7 +31,9 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 			(unsigned long long)t->rpc_udp_bad, (unsigned long long)t->rpc_buf_capped,
 			(unsigned long long)t->rpc_streams_idle, (unsigned long long)t->rpc_streams_evicted,
 			(unsigned long long)t->ip_frags, (unsigned long long)t->ip_reassembled,
-			(unsigned long long)t->ip_frag_dropped);
+			(unsigned long long)t->ip_frag_dropped, (unsigned long long)s->early_held,
+			(unsigned long long)s->early_paired, (unsigned long long)s->early_expired,
+			(unsigned long long)s->early_full);
 	if (t && t->icrc_absent)
 		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
 			(unsigned long long)t->icrc_absent_from);

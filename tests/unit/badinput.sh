@@ -23,6 +23,15 @@ for exp in tests/badinput/*/*.expected; do
 		echo "  got:  $got"
 	fi
 done
+# NAME.paired: how many RPCs must come out with both call and reply (a
+# total time), counted from the capture's own bytes by mkcaps.py
+for want in tests/badinput/*/*.paired; do
+	[ -e "$want" ] || continue
+	pcap=${want%.paired}.pcap
+	n=$("$BIN" "$pcap" 2>/dev/null | grep -c ' -> .* total [0-9]')
+	if [ "$n" = "$(cat "$want")" ]; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL badinput: $pcap: $n RPCs with call and reply, expected $(cat "$want")"; fi
+done
 # the well-formed sample: four RPCs, no error
 if [ -e tests/badinput/ok/nfs3-chunks.pcap ]; then
 	n=$("$BIN" tests/badinput/ok/nfs3-chunks.pcap 2>/dev/null | grep -c ' -> ')
