@@ -235,6 +235,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_init(argv[0], LOG_WARN);
+	outfile_ignore_sigpipe();   /* `| head -1` is a reader that had enough: 0, not 141 */
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	if ((rc = opt_parse(&spec, argc, argv)) < 0 || conflicts(&c) < 0) {
 		free_owned(&c);
