@@ -132,9 +132,11 @@ for p in "${pages[@]}"; do
 	if awk '/^\.SH/ { on = ($0 == ".SH EXIT STATUS") } on && /^\.\\" exit-status: shared table/ { f = 1 }
 		END { exit !f }' "$p"; then ok; else bad "$p: the shared table is not in its EXIT STATUS section"; fi
 done
+sed -nE 's/^#define (EXIT_[A-Z_]+) ([0-9]+)$/\1 \2/p' src/base/exit.h >"$work/codes" 2>/dev/null
+if [ "$(wc -l <"$work/codes")" = 4 ]; then ok; else bad "src/base/exit.h: not the four shared statuses: $(cat "$work/codes")"; fi
 while read -r name n; do
 	if grep -qx "\.B $n" "$work/table"; then ok; else bad "exit.h's $name ($n) is not a status of the shared table"; fi
-done < <(sed -nE 's/^#define (EXIT_[A-Z_]+) ([0-9]+)$/\1 \2/p' src/base/exit.h)
+done <"$work/codes"
 lost=$(sed -nE 's/^#define REPLAY_EXIT_LOST ([0-9]+)$/\1/p' src/replay/replay.h)
 awk '/^\.SH/ { on = ($0 == ".SH EXIT STATUS") } on' docs/man/nfsrdma-replay.1 >"$work/t"
 if [ -n "$lost" ] && grep -qx "\.B $lost" "$work/t" && grep -qx '\.B 4' "$work/t"; then ok; else
