@@ -123,7 +123,7 @@ static int handle(int key, const char *arg, void *ctx)
 	case K_FIELDS:
 		if (!strcmp(arg, "help")) {
 			fields_help(stdout);
-			exit(0);
+			outfile_exit_printed();
 		}
 		c->fields = arg;
 		break;
@@ -536,6 +536,14 @@ static int usage_fail(struct cli *c, int rc)
 	return rc;
 }
 
+/* The records' reader is gone (or stdout failed): the rest of the
+ * capture would be decoded for no one. */
+static bool stdout_done(void *ctx)
+{
+	(void)ctx;
+	return outfile_stdout_done();
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -549,6 +557,7 @@ int main(int argc, char **argv)
 	};
 
 	log_init(argv[0], LOG_WARN);
+	outfile_ignore_sigpipe();   /* `| head -1` is a reader that had enough: 0, not 141 */
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
 		return 2;
@@ -647,7 +656,8 @@ int main(int argc, char **argv)
 		log_error("out of memory");
 		return 1;
 	}
-	int ret = c.file ? dissect_file(d, c.file, err, sizeof(err)) : 0;
+	bool opened = true;
+	int ret = c.file ? dissect_file_until(d, c.file, stdout_done, NULL, &opened, err, sizeof(err)) : 0;
 	fflush(stdout);
 	int rc = 0;
 	if (c.join && ret >= 0) {
@@ -678,7 +688,8 @@ int main(int argc, char **argv)
 		out_check_json(stdout, c.findings, c.kept);
 	else if (rc == 0 && c.check && !c.findings && c.kept)
 		printf("check: no findings in %llu RPCs\n", (unsigned long long)c.kept);
-	if (rc != 2) {
+	/* a capture never opened has no table to show, not an empty one */
+	if (rc != 2 && opened) {
 		bool first_sum = true;
 		for (int i = 0; i < SUM_KINDS; i++) {
 			if (!c.sum[i])

@@ -9,6 +9,7 @@
 #include "src/base/outfile.h"
 #include "src/base/opt.h"
 #include "src/replay/replay.h"
+#include "src/xprt/xprt.h"
 
 enum {
 	/* opt_parse passes the short letter as the key when there is one */
@@ -316,6 +317,18 @@ static int close_stdout(int rc)
 	return outfile_close_stdout() < 0 && rc == 0 ? 1 : rc;
 }
 
+/* A --target name that does not resolve is one line, said before the
+ * trace is read (the transports would guess "No route to host" after it). */
+static bool target_resolves(const struct cli *c)
+{
+	char err[600];
+
+	if (!c->r.target || c->r.dry_run || xprt_host_check(c->r.target, err, sizeof(err)) == 0)
+		return true;
+	log_error("--target %s", err);
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { .r = { .speed = 1 }, .g = { .qd = 1, .vers = 3 } };
@@ -327,6 +340,7 @@ int main(int argc, char **argv)
 	};
 
 	log_init("nfsrdma-replay", LOG_WARN);
+	outfile_ignore_sigpipe();   /* `| head -1` is a reader that had enough: 0, not 141 */
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0 || conflicts(&c) < 0)
@@ -340,10 +354,12 @@ int main(int argc, char **argv)
 			log_error("--generate takes no trace file");
 			return REPLAY_EXIT_USAGE;
 		}
+		if (!target_resolves(&c))
+			return REPLAY_EXIT_FAILED;
 		char err[512];
 		if (c.g.svg && outfile_check("--svg", c.g.svg, NULL, 0, err, sizeof(err)) < 0) {
 			log_error("%s", err);   /* a set-up failure found now, not after the sweep */
-			return 3;
+			return REPLAY_EXIT_FAILED;
 		}
 		return close_stdout(loadgen_run(&c.g, stdout));
 	}
@@ -352,6 +368,8 @@ int main(int argc, char **argv)
 		return REPLAY_EXIT_USAGE;
 	}
 	c.r.trace = argv[first];
+	if (!target_resolves(&c))
+		return REPLAY_EXIT_FAILED;
 	if (c.r.clients && !c.r.dry_run)
 		return close_stdout(replay_groups_run(&c.r, stdout));
 	return close_stdout(replay_run(&c.r, stdout));

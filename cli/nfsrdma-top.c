@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "src/base/clock.h"
+#include "src/base/exit.h"
 #include "src/base/log.h"
 #include "src/base/outfile.h"
 #include "src/base/opt.h"
@@ -195,7 +196,7 @@ static int run_batch(struct cli *c, struct top_feed *f)
 				if (cut)
 					*cut = 0;
 				log_error("%s; gave up after %g s (is nfsrdmad running?)", err, c->connect_timeout);
-				return 1;
+				return EXIT_FAILED;
 			}
 			continue;
 		}
@@ -211,7 +212,7 @@ static int run_batch(struct cli *c, struct top_feed *f)
 		/* files that held nothing: a one-shot run that found nothing
 		 * fails with 3, as nfsrdma-dissect does (main says so) */
 		if (ended && !found)
-			return 3;
+			return EXIT_NOTHING_FOUND;
 		if (ended)
 			break;
 	}
@@ -235,15 +236,16 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_init(argv[0], LOG_WARN);
+	outfile_ignore_sigpipe();   /* `| head -1` is a reader that had enough: 0, not 141 */
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	if ((rc = opt_parse(&spec, argc, argv)) < 0 || conflicts(&c) < 0) {
 		free_owned(&c);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (rc < argc) {
 		log_error("unexpected argument '%s' (capture files go after -r)", argv[rc]);
 		free_owned(&c);
-		return 2;
+		return EXIT_USAGE;
 	}
 	/* the screen needs a terminal both ways: to a file or a pipe it
 	 * wrote escape codes and ran until killed */
@@ -251,7 +253,7 @@ int main(int argc, char **argv)
 		log_error("the screen needs a terminal (standard %s is not one): -b prints text snapshots, "
 			  "--json JSON", !isatty(STDOUT_FILENO) ? "output" : "input");
 		free_owned(&c);
-		return 1;
+		return EXIT_FAILED;
 	}
 	if (c.nspecs) {
 		char err[512];
@@ -259,11 +261,11 @@ int main(int argc, char **argv)
 		if (top_feed_standalone(&f, c.specs, c.nspecs, &so, err, sizeof(err)) < 0) {
 			log_error("%s", err);
 			free_owned(&c);
-			return 1;
+			return EXIT_FAILED;
 		}
 	} else if (!(f = top_feed_daemon(c.socket))) {
 		log_error("out of memory");
-		return 1;
+		return EXIT_FAILED;
 	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
@@ -273,13 +275,13 @@ int main(int argc, char **argv)
 	/* a capture cut short: what it held was shown; now where it ends */
 	if (top_feed_error(f)) {
 		log_error("%s", top_feed_error(f));
-		rc = 1;
+		rc = EXIT_FAILED;
 	}
 	top_feed_free(f);   /* the end-of-input notes: what the files held instead */
-	if (rc == 3)
+	if (rc == EXIT_NOTHING_FOUND)
 		log_warn("nothing found: the files held no record");
 	free_owned(&c);
 	if (outfile_close_stdout() < 0 && rc == 0)
-		rc = 1;
+		rc = EXIT_FAILED;
 	return rc;
 }

@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "src/daemon/daemon.h"
 #include "src/daemon/daemon_conf.h"
+#include "src/base/exit.h"
 #include "src/base/log.h"
 #include "src/base/outfile.h"
 #include "src/base/opt.h"
@@ -292,6 +295,33 @@ static int needs(const struct cli *c)
 	return 0;
 }
 
+/* The export files are made as the run goes: a directory that is not
+ * there cost the whole run, one warning at its first file and nothing
+ * exported.  Said before the start; whether --user may write there is
+ * known only after the privilege drop (the export's own warning). */
+static int export_dir_ok(const struct daemon_cfg *d)
+{
+	struct stat st;
+
+	if (!d->export_dir)
+		return 0;
+	if (stat(d->export_dir, &st) < 0) {
+		int e = errno;
+		log_error("--export-dir %s: %s", d->export_dir, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_error("--export-dir %s: not a directory", d->export_dir);
+		return -ENOTDIR;
+	}
+	if (!d->user && access(d->export_dir, W_OK | X_OK) < 0) {
+		int e = errno;
+		log_error("--export-dir %s: cannot be written: %s", d->export_dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -305,6 +335,7 @@ int main(int argc, char **argv)
 	};
 
 	log_init(argv[0], LOG_WARN);
+	outfile_ignore_sigpipe();   /* `| head -1` is a reader that had enough: 0, not 141 */
 	outfile_stdout_lines(false);   /* records reach a pipe as they happen */
 	d->metrics = "127.0.0.1:9464";
 	d->socket_path = "/run/nfsrdmad.sock";
@@ -329,35 +360,35 @@ int main(int argc, char **argv)
 		int bad = conf_load(cf, &spec);
 		c.in_config = false;
 		if (bad != 0)
-			return 2;
+			return EXIT_USAGE;
 	}
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
-		return 2;
+		return EXIT_USAGE;
 	if (first < argc) {
 		log_error("unexpected argument '%s' (sources go after --source)", argv[first]);
-		return 2;
+		return EXIT_USAGE;
 	}
 	log_set_level(c.verbose >= 2 ? LOG_DEBUG : c.verbose ? LOG_INFO : LOG_WARN);
 	if (c.keygen) {
 		char err[600];
 		if (fwd_keygen(c.keygen, err, sizeof(err)) < 0) {
 			log_error("--curve-keygen %s", err);
-			return 1;
+			return EXIT_FAILED;
 		}
 		return 0;
 	}
 	if (!d->nsources && !d->fwd.collect) {
 		log_error("no source (--source SPEC, or --collect ADDR:PORT; see --help)");
-		return 2;
+		return EXIT_USAGE;
 	}
-	if (needs(&c) < 0)
-		return 2;
+	if (needs(&c) < 0 || export_dir_ok(d) < 0)
+		return EXIT_USAGE;
 	char ferr[600];
 	if ((d->fwd.collect && fwd_check_collect(d->fwd.collect, d->fwd.collect_any, ferr, sizeof(ferr)) < 0) ||
 	    fwd_check_cfg(&d->fwd, ferr, sizeof(ferr)) < 0) {
 		log_error("%s%s", d->fwd.collect && strstr(ferr, d->fwd.collect) == ferr ? "--collect " : "", ferr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	int rc = daemon_run(d);
 	if (outfile_close_stdout() < 0 && rc == 0)

@@ -10,13 +10,23 @@
 
 int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen)
 {
+	return dissect_file_until(d, path, NULL, NULL, NULL, errbuf, errlen);
+}
+
+int dissect_file_until(struct dissect *d, const char *path, bool (*stop)(void *), void *ctx,
+		       bool *opened, char *errbuf, size_t errlen)
+{
 	struct pcap_source *src = NULL;
 	struct dissect_feed *f = NULL;
 	int ret;
 
+	if (opened)
+		*opened = false;
 	ret = pcap_source_open(&src, path, errbuf, errlen);
 	if (ret < 0)
 		return ret;
+	if (opened)
+		*opened = true;
 	/* The feed is made once the capture is open: a file that cannot be
 	 * opened leaves no transport counters behind
 	 * (dissect_transport_stats). */
@@ -31,8 +41,15 @@ int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errle
 	uint64_t ts;
 	const uint8_t *data;
 	size_t caplen, wirelen;
-	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, errbuf, errlen)) == 1)
+	uint64_t n = 0;
+	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, errbuf, errlen)) == 1) {
 		dissect_feed_packet(f, 0, ts, data, caplen, wirelen);
+		/* every 256 packets: asking costs nothing next to a packet */
+		if (stop && !(++n & 255) && stop(ctx)) {
+			ret = 0;
+			break;
+		}
+	}
 	dissect_feed_finish(f);
 out:
 	pcap_source_close(src);

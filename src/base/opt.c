@@ -1,5 +1,6 @@
 #include "src/base/opt.h"
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 #include "src/base/version.h"
 
 #include <errno.h>
@@ -96,11 +97,11 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 			break;
 		if (c == 'h' || c == OPT_KEY_HELP) {
 			opt_usage(spec, stdout);
-			exit(0);
+			outfile_exit_printed();
 		}
 		if (c == OPT_KEY_VERSION || (vshort && c == vshort)) {
 			printf("%s %s\n", spec->prog, NFSRDMA_VERSION);
-			exit(0);
+			outfile_exit_printed();
 		}
 		if (c == '?' || c == ':') {
 			const char *what = argv[optind - 1] ? argv[optind - 1] : "?";

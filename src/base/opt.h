@@ -25,7 +25,8 @@ struct opt_spec {
 	void *ctx;
 };
 
-/* Parses argv; --help and --version are built in (print, exit 0).  Returns
+/* Parses argv; --help and --version are built in (print, exit 0, or 1
+ * when stdout could not take them: outfile_exit_printed).  Returns
  * the index of the first operand, or a negative errno on bad usage (the
  * reason is already logged). */
 int opt_parse(const struct opt_spec *spec, int argc, char **argv);

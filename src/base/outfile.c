@@ -1,11 +1,13 @@
 /* Output files written beside their destination and renamed into place
  * (see outfile.h for why). */
 #include "src/base/outfile.h"
+#include "src/base/exit.h"
 #include "src/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +176,19 @@ int outfile_close_stdout(void)
 		return 0;
 	log_error("stdout: %s", strerror(e));
 	return -e;
+}
+
+void outfile_exit_printed(void)
+{
+	exit(outfile_close_stdout() < 0 ? EXIT_FAILED : EXIT_DONE);
+}
+
+void outfile_ignore_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool outfile_stdout_done(void)
+{
+	return ferror(stdout) != 0;
 }

@@ -54,4 +54,17 @@ void outfile_stdout_lines(bool force);
  * enough, not an error: quiet, 0. */
 int outfile_close_stdout(void);
 
+/* Exits after a tool printed what it was asked for and nothing else
+ * (--help, --version, --fields help): EXIT_DONE when stdout took it all,
+ * EXIT_FAILED after outfile_close_stdout's line when it did not (a help
+ * text lost on a full disk is not a success). */
+_Noreturn void outfile_exit_printed(void);
+
+/* A tool writing records to stdout ignores SIGPIPE (a reader that closed
+ * the pipe is done, not a crash: `tool | head -1` exits 0) and stops its
+ * run once stdout_done says the writes fail, whatever the reason;
+ * outfile_close_stdout then says which (quiet for EPIPE). */
+void outfile_ignore_sigpipe(void);
+bool outfile_stdout_done(void);
+
 #endif

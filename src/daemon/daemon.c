@@ -28,6 +28,7 @@
 #include "src/daemon/fwd_report.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
+#include "src/base/exit.h"
 #include "src/base/log.h"
 #include "src/daemon/metrics_http.h"
 #include "src/daemon/privdrop.h"
@@ -575,12 +576,14 @@ int daemon_run(const struct daemon_cfg *c)
 		log_error("out of memory");
 		goto out;
 	}
-	/* A spec that does not parse, or names a file that is not there, is
-	 * the configuration's fault (2: systemd does not restart); a source
-	 * that cannot attach now (no permission, interface not up) may work
-	 * on a restart (1). */
+	/* A spec that does not parse, or names what can never be a capture
+	 * (a directory, a file that is not one, a link type not read), is
+	 * the configuration's fault (2: systemd does not restart); a file not
+	 * there is an input missing, 1 as in every tool (it may be there on
+	 * a restart), as is a source that cannot attach now (no permission,
+	 * interface not up). */
 	if ((e = open_sources(d)) < 0) {
-		rc = e == -EINVAL || e == -ENOENT || e == -EPROTONOSUPPORT ? 2 : 1;   /* no restart cures these */
+		rc = e == -EINVAL || e == -EISDIR || e == -EPROTONOSUPPORT ? EXIT_USAGE : EXIT_FAILED;
 		goto out;
 	}
 	/* Files read flat out wait for room rather than drop, so a deep

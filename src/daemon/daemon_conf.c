@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "src/base/log.h"
@@ -81,6 +82,14 @@ int conf_load(const char *path, const struct opt_spec *spec)
 		int e = errno;
 		log_error("%s: %s", path, strerror(e));
 		return -e;
+	}
+	/* a directory opens and reads as no lines: every setting silently
+	 * the default (a unit's --config pointing at /etc/nfsrdma/) */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		log_error("%s: is a directory; --config names a file of settings (nfsrdmad.conf(5))", path);
+		fclose(f);
+		return -EINVAL;
 	}
 	char where[PATH_MAX_CONF + 16];
 	while (fgets(line, sizeof(line), f)) {

@@ -9,9 +9,9 @@
 #include "dissect/dissect.h"
 #include "dissect/transport.h"
 
-/* Exit status of a run that read its input but found nothing to show
- * (no RPC, or none that the filters kept).  Documented in the man pages. */
-#define EXIT_NOTHING_FOUND 3
+/* EXIT_NOTHING_FOUND: a run that read its input but found nothing to
+ * show (no RPC, or none that the filters kept). */
+#include "src/base/exit.h"
 
 void run_report_stats(FILE *f, const struct dissect_stats *s, const struct transport_stats *t);
 /* Into buf, one line without newline: "FILE: no RPC found (RDMA, TCP or

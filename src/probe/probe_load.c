@@ -105,6 +105,33 @@ static int set_filters(const struct probe_config *c, unsigned side, __u64 *minla
 	return 0;
 }
 
+/* The one error line when the sides wanted cannot be attached: each
+ * side's essential tracepoint that is absent (with the module hint when
+ * its whole system is), and how many tracepoints are missing in all. */
+static void no_side_error(const struct probe_plan *pl, unsigned sides, char *err, size_t errlen)
+{
+	size_t n = (size_t)snprintf(err, errlen, "kernel probe:%s", sides == PROBE_WANT_BOTH ?
+				    " nothing to attach:" : "");
+	unsigned missing = 0;
+
+	for (size_t i = 0; i < probe_ntps; i++) {
+		const struct probe_tp *t = &probe_tps[i];
+		missing += (pl->unavailable >> i) & 1;
+		if (!t->essential || !(sides & t->side) || !(pl->unavailable & (1u << i)) || n >= errlen)
+			continue;
+		char absent[160];
+		snprintf(absent, sizeof(absent), "%s:%s unavailable (no such tracepoint; is the", t->sys, t->event);
+		n += (size_t)snprintf(err + n, errlen - n, " %s side unavailable: %s:%s absent%s%s%s;",
+				      t->side == PROBE_WANT_CLIENT ? "client" : "server", t->sys, t->event,
+				      strstr(pl->notes, absent) ? " (is the " : "",
+				      strstr(pl->notes, absent) ? t->sys : "",
+				      strstr(pl->notes, absent) ? " module loaded?)" : "");
+	}
+	if (n < errlen)
+		snprintf(err + n, errlen - n, " %u tracepoint%s unavailable in all (-v names each)", missing,
+			 missing == 1 ? "" : "s");
+}
+
 int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn cb, void *ctx,
 	       char *err, size_t errlen)
 {
@@ -128,7 +155,8 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 	p->cb = cb;
 	p->ctx = ctx;
 	/* Which tracepoints exist and have the fields we read. */
-	probe_plan_build(&p->plan, root, want, c->skip);
+	probe_plan_build_held(&p->plan, root, want, c->skip);
+	unsigned off_sides = 0;
 	for (unsigned side = PROBE_WANT_CLIENT; side <= PROBE_WANT_SERVER; side <<= 1) {
 		if (!(want & side))
 			continue;
@@ -136,23 +164,25 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 		for (size_t i = 0; i < probe_ntps; i++)
 			if (probe_tps[i].side == side && probe_tps[i].essential && (p->plan.unavailable & (1u << i)))
 				ess = false;
-		if (ess) {
+		if (ess)
 			ok_sides |= side;
-		} else if (c->want_explicit) {
-			snprintf(err, errlen, "kernel probe: %s side unavailable: %s", side == PROBE_WANT_CLIENT ? "client" : "server",
-				 p->plan.unavail);
-			probe_close(p);
-			return -ENODEV;
-		} else {
-			log_warn("kernel probe: %s side off (its essential tracepoint is unavailable)",
-				 side == PROBE_WANT_CLIENT ? "client" : "server");
-		}
+		else
+			off_sides |= side;
 	}
-	if (!ok_sides) {
-		snprintf(err, errlen, "kernel probe: nothing to attach: unavailable: %s", p->plan.unavail);
+	/* a side asked for by name, or every side, missing: one error line
+	 * (what is absent, counted; -v names each); otherwise the lines of
+	 * what the records lose are warnings, as is a side switched off */
+	if ((off_sides && c->want_explicit) || !ok_sides) {
+		probe_plan_say(&p->plan, true);
+		no_side_error(&p->plan, c->want_explicit ? off_sides : want, err, errlen);
 		probe_close(p);
 		return -ENODEV;
 	}
+	probe_plan_say(&p->plan, false);
+	for (unsigned side = PROBE_WANT_CLIENT; side <= PROBE_WANT_SERVER; side <<= 1)
+		if (off_sides & side)
+			log_warn("kernel probe: %s side off (its essential tracepoint is unavailable)",
+				 side == PROBE_WANT_CLIENT ? "client" : "server");
 
 	if (ok_sides & PROBE_WANT_CLIENT) {
 		p->cl = rpc_client_bpf__open();

@@ -155,7 +155,10 @@ const size_t probe_ntps = sizeof(probe_tps) / sizeof(probe_tps[0]);
 
 _Static_assert(sizeof(probe_tps) / sizeof(probe_tps[0]) <= 32, "unavailable is a 32-bit mask");
 
-/* Logs a warning and keeps its text for tests. */
+static void build(struct probe_plan *pl, const char *root, unsigned want, const char *skip, bool hold);
+
+/* Logs a warning (or holds it: probe_plan_build_held) and keeps its text
+ * for tests. */
 static void note(struct probe_plan *pl, enum log_level level, const char *fmt, ...)
 {
 	size_t n = strlen(pl->notes);
@@ -165,8 +168,26 @@ static void note(struct probe_plan *pl, enum log_level level, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	log_msg(level, "%s", line);
+	if (pl->hold) {
+		size_t h = strlen(pl->held);
+		snprintf(pl->held + h, sizeof(pl->held) - h, "%d%s\n", (int)level, line);
+	} else {
+		log_msg(level, "%s", line);
+	}
 	snprintf(pl->notes + n, sizeof(pl->notes) - n, "%s\n", line);
+}
+
+void probe_plan_say(struct probe_plan *pl, bool fatal)
+{
+	for (char *l = pl->held, *nl; *l && (nl = strchr(l, '\n')); l = nl + 1) {
+		int level = l[0] - '0';
+		/* fatal: the error says it; each line is then detail (-v) */
+		if (fatal)
+			level = level <= LOG_WARN ? LOG_INFO : LOG_DEBUG;
+		log_msg((enum log_level)level, "%.*s", (int)(nl - l - 1), l + 1);
+	}
+	pl->held[0] = 0;
+	pl->hold = false;
 }
 
 static void mark(struct probe_plan *pl, size_t i)
@@ -288,9 +309,20 @@ static bool resolve(struct probe_plan *pl, size_t i, const char *text)
 
 void probe_plan_build(struct probe_plan *pl, const char *root, unsigned want, const char *skip)
 {
+	build(pl, root, want, skip, false);
+}
+
+void probe_plan_build_held(struct probe_plan *pl, const char *root, unsigned want, const char *skip)
+{
+	build(pl, root, want, skip, true);
+}
+
+static void build(struct probe_plan *pl, const char *root, unsigned want, const char *skip, bool hold)
+{
 	static char text[TP_FORMAT_MAX];
 
 	memset(pl, 0, sizeof(*pl));
+	pl->hold = hold;
 	for (int k = 0; k < PFLD_MAX; k++)
 		pl->cfld[k].off = pl->sfld[k].off = PROBE_FLD_NONE;
 	for (size_t i = 0; i < probe_ntps; i++) {

@@ -45,6 +45,10 @@ struct probe_plan {
 	unsigned unavailable;    /* bit i = probe_tps[i] */
 	char     unavail[1024];  /* "sys:event,..." */
 	char     notes[4096];    /* every line logged, '\n' after each (for tests) */
+	/* probe_plan_build_held: each line's level digit, the line, '\n';
+	 * logged by probe_plan_say once the caller knows what they lead to */
+	bool     hold;
+	char     held[4096];
 };
 
 /* Reads ROOT/events/SYS/EVENT/format of each event of the wanted sides
@@ -52,6 +56,11 @@ struct probe_plan {
  * logs one warning per missing event or field that costs the records
  * something. */
 void probe_plan_build(struct probe_plan *pl, const char *root, unsigned want, const char *skip);
+/* The same, its lines held until probe_plan_say: ten warnings, one per
+ * absent tracepoint, before the one error that nothing can be attached
+ * bury it; then they are -v's detail (fatal: warnings said at info). */
+void probe_plan_build_held(struct probe_plan *pl, const char *root, unsigned want, const char *skip);
+void probe_plan_say(struct probe_plan *pl, bool fatal);
 /* Marks event i unavailable after the fact (attach failed), with a line. */
 void probe_plan_drop(struct probe_plan *pl, size_t i, const char *why);
 /* Index of an event in probe_tps, or -1. */

@@ -42,7 +42,20 @@ int source_open(struct source **out, const char *spec, const struct source_opts 
 			return types[i]->open(out, colon ? colon + 1 : "", o, cb, ctx, err, errlen);
 	}
 	/* No known prefix: a bare capture file name (which may contain ':'). */
-	return source_type_pcap.open(out, spec, o, cb, ctx, err, errlen);
+	int rc = source_type_pcap.open(out, spec, o, cb, ctx, err, errlen);
+	/* not there, and what goes before its ':' is a word: a source kind
+	 * misspelt (a spec that does not parse: nfsrdmad's 2), not a capture
+	 * still to come (an input missing: 1) */
+	if (rc == -ENOENT && colon && plen && strspn(spec, "abcdefghijklmnopqrstuvwxyz") == plen) {
+		size_t n = (size_t)snprintf(err, errlen, "%s: no such file, and '%.*s' is no kind of source (",
+					    spec, (int)plen, spec);
+		for (size_t i = 0; i < NTYPES && n < errlen; i++)
+			n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? ", " : "", types[i]->prefix);
+		if (n < errlen)
+			snprintf(err + n, errlen - n, ")");
+		return -EINVAL;
+	}
+	return rc;
 }
 
 bool source_flat_out(const struct source *s)

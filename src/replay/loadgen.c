@@ -542,7 +542,7 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 {
 	struct lg lg = { .o = o, .op = o->op };
 	char err[256];
-	int ret, rc = 3;
+	int ret, rc = REPLAY_EXIT_FAILED;   /* until the load runs: a set-up failure */
 	bool rw = o->op == LG_READ || o->op == LG_WRITE || o->op == LG_MIX;
 	bool tcp = o->transport && strcmp(o->transport, "tcp") == 0;
 
@@ -566,14 +566,14 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 	if (!lg.v4 && (ret = mount3_mnt(o->target, o->export_path ? o->export_path : "/export",
 					&lg.cred, &lg.root, err, sizeof(err))) < 0) {
 		log_error("%s", err);
-		return 3;
+		return REPLAY_EXIT_FAILED;
 	}
 	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = o->qd ? o->qd : 1,
 				.max_bulk = maxsize > 65536 ? maxsize : 65536, .reply_chunk_max = 72 * 1024,
 				.busy_poll = o->busy_poll, .moderate_us = o->moderate_us, .fill = 0x5a };
 	ret = tcp ? xprt_tcp_open(&lg.x, &xo) : xprt_rdma_open(&lg.x, &xo);
 	if (ret < 0)
-		return 3;
+		return REPLAY_EXIT_FAILED;
 	lg.nslots = xo.slots;
 	lg.slots = calloc(lg.nslots, sizeof(*lg.slots));
 	struct lg_result *res = calloc(nsizes, sizeof(*res));

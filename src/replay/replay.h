@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/base/exit.h"
+
 /* ---- replay (replay_run.c) ---- */
 struct replay_opts {
 	const char *trace;
@@ -49,15 +51,19 @@ struct replay_group_result {
 	bool made_dir;      /* the group made its directory on the target */
 };
 /* Returns 0 all replayed calls answered with the recorded status; 1
- * mismatches or errors; 2 calls lost in flight; 3 setup failure; 4 refused
- * (mutations without --allow-mutations).  The tool exits with
- * replay_exit_status() of it. */
+ * mismatches or errors, or a set-up failure (a trace that cannot be read,
+ * a target that cannot be reached: could not do the job, 1 in every
+ * nfsrdma tool); 2 calls lost in flight; 3 nothing to replay (found
+ * nothing, as in every tool); 4 refused (mutations without
+ * --allow-mutations).  The tool exits with replay_exit_status() of it. */
 #define REPLAY_MUTATES 64      /* the probe's answer, never an exit status */
 int replay_run(const struct replay_opts *o, FILE *out);
 /* The tool's exit status (nfsrdma-replay(1), EXIT STATUS): bad usage is 2
  * in every nfsrdma tool, so calls lost in flight (replay_run's 2) are 5;
  * every other code is its own status.  Idempotent. */
-#define REPLAY_EXIT_USAGE 2
+#define REPLAY_EXIT_FAILED EXIT_FAILED
+#define REPLAY_EXIT_USAGE EXIT_USAGE
+#define REPLAY_EXIT_NOTHING EXIT_NOTHING_FOUND
 #define REPLAY_EXIT_LOST 5
 int replay_exit_status(int run_rc);
 /* --clients N: N processes, one per group, each a replay_run(); the

@@ -210,6 +210,11 @@ int replay_dry_run(struct engine *e)
 			dry_json(f, &d);
 		else
 			dry_text(f, &d);
+		/* the listing's reader is gone (| head) or its disk full: the
+		 * rest would be listed for no one; main's close of stdout says
+		 * which (quiet for a closed pipe) */
+		if (ferror(f))
+			return 0;
 	}
 	if (json) {
 		fprintf(f, "{\"type\":\"dry_run\",\"replayable\":%" PRIu64 ",\"mutations\":%" PRIu64

@@ -46,7 +46,7 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		log_error("replay: --clients %u: %s", n, strerror(ENOMEM));
 		free(rep);
 		free(pid);
-		return 3;
+		return REPLAY_EXIT_FAILED;
 	}
 	memset(res, 0, n * sizeof(*res));
 	if (!o->allow_mutations && n > 1) {
@@ -68,13 +68,13 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 			free(pid);
 			/* refused for want of --allow-mutations is 4, as a
 			 * replay's refused calls and --generate write are */
-			return r == REPLAY_MUTATES ? 4 : 3;
+			return r == REPLAY_MUTATES ? 4 : replay_exit_status(r);
 		}
 	}
 	fflush(out);
 	fflush(stderr);
 	for (uint32_t g = 0; g < n; g++) {
-		res[g].rc = 3;
+		res[g].rc = REPLAY_EXIT_FAILED;   /* a group that never ran */
 		if (!(rep[g] = tmpfile())) {
 			log_error("replay: --clients: group %u: no temporary file: %s", g + 1, strerror(errno));
 			continue;
@@ -98,7 +98,7 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		if (pid[g] > 0 && waitpid(pid[g], &st, 0) == pid[g] && WIFEXITED(st))
 			res[g].rc = replay_exit_status(WEXITSTATUS(st));
 		else
-			res[g].rc = 3;
+			res[g].rc = REPLAY_EXIT_FAILED;
 		if (res[g].rc > worst)
 			worst = res[g].rc;
 	}

@@ -482,10 +482,10 @@ int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	char err[512], cut[512] = "";
-	int ret, rc = 3;
+	int ret, rc = REPLAY_EXIT_FAILED;   /* until the replay runs: a set-up failure */
 
 	if (!e)
-		return 3;
+		return REPLAY_EXIT_FAILED;
 	e->o = o;
 	e->out = out;
 	/* -v's lines: stdout stays one JSON object under --json; they go
@@ -517,6 +517,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 	if (!e->t.n) {
 		if (!cut[0])   /* cut short: where it ends says why, below */
 			replay_report_no_calls(e);
+		rc = REPLAY_EXIT_NOTHING;
 		goto out;
 	}
 	if (o->disconnect) {

@@ -51,7 +51,8 @@ static int tcp_connect(struct tcp_xprt *t)
 	snprintf(port, sizeof(port), "%u", t->o.port);
 	int g = getaddrinfo(t->host, port, &hints, &res);
 	if (g) {
-		log_error("tcp: %s: %s", t->host, gai_strerror(g));
+		if (!t->o.quiet_connect)   /* else the caller's one line */
+			log_error("tcp: %s: %s", t->host, gai_strerror(g));
 		return -EHOSTUNREACH;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {

@@ -5,6 +5,8 @@
 #include "src/base/clock.h"
 
 #include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -168,4 +170,17 @@ int xprt_poll_set(struct xprt *const *xs, unsigned n, int timeout_ms)
 int xprt_poll_set_ns(struct xprt *const *xs, unsigned n, uint64_t timeout_ns)
 {
 	return poll_set(xs, n, timeout_ns);
+}
+
+int xprt_host_check(const char *host, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+	int g = getaddrinfo(host, NULL, &hints, &res);
+
+	if (g) {
+		snprintf(err, errlen, "%s: %s", host, g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
+		return -ENXIO;
+	}
+	freeaddrinfo(res);
+	return 0;
 }

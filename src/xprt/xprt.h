@@ -171,6 +171,12 @@ struct xprt_opts {
 	bool     quiet_connect;
 };
 
+/* Whether host resolves (a name or a numeric address): 0, or -ENXIO with
+ * "HOST: REASON" (getaddrinfo's own words) in err.  Asked once before a
+ * run, so a name that does not resolve is one line that says so, not a
+ * transport's guess at an errno ("No route to host") after it. */
+int xprt_host_check(const char *host, char *err, size_t errlen);
+
 int xprt_rdma_open(struct xprt **out, const struct xprt_opts *o);
 int xprt_tcp_open(struct xprt **out, const struct xprt_opts *o);
 

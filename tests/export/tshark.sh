@@ -89,9 +89,10 @@ check "daemon export rotated and kept at most 3 files ($nfiles)" bash -c "[ $nfi
 okfiles=0
 for f in "$TMP/exp"/*.pcapng; do capinfos -c "$f" >/dev/null 2>&1 && okfiles=$((okfiles + 1)); done
 check "every rotated file opens in capinfos ($okfiles)" [ "$okfiles" = "$nfiles" ]
-# an export directory that cannot be written: one warning naming the file, not silence
+# an export directory that is not there: refused before the run (exit 2,
+# one line naming it), not a run that exports nothing after a warning
 "$BIN/nfsrdmad" --source "pcap:$CAPS/parallel.pcap" --socket none --metrics none --exit-at-end \
-	--export-dir "$TMP/no/such/dir" --rotate-size 200k >/dev/null 2>"$TMP/d2.err"
-nwarn=$(grep -c "warning: export: $TMP/no/such/dir/.*No such file or directory" "$TMP/d2.err")
-check "unwritable export dir: warned once ($nwarn)" [ "$nwarn" = 1 ]
+	--export-dir "$TMP/no/such/dir" --rotate-size 200k >"$TMP/d2.out" 2>"$TMP/d2.err"; rc=$?
+check "export dir not there: exit 2 ($rc), one line naming it, nothing run: $(head -c 200 "$TMP/d2.err")" \
+	bash -c "[ $rc = 2 ] && [ \$(wc -l <'$TMP/d2.err') = 1 ] && grep -q 'error: --export-dir $TMP/no/such/dir: No such file or directory' '$TMP/d2.err' && [ ! -s '$TMP/d2.out' ]"
 finish $NAME

@@ -14,7 +14,8 @@
 #  - the NFSv4 RENAME and REMOVE lines of nfs40.pcap carry the names their
 #    ops carry (tshark's nfs.pathname.component of the same call);
 #  - bad arguments (replay and --generate): exit 2 (bad usage, as in every
-#    tool) or 3 (setup: what the trace or target refuses) and one line on
+#    tool) or 1 (set-up: what the trace or target refuses, could not do the
+#    job as in every tool) and one line on
 #    stderr naming what is wrong, nothing sent (no --target given, or a
 #    target no one listens on);
 #  - --help lists the options from the option table;
@@ -340,13 +341,13 @@ expect_err() {
 c41=tests/captures/nfs41-deleg.pcap
 # 192.0.2.1 (TEST-NET-1): the checks fail before anything is sent there
 expect_err "no target" 2 "--target HOST is required" "$c41"
-expect_err "missing capture" 3 "/nonexistent/x.pcap: No such file" --target 192.0.2.1 /nonexistent/x.pcap
-expect_err "not a capture" 3 "README.md: not a pcap" --target 192.0.2.1 README.md
+expect_err "missing capture" 1 "/nonexistent/x.pcap: No such file" --target 192.0.2.1 /nonexistent/x.pcap
+expect_err "not a capture" 1 "README.md: not a pcap" --target 192.0.2.1 README.md
 expect_err "negative speed" 2 "--speed: -1 is out of range" --target 192.0.2.1 --speed -1 "$c41"
 expect_err "zero in flight" 2 "--max-inflight: 0 is out of range" --target 192.0.2.1 --max-inflight 0 "$c41"
 expect_err "disconnect XID not a number" 2 "--disconnect-after: 'zz' is not a number" \
     --target 192.0.2.1 --disconnect-after zz "$c41"
-expect_err "disconnect XID not in the trace" 3 "no call with xid 0x00001234" \
+expect_err "disconnect XID not in the trace" 1 "no call with xid 0x00001234" \
     --target 192.0.2.1 --disconnect-after 0x1234 "$c41"
 expect_err "two captures" 2 "one trace file expected" --target 192.0.2.1 "$c41" "$c41"
 # --clients N of a capture that changes state needs --allow-mutations
@@ -416,7 +417,7 @@ for c in multi-client:true,false,true,true nfs40-deleg:true; do
 done
 
 # a target whose portmapper refuses: one line naming what was asked of
-# whom, exit 3 (set-up failure), nothing on stdout, for a replay and for
+# whom, exit 1 (a set-up failure: could not do the job), nothing on stdout, for a replay and for
 # the load generator (both ask the portmapper for MOUNT first)
 if (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
     echo "info replay-offline: a portmapper listens on 127.0.0.1:111 here: the refused-portmapper case is not run"
@@ -424,9 +425,9 @@ else
     for args in "tests/captures/smoke.pcap" "--generate null --duration 1"; do
         # shellcheck disable=SC2086
         timeout 20 "$R" --target 127.0.0.1 $args >"$tmp/out" 2>"$tmp/err"; rc=$?
-        if [ "$rc" = 3 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+        if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
             grep -q 'portmapper on 127.0.0.1 port 111: no MOUNT v3 over TCP (Connection refused)' "$tmp/err"; then
-            ok "refused portmapper ($args): one line, exit 3"
+            ok "refused portmapper ($args): one line, exit 1"
         else
             bad "refused portmapper ($args): exit $rc, stderr: $(cat "$tmp/err")"
         fi

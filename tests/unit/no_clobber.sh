@@ -61,10 +61,11 @@ mkdir -p "$work/adir"
 cannot "--plot naming a directory" "--plot adir: is a directory" --plot adir x.pcap
 cannot "--compare --plot into a directory that does not exist" "--plot no/such/c.svg: cannot be written" \
 	--compare --plot no/such/c.svg x.pcap hard.pcap
-# nfsrdma-replay --svg: a set-up failure (3) before the sweep, no target contacted
+# nfsrdma-replay --svg: a set-up failure (1, could not do the job, as in
+# every tool) before the sweep, no target contacted
 RP=${BIN%/*}/nfsrdma-replay
 out=$(cd "$work" && timeout 10 "$RP" --generate read --sweep 4k --svg no/such/s.svg --target 192.0.2.1 2>"$work/err"); rc=$?
-[ "$rc" -eq 3 ] && [ -z "$out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+[ "$rc" -eq 1 ] && [ -z "$out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
 	grep -q -- "--svg no/such/s.svg: cannot be written in no/such" "$work/err" && ok ||
 	bad "replay --svg into a directory that does not exist: exit $rc, stderr: $(cat "$work/err")"
 echo "no-clobber: $pass passed, $fail failed"
