@@ -64,7 +64,10 @@ def rec_name(xid):
 
 
 def run(args, binary="nfsrdma-dissect"):
-    p = subprocess.run([B + "/" + binary] + args, capture_output=True)
+    try:
+        p = subprocess.run([B + "/" + binary] + args, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return -1, b"", b"did not end"
     return p.returncode, p.stdout, p.stderr
 
 
@@ -168,6 +171,27 @@ for cap in ("nfs3-names", "nfs4-names", "mount-names"):
             got = unesc_csv(r.get(key))
             check(got == want and bool(int(r.get(fl) or 0) & CUT) == cut,
                   "%s %s xid 0x%x: %r (cell %r), want %r" % (cap, args[0], xid, got, r[key], want))
+
+# nfsrdmad --json: the same record lines, from the capture and from
+# nfsrdma-dissect's JSON Lines read back (jsonl:, the join's reader)
+import tempfile
+for cap in ("nfs3-names", "nfs4-names"):
+    pcap = D + cap + ".pcap"
+    _, dout, _ = run(["--json", pcap])
+    want = {r["xid"]: (r.get("name"), r.get("name_cut")) for r in map(json.loads, dout.splitlines()) if "flags" in r}
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as t:
+        t.write(dout)
+        t.flush()
+        for src in (pcap, "jsonl:" + t.name):
+            rc, out, err = run(["--source", src, "--json", "--exit-at-end", "--metrics", "none",
+                                "--socket", "none"], "nfsrdmad")
+            got = {}
+            for line in out.splitlines():
+                r = json.loads(line)
+                if "flags" in r and "xid" in r:
+                    got[r["xid"]] = (r.get("name"), r.get("name_cut"))
+            check(got == want, "nfsrdmad --source %s --json: names %r, want %r" %
+                  (src, sorted(got.items())[:3], sorted(want.items())[:3]))
 
 # nfsrdma-replay --dry-run: the trace's names whole (its bound is 255
 # bytes), in its JSON and its text, and as nfsrdma-dissect shows them
