@@ -233,8 +233,10 @@ def nfs4_name_msgs():
             op, args = 18, u32(0) + u32(2) + u32(0) + u64(1) + opaque(b"o") + u32(0) + u32(0) + opaque(name)
         else:
             op, args = 6, u32(2) + opaque(name) + u32(0) + opaque(b"")
-        call = rpc_call(xid, 100003, 4, 1) + opaque(b"") + u32(0) + u32(2) + u32(24) + u32(op) + args
-        reply = rpc_reply(xid) + u32(2) + opaque(b"") + u32(2) + u32(24) + u32(0) + u32(op) + u32(2)
+        # the tag, shown only by -V, is hostile too (a terminal title, BEL)
+        tag = b"t\x1b]0;owned\x07"
+        call = rpc_call(xid, 100003, 4, 1) + opaque(tag) + u32(0) + u32(2) + u32(24) + u32(op) + args
+        reply = rpc_reply(xid) + u32(2) + opaque(tag) + u32(2) + u32(24) + u32(0) + u32(op) + u32(2)
         out.append((xid, call, reply))
     return out
 
