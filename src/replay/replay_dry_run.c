@@ -169,7 +169,9 @@ int replay_dry_run(struct engine *e)
 		json_key_str(f, "root", root);
 		fputs("}\n", f);
 	} else {
-		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n, export, root);
+		char q[4 * sizeof(e->t.export_path)];
+		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
+			name_text(export, (size_t)-1, q, sizeof(q)), root);
 	}
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];

@@ -86,6 +86,16 @@ class Cap:
         self.t += 37
         self.frames.append((self.t, eth))
 
+    def udp(self, d, payload, port=20048):
+        """an RPC message over UDP (MOUNT, as a client sends it)"""
+        src, dst = (CLIENT, SERVER) if d == 0 else (SERVER, CLIENT)
+        sport, dport = (700, port) if d == 0 else (port, 700)
+        udp = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0, src, dst) + udp
+        eth = b"\x52\x54\x00\x00\x00\x01\x52\x54\x00\x00\x00\x02" + b"\x08\x00" + ip
+        self.t += 37
+        self.frames.append((self.t, eth))
+
     def send(self, d, msg):
         self.roce(d, 0x04, msg)
 
@@ -246,12 +256,27 @@ def mount_name_msgs():
              rpc_reply(xid | 0x2000) + u32(2)) for xid, name in NAMES]
 
 
+# a MOUNT that succeeds, then one NFSv3 call: the export replay takes
+EXPORT = b"/exp\x1b[2Jort caf\xc3\xa9 \"q\""
+
+
+def export_msgs():
+    return [(0x301, rpc_call(0x301, 100005, 3, 1) + opaque(EXPORT),
+             rpc_reply(0x301) + u32(0) + fh(7) + u32(1) + u32(1)),
+            (0x302, rpc_call(0x302, 100003, 3, 1) + fh(7), rpc_reply(0x302) + u32(70))]
+
+
 def names_caps():
     caps = {}
     for cname, msgs in (("nfs3-names", nfs3_name_msgs()), ("nfs4-names", nfs4_name_msgs()),
-                        ("mount-names", mount_name_msgs())):
+                        ("mount-names", mount_name_msgs()), ("mount-export", export_msgs())):
         c = Cap()
         null_first(c)
+        if cname == "mount-export":
+            # MOUNT over UDP, as the Linux client mounts; NFS over RDMA
+            xid, call, reply = msgs.pop(0)
+            c.udp(0, call)
+            c.udp(1, reply)
         for xid, call, reply in msgs:
             hdr = rdma_hdr(xid, 8, 0) + NOCHUNKS
             roundtrip(c, hdr + call, hdr + reply)
@@ -288,6 +313,9 @@ def main():
     if sys.argv[1:2] == ["--list"]:
         for xid, name in NAMES:
             print("%x %s" % (xid, name.hex()))
+        return
+    if sys.argv[1:2] == ["--export"]:
+        print(EXPORT.hex())
         return
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     d = os.path.join(out, "names")

@@ -231,6 +231,23 @@ for cap in ("nfs3-names", "nfs4-names"):
         n += 1
     check(n == len(names), "%s replay text: %d calls" % (cap, n))
 
+# the export replay takes from the trace's MOUNT: its bytes, mounted as
+# they were, escaped in the dry run's text and JSON as dissect's name
+export = bytes.fromhex(subprocess.run(["python3", "tests/badinput/mkcaps.py", "--export"], capture_output=True,
+                                      text=True, check=True).stdout.strip())
+pcap = D + "mount-export.pcap"
+rc, out, err = run([pcap, "--dry-run"], "nfsrdma-replay")
+terminal_safe(out, "mount-export replay text")
+m = re.match(r"trace \S+: \d+ NFS calls, export (.*), root from MOUNT$", out.decode("utf-8", "replace").splitlines()[0])
+check(m and unesc_text(m.group(1)) == export, "replay text export: %r, want %r" % (out[:200], export))
+rc, out, err = run([pcap, "--dry-run", "--json"], "nfsrdma-replay")
+tr = json.loads(out.splitlines()[0])
+check(tr.get("export", "").encode("utf-8", "surrogateescape") == export, "replay --json export: %r" % tr)
+_, dout, _ = run(["--json", pcap])
+mnt = [r for r in map(json.loads, dout.splitlines()) if r.get("procedure") == "MNT"]
+check(len(mnt) == 1 and mnt[0].get("name", "").encode("utf-8", "surrogateescape") == export,
+      "dissect --json MNT name: %r" % mnt)
+
 print("names: %d passed, %d failed" % (npass, nfail))
 sys.exit(1 if nfail else 0)
 PY
