@@ -1,4 +1,5 @@
 #include "dissect/dtree.h"
+#include "dissect/name_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,16 +46,17 @@ static int dt_reserve(struct dtree *t, size_t need)
 
 void dt_add(struct dtree *t, const char *fmt, ...)
 {
-	char line[512];
+	char raw[512], line[4 * sizeof(raw)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
+	/* strings from the wire (tags, netids, addresses) reach a terminal:
+	 * their control bytes and invalid UTF-8 become \xHH here */
+	n = (int)strlen(text_safe(raw, sizeof(raw), line, sizeof(line)));
 	size_t ind = (size_t)t->depth * 4;
 	if (dt_reserve(t, ind + (size_t)n + 1))
 		return;

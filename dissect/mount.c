@@ -14,9 +14,11 @@ static void mount_call(struct pdec *d)
 
 	if (d->proc != MOUNT3P_MNT && d->proc != MOUNT3P_UMNT)
 		return;
-	if (xdr_string(d, 1024, path, sizeof(path), "mount dirpath")) {
-		xdr_rec_name(d->rec, path);
-		DT(d->tree, "dirpath: \"%s\"", path);
+	bool cut;
+
+	if (xdr_name(d, 1024, path, sizeof(path), &cut, "mount dirpath")) {
+		xdr_rec_name(d->rec, path, cut);
+		xdr_dt_name(d, "dirpath", path, cut);
 	}
 }
 

@@ -33,12 +33,13 @@ static void key_fh(struct pdec *d, const char *what)
 static void diropargs(struct pdec *d, const char *what)
 {
 	char name[REC_NAME_MAX];
+	bool cut;
 
 	key_fh(d, what);
-	if (xdr_string(d, NFS3_NAMEMAX, name, sizeof(name), "nfs3 name")) {
+	if (xdr_name(d, NFS3_NAMEMAX, name, sizeof(name), &cut, "nfs3 name")) {
 		if (!d->rec->name[0])
-			xdr_rec_name(d->rec, name);
-		DT(d->tree, "name: \"%s\"", name);
+			xdr_rec_name(d->rec, name, cut);
+		xdr_dt_name(d, "name", name, cut);
 	}
 }
 

@@ -105,12 +105,13 @@ bool nfs4_component(struct pdec *d, char *out, size_t len)
 void nfs4_component_dt(struct pdec *d, const char *label, bool keep)
 {
 	char name[REC_NAME_MAX];
+	bool cut;
 
-	if (!nfs4_component(d, name, sizeof(name)))
+	if (!xdr_name(d, NFS4_OPAQUE * 4, name, sizeof(name), &cut, "component4"))
 		return;
 	if (keep && !d->rec->name[0])
-		xdr_rec_name(d->rec, name);
-	DT(d->tree, "%s: \"%s\"", label, name);
+		xdr_rec_name(d->rec, name, cut);
+	xdr_dt_name(d, label, name, cut);
 }
 
 const char *const nfs4_ftype_names[10] = {

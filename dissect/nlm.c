@@ -1,6 +1,7 @@
 /* NLM v1-v4 (Open Group XNFS; v4 in RFC 1813 appendix II): names, the
  * lock's filehandle, offset and length, and nlm_stats. */
 #include "dissect/programs.h"
+#include "dissect/name_text.h"
 
 #include <inttypes.h>
 
@@ -18,9 +19,10 @@ static const char *nlm_proc_name(uint32_t vers, uint32_t proc)
 /* nlm4_lock / nlm_lock: caller_name, fh, oh, svid, offset, len */
 static void nlm_lock(struct pdec *d)
 {
-	char caller[REC_NAME_MAX];
+	char caller[REC_NAME_MAX], q[4 * REC_NAME_MAX + 1];
+	bool cut;
 
-	xdr_string(d, 1024, caller, sizeof(caller), "nlm caller_name");
+	xdr_name(d, 1024, caller, sizeof(caller), &cut, "nlm caller_name");
 	d->rec->fh_hash = xdr_fh(d, 1024, "nlm fh");
 	xdr_skip_opaque(d, 1024, "nlm oh");
 	xdr_u32(d, "nlm svid");
@@ -31,9 +33,10 @@ static void nlm_lock(struct pdec *d)
 		d->rec->offset = xdr_u32(d, "nlm l_offset");
 		d->rec->count = xdr_u32(d, "nlm l_len");
 	}
-	xdr_rec_name(d->rec, caller);
-	DT(d->tree, "caller: \"%s\" fh: hash 0x%08" PRIx32 " offset: %" PRIu64 " len: %u",
-	   caller, (uint32_t)d->rec->fh_hash, d->rec->offset, d->rec->count);
+	xdr_rec_name(d->rec, caller, cut);
+	DT(d->tree, "caller: \"%s\"%s fh: hash 0x%08" PRIx32 " offset: %" PRIu64 " len: %u",
+	   name_text(caller, sizeof(caller), q, sizeof(q)), cut ? "..." : "", (uint32_t)d->rec->fh_hash,
+	   d->rec->offset, d->rec->count);
 }
 
 static void nlm_call(struct pdec *d)

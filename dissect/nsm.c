@@ -11,12 +11,13 @@ static const char *nsm_proc_name(uint32_t vers, uint32_t proc)
 static void nsm_call(struct pdec *d)
 {
 	char name[REC_NAME_MAX];
+	bool cut;
 
 	if (d->proc == 0 || d->proc == 5)
 		return;
-	if (xdr_string(d, 1024, name, sizeof(name), "nsm mon_name")) {
-		xdr_rec_name(d->rec, name);
-		DT(d->tree, "name: \"%s\"", name);
+	if (xdr_name(d, 1024, name, sizeof(name), &cut, "nsm mon_name")) {
+		xdr_rec_name(d->rec, name, cut);
+		xdr_dt_name(d, "name", name, cut);
 	}
 }
 

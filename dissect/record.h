@@ -158,6 +158,7 @@ enum rec_flags {
 	RECF_XID_HINT    = 1u << 11, /* an RDMA op was tied by the XID-in-offset hint, not by handle */
 	RECF_RDMA_ERROR  = 1u << 12, /* the reply was RDMA_ERROR */
 	RECF_GSS_BODY    = 1u << 13, /* RPCSEC_GSS integrity/privacy: body not decoded */
+	RECF_NAME_CUT    = 1u << 14, /* name holds the first bytes only (bound, or a NUL byte) */
 };
 
 /* RPC outcome (rec.rpc_status): accept_stat for accepted replies, 100 +
@@ -263,7 +264,7 @@ struct nfsrdma_record {
 	uint64_t offset;
 	uint32_t count;              /* bytes asked (READ/WRITE) */
 	uint32_t res_count;          /* bytes done (READ/WRITE reply) */
-	char     name[REC_NAME_MAX]; /* LOOKUP/CREATE/REMOVE... name, NUL-terminated */
+	char     name[REC_NAME_MAX]; /* LOOKUP/CREATE/REMOVE... name: the wire's bytes, NUL-terminated (xdr_rec_name) */
 
 	/* when (ns) */
 	uint64_t t_call_first, t_call_last;

@@ -126,7 +126,7 @@ static void rmtcall_args(struct pdec *d)
 		snprintf(name, sizeof(name), "%s %s", p, pn);
 	else
 		snprintf(name, sizeof(name), "%s proc%" PRIu32, p, proc);
-	xdr_rec_name(d->rec, name);
+	xdr_rec_name(d->rec, name, false);
 	DT(d->tree, "call: %s", name);
 }
 
@@ -146,7 +146,7 @@ static void rpcb_call(struct pdec *d)
 				size_t n = strnlen(name, sizeof(name));
 				snprintf(name + n, sizeof(name) - n, " %" PRIu32, port);
 			}
-			xdr_rec_name(d->rec, name);
+			xdr_rec_name(d->rec, name, false);
 			return;
 		case PMAPPROC_CALLIT:
 			rmtcall_args(d);
@@ -165,17 +165,19 @@ static void rpcb_call(struct pdec *d)
 			size_t n = strnlen(name, sizeof(name));
 			snprintf(name + n, sizeof(name) - n, " %s", b.addr);
 		}
-		xdr_rec_name(d->rec, name);
+		xdr_rec_name(d->rec, name, false);
 		return;
 	case RPCBPROC_CALLIT: case RPCBPROC_INDIRECT:
 		rmtcall_args(d);
 		return;
-	case RPCBPROC_UADDR2TADDR:
-		if (xdr_string(d, RPCB_STR_MAX, name, sizeof(name), "rpcb uaddr")) {
-			xdr_rec_name(d->rec, name);
+	case RPCBPROC_UADDR2TADDR: {
+		bool cut;
+		if (xdr_name(d, RPCB_STR_MAX, name, sizeof(name), &cut, "rpcb uaddr")) {
+			xdr_rec_name(d->rec, name, cut);
 			DT(d->tree, "uaddr: \"%s\"", name);
 		}
 		return;
+	}
 	case RPCBPROC_TADDR2UADDR: {
 		uint32_t maxlen = xdr_u32(d, "rpcb netbuf maxlen");
 		uint32_t n = 0;

@@ -1,4 +1,5 @@
 #include "dissect/xdr.h"
+#include "dissect/name_text.h"
 
 #include <string.h>
 
@@ -39,21 +40,31 @@ uint32_t xdr_ddp_opaque(struct pdec *d, uint32_t max, bool *moved, const char *w
 	return n;
 }
 
-bool xdr_string(struct pdec *d, uint32_t max, char *out, size_t outlen, const char *what)
+bool xdr_name(struct pdec *d, uint32_t max, char *out, size_t outlen, bool *cut, const char *what)
 {
 	uint32_t n;
 	const uint8_t *p = cur_xdr_opaque(&d->c, max, &n, what);
+	bool c = false;
 
+	if (cut)
+		*cut = false;
 	if (!outlen)
 		return p != NULL;
 	out[0] = 0;
 	if (!p)
 		return false;
-	size_t k = n < outlen - 1 ? n : outlen - 1;
-	for (size_t i = 0; i < k; i++)
-		out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+	/* the bytes as they were: outputs escape them, each its own way */
+	size_t k = name_keep(p, n, outlen - 1, &c);
+	memcpy(out, p, k);
 	out[k] = 0;
+	if (cut)
+		*cut = c;
 	return true;
+}
+
+bool xdr_string(struct pdec *d, uint32_t max, char *out, size_t outlen, const char *what)
+{
+	return xdr_name(d, max, out, outlen, NULL, what);
 }
 
 uint64_t xdr_fh(struct pdec *d, uint32_t maxlen, const char *what)
@@ -64,9 +75,21 @@ uint64_t xdr_fh(struct pdec *d, uint32_t maxlen, const char *what)
 	return p ? xdr_fh_hash(p, n) : 0;
 }
 
-void xdr_rec_name(struct nfsrdma_record *r, const char *s)
+void xdr_dt_name(struct pdec *d, const char *label, const char *s, bool cut)
 {
-	size_t n = strnlen(s, sizeof(r->name) - 1);
+	char q[4 * REC_NAME_MAX * 2];
+
+	if (d->tree)
+		dt_add(d->tree, "%s: \"%s\"%s", label, name_text(s, (size_t)-1, q, sizeof(q)), cut ? "..." : "");
+}
+
+void xdr_rec_name(struct nfsrdma_record *r, const char *s, bool cut)
+{
+	bool more;
+	size_t n = name_keep((const uint8_t *)s, strlen(s), sizeof(r->name) - 1, &more);
+
 	memcpy(r->name, s, n);
 	r->name[n] = 0;
+	if (cut || more)
+		r->flags |= RECF_NAME_CUT;
 }

@@ -59,8 +59,11 @@ static inline uint64_t xdr_fh_hash(const uint8_t *p, uint32_t n)
  * the length; *moved says whether the body came by RDMA. */
 uint32_t xdr_ddp_opaque(struct pdec *d, uint32_t max, bool *moved, const char *what);
 
-/* Reads a string<max> into out (NUL-terminated, truncated to outlen-1,
- * non-printables replaced by '?').  Returns false on failure. */
+/* Reads a string<max> into out: its bytes as they were, NUL-terminated,
+ * cut as name_keep() does (at outlen-1 bytes, on a UTF-8 character's
+ * boundary, or at a NUL byte); *cut (may be NULL) says whether it was.
+ * Returns false on failure. */
+bool xdr_name(struct pdec *d, uint32_t max, char *out, size_t outlen, bool *cut, const char *what);
 bool xdr_string(struct pdec *d, uint32_t max, char *out, size_t outlen, const char *what);
 /* Reads a filehandle (opaque<maxlen>), returns its hash (0 on failure). */
 uint64_t xdr_fh(struct pdec *d, uint32_t maxlen, const char *what);
@@ -106,7 +109,11 @@ static inline void xdr_bad_u32(struct pdec *d, const char *what)
 	cur_fail(&d->c, CUR_INVALID, what);
 }
 
-/* Copies a string into the record's name (bounded). */
-void xdr_rec_name(struct nfsrdma_record *r, const char *s);
+/* Copies a string into the record's name, bounded as name_keep() does;
+ * a name cut there or before (cut) is flagged RECF_NAME_CUT. */
+void xdr_rec_name(struct nfsrdma_record *r, const char *s, bool cut);
+/* The tree's line of a name: label: "NAME" in the text convention
+ * (dissect/name_text.h), "..." after it when it was cut. */
+void xdr_dt_name(struct pdec *d, const char *label, const char *s, bool cut);
 
 #endif

@@ -36,7 +36,9 @@ static int fail(struct jp *j, const char *why)
 	return -EINVAL;
 }
 
-/* A string into out (escapes decoded; \u beyond ASCII kept as '?'). */
+/* A string into out, escapes decoded: \udcXX (docs/record.md, "Names")
+ * back to the byte XX it stands for, any other \u as its UTF-8 (a lone
+ * surrogate of another kind, which no writer of ours makes, as '?'). */
 static int str(struct jp *j, char *out, size_t cap)
 {
 	size_t n = 0;
@@ -69,7 +71,23 @@ static int str(struct jp *j, char *out, size_t cap)
 				if (*e2)
 					return fail(j, "a bad \\u escape");
 				j->p += 4;
-				c = u < 0x80 ? (char)u : '?';
+				if (u >= 0xdc80 && u <= 0xdcff) {
+					c = (char)(u & 0xff);
+				} else if (u >= 0x80 && (u < 0xd800 || u > 0xdfff)) {
+					char m[3];
+					size_t k = 0;
+					if (u < 0x800) {
+						m[k++] = (char)(0xc0 | u >> 6);
+					} else {
+						m[k++] = (char)(0xe0 | u >> 12);
+						m[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+					}
+					for (size_t i = 0; i < k && n + 1 < cap; i++)
+						out[n++] = m[i];
+					c = (char)(0x80 | (u & 0x3f));
+				} else {
+					c = u < 0x80 ? (char)u : '?';
+				}
 				break;
 			}
 			default: c = e; break;

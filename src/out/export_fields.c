@@ -8,6 +8,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/programs.h"
+#include "src/out/out.h"
 #include "src/out/recfmt.h"
 
 typedef void (*field_fn)(const struct nfsrdma_record *r, char *b, size_t n);
@@ -113,6 +114,7 @@ static void f_bddp(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_by
 static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_granted); }
 static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r->nfindings); }
 static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { U(r->flags); }
+static void f_name(const struct nfsrdma_record *r, char *b, size_t n) { out_csv_esc(r->name, sizeof(r->name), b, n); }
 
 static const struct field fields[] = {
 	{ "frame.number", "first frame of the call (of the reply if no call was seen)", f_frame, true },
@@ -161,6 +163,7 @@ static const struct field fields[] = {
 	{ "nfsrdma.credits_granted", "credits the reply granted", f_granted, false },
 	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false },
 	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false },
+	{ "nfs.name", "LOOKUP/CREATE/OPEN/... name, MOUNT path (CSV convention; flag 16384: cut)", f_name, false },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -236,7 +239,7 @@ static void cell(const struct fields_writer *w, const char *v)
 
 void fields_record(struct fields_writer *w, const struct nfsrdma_record *r)
 {
-	char b[256];
+	char b[6 * REC_NAME_MAX + 64];
 
 	if (!w->header_done) {
 		for (size_t i = 0; i < w->n; i++) {

@@ -13,9 +13,10 @@
 void out_line(FILE *f, const struct nfsrdma_record *r);
 /* -V: the line, then the decode tree indented under it. */
 void out_tree(FILE *f, const struct nfsrdma_record *r, const struct dtree *t);
-/* A JSON string: quotes, backslashes and every byte outside printable
- * ASCII escaped; at most max bytes of s (stops at NUL).  The one escaper
- * every tool's --json output uses. */
+/* A JSON string (docs/record.md, "Names"): valid UTF-8 kept, quotes,
+ * backslashes and controls (C0, DEL, C1) escaped, any other byte as
+ * \udcXX; at most max bytes of s (stops at NUL).  The one escaper every
+ * tool's --json output uses. */
 void out_json_strn(FILE *f, const char *s, size_t max);
 static inline void out_json_str(FILE *f, const char *s) { out_json_strn(f, s, (size_t)-1); }
 /* A snapshot's time in ns; 0 (a file read flat out, no record: no time)
@@ -26,6 +27,14 @@ struct agg_snap;
 void out_agg_ops_json(FILE *f, const struct agg_snap *s);
 /* JSON Lines: one object per record. */
 void out_json(FILE *f, const struct nfsrdma_record *r);
+/* The CSV convention of a string from the wire, into buf (len bytes,
+ * NUL-terminated, cut only between whole escapes; 6 * max + 1 always
+ * suffice): JSON's escapes but for '"', which the cell's RFC 4180
+ * quoting doubles.  The one escaper of --csv and --fields. */
+const char *out_csv_esc(const char *s, size_t max, char *buf, size_t len);
+/* A text line's name: "NAME" in the text convention (dissect/name_text.h),
+ * then "..." when the record's name was cut (RECF_NAME_CUT). */
+void out_text_name(FILE *f, const char *name, size_t max, bool cut);
 /* CSV: header once, then one row per record. */
 void out_csv_header(FILE *f);
 void out_csv(FILE *f, const struct nfsrdma_record *r);

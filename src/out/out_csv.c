@@ -54,7 +54,8 @@ void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
 		fputs(",\n", f);
 }
 
-/* Fields we print never contain quotes except name; quote that. */
+/* RFC 4180 quoting; the name is escaped first (out_csv_esc), so only
+ * its '"' and ',' are left for the quoting to protect. */
 static void csv_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -68,7 +69,7 @@ static void csv_str(FILE *f, const char *s)
 
 void out_csv(FILE *f, const struct nfsrdma_record *r)
 {
-	char ts[40], a[80], b[80], p[32], pr[48], ops[512], st[48], mix[40];
+	char ts[40], a[80], b[80], p[32], pr[48], ops[512], st[48], mix[40], nm[6 * REC_NAME_MAX + 1];
 
 	fprintf(f, "%s,%u,0x%08x,%s,%s,%s,%s,", fmt_ts(r->t_call_first ? r->t_call_first : r->t_reply_first, ts, sizeof(ts)),
 		r->conn_id, r->xid, rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)),
@@ -78,7 +79,7 @@ void out_csv(FILE *f, const struct nfsrdma_record *r)
 	if (r->fh_hash)
 		fprintf(f, "0x%08" PRIx32, (uint32_t)r->fh_hash);
 	fprintf(f, ",%" PRIu64 ",%u,%u,", r->offset, r->count, r->res_count);
-	csv_str(f, r->name);
+	csv_str(f, out_csv_esc(r->name, sizeof(r->name), nm, sizeof(nm)));
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64, r->t_call_first, r->t_call_last, r->t_read_first, r->t_read_last,
 		r->t_write_first, r->t_write_last, r->t_reply_first, r->t_reply_last);

@@ -2,42 +2,12 @@
 #include <string.h>
 
 #include "dissect/check.h"
+#include "dissect/name_text.h"
 #include "dissect/nfs4.h"
 #include "dissect/programs.h"
 #include "src/out/out.h"
 #include "src/stats/agg.h"
 #include "src/out/recfmt.h"
-
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* A record's line is built in one buffer and written with one fwrite:
  * printing it field by field with fprintf was ~60 % of the time of
@@ -133,7 +103,9 @@ static void jb_hex8(struct jb *j, uint32_t v)
 	jb_put(j, t, sizeof(t));
 }
 
-/* Valid UTF-8 is copied as it is.  A byte that is not part of a valid
+/* The JSON convention (docs/record.md, "Names"), the one every tool's JSON
+ * goes through: valid UTF-8 is copied as it is but for the controls (C0,
+ * DEL, C1: \u00XX).  A byte that is not part of a valid
  * sequence (wire data is not text) becomes the lone low surrogate U+DC00 +
  * byte, as Python's "surrogateescape" does: the line stays valid JSON and
  * the original bytes come back with json.loads(...).encode("utf-8",
@@ -162,7 +134,13 @@ static void jb_strn(struct jb *j, const char *str, size_t max)
 		} else if (c < 0x80) {
 			jb_c(j, (char)c);
 			i++;
-		} else if ((len = utf8_len(s + i, n - i))) {
+		} else if ((len = utf8_seq_len(s + i, n - i)) && utf8_is_c1(s + i, len)) {
+			/* a C1 control: the same code point, escaped (\u009b is
+			 * CSI, which a terminal showing the line would obey) */
+			char u[6] = { '\\', 'u', '0', '0', hex[s[i + 1] >> 4], hex[s[i + 1] & 15] };
+			jb_put(j, u, sizeof(u));
+			i += len;
+		} else if (len) {
 			jb_put(j, (const char *)s + i, len);
 			i += len;
 		} else {
@@ -384,6 +362,8 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		ju(j, "res_count", r->res_count);
 	if (r->name[0])
 		js(j, "name", r->name);
+	if (r->flags & RECF_NAME_CUT)
+		jb_lit(j, ",\"name_cut\":true");
 	if (r->nops) {
 		jkey(j, "ops");
 		jb_c(j, '[');

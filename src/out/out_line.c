@@ -57,8 +57,10 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 		fputs(" (backchannel)", f);
 	if (r->fh_hash)
 		fprintf(f, " fh 0x%08" PRIx32, (uint32_t)r->fh_hash);
-	if (r->name[0])
-		fprintf(f, " \"%s\"", r->name);
+	if (r->name[0]) {
+		fputc(' ', f);
+		out_text_name(f, r->name, sizeof(r->name), r->flags & RECF_NAME_CUT);
+	}
 	if (r->count || r->offset)
 		fprintf(f, " off %" PRIu64 " len %u", r->offset, r->count);
 	fprintf(f, " -> %s", rec_status_str(r, st, sizeof(st)));

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dissect/name_text.h"
 #include "dissect/nfs_status.h"
 #include "dissect/xdr.h"
 #include "src/clnt/nfs3.h"
@@ -69,11 +70,22 @@ static void dry_text(FILE *f, const struct dry_call *d)
 	if (d->v4) {
 		fprintf(f, "[%s]", d->ops);
 		fputs(d->names.n > 1 ? " names" : d->names.n ? " name" : "", f);
-		for (unsigned k = 0; k < d->names.n; k++)
-			fprintf(f, " \"%s\"", d->names.name[k]);
-	} else
-		fprintf(f, "%s%s%s%s%s%s", d->path ? d->path : "", d->name ? " name \"" : "",
-			d->name ? d->name : "", d->name ? "\"" : "", d->to ? " -> " : "", d->to ? d->to : "");
+		for (unsigned k = 0; k < d->names.n; k++) {
+			fputc(' ', f);
+			out_text_name(f, d->names.name[k], sizeof(d->names.name[k]), false);
+		}
+	} else {
+		/* paths too hold the trace's names: escaped, not quoted */
+		char q[4 * 512 + 1];
+		if (d->path)
+			fputs(name_text(d->path, (size_t)-1, q, sizeof(q)), f);
+		if (d->name) {
+			fputs(" name ", f);
+			out_text_name(f, d->name, (size_t)-1, false);
+		}
+		if (d->to)
+			fprintf(f, " -> %s", name_text(d->to, (size_t)-1, q, sizeof(q)));
+	}
 	fprintf(f, " status %s inflight %u%s%s%s client c%u", d->status, tc->inflight,
 		d->mutation ? " MUTATION" : "", tc->has_read_chunk ? " read-chunk" : "",
 		tc->has_reply_chunk ? " reply-chunk" : tc->has_write_chunk ? " write-chunk" : "",
@@ -157,7 +169,9 @@ int replay_dry_run(struct engine *e)
 		json_key_str(f, "root", root);
 		fputs("}\n", f);
 	} else {
-		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n, export, root);
+		char q[4 * sizeof(e->t.export_path)];
+		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
+			name_text(export, (size_t)-1, q, sizeof(q)), root);
 	}
 	for (size_t i = 0; i < e->t.n; i++) {
 		const struct tcall *tc = &e->t.calls[i];

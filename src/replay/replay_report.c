@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/name_text.h"
 #include "dissect/nfs_status.h"
 #include "src/base/log.h"
 #include "src/clnt/nfs3.h"
@@ -208,9 +209,10 @@ void replay_report(struct engine *e, double secs, int rc)
 		fprintf(f, "]}\n");
 		return;
 	}
+	char q[4 * sizeof(e->t.export_path)];
 	fprintf(f, "replay of %s against %s over %s (export %s): %" PRIu64 " calls in the trace\n",
 		e->o->trace, e->o->target, e->xs[0]->ops->name,
-		e->t.export_path[0] ? e->t.export_path : "?", tot[0]);
+		e->t.export_path[0] ? name_text(e->t.export_path, (size_t)-1, q, sizeof(q)) : "?", tot[0]);
 	fprintf(f, "%-28s %6s %6s %6s %6s %6s %5s %7s %7s %6s %7s | %9s %9s %9s | %9s %9s\n", "op",
 		"trace", "sent", "same", "diff", "error", "lost", "refused", "skipped", "unsup", "nodeleg",
 		"p50us",

@@ -15,6 +15,7 @@
 #include "dissect/dissect.h"
 #include "dissect/extract.h"
 #include "dissect/feed.h"
+#include "dissect/name_text.h"
 #include "dissect/record_names.h"
 #include "dissect/rpc.h"
 #include "dissect/rpcrdma.h"
@@ -359,12 +360,11 @@ static void scan_mount(struct trace *t, const uint8_t *rpc, size_t len, struct m
 		if (!p || *nmp >= 8)
 			return;
 		mp[*nmp].xid = m.xid;
-		size_t k = n < sizeof(mp[0].path) - 1 ? n : sizeof(mp[0].path) - 1;
+		/* the path's bytes, to be mounted as they were; outputs escape them */
+		bool cut;
+		size_t k = name_keep(p, n, sizeof(mp[0].path) - 1, &cut);
 		memcpy(mp[*nmp].path, p, k);
 		mp[*nmp].path[k] = 0;
-		for (size_t i = 0; i < k; i++)
-			if (mp[*nmp].path[i] < 0x20 || mp[*nmp].path[i] > 0x7e)
-				mp[*nmp].path[i] = '?';
 		(*nmp)++;
 		return;
 	}

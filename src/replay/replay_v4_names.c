@@ -7,18 +7,21 @@
 #include <string.h>
 
 #include "dissect/extract.h"
+#include "dissect/name_text.h"
 #include "dissect/nfs_vocab.h"
 #include "dissect/nfs_xdr_skip.h"
 
-/* Appends one name (bytes of the trace: non-printable ones shown as '?'). */
+/* Appends one name: the trace's bytes as they were (the outputs escape
+ * them), bounded as a record's name is but at 255 bytes. */
 static void add(struct v4_names *v, const uint8_t *p, uint32_t n)
 {
+	bool cut;
+
 	if (!p || v->n >= V4_NAMES_MAX)
 		return;
 	char *d = v->name[v->n++];
-	size_t k = n < sizeof(v->name[0]) - 1 ? n : sizeof(v->name[0]) - 1;
-	for (size_t i = 0; i < k; i++)
-		d[i] = p[i] < 0x20 || p[i] > 0x7e ? '?' : (char)p[i];
+	size_t k = name_keep(p, n, sizeof(v->name[0]) - 1, &cut);
+	memcpy(d, p, k);
 	d[k] = 0;
 }
 
