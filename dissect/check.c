@@ -87,10 +87,11 @@ void check_record(struct nfsrdma_record *r, const struct prog_info *p,
 {
 	if (!(r->flags & RECF_CALL))
 		return;
-	/* DDP eligibility of single-procedure programs; NFSv4 is judged per
-	 * op by nfs4.c (it knows which ops consumed chunks). */
-	if (p && p->ddp_eligible && !(r->prog == PROG_NFS && r->vers == 4) &&
-	    !(r->flags & RECF_CALL_PARTIAL)) {
+	/* DDP eligibility of single-procedure programs: the procedure alone
+	 * decides it, so arguments left undecoded (a LOOKUP name moved by a
+	 * Read chunk is exactly what leaves them so) do not hide it.  NFSv4
+	 * is judged per op by nfs4.c (it knows which ops consumed chunks). */
+	if (p && p->ddp_eligible && !(r->prog == PROG_NFS && r->vers == 4)) {
 		unsigned args_chunks = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) ? 1 : 0);
 		if (args_chunks && !p->ddp_eligible(r->vers, r->proc, false))
 			rec_add_finding(r, FND_NOT_ELIGIBLE, args_chunks, r->read_chunk_bytes);
