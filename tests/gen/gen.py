@@ -514,6 +514,8 @@ def main():
     xdr_callback(out)
     import gen_findings
     gen_findings.write_all(out)
+    import gen_timing
+    gen_timing.write_all(out)
     damaged_copies(out)
 
 

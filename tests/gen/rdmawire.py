@@ -344,7 +344,7 @@ class RC:
         struct.pack_into(">Q", req, 8, (1 << 24) | (6 << 16) | port)
         struct.pack_into(">I", req, 32, c.qpn << 8 | 0x10)      # local QPN, responder resources
         struct.pack_into(">I", req, 44, s.psn << 8 | 0x37)      # starting PSN (the server's), ...
-        req[50] = 0x50 | 0x07                                   # path MTU 4096
+        req[50] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}[self.mtu] << 4 | 0x07   # path MTU
         struct.pack_into(">HH", req, 52, 0xffff, 0xffff)
         req[56:72] = b"\0" * 10 + b"\xff\xff" + c.ep.ip4
         req[72:88] = b"\0" * 10 + b"\xff\xff" + s.ep.ip4
