@@ -61,6 +61,15 @@ void rec_add_finding(struct nfsrdma_record *r, unsigned id, uint32_t a, uint64_t
 	}
 }
 
+const char *finding_section(unsigned id, uint64_t b)
+{
+	const struct finding_info *fi = finding_info(id);
+
+	if (id == FND_RDMA_ERROR && b == 2)   /* b: the RPC-over-RDMA version */
+		return "draft-ietf-nfsv4-rpcrdma-version-two-07 §7";
+	return fi ? fi->section : "";
+}
+
 int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b)
 {
 	const struct finding_info *fi = finding_info(id);
@@ -69,8 +78,8 @@ int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b)
 	if (!fi)
 		return snprintf(buf, len, "finding-%u", id);
 	if (id == FND_RDMA_ERROR && b == 2)   /* b: the RPC-over-RDMA version */
-		return snprintf(buf, len, "%s: RDMA2_ERROR ERR_%s (%u) [draft-ietf-nfsv4-rpcrdma-version-two-07 §7]",
-				fi->name, rpcrdma2_err_name(a), a);
+		return snprintf(buf, len, "%s: RDMA2_ERROR ERR_%s (%u) [%s]",
+				fi->name, rpcrdma2_err_name(a), a, finding_section(id, b));
 	if (id == FND_RDMA_ERROR)
 		return snprintf(buf, len, "%s: RDMA_ERROR %s (%u) [%s]", fi->name, rpcrdma_err_name(a), a,
 				fi->section);

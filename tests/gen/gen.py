@@ -240,10 +240,12 @@ def xdr07(outdir):
 
     # Connection greeting: each peer's properties (CONNPROP_FINAL), the
     # server's in a MIDDLE + FINAL pair; then a GRANT.
+    rc.tag = (None, "conn")     # no RPC: not in the truth
     rc.send(0, v2_prefix(0, credit(0), 7) + v2_props([(1, u32(4096)), (2, u32(8192)), (5, u32(1))]))
     rc.send(1, v2_prefix(0, credit(1), 6) + v2_props([(1, u32(8192)), (2, u32(4096))]))
     rc.send(1, v2_prefix(0, credit(1), 7) + v2_props([(3, u32(1 << 20)), (4, u32(16)), (5, u32(1))]))
     rc.send(1, v2_prefix(0, credit(1, 0), 5))
+    rc.tag = None
 
     # CALL_INLINE / REPLY_INLINE: NFSv3 GETATTR
     xid = x()
@@ -310,6 +312,9 @@ def xdr07(outdir):
              v2_prefix(xid, credit(1), 4) + u32(9) + u32(1) + u32(65536))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-v2-draft07", rc)
+    t = Truth()
+    t.finding(0x7e000007, "rdma-error", v2=True)
+    t.write(outdir, "xdr-v2-draft07", rc.out)
 
 
 def xdr00(outdir):
@@ -323,9 +328,11 @@ def xdr00(outdir):
     def lists(reads=(), writes=(), reply=None, inv=0):
         return u32(inv) + w.read_list(reads) + w.write_list(writes) + w.reply_chunk(reply)
 
+    rc.tag = (None, "conn")
     rc.send(0, v2_prefix(0, 32, 5) + u32(0) + v2_props([(1, u32(4096)), (2, u32(4096))]))
     rc.send(1, v2_prefix(0, 32, 5) + u32(RESP) + v2_props([(1, u32(4096)), (2, u32(4096)), (4, u32(8))]))
     rc.send(1, v2_prefix(0, 32, 6) + u32(0))
+    rc.tag = None
     xid = x()
     exchange(rc, v2_prefix(xid, 32, 0) + u32(0) + lists() + nfs3(xid, 1, opaque(fh(2))),
              v2_prefix(xid, 32, 0) + u32(RESP) + lists() + w.rpc_reply(xid) + nfs3_getattr_res())
@@ -361,6 +368,9 @@ def xdr00(outdir):
              v2_prefix(xid, 32, 4) + u32(RESP) + u32(8) + u32(16))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-v2-draft00", rc)
+    t = Truth()
+    t.finding(0x70000005, "rdma-error", v2=True)
+    t.write(outdir, "xdr-v2-draft00", rc.out)
 
 
 # ==========================================================================
@@ -426,6 +436,7 @@ def xdr_pnfs(outdir):
                                                                 u32(49) + u32(0) + u32(1) + u64(65536)])))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-pnfs-rdma-layout", rc)
+    Truth().write(outdir, "xdr-pnfs-rdma-layout", rc.out)
 
 
 def xdr_aux(outdir):
@@ -447,6 +458,7 @@ def xdr_aux(outdir):
              rdma1_reply(xid, w.rpc_reply(xid) + u32(0) + u32(3)))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-mount-nlm-nsm", rc)
+    Truth().write(outdir, "xdr-mount-nlm-nsm", rc.out)
 
 
 def xdr_rpcbind(outdir):
@@ -476,6 +488,7 @@ def xdr_rpcbind(outdir):
     call(4, 10, u32(NSM) + u32(1) + u32(0) + opaque(b""), string("10.9.0.1.3.32") + opaque(b""))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-rpcbind", rc)
+    Truth().write(outdir, "xdr-rpcbind", rc.out)
 
 
 def xdr_callback(outdir):
@@ -490,15 +503,19 @@ def xdr_callback(outdir):
     cb = (opaque(b"") + u32(1) + u32(1) + u32(2) +
           u32(11) + SESSION + u32(1) + u32(0) + u32(0) + u32(0) + u32(0) +     # CB_SEQUENCE
           u32(4) + STATEID + u32(0) + opaque(fh(5)))                           # CB_RECALL
+    rc.tag = ((cxid, 0), "call")        # the backchannel: the server calls
     rc.send(1, w.rdma1(cxid, 1, w.RDMA_MSG) + w.rpc_call(cxid, NFS_CB, 1, 1, cred=w.AUTH_NONE) + cb)
     rc.clock.tick(40)
+    rc.tag = ((cxid, 0), "reply")
     rc.send(0, w.rdma1(cxid, 1, w.RDMA_MSG) + w.rpc_reply(cxid) + u32(0) + opaque(b"") + u32(2) +
             u32(11) + u32(0) + SESSION + u32(1) + u32(0) + u32(0) + u32(0) + u32(4) + u32(0))
+    rc.tag = None
     xid = x()
     exchange(rc, rdma1_call(xid, nfs4(xid, 1, [op_sequence(8), op_putfh(5), u32(8) + STATEID])),
              rdma1_reply(xid, w.rpc_reply(xid) + compound_res([res_sequence(8), RES_PUTFH, u32(8) + u32(0)])))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-nfs41-callback", rc)
+    Truth().write(outdir, "xdr-nfs41-callback", rc.out)
 
 
 def main():

@@ -30,6 +30,9 @@ FINDINGS = {
     "write-pad-segment": (14, "RFC 8166 §3.4.6 (SHOULD NOT); impl-exp §3.6"),
 }
 
+# ... and where a version 2 finding cites the draft instead
+FINDINGS_V2 = {"rdma-error": "draft-ietf-nfsv4-rpcrdma-version-two-07 §7"}
+
 PHASES = ("call", "queue", "pull", "server", "queue+server", "push", "wait", "reply")
 BOUNDS = ("call_first", "call_last", "read_first", "read_last",
           "write_first", "write_last", "reply_first", "reply_last")
@@ -101,10 +104,11 @@ class Truth:
         self.findings = {}
         self.conn_findings = []
 
-    def finding(self, key, name):
+    def finding(self, key, name, v2=False):
         if isinstance(key, int):
             key = (key, 0)
-        self.findings.setdefault(key, []).append(name)
+        self.findings.setdefault(key, []).append(
+            {"id": name, "num": FINDINGS[name][0], "section": FINDINGS_V2[name] if v2 else FINDINGS[name][1]})
 
     def conn_finding(self, name):
         self.conn_findings.append(name)
@@ -128,8 +132,7 @@ class Truth:
                 "frame_call": frames["call"], "frame_reply": frames["reply"],
                 "packets": [{"frame": f, "role": p.tag[1], "ts": wire_ns(p.ts)} for f, p in pkts],
                 "ts": t, "ns": ph, "total": total,
-                "findings": [{"id": n, "num": FINDINGS[n][0], "section": FINDINGS[n][1]}
-                             for n in self.findings.get(key, [])],
+                "findings": self.findings.get(key, []),
             })
         return out
 
