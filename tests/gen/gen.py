@@ -515,7 +515,9 @@ def xdr_callback(outdir):
              rdma1_reply(xid, w.rpc_reply(xid) + compound_res([res_sequence(8), RES_PUTFH, u32(8) + u32(0)])))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-nfs41-callback", rc)
-    Truth().write(outdir, "xdr-nfs41-callback", rc.out)
+    t = Truth()
+    t.flag((cxid, 0), "backchannel")
+    t.write(outdir, "xdr-nfs41-callback", rc.out)
 
 
 def main():

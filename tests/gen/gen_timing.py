@@ -126,6 +126,8 @@ def dup(outdir):
     pk = [p for p in rc.out if p.tag and p.tag[0] == (xid, 0) and p.tag[1] == "call"]
     i = rc.out.index(pk[1])
     rc.out.insert(i + 1, w.Packet(pk[1].src, pk[1].dst, pk[1].ib, pk[1].ts + 1000, (None, "dup", 0)))
+    t = Truth()
+    t.flag((xid, 0), "retransmit")      # the copy came while the call was in progress
     # a reply's Last captured again after the reply
     xid = x()
     inline_read(rc, xid, 10000, 12, (5, 43))
@@ -146,7 +148,6 @@ def dup(outdir):
     rc.tag = ((xid, 1), "reply")
     rc.send(1, g.rdma1_reply(xid, w.rpc_reply(xid) + g.nfs3_getattr_res()), us=200)
     rc.tag = None
-    t = Truth()
     t.finding((xid, 1), "unmatched-reply")
     done(outdir, "dup", rc, t)
 

@@ -33,6 +33,11 @@ FINDINGS = {
 # ... and where a version 2 finding cites the draft instead
 FINDINGS_V2 = {"rdma-error": "draft-ietf-nfsv4-rpcrdma-version-two-07 §7"}
 
+# docs/record.md's flags the truth knows: the first four follow from the
+# packets, the others the generator says (flag())
+FLAGS = {"call": 1 << 0, "reply": 1 << 1, "backchannel": 1 << 2, "timeout": 1 << 3,
+         "no_call": 1 << 4, "retransmit": 1 << 10}
+
 PHASES = ("call", "queue", "pull", "server", "queue+server", "push", "wait", "reply")
 BOUNDS = ("call_first", "call_last", "read_first", "read_last",
           "write_first", "write_last", "reply_first", "reply_last")
@@ -103,6 +108,10 @@ class Truth:
     def __init__(self):
         self.findings = {}
         self.conn_findings = []
+        self.flags = {}
+
+    def flag(self, key, name):
+        self.flags.setdefault(key, []).append(name)
 
     def finding(self, key, name, v2=False):
         if isinstance(key, int):
@@ -127,11 +136,13 @@ class Truth:
                 t[role + "_first"], t[role + "_last"] = _span(pkts, role)
             ph, total = phases(t)
             frames = {r: next((f for f, p in pkts if p.tag[1] == r), None) for r in ("call", "reply")}
+            flags = [r for r in ("call", "reply") if frames[r]] + self.flags.get(key, [])
+            flags += ["timeout"] if not frames["reply"] else ["no_call"] if not frames["call"] else []
             out.append({
                 "xid": key[0], "instance": key[1],
                 "frame_call": frames["call"], "frame_reply": frames["reply"],
                 "packets": [{"frame": f, "role": p.tag[1], "ts": wire_ns(p.ts)} for f, p in pkts],
-                "ts": t, "ns": ph, "total": total,
+                "ts": t, "ns": ph, "total": total, "flags": sorted(flags),
                 "findings": self.findings.get(key, []),
             })
         return out

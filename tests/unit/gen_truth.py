@@ -3,8 +3,9 @@
 (tests/gen/out/NAME.truth.json, tests/gen/truth.py): nfsrdma-dissect
 --json and -q --check on each, every record held to its truth entry --
 the eight boundaries (ns), the phases (ns, null when one did not happen),
-the total, the frames of the call and the reply, and its findings (name
-and section) -- with no record missing and none extra; every --check line
+the total, the frames of the call and the reply, the flags the generator
+knows (call, reply, backchannel, timeout, no_call, retransmit) and its
+findings (name and section) -- with no record missing and none extra; every --check line
 is a finding the generator injected, and every injected finding has its
 line.  Closing line: "gen_truth: N passed, N failed".
 """
@@ -17,6 +18,9 @@ import sys
 SRC = os.environ.get("NFSRDMA_SRCDIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 BIN = os.path.join(SRC, os.environ.get("O", "build"), "bin", "nfsrdma-dissect")
 PHASES = ("call", "queue", "pull", "server", "queue+server", "push", "wait", "reply")
+# record.h's flags the truth holds (docs/record.md)
+FLAGS = {"call": 1 << 0, "reply": 1 << 1, "backchannel": 1 << 2, "timeout": 1 << 3,
+         "no_call": 1 << 4, "retransmit": 1 << 10}
 BOUNDS = ("call_first", "call_last", "read_first", "read_last",
           "write_first", "write_last", "reply_first", "reply_last")
 
@@ -55,6 +59,9 @@ def check_record(where, rec, want):
        "%s: total is %s ns, truth %s" % (where, rec["ns"].get("total"), want["total"]))
     for k in ("frame_call", "frame_reply"):
         ok((rec.get(k) or None) == want[k], "%s: %s is %s, truth %s" % (where, k, rec.get(k), want[k]))
+    mask = sum(FLAGS.values())
+    ok(rec["flags"] & mask == sum(FLAGS[f] for f in want["flags"]),
+       "%s: flags 0x%x, truth %s" % (where, rec["flags"] & mask, want["flags"]))
     got = sorted((f["id"], f["section"]) for f in rec.get("findings", []))
     exp = sorted((f["id"], f["section"]) for f in want["findings"])
     ok(got == exp, "%s: findings %s, injected %s" % (where, got, exp))
