@@ -61,6 +61,15 @@ void rec_add_finding(struct nfsrdma_record *r, unsigned id, uint32_t a, uint64_t
 	}
 }
 
+const char *finding_section(unsigned id, uint64_t b)
+{
+	const struct finding_info *fi = finding_info(id);
+
+	if (id == FND_RDMA_ERROR && b == 2)   /* b: the RPC-over-RDMA version */
+		return "draft-ietf-nfsv4-rpcrdma-version-two-07 §7";
+	return fi ? fi->section : "";
+}
+
 int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b)
 {
 	const struct finding_info *fi = finding_info(id);
@@ -69,8 +78,8 @@ int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b)
 	if (!fi)
 		return snprintf(buf, len, "finding-%u", id);
 	if (id == FND_RDMA_ERROR && b == 2)   /* b: the RPC-over-RDMA version */
-		return snprintf(buf, len, "%s: RDMA2_ERROR ERR_%s (%u) [draft-ietf-nfsv4-rpcrdma-version-two-07 §7]",
-				fi->name, rpcrdma2_err_name(a), a);
+		return snprintf(buf, len, "%s: RDMA2_ERROR ERR_%s (%u) [%s]",
+				fi->name, rpcrdma2_err_name(a), a, finding_section(id, b));
 	if (id == FND_RDMA_ERROR)
 		return snprintf(buf, len, "%s: RDMA_ERROR %s (%u) [%s]", fi->name, rpcrdma_err_name(a), a,
 				fi->section);
@@ -87,10 +96,11 @@ void check_record(struct nfsrdma_record *r, const struct prog_info *p,
 {
 	if (!(r->flags & RECF_CALL))
 		return;
-	/* DDP eligibility of single-procedure programs; NFSv4 is judged per
-	 * op by nfs4.c (it knows which ops consumed chunks). */
-	if (p && p->ddp_eligible && !(r->prog == PROG_NFS && r->vers == 4) &&
-	    !(r->flags & RECF_CALL_PARTIAL)) {
+	/* DDP eligibility of single-procedure programs: the procedure alone
+	 * decides it, so arguments left undecoded (a LOOKUP name moved by a
+	 * Read chunk is exactly what leaves them so) do not hide it.  NFSv4
+	 * is judged per op by nfs4.c (it knows which ops consumed chunks). */
+	if (p && p->ddp_eligible && !(r->prog == PROG_NFS && r->vers == 4)) {
 		unsigned args_chunks = r->n_read_chunks - ((r->flags & RECF_ARGS_DDP) ? 1 : 0);
 		if (args_chunks && !p->ddp_eligible(r->vers, r->proc, false))
 			rec_add_finding(r, FND_NOT_ELIGIBLE, args_chunks, r->read_chunk_bytes);

@@ -38,6 +38,9 @@ struct finding_info {
 const struct finding_info *finding_info(unsigned id);
 /* Adds a finding (the bitmask always; the detail while room remains). */
 void rec_add_finding(struct nfsrdma_record *r, unsigned id, uint32_t a, uint64_t b);
+/* The section one finding breaks: its table's, or the version 2 draft's
+ * for an RDMA2_ERROR (b = the RPC-over-RDMA version, as stored). */
+const char *finding_section(unsigned id, uint64_t b);
 /* "name: text [section]" into buf. */
 int finding_format(char *buf, size_t len, unsigned id, uint32_t a, uint64_t b);
 

@@ -23,7 +23,7 @@ void out_finding_json(FILE *f, const struct dissect_finding *fd)
 		(unsigned long long)fd->frame, fd->conn_id, fd->xid);
 	out_json_str(f, fi ? fi->name : "?");
 	fputs(",\"section\":", f);
-	out_json_str(f, fi ? fi->section : "");
+	out_json_str(f, finding_section(fd->id, fd->b));
 	fputs(",\"text\":", f);
 	out_json_str(f, text);
 	fputs("}\n", f);

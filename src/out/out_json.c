@@ -465,7 +465,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 			finding_format(b, sizeof(b), r->finding[i].id, r->finding[i].a, r->finding[i].b);
 			jb_lit(j, i ? ",{\"id\":" : "{\"id\":");
 			jb_str(j, fi ? fi->name : "?");
-			js(j, "section", fi ? fi->section : "");
+			js(j, "section", finding_section(r->finding[i].id, r->finding[i].b));
 			js(j, "text", b);
 			jb_c(j, '}');
 		}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The generated captures cannot rot:
 #  1. tests/gen/gen.py run again writes byte-for-byte the committed
-#     tests/gen/out/*.pcap (no file missing, none extra);
+#     tests/gen/out/*.pcap and the truth beside them, *.truth.json (no file
+#     missing, none extra);
 #  2. every re-framed lab capture (conv-*) dissects to the same RPCs as the
 #     lab capture it came from: same lines once the addresses are cut off;
 #  3. tshark decodes the same number of RPC-over-RDMA messages in each
@@ -21,7 +22,7 @@ if ! python3 tests/gen/gen.py "$work/out" >"$work/gen.log" 2>&1; then
 	echo "FAIL gen: tests/gen/gen.py failed:"; head -20 "$work/gen.log"
 	echo "gen: $pass passed, 1 failed"; exit 1
 fi
-for f in "$work"/out/*.pcap; do
+for f in "$work"/out/*.pcap "$work"/out/*.truth.json; do
 	n=${f##*/}
 	if [ ! -e "tests/gen/out/$n" ]; then
 		ok 1 "$n: generated but not committed in tests/gen/out"
@@ -29,7 +30,7 @@ for f in "$work"/out/*.pcap; do
 		cmp -s "$f" "tests/gen/out/$n"; ok $? "$n: regenerated file differs from tests/gen/out/$n"
 	fi
 done
-for f in tests/gen/out/*.pcap; do
+for f in tests/gen/out/*.pcap tests/gen/out/*.truth.json; do
 	[ -e "$work/out/${f##*/}" ]; ok $? "$f: committed but gen.py no longer writes it"
 done
 

@@ -29,6 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rdmawire as w  # noqa: E402
 from rdmawire import u32, u64, opaque, string, fh  # noqa: E402
+from truth import Truth  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # A frozen copy of the lab capture: regenerating tests/captures/ must not
@@ -239,10 +240,12 @@ def xdr07(outdir):
 
     # Connection greeting: each peer's properties (CONNPROP_FINAL), the
     # server's in a MIDDLE + FINAL pair; then a GRANT.
+    rc.tag = (None, "conn")     # no RPC: not in the truth
     rc.send(0, v2_prefix(0, credit(0), 7) + v2_props([(1, u32(4096)), (2, u32(8192)), (5, u32(1))]))
     rc.send(1, v2_prefix(0, credit(1), 6) + v2_props([(1, u32(8192)), (2, u32(4096))]))
     rc.send(1, v2_prefix(0, credit(1), 7) + v2_props([(3, u32(1 << 20)), (4, u32(16)), (5, u32(1))]))
     rc.send(1, v2_prefix(0, credit(1, 0), 5))
+    rc.tag = None
 
     # CALL_INLINE / REPLY_INLINE: NFSv3 GETATTR
     xid = x()
@@ -309,6 +312,9 @@ def xdr07(outdir):
              v2_prefix(xid, credit(1), 4) + u32(9) + u32(1) + u32(65536))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-v2-draft07", rc)
+    t = Truth()
+    t.finding(0x7e000007, "rdma-error", v2=True)
+    t.write(outdir, "xdr-v2-draft07", rc.out)
 
 
 def xdr00(outdir):
@@ -322,9 +328,11 @@ def xdr00(outdir):
     def lists(reads=(), writes=(), reply=None, inv=0):
         return u32(inv) + w.read_list(reads) + w.write_list(writes) + w.reply_chunk(reply)
 
+    rc.tag = (None, "conn")
     rc.send(0, v2_prefix(0, 32, 5) + u32(0) + v2_props([(1, u32(4096)), (2, u32(4096))]))
     rc.send(1, v2_prefix(0, 32, 5) + u32(RESP) + v2_props([(1, u32(4096)), (2, u32(4096)), (4, u32(8))]))
     rc.send(1, v2_prefix(0, 32, 6) + u32(0))
+    rc.tag = None
     xid = x()
     exchange(rc, v2_prefix(xid, 32, 0) + u32(0) + lists() + nfs3(xid, 1, opaque(fh(2))),
              v2_prefix(xid, 32, 0) + u32(RESP) + lists() + w.rpc_reply(xid) + nfs3_getattr_res())
@@ -360,6 +368,9 @@ def xdr00(outdir):
              v2_prefix(xid, 32, 4) + u32(RESP) + u32(8) + u32(16))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-v2-draft00", rc)
+    t = Truth()
+    t.finding(0x70000005, "rdma-error", v2=True)
+    t.write(outdir, "xdr-v2-draft00", rc.out)
 
 
 # ==========================================================================
@@ -392,6 +403,10 @@ def xdr_rdma_error(outdir):
              w.rdma1_error(xid, 32, 2))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-rdma-error", rc)
+    t = Truth()
+    t.finding(0x6e000002, "rdma-error")
+    t.finding(0x6e000004, "rdma-error")
+    t.write(outdir, "xdr-rdma-error", rc.out)
 
 
 def xdr_pnfs(outdir):
@@ -421,6 +436,7 @@ def xdr_pnfs(outdir):
                                                                 u32(49) + u32(0) + u32(1) + u64(65536)])))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-pnfs-rdma-layout", rc)
+    Truth().write(outdir, "xdr-pnfs-rdma-layout", rc.out)
 
 
 def xdr_aux(outdir):
@@ -442,6 +458,7 @@ def xdr_aux(outdir):
              rdma1_reply(xid, w.rpc_reply(xid) + u32(0) + u32(3)))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-mount-nlm-nsm", rc)
+    Truth().write(outdir, "xdr-mount-nlm-nsm", rc.out)
 
 
 def xdr_rpcbind(outdir):
@@ -471,6 +488,7 @@ def xdr_rpcbind(outdir):
     call(4, 10, u32(NSM) + u32(1) + u32(0) + opaque(b""), string("10.9.0.1.3.32") + opaque(b""))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-rpcbind", rc)
+    Truth().write(outdir, "xdr-rpcbind", rc.out)
 
 
 def xdr_callback(outdir):
@@ -485,174 +503,21 @@ def xdr_callback(outdir):
     cb = (opaque(b"") + u32(1) + u32(1) + u32(2) +
           u32(11) + SESSION + u32(1) + u32(0) + u32(0) + u32(0) + u32(0) +     # CB_SEQUENCE
           u32(4) + STATEID + u32(0) + opaque(fh(5)))                           # CB_RECALL
+    rc.tag = ((cxid, 0), "call")        # the backchannel: the server calls
     rc.send(1, w.rdma1(cxid, 1, w.RDMA_MSG) + w.rpc_call(cxid, NFS_CB, 1, 1, cred=w.AUTH_NONE) + cb)
     rc.clock.tick(40)
+    rc.tag = ((cxid, 0), "reply")
     rc.send(0, w.rdma1(cxid, 1, w.RDMA_MSG) + w.rpc_reply(cxid) + u32(0) + opaque(b"") + u32(2) +
             u32(11) + u32(0) + SESSION + u32(1) + u32(0) + u32(0) + u32(0) + u32(4) + u32(0))
+    rc.tag = None
     xid = x()
     exchange(rc, rdma1_call(xid, nfs4(xid, 1, [op_sequence(8), op_putfh(5), u32(8) + STATEID])),
              rdma1_reply(xid, w.rpc_reply(xid) + compound_res([res_sequence(8), RES_PUTFH, u32(8) + u32(0)])))
     rc.cm_disconnect()
     save_rc(outdir, "xdr-nfs41-callback", rc)
-
-
-# ==========================================================================
-# One capture per conformance finding (nfsrdma-dissect --check)
-
-def finding_captures(outdir):
-    def new(params=(True, 4096, 4096, True, 4096, 4096)):
-        rc = session(params)
-        x = Xids(0x66000001)
-        xid = x()   # a NULL first, like every Linux mount
-        exchange(rc, rdma1_call(xid, nfs3(xid, 0, b"")), rdma1_reply(xid, w.rpc_reply(xid)))
-        return rc, x
-
-    def done(name, rc):
-        rc.cm_disconnect()
-        save_rc(outdir, "xdr-f-" + name, rc)
-
-    # not-ddp-eligible: a Write chunk on GETATTR, a Read chunk on LOOKUP
-    rc, x = new()
-    xid = x()
-    exchange(rc, rdma1_call(xid, nfs3(xid, 1, opaque(fh(1))), writes=[[(0x3301, 4096, va(xid))]]),
-             rdma1_reply(xid, w.rpc_reply(xid) + nfs3_getattr_res(), writes=[[(0x3301, 0, va(xid))]]))
-    xid = x()
-    rpc = nfs3(xid, 3, opaque(fh(1)))
-    name = b"a-name-sent-by-rdma"
-    rc.send(0, rdma1_call(xid, rpc + u32(len(name)), reads=[(len(rpc) + 4, 0x3302, len(name), va(xid))]))
-    rc.read(1, 0x3302, va(xid), name)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + u32(2) + u32(0)))
-    done("not-ddp-eligible", rc)
-
-    # write-list-mismatch: two Write chunks for a COMPOUND with one READ
-    rc, x = new()
-    xid = x()
-    h1, h2 = 0x3401, 0x3402
-    rpc = nfs4(xid, 1, [op_sequence(1), op_putfh(4), u32(25) + STATEID + u64(0) + u32(4096)])
-    rc.send(0, rdma1_call(xid, rpc, writes=[[(h1, 4096, va(xid))], [(h2, 4096, va(xid, 0x1000))]]))
-    rc.write(1, h1, va(xid), b"\x44" * 4096)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + compound_res([res_sequence(1), RES_PUTFH,
-                                                                u32(25) + u32(0) + u32(1) + u32(4096)]),
-                           writes=[[(h1, 4096, va(xid))], [(h2, 0, va(xid, 0x1000))]]))
-    done("write-list-mismatch", rc)
-
-    # write-roundup: a READ of 8192 bytes at the end of the file gets 4099;
-    # the server returns the Write chunk's length rounded up to 4100
-    rc, x = new()
-    xid = x()
-    h = 0x3501
-    rc.send(0, rdma1_call(xid, nfs3(xid, 6, nfs3_read_args(5, 0, 8192)), writes=[[(h, 8192, va(xid))]]))
-    rc.write(1, h, va(xid), b"\x55" * 4099)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_read_res(4099, 1), writes=[[(h, 4100, va(xid))]]))
-    done("write-roundup", rc)
-
-    # write-pad-segment: the Linux client (since 5.16) adds a 4-byte
-    # segment for the XDR pad to a Write chunk of unaligned length; the
-    # server writes 4099 bytes and returns the lengths it wrote
-    rc, x = new()
-    xid = x()
-    h, hp = 0x3511, 0x3510
-    rc.send(0, rdma1_call(xid, nfs3(xid, 6, nfs3_read_args(5, 0, 4099)),
-                          writes=[[(h, 4099, va(xid)), (hp, 4, 0x7fff0000)]]))
-    rc.write(1, h, va(xid), b"\x55" * 4099)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_read_res(4099, 1),
-                           writes=[[(h, 4099, va(xid)), (hp, 0, 0x7fff0000)]]))
-    done("write-pad-segment", rc)
-
-    # p0-in-msg: an RDMA_MSG call that also offers a position-zero Read
-    # chunk (here: a copy of the call itself); the server pulls it anyway
-    rc, x = new()
-    xid = x()
-    rpc = nfs3(xid, 1, opaque(fh(6)))
-    rc.send(0, rdma1_call(xid, rpc, reads=[(0, 0x3601, len(rpc), va(xid))]))
-    rc.read(1, 0x3601, va(xid), rpc)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_getattr_res()))
-    done("p0-in-msg", rc)
-
-    # inline-oversize: the server advertised a 1 KB receive buffer
-    rc, x = new(params=(True, 4096, 4096, True, 1024, 1024))
-    xid = x()
-    data = b"\x77" * 1400
-    exchange(rc, rdma1_call(xid, nfs3(xid, 7, nfs3_write_args(7, 0, data))),
-             rdma1_reply(xid, w.rpc_reply(xid) + nfs3_write_res(1400)))
-    done("inline-oversize", rc)
-
-    # credit-overrun: the server grants 2, the client has 3 calls out
-    rc, x = new()
-    xids = [x() for _ in range(3)]
-    for xid in xids:
-        rc.send(0, rdma1_call(xid, nfs3(xid, 1, opaque(fh(8)))))
-    for xid in xids:
-        rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_getattr_res(), credits=2))
-    xids = [x() for _ in range(3)]
-    for xid in xids:
-        rc.send(0, rdma1_call(xid, nfs3(xid, 1, opaque(fh(8)))))
-    for xid in xids:
-        rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_getattr_res(), credits=2))
-    done("credit-overrun", rc)
-
-    # read-past-chunk: the server reads 4096 bytes of a 3000-byte chunk
-    rc, x = new()
-    xid = x()
-    data = bytes(range(256)) * 16
-    rpc = nfs3(xid, 7, nfs3_write_args(9, 0, data[:3000], inline=False))
-    rc.send(0, rdma1_call(xid, rpc, reads=[(len(rpc), 0x3901, 3000, va(xid))]))
-    rc.read(1, 0x3901, va(xid), data)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_write_res(3000)))
-    done("read-past-chunk", rc)
-
-    # write-past-chunk: 8192 bytes written into a 4096-byte Write chunk
-    rc, x = new()
-    xid = x()
-    rc.send(0, rdma1_call(xid, nfs3(xid, 6, nfs3_read_args(10, 0, 4096)), writes=[[(0x3a01, 4096, va(xid))]]))
-    rc.write(1, 0x3a01, va(xid), b"\xaa" * 8192)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_read_res(4096, 0), writes=[[(0x3a01, 4096, va(xid))]]))
-    done("write-past-chunk", rc)
-
-    # write-list-overrun: the reply's Write list claims more than provided
-    rc, x = new()
-    xid = x()
-    rc.send(0, rdma1_call(xid, nfs3(xid, 6, nfs3_read_args(11, 0, 4096)), writes=[[(0x3b01, 4096, va(xid))]]))
-    rc.write(1, 0x3b01, va(xid), b"\xbb" * 4096)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_read_res(4096, 0), writes=[[(0x3b01, 8192, va(xid))]]))
-    done("write-list-overrun", rc)
-
-    # unmatched-reply: a reply no call in the capture asked for
-    rc, x = new()
-    xid = x()
-    exchange(rc, rdma1_call(xid, nfs3(xid, 1, opaque(fh(12)))),
-             rdma1_reply(xid, w.rpc_reply(xid) + nfs3_getattr_res()))
-    rc.send(1, rdma1_reply(0x0bad0001, w.rpc_reply(0x0bad0001) + nfs3_getattr_res()))
-    done("unmatched-reply", rc)
-
-    # read-plus-write-chunk: NFSv4.2 READ_PLUS offered a Write chunk; the
-    # server (rightly) answers inline
-    rc, x = new()
-    xid = x()
-    data = b"\x12" * 1000
-    rpc = nfs4(xid, 2, [op_sequence(1), op_putfh(13), u32(68) + STATEID + u64(0) + u32(1000)])
-    exchange(rc, rdma1_call(xid, rpc, writes=[[(0x3c01, 4096, va(xid))]]),
-             rdma1_reply(xid, w.rpc_reply(xid) + compound_res([res_sequence(1), RES_PUTFH,
-                                                              u32(68) + u32(0) + u32(1) + u32(1) + u32(0) + u64(0) +
-                                                              opaque(data)]),
-                         writes=[[(0x3c01, 0, va(xid))]]))
-    done("read-plus-write-chunk", rc)
-
-    # rdma-unmatched: an RDMA WRITE into memory no call advertised
-    rc, x = new()
-    xid = x()
-    rc.send(0, rdma1_call(xid, nfs3(xid, 6, nfs3_read_args(14, 0, 4096)), writes=[[(0x3d01, 4096, va(xid))]]))
-    rc.write(1, 0x3d99, 0x7e5500000000, b"\xdd" * 512)
-    rc.write(1, 0x3d01, va(xid), b"\xdd" * 4096)
-    rc.send(1, rdma1_reply(xid, w.rpc_reply(xid) + nfs3_read_res(4096, 0), writes=[[(0x3d01, 4096, va(xid))]]))
-    done("rdma-unmatched", rc)
-
-    # nomsg-without-reply-chunk: RDMA_NOMSG reply to a call with no Reply chunk
-    rc, x = new()
-    xid = x()
-    rc.send(0, rdma1_call(xid, nfs3(xid, 17, opaque(fh(15)) + u64(0) + u64(0) + u32(4096) + u32(8192))))
-    rc.send(1, w.rdma1(xid, 32, w.RDMA_NOMSG))
-    done("nomsg-without-reply-chunk", rc)
+    t = Truth()
+    t.flag((cxid, 0), "backchannel")
+    t.write(outdir, "xdr-nfs41-callback", rc.out)
 
 
 def main():
@@ -666,7 +531,10 @@ def main():
     xdr_aux(out)
     xdr_rpcbind(out)
     xdr_callback(out)
-    finding_captures(out)
+    import gen_findings
+    gen_findings.write_all(out)
+    import gen_timing
+    gen_timing.write_all(out)
     damaged_copies(out)
 
 

@@ -163,11 +163,13 @@ def aeth(syndrome, msn):
 
 class Packet:
     """One IB transport packet: BTH .. payload .. pad (no ICRC), plus the
-    endpoints it travels between (Endpoint objects)."""
-    __slots__ = ("src", "dst", "ib", "ts")
+    endpoints it travels between (Endpoint objects).  tag: what the
+    generator meant it to be, (key, role, op number) or None (ACK, CM), for
+    the truth sidecar (truth.py)."""
+    __slots__ = ("src", "dst", "ib", "ts", "tag")
 
-    def __init__(self, src, dst, ib, ts):
-        self.src, self.dst, self.ib, self.ts = src, dst, ib, ts
+    def __init__(self, src, dst, ib, ts, tag=None):
+        self.src, self.dst, self.ib, self.ts, self.tag = src, dst, ib, ts, tag
 
 
 class Endpoint:
@@ -220,11 +222,26 @@ class RC:
         self.out = out if out is not None else []
         self.gap = gap_us
         self.comm_id = [0x1a2b0000 | cqpn, 0x3c4d0000 | sqpn]
+        # the truth's tags: tag (key, role) set by the generator wins; else a
+        # SEND is tagged by its rdma_xid (side 0 calls, side 1 replies) and
+        # an RDMA READ/WRITE by the client's last call
+        self.tag, self.last_call, self.opn = None, None, 0
 
-    def _emit(self, d, ib, us=None):
+    def _role(self, d, kind, msg=b""):
+        self.opn += 1
+        if self.tag is not None:
+            return self.tag + (self.opn,)
+        if kind == "send" and len(msg) >= 4:
+            key = (struct.unpack(">I", msg[:4])[0], 0)
+            if d == 0:
+                self.last_call = key
+            return (key, "call" if d == 0 else "reply", self.opn)
+        return (self.last_call, kind, self.opn)
+
+    def _emit(self, d, ib, us=None, tag=None):
         ts = self.clock.tick(self.gap if us is None else us)
         s, p = self.side[d], self.side[d ^ 1]
-        self.out.append(Packet(s.ep, p.ep, ib, ts))
+        self.out.append(Packet(s.ep, p.ep, ib, ts, tag))
 
     def _bth(self, d, op, psn, payload_len, ack_req=False):
         pad = -payload_len % 4
@@ -240,6 +257,7 @@ class RC:
 
     def send(self, d, msg, ack=True, inv_rkey=None, us=None):
         s = self.side[d]
+        tag = self._role(d, "send", msg)
         chunks = [msg[i:i + self.mtu] for i in range(0, len(msg), self.mtu)] or [b""]
         for i, c in enumerate(chunks):
             last = i == len(chunks) - 1
@@ -253,13 +271,14 @@ class RC:
                 op = OP_SEND_MIDDLE
             b, pad = self._bth(d, op, s.psn, len(c), ack_req=last)
             ext = u32(inv_rkey) if last and inv_rkey is not None else b""
-            self._emit(d, b + ext + c + b"\0" * pad, us if i == 0 else None)
+            self._emit(d, b + ext + c + b"\0" * pad, us if i == 0 else None, tag)
             s.psn += 1
         if ack:
             self.ack(d ^ 1)
 
     def write(self, d, rkey, va, data, ack=False, us=None):
         s = self.side[d]
+        tag = self._role(d, "write")
         chunks = [data[i:i + self.mtu] for i in range(0, len(data), self.mtu)] or [b""]
         for i, c in enumerate(chunks):
             last = i == len(chunks) - 1
@@ -267,7 +286,7 @@ class RC:
                   OP_WRITE_LAST if last else OP_WRITE_MIDDLE)
             b, pad = self._bth(d, op, s.psn, len(c), ack_req=last)
             ext = reth(va, rkey, len(data)) if i == 0 else b""
-            self._emit(d, b + ext + c + b"\0" * pad, us if i == 0 else None)
+            self._emit(d, b + ext + c + b"\0" * pad, us if i == 0 else None, tag)
             s.psn += 1
         if ack:
             self.ack(d ^ 1)
@@ -277,8 +296,9 @@ class RC:
         from the peer; the peer answers with data."""
         s, p = self.side[d], self.side[d ^ 1]
         ask = len(data) if length is None else length
+        tag = self._role(d, "read")
         b, _ = self._bth(d, OP_READ_REQ, s.psn, 0, ack_req=True)
-        self._emit(d, b + reth(va, rkey, ask), us)
+        self._emit(d, b + reth(va, rkey, ask), us, tag)
         chunks = [data[i:i + self.mtu] for i in range(0, len(data), self.mtu)] or [b""]
         psn = s.psn
         s.psn += len(chunks)
@@ -292,7 +312,7 @@ class RC:
             if op in (OP_READ_RESP_ONLY, OP_READ_RESP_FIRST, OP_READ_RESP_LAST):
                 p.msn += 1 if last else 0
                 ext = aeth(0x1f, p.msn)
-            self._emit(d ^ 1, hdr + ext + c + b"\0" * pad)
+            self._emit(d ^ 1, hdr + ext + c + b"\0" * pad, None, tag)
 
     # ---- CM ------------------------------------------------------------
     def _mad(self, d, attr, data, tid):
@@ -324,7 +344,7 @@ class RC:
         struct.pack_into(">Q", req, 8, (1 << 24) | (6 << 16) | port)
         struct.pack_into(">I", req, 32, c.qpn << 8 | 0x10)      # local QPN, responder resources
         struct.pack_into(">I", req, 44, s.psn << 8 | 0x37)      # starting PSN (the server's), ...
-        req[50] = 0x50 | 0x07                                   # path MTU 4096
+        req[50] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}[self.mtu] << 4 | 0x07   # path MTU
         struct.pack_into(">HH", req, 52, 0xffff, 0xffff)
         req[56:72] = b"\0" * 10 + b"\xff\xff" + c.ep.ip4
         req[72:88] = b"\0" * 10 + b"\xff\xff" + s.ep.ip4
