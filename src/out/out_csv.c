@@ -5,7 +5,7 @@
 
 void out_csv_header(FILE *f)
 {
-	fputs("ts_call,conn,xid,caller,callee,program,procedure,ops,status,fh,offset,count,res_count,"
+	fputs("ts_call,conn,xid,caller,callee,program,operation,ops,status,fh,offset,count,res_count,"
 	      "name,call_first,call_last,read_first,read_last,write_first,write_last,reply_first,"
 	      "reply_last", f);
 	for (unsigned ph = 0; ph < REC_PH_N; ph++)
@@ -21,7 +21,7 @@ void out_csv_header(FILE *f)
  * first phase's column, its name in fphases) and the fused total. */
 void out_csv_header_fused(FILE *f)
 {
-	fputs("ts_call,conn,xid,caller,callee,program,procedure,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
+	fputs("ts_call,conn,xid,caller,callee,program,operation,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
 	for (unsigned ph = 0; ph < REC_FP_N; ph++)
 		fprintf(f, ",ns_%s", rec_fphase_name(ph));
 	fputs(",ns_total,transport\n", f);

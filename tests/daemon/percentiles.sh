@@ -85,7 +85,7 @@ us = lambda ns: "%.1f" % (ns / 1000.0)
 dis = {}   # key -> dict(records, answered, p50, p90, p99, max)
 for line in open(fdis):
     f = line.split()
-    if not f or line.startswith("==") or f[0] in ("procedure", "total") or len(f) < 12:
+    if not f or line.startswith("==") or f[0] in ("operation", "total") or len(f) < 12:
         continue
     key = " ".join(f[:-11])
     calls, replies, unanswered = int(f[-11]), int(f[-10]), int(f[-8])
