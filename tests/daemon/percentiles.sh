@@ -47,7 +47,7 @@ for f in "${caps[@]}"; do
 
 	# The daemon: scrape /metrics once every record is in, then SIGTERM
 	# prints the last summary.
-	want=$(awk '/^== |^procedure |^total /{next} NF > 11 { s += $(NF-9) + $(NF-7) } END { print s + 0 }' "$TMP/$c.dissect")
+	want=$(awk '/^== |^operation |^total /{next} NF > 11 { s += $(NF-9) + $(NF-7) } END { print s + 0 }' "$TMP/$c.dissect")
 	port=$(free_port)
 	"$BIN/nfsrdmad" --source "pcap:$f" --metrics "127.0.0.1:$port" --socket none --json \
 		--summary-interval 3600 >"$TMP/$c.daemon" 2>"$TMP/$c.daemon.err" &
