@@ -330,18 +330,20 @@ static void conn_input(struct daemon *d, struct conn *k)
 		}
 		return;
 	}
-	char *start = k->in, *nl;
-	while ((nl = memchr(start, '\n', k->inlen - (size_t)(start - k->in)))) {
-		*nl = 0;
-		if (nl > start && nl[-1] == '\r')
-			nl[-1] = 0;
+	char *start = k->in;
+	size_t rest = k->inlen, len;
+	int rc;
+	while ((rc = ctl_next_line(start, rest, &len)) > 0) {
+		start[len] = 0;
+		if (len && start[len - 1] == '\r')
+			start[len - 1] = 0;
 		ctl_command(d, k, start);
-		start = nl + 1;
+		start += len + 1;
+		rest -= len + 1;
 	}
-	size_t rest = k->inlen - (size_t)(start - k->in);
 	memmove(k->in, start, rest);
 	k->inlen = rest;
-	if (k->inlen >= CTL_LINE_MAX) {
+	if (rc < 0) {
 		conn_append(k, "ERR line too long\n", 18);
 		k->close_after = true;
 		k->inlen = 0;

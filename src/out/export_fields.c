@@ -51,9 +51,18 @@ static void f_ipdst(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r
 static void f_ip6src(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->caller, 6, b, n); }
 static void f_ip6dst(const struct nfsrdma_record *r, char *b, size_t n) { addr(&r->callee, 6, b, n); }
 static void f_xid(const struct nfsrdma_record *r, char *b, size_t n) { snprintf(b, n, "0x%08x", r->xid); }
-static void f_vers(const struct nfsrdma_record *r, char *b, size_t n) { U(r->rdma_vers); }
-static void f_credits(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_asked); }
-static void f_msgtype(const struct nfsrdma_record *r, char *b, size_t n) { if (r->call_rdma_proc != 0xff) U(r->call_rdma_proc); else b[0] = 0; }
+/* rpcordma.*: an RPC over TCP or UDP has no RPC-over-RDMA header, so
+ * none of its fields (empty, as tshark leaves a field the frame lacks) */
+static bool rdma(const struct nfsrdma_record *r, char *b)
+{
+	b[0] = 0;
+	return r->transport == REC_TR_RDMA;
+}
+static void f_rxid(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) f_xid(r, b, n); }
+static void f_vers(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) U(r->rdma_vers); }
+static void f_credits(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) U(r->credits_asked); }
+static void f_msgtype(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b) && r->call_rdma_proc != 0xff) U(r->call_rdma_proc); }
+static void f_transport(const struct nfsrdma_record *r, char *b, size_t n) { snprintf(b, n, "%s", rec_transport_name(r->transport)); }
 static void f_prog(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->prog); else b[0] = 0; }
 static void f_pvers(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->vers); else b[0] = 0; }
 static void f_proc(const struct nfsrdma_record *r, char *b, size_t n) { if (r->flags & RECF_CALL) U(r->proc); else b[0] = 0; }
@@ -111,7 +120,7 @@ static void f_l_reply(const struct nfsrdma_record *r, char *b, size_t n) { phase
 static void f_chunks(const struct nfsrdma_record *r, char *b, size_t n) { rec_chunk_mix(r, b, n); }
 static void f_binl(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_inline(r)); }
 static void f_bddp(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_ddp(r)); }
-static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { U(r->credits_granted); }
+static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) U(r->credits_granted); }
 static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r->nfindings); }
 static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { U(r->flags); }
 static void f_name(const struct nfsrdma_record *r, char *b, size_t n) { out_csv_esc(r->name, sizeof(r->name), b, n); }
@@ -123,11 +132,11 @@ static const struct field fields[] = {
 	{ "ip.dst", "callee (RPC server) IPv4 address", f_ipdst, true },
 	{ "ipv6.src", "caller IPv6 address", f_ip6src, false },
 	{ "ipv6.dst", "callee IPv6 address", f_ip6dst, false },
-	{ "rpcordma.xid", "RPC-over-RDMA XID (= rpc.xid)", f_xid, true },
-	{ "rpcordma.vers", "RPC-over-RDMA version", f_vers, false },
-	{ "rpcordma.flow_control", "credits the call asked for", f_credits, false },
-	{ "rpcordma.msg_type", "call's RPC-over-RDMA procedure (0 RDMA_MSG, 1 RDMA_NOMSG...)", f_msgtype, false },
-	{ "rpc.xid", "RPC XID", f_xid, false },
+	{ "rpcordma.xid", "RPC-over-RDMA XID (= rpc.xid; empty over TCP and UDP)", f_rxid, true },
+	{ "rpcordma.vers", "RPC-over-RDMA version (empty over TCP and UDP)", f_vers, false },
+	{ "rpcordma.flow_control", "credits the call asked for (empty over TCP and UDP)", f_credits, false },
+	{ "rpcordma.msg_type", "call's RPC-over-RDMA procedure (0 RDMA_MSG, 1 RDMA_NOMSG...; empty over TCP and UDP)", f_msgtype, false },
+	{ "rpc.xid", "RPC XID (every transport)", f_xid, true },
 	{ "rpc.program", "RPC program number", f_prog, true },
 	{ "rpc.programversion", "RPC program version", f_pvers, true },
 	{ "rpc.procedure", "RPC procedure number", f_proc, true },
@@ -160,10 +169,12 @@ static const struct field fields[] = {
 	{ "nfsrdma.chunks", "chunk mix (inline, read, write, reply, p0)", f_chunks, true },
 	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true },
 	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true },
-	{ "nfsrdma.credits_granted", "credits the reply granted", f_granted, false },
+	{ "nfsrdma.credits_granted", "credits the reply granted (empty over TCP and UDP)", f_granted, false },
 	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false },
 	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false },
 	{ "nfs.name", "LOOKUP/CREATE/OPEN/... name, MOUNT path (CSV convention; flag 16384: cut)", f_name, false },
+	/* last in the default list: the columns before it keep their places */
+	{ "nfsrdma.transport", "what carried the RPC: rdma, tcp or udp (as -z transport)", f_transport, true },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

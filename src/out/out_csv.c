@@ -5,7 +5,7 @@
 
 void out_csv_header(FILE *f)
 {
-	fputs("ts_call,conn,xid,caller,callee,program,procedure,ops,status,fh,offset,count,res_count,"
+	fputs("ts_call,conn,xid,caller,callee,program,operation,ops,status,fh,offset,count,res_count,"
 	      "name,call_first,call_last,read_first,read_last,write_first,write_last,reply_first,"
 	      "reply_last", f);
 	for (unsigned ph = 0; ph < REC_PH_N; ph++)
@@ -13,7 +13,7 @@ void out_csv_header(FILE *f)
 	fputs(",ns_total,call_inline,"
 	      "reply_inline,read_chunk_bytes,read_bytes,write_chunk_bytes,write_bytes,"
 	      "reply_chunk_bytes,reply_bytes,read_chunks,write_chunks,reply_segs,chunk_mix,"
-	      "credits_asked,credits_granted,flags,findings\n", f);
+	      "credits_asked,credits_granted,flags,findings,transport\n", f);
 }
 
 /* Joined records: the vantages, the clock's uncertainty, the join's
@@ -21,10 +21,10 @@ void out_csv_header(FILE *f)
  * first phase's column, its name in fphases) and the fused total. */
 void out_csv_header_fused(FILE *f)
 {
-	fputs("ts_call,conn,xid,caller,callee,program,procedure,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
+	fputs("ts_call,conn,xid,caller,callee,program,operation,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
 	for (unsigned ph = 0; ph < REC_FP_N; ph++)
 		fprintf(f, ",ns_%s", rec_fphase_name(ph));
-	fputs(",ns_total\n", f);
+	fputs(",ns_total,transport\n", f);
 }
 
 void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
@@ -49,9 +49,11 @@ void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
 		else
 			fputc(',', f);
 	if (r->f_mask)
-		fprintf(f, ",%" PRIu64 "\n", r->f_total);
+		fprintf(f, ",%" PRIu64, r->f_total);
 	else
-		fputs(",\n", f);
+		fputc(',', f);
+	/* the transport last: readers by position keep their columns */
+	fprintf(f, ",%s\n", rec_transport_name(r->transport));
 }
 
 /* RFC 4180 quoting; the name is escaped first (out_csv_esc), so only
@@ -96,7 +98,14 @@ void out_csv(FILE *f, const struct nfsrdma_record *r)
 	fprintf(f, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		r->call_inline, r->reply_inline, r->read_chunk_bytes, r->read_bytes,
 		r->write_chunk_bytes, r->write_bytes, r->reply_chunk_bytes, r->reply_bytes);
-	fprintf(f, ",%u,%u,%u,%s,%u,%u,%u,%u\n", r->n_read_chunks, r->n_write_chunks,
-		r->n_reply_segs, rec_chunk_mix(r, mix, sizeof(mix)), r->credits_asked,
-		r->credits_granted, r->flags, r->nfindings);
+	fprintf(f, ",%u,%u,%u,%s,", r->n_read_chunks, r->n_write_chunks, r->n_reply_segs,
+		rec_chunk_mix(r, mix, sizeof(mix)));
+	/* credits are RPC-over-RDMA's: none over TCP or UDP (empty, not 0) */
+	if (r->transport == REC_TR_RDMA)
+		fprintf(f, "%u,%u", r->credits_asked, r->credits_granted);
+	else
+		fputc(',', f);
+	/* the transport last, after the columns of before it: readers by
+	 * position keep theirs */
+	fprintf(f, ",%u,%u,%s\n", r->flags, r->nfindings, rec_transport_name(r->transport));
 }

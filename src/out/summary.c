@@ -313,7 +313,9 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 
 void summary_print(const struct summary *s, FILE *f)
 {
-	static const char *const title[] = { "", "procedure", "connection", "client", "transport" };
+	/* "operation", as nfsrdma-top (OPERATION), --compare and the CSV name
+	 * the column: an NFSv3 procedure or an NFSv4 COMPOUND's main operation */
+	static const char *const title[] = { "", "operation", "connection", "client", "transport" };
 	struct sum_ent **v = sorted(s);
 	size_t w = 24;
 

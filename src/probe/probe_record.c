@@ -33,10 +33,26 @@ static void copy_str(char *dst, size_t dlen, const char *src, size_t slen)
 	dst[n] = 0;
 }
 
+/* The kernel's clients name a few procedures (struct rpc_procinfo
+ * .p_name) unlike the RFCs and our tables: fs/nfs/mount_clnt.c calls
+ * MNT "MOUNT" and UMNT "UMOUNT" (rpc_stats_latency prints "mountv3
+ * MOUNT"), fs/lockd/mon.c calls SM_MON "MONITOR" and SM_UNMON
+ * "UNMONITOR".  Without these the record was procedure UINT32_MAX. */
+static const struct { uint32_t prog; const char *kernel; uint32_t proc; } kernel_proc_names[] = {
+	{ PROG_MOUNT, "MOUNT", MOUNT3P_MNT }, { PROG_MOUNT, "UMOUNT", MOUNT3P_UMNT },
+	{ PROG_NSM, "MONITOR", 2 },           { PROG_NSM, "UNMONITOR", 3 },  /* SM_MON, SM_UNMON */
+};
+
 /* Procedure number from the kernel's procedure name, through the
  * project's own program tables. */
 static int proc_by_name(uint32_t prog, uint32_t vers, const char *name, uint32_t *proc)
 {
+	for (size_t i = 0; i < sizeof(kernel_proc_names) / sizeof(kernel_proc_names[0]); i++) {
+		if (kernel_proc_names[i].prog == prog && !strcmp(kernel_proc_names[i].kernel, name)) {
+			*proc = kernel_proc_names[i].proc;
+			return 0;
+		}
+	}
 	for (uint32_t p = 0; p < 128; p++) {
 		const char *n = prog_proc_name(prog, vers, p);
 

@@ -318,6 +318,12 @@ static void ent_add(struct agg *a, struct agg_ent *e, const struct facts *f, uin
 		e->prom[f->prom]++;
 }
 
+/* An entry of time t has left the window (never, over the whole run). */
+static bool slow_expired(const struct agg *a, uint64_t t, uint64_t horizon)
+{
+	return !a->cfg.slow_whole_run && a->now_ns > t + horizon;
+}
+
 /* The fastest entry (its first index, as a scan from 0 keeping the
  * strictly smaller finds it) and the oldest time of the entries still
  * live (not in slow_exp). */
@@ -330,7 +336,7 @@ static void slow_rescan(struct agg *a, uint64_t horizon)
 			a->slow_min = i;
 		if (a->slow_exp >> i & 1)
 			continue;
-		if (a->now_ns > a->slow[i].t_ns + horizon)
+		if (slow_expired(a, a->slow[i].t_ns, horizon))
 			a->slow_exp |= 1ull << i;
 		else if (a->slow[i].t_ns < a->slow_oldest)
 			a->slow_oldest = a->slow[i].t_ns;
@@ -365,7 +371,7 @@ static void slow_add(struct agg *a, const struct nfsrdma_record *r, const struct
 	const bool was_full = a->nslow >= a->cfg.slow_n;
 
 	if (was_full) {
-		if (a->slow_oldest != UINT64_MAX && a->now_ns > a->slow_oldest + horizon)
+		if (a->slow_oldest != UINT64_MAX && slow_expired(a, a->slow_oldest, horizon))
 			slow_rescan(a, horizon);
 		if (a->slow_exp) {
 			victim = (unsigned)__builtin_ctzll(a->slow_exp);

@@ -98,6 +98,9 @@ struct agg_config {
 	unsigned slots;               /* window slots (default 10, max AGG_SLOTS_MAX) */
 	uint64_t slot_ns;             /* slot width (default 1 s) */
 	unsigned slow_n;              /* slowest recent XIDs kept (default 20) */
+	/* the slowest of the whole run, none expiring with the window: a
+	 * file read flat out, whose run is known and ends */
+	bool slow_whole_run;
 };
 
 #define AGG_SLOW_ALL_PHASES ((1u << PH_N) - 1)
@@ -168,6 +171,7 @@ struct agg_snap {
 	struct agg_row *rows[AGG_NDIM];
 	size_t nslow;
 	struct agg_slow slow[AGG_SLOW_MAX];
+	bool slow_whole_run;              /* slow[] covers the run, not the recent window */
 	unsigned nlinks;
 	struct agg_link links[AGG_LINKS_MAX];
 };
@@ -176,6 +180,9 @@ struct agg;
 
 struct agg *agg_new(const struct agg_config *c);
 void agg_free(struct agg *a);
+/* agg_config.slow_whole_run, for an owner that learns it after agg_new
+ * (before the first record). */
+void agg_set_slow_whole_run(struct agg *a, bool on);
 /* now_ns is the clock the windows run on (wall clock for live sources,
  * record time when replaying a file flat out). */
 void agg_add(struct agg *a, const struct nfsrdma_record *r, uint64_t now_ns);

@@ -114,6 +114,11 @@ struct agg *agg_new(const struct agg_config *c)
 	return a;
 }
 
+void agg_set_slow_whole_run(struct agg *a, bool on)
+{
+	a->cfg.slow_whole_run = on;
+}
+
 void agg_ent_free(struct agg *a, struct agg_ent *e)
 {
 	if (!e)

@@ -276,6 +276,7 @@ int agg_snapshot(const struct agg *a, uint64_t now_ns, struct agg_snap *s)
 	}
 	hist_free(&wh);
 	s->nslow = a->nslow;
+	s->slow_whole_run = a->cfg.slow_whole_run;
 	for (unsigned i = 0; i < a->nslow; i++) {
 		const struct slow_rec *sr = &a->slow[i];
 		struct agg_slow *o = &s->slow[i];

@@ -124,6 +124,17 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
 	fputs("END\n", f);
 }
 
+int ctl_next_line(const char *buf, size_t len, size_t *n)
+{
+	const char *nl = memchr(buf, '\n', len < CTL_LINE_MAX ? len : CTL_LINE_MAX);
+
+	if (nl) {
+		*n = (size_t)(nl - buf);
+		return 1;
+	}
+	return len >= CTL_LINE_MAX ? -EMSGSIZE : 0;
+}
+
 int ctl_parse_greeting(const char *line)
 {
 	char word[32];

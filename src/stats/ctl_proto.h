@@ -15,7 +15,7 @@
 #define CTL_PROTO_VERSION 2   /* 2: eight phases that add up to the total */
 #define CTL_PROTO_MINOR 3     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines */
 #define CTL_GREETING "NFSRDMA-CTL"
-#define CTL_LINE_MAX 4096     /* longest line either side sends */
+#define CTL_LINE_MAX 4096     /* longest line either side sends, its newline counted */
 
 /* Writes s as protocol lines, "END" included. */
 void ctl_write_snap(FILE *f, const struct agg_snap *s);
@@ -33,6 +33,11 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
  * malloc'ed: fsplit_snap_free); ctl_read_line skips them. */
 int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
 			size_t errlen);
+/* The first line of buf[0, len): 1 and its length without the newline in
+ * *n when it is whole; 0 when its newline has not come yet; -EMSGSIZE
+ * when it is longer than CTL_LINE_MAX, newline included, whole or not.
+ * The same limit whatever the reads cut the stream into. */
+int ctl_next_line(const char *buf, size_t len, size_t *n);
 /* Parses the greeting line; returns the (major) version or -EPROTO. */
 int ctl_parse_greeting(const char *line);
 /* The minor version of a greeting that parses ("NFSRDMA-CTL 2.1": 1;

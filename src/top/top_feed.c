@@ -96,6 +96,9 @@ int top_feed_standalone(struct top_feed **out, const char *const *specs, unsigne
 		size_t l = strlen(f->name);
 		snprintf(f->name + l, sizeof(f->name) - l, "%s%s", i ? " " : "", specs[i]);
 	}
+	/* files read flat out end: their slowest RPCs are the run's, not
+	 * the last window's (which held none of an early slow one) */
+	agg_set_slow_whole_run(f->agg, f->record_clock);
 	*out = f;
 	return 0;
 }

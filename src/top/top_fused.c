@@ -96,6 +96,26 @@ const char *top_vantages_str(unsigned vt, char *buf, size_t len)
 	return buf;
 }
 
+const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len)
+{
+	uint8_t first[REC_FP_N], last[REC_FP_N];
+	unsigned ns = fsplit_spans(r->merged, first, last), k = 0;
+
+	top_vantages_str(r->vantages, buf, len);
+	size_t n = strlen(buf);
+	for (unsigned s = 0; s < ns; s++) {
+		if (first[s] == last[s])
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s", k++ ? ", " : " [");
+		for (unsigned p = first[s]; p <= last[s]; p++)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", p != first[s] ? "+" : "",
+					      top_fphase_abbr[p]);
+	}
+	if (k)
+		snprintf(buf + n, n < len ? len - n : 0, "]");
+	return buf;
+}
+
 static const char *const dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
 
 /* "2.0/5.1/+/+/..." : a span's share in its first phase's place, "+" for
@@ -124,18 +144,21 @@ void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view
 	const struct fsplit_row **rows;
 	size_t n = top_fused_rows(fs, v, &rows);
 	enum agg_dim dim = top_fused_dim(v);
-	size_t w = strlen(dim_title[dim]);
-	char vb[40];
+	size_t w = strlen(dim_title[dim]), ws = strlen("vantages [merged]");
+	char vb[160];
 
 	fprintf(f, "fused RPCs %" PRIu64 "  not split %" PRIu64 "  over the row limit %" PRIu64 "\n", fs->rpcs,
 		fs->unsplit, fs->overflow);
 	fputs("split: % of the total (mean) and of the RPCs at or above the p99 (p99); "
 	      "+ merged into the phase before it (a vantage missing), - not bounded\n", f);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (strlen(rows[i]->key) > w)
 			w = strlen(rows[i]->key);
-	fprintf(f, "%-*s %-18s %8s %10s %10s %10s %10s %6s %5s  split%% ", (int)w, dim_title[dim], "vantages",
-		"rpcs", "mean_us", "p50_us", "p99_us", "max_us", "p99_n", "neg");
+		if (strlen(top_shape_str(rows[i], vb, sizeof(vb))) > ws)
+			ws = strlen(vb);
+	}
+	fprintf(f, "%-*s %-*s %8s %10s %10s %10s %10s %6s %5s  split%% ", (int)w, dim_title[dim], (int)ws,
+		"vantages [merged]", "rpcs", "mean_us", "p50_us", "p99_us", "max_us", "p99_n", "neg");
 	for (int p = 0; p < REC_FP_N; p++)
 		fprintf(f, "%s%s", p ? "/" : "", rec_fphase_name((unsigned)p));
 	fputc('\n', f);
@@ -143,8 +166,8 @@ void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view
 		const struct fsplit_row *r = rows[i];
 		struct top_span sp[REC_FP_N];
 		unsigned ns = top_fused_spans(r, sp);
-		fprintf(f, "%-*s %-18s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %6" PRIu64 " %5" PRIu64 "  mean ", (int)w,
-			r->key, top_vantages_str(r->vantages, vb, sizeof(vb)), r->n, (double)(r->sum / r->n) / 1e3,
+		fprintf(f, "%-*s %-*s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %6" PRIu64 " %5" PRIu64 "  mean ", (int)w,
+			r->key, (int)ws, top_shape_str(r, vb, sizeof(vb)), r->n, (double)(r->sum / r->n) / 1e3,
 			r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3, r->tail_n, r->negative);
 		shares(f, sp, ns, false);
 		fputs("  p99 ", f);
@@ -178,6 +201,12 @@ void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view
 		for (unsigned b = REC_VT_CLIENT, k = 0; b <= REC_VT_SERVER; b <<= 1)
 			if (r->vantages & b)
 				fprintf(f, "%s\"%s\"", k++ ? "," : "", rec_vantage_name(b));
+		/* the spans a missing vantage merged: with the vantages, what
+		 * tells apart two rows of one key */
+		fputs("],\"merged\":[", f);
+		for (unsigned k = 0, m = 0; k < ns; k++)
+			if (sp[k].first != sp[k].last)
+				fprintf(f, "%s\"%s\"", m++ ? "," : "", sp[k].name);
 		fprintf(f, "],\"rpcs\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"p99_rpcs\":%" PRIu64 ",\"p99_sum_ns\":%" PRIu64
 			",\"negative\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"spans\":[",

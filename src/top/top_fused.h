@@ -31,6 +31,10 @@ struct top_span {
 unsigned top_fused_spans(const struct fsplit_row *r, struct top_span sp[REC_FP_N]);
 /* "client+wire+server" */
 const char *top_vantages_str(unsigned vt, char *buf, size_t len);
+/* A row's shape, what tells apart the rows of one key: its vantages and
+ * the spans a missing vantage merged, in the screen's abbreviations
+ * ("client+wire [sq+pul+exe+rb]"; nothing merged: the vantages alone). */
+const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len);
 /* Three characters per phase, for the screen's columns (legend in the
  * help screen and the man page). */
 extern const char *const top_fphase_abbr[REC_FP_N];

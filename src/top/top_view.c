@@ -310,8 +310,9 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		fprintf(f, "%s %s\n", rows[i]->key, b);
 	}
 	if (s->nslow) {
-		fprintf(f, "\nslowest recent RPCs:\n%-10s %5s %-24s %-16s %10s  ", "xid", "conn", "operation",
-			"client", "total_us");
+		fprintf(f, "\n%s:\n%-10s %5s %-24s %-16s %10s  ",
+			s->slow_whole_run ? "slowest RPCs of the whole run" : "slowest recent RPCs", "xid", "conn",
+			"operation", "client", "total_us");
 		phase_names(f);
 		fputs(" us\n", f);
 		const struct agg_slow *o[AGG_SLOW_MAX];
@@ -384,7 +385,8 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 	/* slowest first, filtered like the rows, with the split (as in -b text) */
 	const struct agg_slow *o[AGG_SLOW_MAX];
 	size_t k = top_view_slow(s, v, o);
-	fputs("],\"slow\":[", f);
+	/* "slow_of": what the list covers (the run, read from files flat out) */
+	fprintf(f, "],\"slow_of\":\"%s\",\"slow\":[", s->slow_whole_run ? "run" : "recent");
 	for (size_t i = 0; i < k; i++) {
 		const struct agg_slow *w = o[i];
 		fprintf(f, "%s{\"xid\":\"0x%08x\",\"conn\":%u,\"op\":", i ? "," : "", w->xid, w->conn);

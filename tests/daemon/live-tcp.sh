@@ -25,7 +25,7 @@ done
 
 # what the file holds: "NFSv3 READ 6" per operation, TCP only
 "$BIN/nfsrdma-dissect" -q -z proc "$CAP" |
-	awk '/^== diagnosis/{exit} /^== |^procedure |^total /{next} $3 == "tcp" { print $1, $2, $5 + $7 }' | sort >"$TMP/want"
+	awk '/^== diagnosis/{exit} /^== |^operation |^total /{next} $3 == "tcp" { print $1, $2, $5 + $7 }' | sort >"$TMP/want"
 want=$(awk '{ s += $3 } END { print s + 0 }' "$TMP/want")
 check "the file holds TCP RPCs ($want)" [ "$want" -gt 0 ]
 

@@ -47,7 +47,7 @@ for f in "${caps[@]}"; do
 
 	# The daemon: scrape /metrics once every record is in, then SIGTERM
 	# prints the last summary.
-	want=$(awk '/^== |^procedure |^total /{next} NF > 11 { s += $(NF-9) + $(NF-7) } END { print s + 0 }' "$TMP/$c.dissect")
+	want=$(awk '/^== |^operation |^total /{next} NF > 11 { s += $(NF-9) + $(NF-7) } END { print s + 0 }' "$TMP/$c.dissect")
 	port=$(free_port)
 	"$BIN/nfsrdmad" --source "pcap:$f" --metrics "127.0.0.1:$port" --socket none --json \
 		--summary-interval 3600 >"$TMP/$c.daemon" 2>"$TMP/$c.daemon.err" &
@@ -85,7 +85,7 @@ us = lambda ns: "%.1f" % (ns / 1000.0)
 dis = {}   # key -> dict(records, answered, p50, p90, p99, max)
 for line in open(fdis):
     f = line.split()
-    if not f or line.startswith("==") or f[0] in ("procedure", "total") or len(f) < 12:
+    if not f or line.startswith("==") or f[0] in ("operation", "total") or len(f) < 12:
         continue
     key = " ".join(f[:-11])
     calls, replies, unanswered = int(f[-11]), int(f[-10]), int(f[-8])

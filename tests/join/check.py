@@ -210,7 +210,7 @@ def bad_input(tmp):
         if fmt == ["--csv"]:
             ok = ok and out.splitlines()[0].startswith("ts_call,") and "ns_execute" in out.splitlines()[0]
         if fmt == ["-q", "-z", "proc"]:
-            ok = rc == 0 and "== fused phases per procedure" in out and "p99:" in out
+            ok = rc == 0 and "== fused phases per operation" in out and "p99:" in out
         check(ok, "output format %s prints the fused records (exit %d)" % (fmt or "line", rc))
 
 

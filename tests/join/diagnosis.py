@@ -136,7 +136,7 @@ def main():
         cap = "tests/captures/%s.pcap" % name
         z = subprocess.run([DISSECT, "-q", "-z", "proc", cap], capture_output=True, text=True).stdout
         b = subprocess.run([top, "-r", cap, "-b"], capture_output=True, text=True).stdout
-        zl = sorted(l for l in z.split("== diagnosis per procedure", 1)[-1].splitlines() if " p99 " in l)
+        zl = sorted(l for l in z.split("== diagnosis per operation", 1)[-1].splitlines() if " p99 " in l)
         bl = sorted(l for l in b.split("\ndiagnosis", 1)[-1].split("\n\n")[0].splitlines() if " p99 " in l)
         p = subprocess.run([DISSECT, "--json", cap], capture_output=True, text=True)
         want = expect([o for o in map(json.loads, p.stdout.splitlines()) if "v" in o and "ns" in o], WIRE)
@@ -154,7 +154,7 @@ def main():
     import time
     cap = "tests/captures/nfs3-read-write.pcap"
     z = subprocess.run([DISSECT, "-q", "-z", "proc", cap], capture_output=True, text=True).stdout
-    zl = sorted(l for l in z.split("== diagnosis per procedure", 1)[-1].splitlines() if " p99 " in l)
+    zl = sorted(l for l in z.split("== diagnosis per operation", 1)[-1].splitlines() if " p99 " in l)
     with tempfile.TemporaryDirectory() as tmp:
         sock = os.path.join(tmp, "d.sock")
         d = subprocess.Popen([os.path.join(O, "bin", "nfsrdmad"), "--source", "pcap:" + cap, "--socket", sock,

@@ -22,7 +22,7 @@ for cap in nfs3-metadata nfs3-read-write nfs41 parallel; do
 	f=$CAPS/$cap.pcap
 	TZ=UTC "$BIN/nfsrdma-dissect" -q -z proc "$f" |
 		awk '/^== diagnosis/{exit}   # the table ends where the diagnosis begins
-		     /^== /||/^procedure /||/^total /{next}
+		     /^== /||/^operation /||/^total /{next}
 		     NF { n = NF; o = ($3 == "tcp" || $3 == "udp")   # "MOUNTv3 MNT tcp": split by transport
 			  print $1 " " $2 (o ? " " $3 : ""), $(3+o), $(4+o), $(5+o), $(6+o), $(7+o), $(8+o), $n }' | sort >"$TMP/$cap.dissect"
 	"$TOP" -b -n 1 -d 5 -r "$f" |

@@ -52,7 +52,7 @@ def text_summary(cap, kind):
         if not table or not line.strip():
             continue
         tok = line.split()
-        if tok[0] in ("procedure", "connection", "client") and tok[1] == "calls":
+        if tok[0] in ("operation", "connection", "client") and tok[1] == "calls":
             continue
         if tok[0] == "total" and len(tok) == 7:
             rows[None] = tok[1:]

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "dissect/record_names.h"
 #include "src/probe/probe_record.h"
 
 /* decode 1000, process 2000, stats 5000, chunk post 5100, Send post 5200,
@@ -104,5 +105,37 @@ int main(void)
 		fclose(f);
 	}
 	CHECK(strstr(buf, "\"client_id\":4,\"task_id\":0,\"xprt_id\":7,") != NULL, "raw JSON: %s", buf);
+
+	/* The kernel's MOUNT client names MNT "MOUNT": the lab's client.trace
+	 * (tests/captures/smoke.truth) has "rpc_stats_latency: ... xid=0x05a52889
+	 * mountv3 MOUNT backlog=131 rtt=46025 execute=46390"; the wire
+	 * decoder names the same call MOUNTv3 MNT. */
+	memset(&c, 0, sizeof(c));
+	c.side = PROBE_SIDE_CLIENT;
+	c.xid = 0x05a52889;
+	c.seen = PS_BEGIN | PS_STATS;
+	memcpy(c.prog, "mount", 6);
+	memcpy(c.procname, "MOUNT", 6);
+	c.vers = 3;
+	c.t[PT_BEGIN] = 100;
+	c.t[PT_DONE] = 46490;
+	probe_to_record(&c, &r);
+	char nb[64];
+	CHECK_EQ_U64(r.prog, 100005);
+	CHECK_EQ_U64(r.proc, 1);
+	CHECK(!strcmp(rec_name_str(&r, nb, sizeof(nb)), "MOUNTv3 MNT"), "kernel MOUNT: %s", nb);
+	memcpy(c.procname, "UMOUNT", 7);
+	probe_to_record(&c, &r);
+	CHECK(!strcmp(rec_name_str(&r, nb, sizeof(nb)), "MOUNTv3 UMNT"), "kernel UMOUNT: %s", nb);
+	memcpy(c.procname, "NULL", 5);   /* "mountv3 NULL" in the same trace */
+	probe_to_record(&c, &r);
+	CHECK(!strcmp(rec_name_str(&r, nb, sizeof(nb)), "MOUNTv3 NULL"), "kernel NULL: %s", nb);
+	/* statd's kernel client (fs/lockd/mon.c) says MONITOR for SM_MON */
+	memcpy(c.prog, "statd", 6);
+	memcpy(c.procname, "MONITOR", 8);
+	c.vers = 1;
+	probe_to_record(&c, &r);
+	CHECK_EQ_U64(r.proc, 2);
+	CHECK(!strcmp(rec_name_str(&r, nb, sizeof(nb)), "NSMv1 MON"), "kernel MONITOR: %s", nb);
 	return check_summary("probe_record");
 }

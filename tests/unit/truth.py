@@ -70,7 +70,7 @@ def ours(pcap):
         prog = row["program"].lower()
         m = re.match(r"([a-z]+)v(\d+)", prog)
         p, v = (m.group(1), int(m.group(2))) if m else (prog, 0)
-        p, proc = kname(p, row["procedure"])
+        p, proc = kname(p, row["operation"])
         recs.setdefault(xid, []).append((p, v, proc, row["flags"], row["callee"]))
     return recs, r.returncode, r.stderr
 
