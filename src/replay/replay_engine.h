@@ -148,6 +148,8 @@ struct rcall {
 	uint32_t seq;
 	struct v40use *use;   /* NFSv4.0 owner seqids the call carries */
 	unsigned nuse;
+	struct nfs_fh putfh;  /* NFSv4: the target handle its last PUTFH went with */
+	bool has_putfh;
 };
 
 /* An NFSv4.0 open- or lock-owner seqid sent in a call (op idx): whether
@@ -259,6 +261,8 @@ struct engine {
 	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
 	uint64_t delegs_granted, delegs_absent;
+	uint64_t delegs_unasked;  /* granted where the trace's OPEN got none: given back */
+	const struct nfs_fh *learn_putfh;   /* replay_v4_learn: the handle the call's PUTFH went with */
 	struct fhmap closedmap;  /* trace open stateid other (12) a CLOSE the target
 				  * answered OK gave back */
 	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
@@ -283,6 +287,7 @@ struct engine {
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
 	int cur_slot;            /* slot taken while a COMPOUND is rewritten */
+	struct rcall *cur_rc;    /* the call being rewritten (its PUTFH kept) */
 	uint32_t cur_seq;
 	uint64_t v4_sessions;    /* sessions (4.0: client IDs) the replay opened itself */
 	/* NFSv4.0 */

@@ -41,9 +41,17 @@ static int rw_sequence(void *ctx, struct xenc *x, const uint8_t tsid[16], bool c
 	return 0;
 }
 
+/* The last PUTFH's target handle is kept with the call: an OPEN by
+ * handle names its file by it (replay_v4_learn). */
 static int rw_map_fh(void *ctx, const struct nfs_fh *tfh, struct nfs_fh *out)
 {
-	return replay_resolve(ctx, tfh, out, 0);
+	struct engine *e = ctx;
+	int ret = replay_resolve(e, tfh, out, 0);
+	if (ret == 0 && e->cur_rc) {
+		e->cur_rc->putfh = *out;
+		e->cur_rc->has_putfh = true;
+	}
+	return ret;
 }
 
 static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
@@ -296,6 +304,8 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
 	size_t ddp_out = 0;
+	rc->has_putfh = false;
+	e->cur_rc = rc;
 	for (int attempt = 0;; attempt++) {
 		xenc_init(&x, buf, cap);
 		xenc_rpc_call(&x, 0, PROG_NFS, 4, tc->proc, &cred);
@@ -358,6 +368,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 				strerror(-ret));
 		return 0;
 	}
+	e->cur_rc = NULL;
 	rc->slot = e->cur_slot;
 	rc->seq = e->cur_seq;
 	e->cur_slot = -1;

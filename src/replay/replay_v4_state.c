@@ -67,6 +67,47 @@ static void cid_map(struct engine *e, uint64_t t, uint64_t g)
 	fhmap_put(&e->cidmap, &key, NULL, &val, true);
 }
 
+/* The target's handle of the file an OPEN (op at) of rr opened: the
+ * GETFH after it, else (an OPEN by handle, as a reopen's) the handle the
+ * call's PUTFH went with (e->learn_putfh, set by the reply's caller). */
+static const struct nfs_fh *opened_fh(const struct engine *e, const struct nfs4_res *rr, uint32_t at)
+{
+	for (unsigned j = 0; j < rr->nfh; j++)
+		if (rr->fh_at[j] > at)
+			return &rr->fh[j];
+	return e->learn_putfh;
+}
+
+/* A delegation the target granted to an OPEN that got none in the trace
+ * (its callback path was up sooner, or its file cache had let go of the
+ * file's writer): the trace's client never held it, and nothing in the
+ * trace gives it back, so the replay does at once (a DELEGRETURN of its
+ * own, queued as a recall's is).  Kept, it made the trace's
+ * DESTROY_CLIENTID CLIENTID_BUSY and recalls happen that the trace had
+ * not. */
+static void give_back_unasked(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
+{
+	struct rclient *cl = e->cur;
+	for (unsigned k = 0; k < rr->ndeleg; k++) {
+		uint32_t at = rr->deleg_at[k];
+		bool traced = false;
+		for (unsigned j = 0; j < tr->ndeleg && !traced; j++)
+			traced = tr->deleg_at[j] == at;
+		if (traced || !cl || at >= tr->nres || at >= NFS4_RES_MAXOPS || tr->op[at] != NFS4_OP_OPEN ||
+		    tr->opst[at] != 0)
+			continue;
+		const struct nfs_fh *fh = opened_fh(e, rr, at);
+		if (!fh || cl->nrecalls >= sizeof(cl->recalls) / sizeof(cl->recalls[0])) {
+			e->recalls_dropped++;
+			log_warn("replay: the target granted a delegation the trace's OPEN did not get, "
+				 "and the replay cannot give it back (%s)", fh ? "too many at once" : "no handle");
+			continue;
+		}
+		cl->recalls[cl->nrecalls++] = (struct nfs41_cb_recall){ .sid = rr->deleg[k], .fh = *fh };
+		e->delegs_unasked++;
+	}
+}
+
 /* The replay's reply to a COMPOUND names handles, stateids, the client
  * and the session where the trace's reply named the trace's: map them. */
 void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
@@ -119,6 +160,8 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			e->delegs_absent++;
 		}
 	}
+	if (tr)
+		give_back_unasked(e, rr, tr);
 	if (rr->has_clientid && rr->status == 0) {
 		e->v4s->have_client = true;
 		e->v4s->clientid = rr->clientid;
