@@ -77,8 +77,7 @@ static int return_recalled(struct engine *e, struct rclient *cl)
 		memcpy(gkey.data, r.sid.other, 12);
 		struct fhent *g = fhmap_get(&e->grantmap, &gkey, NULL);
 		if (g) {
-			struct nfs_fh tk = { .len = 12 }, tv = { .len = 12 };
-			memcpy(tk.data, g->val.data, 12);
+			struct nfs_fh tk = replay_sid_key(e, cl, g->val.data), tv = { .len = 12 };
 			memcpy(tv.data, g->val.data + 12, 12);
 			fhmap_put(&e->recalledmap, &tk, NULL, &tk, true);
 			fhmap_put(&e->delegmap, &tk, NULL, &tv, true);

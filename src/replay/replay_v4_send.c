@@ -70,8 +70,7 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 		*out = *t;
 		return 0;
 	}
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, t->other, 12);
+	struct nfs_fh key = replay_sid_key(e, e->cur, t->other);
 	/* a delegation the target recalled stands for what an absent one
 	 * does (below) */
 	struct fhent *m = fhmap_get(&e->recalledmap, &key, NULL) ? NULL : fhmap_get(&e->sidmap, &key, NULL);
@@ -79,8 +78,7 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 		/* a delegation the target did not grant: the open stateid of
 		 * the same OPEN, at its current seqid on the target (OPEN
 		 * upgrades and OPEN_DOWNGRADE advance it); 0 stays 0 */
-		struct nfs_fh okey = { .len = 12 };
-		memcpy(okey.data, m->val.data, 12);
+		struct nfs_fh okey = replay_sid_key(e, e->cur, m->val.data);
 		if (fhmap_get(&e->closedmap, &okey, NULL)) {
 			/* ... unless that open is closed: the trace's client
 			 * reopened locally under its delegation and did this
@@ -108,13 +106,17 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 	return 0;
 }
 
+int replay_v4_map_stateid(struct engine *e, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	return rw_map_stateid(e, t, out);
+}
+
 /* DELEGRETURN's and FREE_STATEID's stateid: one the target knows, never
  * the open stateid standing for a delegation it did not grant. */
 static int rw_map_returned(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
 {
 	struct engine *e = ctx;
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, t->other, 12);
+	struct nfs_fh key = replay_sid_key(e, e->cur, t->other);
 	if ((fhmap_get(&e->recalledmap, &key, NULL) || !fhmap_get(&e->sidmap, &key, NULL)) &&
 	    fhmap_get(&e->delegmap, &key, NULL))
 		return -ENODATA;

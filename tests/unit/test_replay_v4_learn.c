@@ -99,10 +99,10 @@ static void test_unasked_by_name(void)
 	      "on the handle of the file the OPEN opened (its GETFH)");
 	CHECK_EQ_U64(e->delegs_unasked, 1);
 	/* the trace's open stateid still maps to the target's open stateid */
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, T_OPEN, 12);
-	struct fhent *m = fhmap_get(&e->sidmap, &key, NULL);
-	CHECK(m && memcmp(m->val.data, G_OPEN, 12) == 0, "trace open -> target open, not the delegation");
+	struct nfs4_stateid t = { .seqid = 1 }, g;
+	memcpy(t.other, T_OPEN, 12);
+	CHECK(replay_v4_map_stateid(e, &t, &g) == 0 && sid_is(&g, G_OPEN, 1),
+	      "trace open -> target open, not the delegation");
 	CHECK_EQ_U64(e->delegs_granted, 0);
 }
 
@@ -158,10 +158,48 @@ static void test_not_unasked(void)
 	engine(&cl);
 }
 
+/* One host's v4.1 and v4.2 clients whose OPENs the trace's server gave
+ * the same stateid "other" (a server numbering stateids per client):
+ * each client's later calls go with the stateid the target gave it, at
+ * its own seqid */
+static void test_two_clients(void)
+{
+	static struct rclient cl[2];
+	struct engine *e = engine(&cl[0]);
+	memset(&cl[1], 0, sizeof(cl[1]));
+	cl[1].v4 = true;
+	cl[1].s.minor = 2;
+	cl[1].e = e;
+	e->t.nclients = 2;
+	struct nfs4_res tr, rr;
+	struct nfs_fh tfh = fh_of(0x11), gfh = fh_of(0x22);
+	reply(&tr, 0, T_OPEN, NULL, &tfh);
+	reply(&rr, 0, G_OPEN, NULL, &gfh);
+	replay_v4_learn(e, &rr, &tr);            /* the v4.1 client's OPEN */
+	e->cur = &cl[1];
+	e->v4s = &cl[1].s;
+	reply(&rr, 0, G_DELEG, NULL, &gfh);      /* the v4.2 client's: another target stateid */
+	rr.sid[0].seqid = 3;
+	replay_v4_learn(e, &rr, &tr);
+	struct nfs4_stateid t = { .seqid = 1 }, g;
+	memset(&g, 0, sizeof(g));
+	memcpy(t.other, T_OPEN, 12);
+	CHECK(replay_v4_map_stateid(e, &t, &g) == 0 && sid_is(&g, G_DELEG, 3),
+	      "v4.2 client: the target's stateid of its own OPEN, at its seqid (%u)", g.seqid);
+	e->cur = &cl[0];
+	e->v4s = &cl[0].s;
+	memset(&g, 0, sizeof(g));
+	CHECK(replay_v4_map_stateid(e, &t, &g) == 0 && sid_is(&g, G_OPEN, 1),
+	      "v4.1 client: the target's stateid of its own OPEN, not the v4.2 client's (seqid %u, %s)",
+	      g.seqid, memcmp(g.other, G_OPEN, 12) ? "another stateid" : "its stateid");
+	engine(&cl[0]);
+}
+
 int main(void)
 {
 	test_unasked_by_name();
 	test_unasked_by_handle();
 	test_not_unasked();
+	test_two_clients();
 	return check_summary("test_replay_v4_learn");
 }
