@@ -40,15 +40,15 @@ static void returned(void *ctx, struct rclient *cl, const struct nfs4_res *r, in
 	(void)ctx;
 	if (err) {
 		e->deleg_return_failed++;
-		log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-err));
+		log_warn("replay: DELEGRETURN of the replay's own: %s", strerror(-err));
 	} else if (r->status) {
 		e->deleg_return_failed++;
-		log_warn("replay: DELEGRETURN of a recalled delegation: %s", nfs_stat_name(r->status));
+		log_warn("replay: DELEGRETURN of the replay's own: %s", nfs_stat_name(r->status));
 	} else {
 		e->deleg_returned++;
 	}
 	if (e->o->verbose)
-		fprintf(e->out, "  c%u: DELEGRETURN of a recalled delegation answered in %.1f us "
+		fprintf(e->out, "  c%u: DELEGRETURN of the replay's own answered in %.1f us "
 			"(no client held for it)\n", (unsigned)(cl - e->cl) + 1, (double)took_ns / 1e3);
 }
 
@@ -70,15 +70,14 @@ static int return_recalled(struct engine *e, struct rclient *cl)
 			return -ENOTCONN;
 		if (ret < 0) {
 			e->deleg_return_failed++;
-			log_warn("replay: DELEGRETURN of a recalled delegation: %s", strerror(-ret));
+			log_warn("replay: DELEGRETURN of the replay's own: %s", strerror(-ret));
 		}
 		memmove(cl->recalls, cl->recalls + 1, --cl->nrecalls * sizeof(r));
 		struct nfs_fh gkey = { .len = 12 };
 		memcpy(gkey.data, r.sid.other, 12);
 		struct fhent *g = fhmap_get(&e->grantmap, &gkey, NULL);
 		if (g) {
-			struct nfs_fh tk = { .len = 12 }, tv = { .len = 12 };
-			memcpy(tk.data, g->val.data, 12);
+			struct nfs_fh tk = replay_sid_key(e, cl, g->val.data), tv = { .len = 12 };
 			memcpy(tv.data, g->val.data + 12, 12);
 			fhmap_put(&e->recalledmap, &tk, NULL, &tk, true);
 			fhmap_put(&e->delegmap, &tk, NULL, &tv, true);

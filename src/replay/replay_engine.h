@@ -148,6 +148,8 @@ struct rcall {
 	uint32_t seq;
 	struct v40use *use;   /* NFSv4.0 owner seqids the call carries */
 	unsigned nuse;
+	struct nfs_fh putfh;  /* NFSv4: the target handle its last PUTFH went with */
+	bool has_putfh;
 };
 
 /* An NFSv4.0 open- or lock-owner seqid sent in a call (op idx): whether
@@ -255,11 +257,13 @@ struct engine {
 	} pre;
 	bool grouped;                /* --clients: the root is the group's directory */
 	struct nfs_fh group_root;
-	struct fhmap sidmap;     /* trace stateid other (12) -> target other + seqids */
-	struct fhmap delegmap;   /* trace delegation other (12) the target did not grant ->
+	struct fhmap sidmap;     /* replay_sid_key (client + trace other, 14) -> target other + seqids */
+	struct fhmap delegmap;   /* replay_sid_key of a trace delegation the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
 	uint64_t delegs_granted, delegs_absent;
-	struct fhmap closedmap;  /* trace open stateid other (12) a CLOSE the target
+	uint64_t delegs_unasked;  /* granted where the trace's OPEN got none: given back */
+	const struct nfs_fh *learn_putfh;   /* replay_v4_learn: the handle the call's PUTFH went with */
+	struct fhmap closedmap;  /* replay_sid_key of a trace open stateid a CLOSE the target
 				  * answered OK gave back */
 	uint64_t deleg_claims;   /* OPEN claims of absent delegations made plain */
 	uint64_t deleg_anon;     /* I/O under an absent delegation whose open was
@@ -268,7 +272,7 @@ struct engine {
 	 * callbacks are each client's, struct rclient) */
 	struct fhmap grantmap;   /* target delegation other (12) -> the trace's
 				  * delegation other + its OPEN's open stateid other (24) */
-	struct fhmap recalledmap; /* trace delegation other (12) whose target
+	struct fhmap recalledmap; /* replay_sid_key of a trace delegation whose target
 				   * counterpart was recalled and given back */
 	bool returning;
 	uint64_t deleg_returned, deleg_return_failed, recalls_dropped, cb_refused;
@@ -283,6 +287,7 @@ struct engine {
 	struct fhmap sessmap;    /* trace session ID (16) -> target's */
 	bool v4_refused;         /* a mutating COMPOUND was refused */
 	int cur_slot;            /* slot taken while a COMPOUND is rewritten */
+	struct rcall *cur_rc;    /* the call being rewritten (its PUTFH kept) */
 	uint32_t cur_seq;
 	uint64_t v4_sessions;    /* sessions (4.0: client IDs) the replay opened itself */
 	/* NFSv4.0 */
@@ -339,6 +344,13 @@ void replay_deps(struct engine *e);
 /* replay_v4_state.c */
 int replay_v4_session(struct engine *e);
 int replay_v40_client(struct engine *e);
+/* A trace stateid's key in the stateid maps: the traced client holding
+ * it (cl; NULL: the first) and its "other" (replay_v4_state.c). */
+struct nfs_fh replay_sid_key(const struct engine *e, const struct rclient *cl, const uint8_t other[12]);
+/* A trace stateid as the current client's call sends it to the target
+ * (replay_v4_send.c): 0, -ENOENT (no counterpart), -EPERM (refused). */
+int replay_v4_map_stateid(struct engine *e, const struct nfs4_stateid *t, struct nfs4_stateid *out);
+
 /* A client ID as a key or value of cidmap (8 bytes, big-endian). */
 struct nfs_fh replay_cid_key(uint64_t id);
 void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr);

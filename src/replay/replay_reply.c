@@ -97,7 +97,9 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		have_tr = true;
 	}
 	if (rr.rpc_status == 0) {
+		e->learn_putfh = rc->has_putfh ? &rc->putfh : NULL;
 		replay_v4_learn(e, &rr, have_tr ? &tr : NULL);
+		e->learn_putfh = NULL;
 		if (e->delegmap.n)
 			replay_v4_note_closes(e, tc, &rr);
 		if (rc->nuse)

@@ -153,25 +153,27 @@ void replay_report(struct engine *e, double secs, int rc)
 				",\"delegations_absent\":%" PRIu64 ",\"delegation_claims_made_plain\":%" PRIu64
 				",\"delegation_io_anonymous\":%" PRIu64 ",\"callback_server\":%s,\"callbacks\":%" PRIu64
 				",\"delegations_recalled\":%" PRIu64 ",\"delegations_returned\":%" PRIu64
+				",\"delegations_unasked\":%" PRIu64
 				",\"delegation_returns_failed\":%" PRIu64 ",\"callback_connections_refused\":%" PRIu64 "},",
 				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
 				e->v40_confirms_dropped, e->v40_renews, e->v4s->lease_s, e->sidmap.n, e->tmap.n,
 				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
 				cb_srv ? "true" : "false", cb_calls, cb_recalls, e->deleg_returned,
-				e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
+				e->delegs_unasked, e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
 		else if (e->v4)
 			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
 				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
 				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
 				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64
 				",\"back_channel\":%s,\"callbacks\":%" PRIu64 ",\"delegations_recalled\":%" PRIu64
-				",\"delegations_returned\":%" PRIu64 ",\"delegation_returns_failed\":%" PRIu64
+				",\"delegations_returned\":%" PRIu64 ",\"delegations_unasked\":%" PRIu64
+				",\"delegation_returns_failed\":%" PRIu64
 				",\"cb_path_down_replies\":%" PRIu64 ",\"connections_bound\":%" PRIu64
 				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
 				e->v4s->minor, e->v4_sessions, e->v4s->nslots, e->v4s->seq_errors, e->sidmap.n,
 				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
 				cb_served ? "true" : "false", cb_calls, cb_recalls,
-				e->deleg_returned, e->deleg_return_failed + e->recalls_dropped,
+				e->deleg_returned, e->delegs_unasked, e->deleg_return_failed + e->recalls_dropped,
 				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
 				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
 				e->bind_dir == NFS4_CDFS4_BACK ? "back" : e->bind_dir == NFS4_CDFS4_FORE ? "fore" : "other");
@@ -256,8 +258,9 @@ void replay_report(struct engine *e, double secs, int rc)
 		fprintf(f, "note: callbacks served (--delegations): the target granted %" PRIu64
 			" delegation(s) the trace's client also got; %" PRIu64 " callback(s), %" PRIu64
 			" recall(s), %" PRIu64 " delegation(s) given back by the replay itself (DELEGRETURN "
-			"not in the trace)%s\n", e->delegs_granted, cb_calls, cb_recalls,
-			e->deleg_returned, e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
+			"not in the trace; %" PRIu64 " of them granted where the trace's OPEN got none)%s\n",
+			e->delegs_granted, cb_calls, cb_recalls, e->deleg_returned, e->delegs_unasked,
+			e->deleg_return_failed + e->recalls_dropped ? ", some of them FAILED" : "");
 	if (e->conn_bound || e->conn_bind_failed || e->cb_path_down)
 		fprintf(f, "note: %" PRIu64 " new connection(s) bound to the session's back channel "
 			"(BIND_CONN_TO_SESSION), %" PRIu64 " refused; %" PRIu64 " SEQUENCE repl%s said "

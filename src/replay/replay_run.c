@@ -54,7 +54,8 @@ static int after_poll(struct engine *e, int n)
 			 e->o->disconnect_xid);
 		xprt_drop(e->drop_x, "dropped on request");
 	}
-	return e->o->delegations ? replay_callbacks_after_poll(e) : 0;
+	/* a delegation granted beyond the trace is given back there too */
+	return e->o->delegations || e->delegs_unasked ? replay_callbacks_after_poll(e) : 0;
 }
 
 int replay_poll(struct engine *e, int ms)

@@ -41,9 +41,17 @@ static int rw_sequence(void *ctx, struct xenc *x, const uint8_t tsid[16], bool c
 	return 0;
 }
 
+/* The last PUTFH's target handle is kept with the call: an OPEN by
+ * handle names its file by it (replay_v4_learn). */
 static int rw_map_fh(void *ctx, const struct nfs_fh *tfh, struct nfs_fh *out)
 {
-	return replay_resolve(ctx, tfh, out, 0);
+	struct engine *e = ctx;
+	int ret = replay_resolve(e, tfh, out, 0);
+	if (ret == 0 && e->cur_rc) {
+		e->cur_rc->putfh = *out;
+		e->cur_rc->has_putfh = true;
+	}
+	return ret;
 }
 
 static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
@@ -62,8 +70,7 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 		*out = *t;
 		return 0;
 	}
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, t->other, 12);
+	struct nfs_fh key = replay_sid_key(e, e->cur, t->other);
 	/* a delegation the target recalled stands for what an absent one
 	 * does (below) */
 	struct fhent *m = fhmap_get(&e->recalledmap, &key, NULL) ? NULL : fhmap_get(&e->sidmap, &key, NULL);
@@ -71,8 +78,7 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 		/* a delegation the target did not grant: the open stateid of
 		 * the same OPEN, at its current seqid on the target (OPEN
 		 * upgrades and OPEN_DOWNGRADE advance it); 0 stays 0 */
-		struct nfs_fh okey = { .len = 12 };
-		memcpy(okey.data, m->val.data, 12);
+		struct nfs_fh okey = replay_sid_key(e, e->cur, m->val.data);
 		if (fhmap_get(&e->closedmap, &okey, NULL)) {
 			/* ... unless that open is closed: the trace's client
 			 * reopened locally under its delegation and did this
@@ -100,13 +106,17 @@ static int rw_map_stateid(void *ctx, const struct nfs4_stateid *t, struct nfs4_s
 	return 0;
 }
 
+int replay_v4_map_stateid(struct engine *e, const struct nfs4_stateid *t, struct nfs4_stateid *out)
+{
+	return rw_map_stateid(e, t, out);
+}
+
 /* DELEGRETURN's and FREE_STATEID's stateid: one the target knows, never
  * the open stateid standing for a delegation it did not grant. */
 static int rw_map_returned(void *ctx, const struct nfs4_stateid *t, struct nfs4_stateid *out)
 {
 	struct engine *e = ctx;
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, t->other, 12);
+	struct nfs_fh key = replay_sid_key(e, e->cur, t->other);
 	if ((fhmap_get(&e->recalledmap, &key, NULL) || !fhmap_get(&e->sidmap, &key, NULL)) &&
 	    fhmap_get(&e->delegmap, &key, NULL))
 		return -ENODATA;
@@ -296,6 +306,8 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;
 	size_t ddp_out = 0;
+	rc->has_putfh = false;
+	e->cur_rc = rc;
 	for (int attempt = 0;; attempt++) {
 		xenc_init(&x, buf, cap);
 		xenc_rpc_call(&x, 0, PROG_NFS, 4, tc->proc, &cred);
@@ -358,6 +370,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 				strerror(-ret));
 		return 0;
 	}
+	e->cur_rc = NULL;
 	rc->slot = e->cur_slot;
 	rc->seq = e->cur_seq;
 	e->cur_slot = -1;

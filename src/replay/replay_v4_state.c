@@ -60,11 +60,68 @@ struct nfs_fh replay_cid_key(uint64_t id)
 	return k;
 }
 
+/* A trace stateid's key in sidmap, delegmap, closedmap and recalledmap:
+ * its "other" under the traced client holding it.  A stateid belongs to
+ * one client ID, and "other" is the server's to form: knfsd puts the
+ * client ID in it, a server numbering stateids per client need not, and
+ * one host's v4.1 and v4.2 mounts are two clients.  Keyed by "other"
+ * alone, one client's OPEN overwrote the other's mapping. */
+struct nfs_fh replay_sid_key(const struct engine *e, const struct rclient *cl, const uint8_t other[12])
+{
+	struct nfs_fh k = { .len = 14 };
+	uint16_t c = cl && e->cl ? (uint16_t)(cl - e->cl) : 0;
+	k.data[0] = (uint8_t)(c >> 8);
+	k.data[1] = (uint8_t)c;
+	memcpy(k.data + 2, other, 12);
+	return k;
+}
+
 /* The trace's client ID t is the target's g (EXCHANGE_ID, SETCLIENTID). */
 static void cid_map(struct engine *e, uint64_t t, uint64_t g)
 {
 	struct nfs_fh key = replay_cid_key(t), val = replay_cid_key(g);
 	fhmap_put(&e->cidmap, &key, NULL, &val, true);
+}
+
+/* The target's handle of the file an OPEN (op at) of rr opened: the
+ * GETFH after it, else (an OPEN by handle, as a reopen's) the handle the
+ * call's PUTFH went with (e->learn_putfh, set by the reply's caller). */
+static const struct nfs_fh *opened_fh(const struct engine *e, const struct nfs4_res *rr, uint32_t at)
+{
+	for (unsigned j = 0; j < rr->nfh; j++)
+		if (rr->fh_at[j] > at)
+			return &rr->fh[j];
+	return e->learn_putfh;
+}
+
+/* A delegation the target granted to an OPEN that got none in the trace
+ * (its callback path was up sooner, or its file cache had let go of the
+ * file's writer): the trace's client never held it, and nothing in the
+ * trace gives it back, so the replay does at once (a DELEGRETURN of its
+ * own, queued as a recall's is).  Kept, it made the trace's
+ * DESTROY_CLIENTID CLIENTID_BUSY and recalls happen that the trace had
+ * not. */
+static void give_back_unasked(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr)
+{
+	struct rclient *cl = e->cur;
+	for (unsigned k = 0; k < rr->ndeleg; k++) {
+		uint32_t at = rr->deleg_at[k];
+		bool traced = false;
+		for (unsigned j = 0; j < tr->ndeleg && !traced; j++)
+			traced = tr->deleg_at[j] == at;
+		if (traced || !cl || at >= tr->nres || at >= NFS4_RES_MAXOPS || tr->op[at] != NFS4_OP_OPEN ||
+		    tr->opst[at] != 0)
+			continue;
+		const struct nfs_fh *fh = opened_fh(e, rr, at);
+		if (!fh || cl->nrecalls >= sizeof(cl->recalls) / sizeof(cl->recalls[0])) {
+			e->recalls_dropped++;
+			log_warn("replay: the target granted a delegation the trace's OPEN did not get, "
+				 "and the replay cannot give it back (%s)", fh ? "too many at once" : "no handle");
+			continue;
+		}
+		cl->recalls[cl->nrecalls++] = (struct nfs41_cb_recall){ .sid = rr->deleg[k], .fh = *fh };
+		e->delegs_unasked++;
+	}
 }
 
 /* The replay's reply to a COMPOUND names handles, stateids, the client
@@ -85,8 +142,7 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 		for (unsigned j = 0; tr && j < tr->nsid; j++) {
 			if (tr->sid_at[j] != rr->sid_at[k])
 				continue;
-			struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
-			memcpy(key.data, tr->sid[j].other, 12);
+			struct nfs_fh key = replay_sid_key(e, e->cur, tr->sid[j].other), val = { .len = 20 };
 			memcpy(val.data, rr->sid[k].other, 12);
 			put_be32(val.data + 12, tr->sid[j].seqid);
 			put_be32(val.data + 16, rr->sid[k].seqid);
@@ -98,8 +154,7 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 	struct nfs4_deleg_pair dp[NFS4_RES_MAXSID];
 	unsigned ndp = tr ? nfs4_deleg_pairs(tr, rr, dp, NFS4_RES_MAXSID) : 0;
 	for (unsigned k = 0; k < ndp; k++) {
-		struct nfs_fh key = { .len = 12 }, val = { .len = 20 };
-		memcpy(key.data, dp[k].tdeleg.other, 12);
+		struct nfs_fh key = replay_sid_key(e, e->cur, dp[k].tdeleg.other), val = { .len = 20 };
 		if (dp[k].granted) {
 			memcpy(val.data, dp[k].g.other, 12);
 			put_be32(val.data + 12, dp[k].tdeleg.seqid);
@@ -119,6 +174,8 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 			e->delegs_absent++;
 		}
 	}
+	if (tr)
+		give_back_unasked(e, rr, tr);
 	if (rr->has_clientid && rr->status == 0) {
 		e->v4s->have_client = true;
 		e->v4s->clientid = rr->clientid;
@@ -169,8 +226,7 @@ void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct n
 /* The sidmap entry of a trace stateid: the target's now has seqid gseq. */
 static void sid_update(struct engine *e, const uint8_t tother[12], const struct nfs4_stateid *g)
 {
-	struct nfs_fh key = { .len = 12 };
-	memcpy(key.data, tother, 12);
+	struct nfs_fh key = replay_sid_key(e, e->cur, tother);
 	struct fhent *m = fhmap_get(&e->sidmap, &key, NULL);
 	if (m && memcmp(m->val.data, g->other, 12) == 0)
 		put_be32(m->val.data + 16, g->seqid);
@@ -263,8 +319,7 @@ void replay_v4_note_closes(struct engine *e, const struct tcall *tc, const struc
 		uint32_t at = in.closed_at[k];
 		if (at >= rr->nres || at >= NFS4_RES_MAXOPS || rr->op[at] != NFS4_OP_CLOSE || rr->opst[at])
 			continue;
-		struct nfs_fh key = { .len = 12 };
-		memcpy(key.data, in.closed[k].other, 12);
+		struct nfs_fh key = replay_sid_key(e, e->cur, in.closed[k].other);
 		fhmap_put(&e->closedmap, &key, NULL, &key, true);
 	}
 }

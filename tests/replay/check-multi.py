@@ -157,7 +157,8 @@ for k, run in enumerate(RUNS):
 
 # --clients 4: four groups at once (a connection per traced connection
 # each, after the runs above), each in its own directory
-GROUPS = [("mountseq-x4", "mountseq", True), ("multi-x4-text", "multi", False)]
+GROUPS = [("mountseq-x4", "mountseq", True), ("mountseq-x4-deleg", "mountseq", True),
+          ("multi-x4-text", "multi", False)]
 for g, (run, name, js) in enumerate(GROUPS):
     trecs = calls(checklib.records(dissect, traces[name]))
     rc, o, err = checklib.jstep(out, run) if js else checklib.step(out, run)
@@ -170,6 +171,15 @@ for g, (run, name, js) in enumerate(GROUPS):
               f"{run}: total of {tot.get('groups')} groups: {tot.get('replayed')} sent, "
               f"{tot.get('same_status')} with the traced status (4 x {len(trecs)})")
         n = 0
+        if run == "mountseq-x4-deleg":
+            # --delegations: what the target granted beyond the trace was
+            # given back (DESTROY_CLIENTID found no state: checked above,
+            # every call's status as traced)
+            nf = [(gr.get("report") or {}).get("nfs4") or {} for gr in grp]
+            check(all(v.get("delegations_returned") == v.get("delegations_unasked")
+                      and v.get("delegation_returns_failed") == 0 for v in nf),
+                  f"{run}: each group gave back every delegation the target granted where the trace's "
+                  f"OPEN got none: {[(v.get('delegations_unasked'), v.get('delegations_returned')) for v in nf]}")
         if name == "mountseq":
             # an export without them: each group made its own
             check([gr.get("made") for gr in grp] == [True] * 4,

@@ -22,7 +22,9 @@
 #  multi: tests/replay/scenarios/replay-multi (multi-client.pcap, four
 #   clients of v3, v4.1 and v4.2 with a cross-client dependency, and
 #   mount-sequence.pcap, v4.1 then v4.2 then v3: every call with its traced
-#   status, none unsupported, the dependency order on the wire), judged by
+#   status, none unsupported, the dependency order on the wire; also in
+#   four groups with --delegations, the delegations the target grants
+#   beyond the trace given back), judged by
 #   tests/replay/check-multi.py.
 # Ends with 'replay: N passed, N failed'.  Needs root and the lab
 # (tests/lab/README.md); O= picks the build dir (default build).

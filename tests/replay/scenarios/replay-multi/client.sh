@@ -24,6 +24,11 @@ rp_run multi-deleg "$REPLAY" --target "$S" --allow-mutations --delegations --spe
 # (multi-x4-text: with shared/big, which its readers read)
 rp_reset
 rp_run mountseq-x4 "$REPLAY" --target "$S" --allow-mutations --clients 4 --json "$MS"
+# --clients 4 --delegations: the target grants the groups' OPEN_NOATTRs
+# read delegations the trace's client never got; the replay gives them
+# back at once, so the trace's DESTROY_CLIENTIDs find no state left
+rp_reset
+rp_run mountseq-x4-deleg "$REPLAY" --target "$S" --allow-mutations --clients 4 --delegations --json "$MS"
 # without --allow-mutations, a capture that changes state is refused
 rp_run multi-x2-ro "$REPLAY" --target "$S" --clients 2 "$MC"
 rp_reset groups
