@@ -6,8 +6,10 @@
 #   - an `if` comparing against a named limit (*MAX*, *LIMIT*) or a number
 #     of two digits or more whose next lines refuse the input (CUR_INVALID,
 #     xdr_bad_u32, bad_word);
+#   - a cap of the RPC-over-RDMA headers (RPCRDMA_MAX_*, RPCRDMA2_MAX_* in
+#     rpcrdma.c, rpcrdma2.c: entries past it not stored, but counted);
 # named "file:diagnostic" (the call's last argument, or the refusal's first
-# string).  Each site must have as many rows in test_bounds.c's table as
+# string) or, for a cap, "file:MACRO".  Each site must have as many rows in test_bounds.c's table as
 # the source has sites of that name, so a bound added without its case
 # fails here, naming it.  The primitives (extract.h, xdr.c, xdr.h) have
 # fixed rows.
@@ -63,6 +65,11 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
             key = f + ':' + last_arg(text[len(m.group(1)):])
             sites[key] += 1
             where.setdefault(key, '%s:%d' % (path, i + 1))
+        if f in ('rpcrdma.c', 'rpcrdma2.c') and not re.match(r'\s*(/?\*|#)', line):
+            for c in re.findall(r'\bRPCRDMA2?_MAX_[A-Z0-9_]+', code):
+                key = f + ':' + c
+                sites[key] += 1
+                where.setdefault(key, '%s:%d' % (path, i + 1))
         if limit.search(code):
             block = '\n'.join(lines[i:i + 4])
             if not refuse.search(block):

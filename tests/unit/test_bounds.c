@@ -463,9 +463,81 @@ static void prim(const struct bcase *k, struct cursor *c)
 	*c = d.c;
 }
 
+/* Caps: past them the header still decodes, the first MAX entries are
+ * stored, the wire count says how many came, and v1 sets overflow. */
+enum capf { F_RSEGS, F_WSEGS, F_WCHUNKS, F_RPSEGS, F_PROPS };
+
+struct ccase {
+	const char *site;      /* "file.c:MACRO" */
+	enum run run;          /* R_RDMA1 or R_RDMA2 */
+	const char *pre, *rep, *post;  /* PRE, n times REP, POST */
+	uint32_t max;          /* of n; the cap is max + extra */
+	enum capf field;
+	uint32_t extra;        /* entries stored before the n (the merge) */
+	bool no_wire;          /* no wire count to check */
+};
+
+static const struct ccase caps[] = {
+	{ "rpcrdma.c:RPCRDMA_MAX_RSEGS", R_RDMA1, "1 1 1 0", "1 0 0 0 h", "0 0 0", 32, F_RSEGS },
+	{ "rpcrdma.c:RPCRDMA_MAX_WSEGS", R_RDMA1, "1 1 1 0 0 1 @n", "0 0 h", "0 0", 64, F_WSEGS },
+	{ "rpcrdma.c:RPCRDMA_MAX_WCHUNKS", R_RDMA1, "1 1 1 0 0", "1 0", "0 0", 8, F_WCHUNKS },
+	{ "rpcrdma.c:RPCRDMA_MAX_RPSEGS", R_RDMA1, "1 1 1 0 0 0 1 @n", "0 0 h", "", 32, F_RPSEGS },
+	{ "rpcrdma2.c:RPCRDMA_MAX_RSEGS", R_RDMA2, "1 2 1 10 0", "1 0 0 0 h", "0 0 0", 32, F_RSEGS },
+	{ "rpcrdma2.c:RPCRDMA_MAX_WSEGS", R_RDMA2, "1 2 1 10 0 0 1 @n", "0 0 h", "0 0", 64, F_WSEGS },
+	{ "rpcrdma2.c:RPCRDMA_MAX_WCHUNKS", R_RDMA2, "1 2 1 10 0 0", "1 0", "0 0", 8, F_WCHUNKS },
+	{ "rpcrdma2.c:RPCRDMA_MAX_RPSEGS", R_RDMA2, "1 2 1 10 0 0 0 1 @n", "0 0 h", "", 32, F_RPSEGS },
+	{ "rpcrdma2.c:RPCRDMA2_MAX_PROPS", R_RDMA2, "1 2 1 7 @n", "1 v:4", "", 16, F_PROPS, .no_wire = true },
+	/* CALL_EXTERNAL: the rdma_call chunk (one segment) merged into a read list of n */
+	{ "rpcrdma2.c:RPCRDMA_MAX_RSEGS", R_RDMA2, "1 2 1 8 0 1 0 0 0 h 0", "1 0 0 0 h", "0 0 0", 31, F_RSEGS, 1,
+	  .no_wire = true },
+};
+
+static void check_cap(const struct ccase *k, uint32_t n)
+{
+	struct buf o = { 0 };
+	static struct rpcrdma_hdr h1;
+	static struct rpcrdma2_hdr h2;
+
+	/* "@n" is the count itself */
+	char pre[128];
+	const char *at = strstr(k->pre, "@n");
+	if (at)
+		snprintf(pre, sizeof(pre), "%.*s%u%s", (int)(at - k->pre), k->pre, n, at + 2);
+	else
+		snprintf(pre, sizeof(pre), "%s", k->pre);
+	put_fmt(&o, pre);
+	for (uint32_t i = 0; i < n; i++)
+		put_fmt(&o, k->rep);
+	put_fmt(&o, k->post);
+	struct cursor c = cur_make(o.b, o.n);
+	int rc = k->run == R_RDMA1 ? rpcrdma_decode(&h1, &c) : rpcrdma2_decode(&h2, &c, RPCRDMA2_DRAFT07);
+	const struct rpcrdma_hdr *l = k->run == R_RDMA1 ? &h1 : &h2.lists;
+	uint32_t kept = 0, wire = n;
+	switch (k->field) {
+	case F_RSEGS: kept = l->nrsegs; wire = l->nrsegs_wire; break;
+	case F_WSEGS: kept = l->nwsegs; wire = l->nwchunks ? l->wchunks[0].nsegs_wire : 0; break;
+	case F_WCHUNKS: kept = l->nwchunks; wire = l->nwchunks_wire; break;
+	case F_RPSEGS: kept = l->nrpsegs; wire = l->nrpsegs_wire; break;
+	case F_PROPS: kept = h2.nprops; break;
+	}
+	uint32_t want = n < k->max ? n + k->extra : k->max + k->extra;
+	CHECK(rc == 0 && cur_ok(&c), "%s: %u entries must decode, got %s (%s)", k->site, n, cur_err_name(c.err),
+	      c.err_what ? c.err_what : "");
+	CHECK(kept == want, "%s: %u entries: %u stored, expected %u", k->site, n, kept, want);
+	if (!k->no_wire)
+		CHECK(wire == n, "%s: %u entries: the wire count says %u", k->site, n, wire);
+	if (k->run == R_RDMA1)
+		CHECK(h1.overflow == (n > k->max), "%s: %u entries: overflow %d", k->site, n, h1.overflow);
+	free(o.b);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		check_cap(&caps[i], caps[i].max);
+		check_cap(&caps[i], caps[i].max + 1);
+	}
 	return check_summary("test_bounds");
 }
