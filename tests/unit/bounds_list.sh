@@ -6,11 +6,14 @@
 #   - an `if` comparing against a named limit (*MAX*, *LIMIT*) or a number
 #     of two digits or more whose next lines refuse the input (CUR_INVALID,
 #     xdr_bad_u32, bad_word);
+#   - an IP/UDP/TCP header length refused by ip_l4.c (its invalid() calls);
 #   - a cap of the RPC-over-RDMA headers (RPCRDMA_MAX_*, RPCRDMA2_MAX_* in
 #     rpcrdma.c, rpcrdma2.c: entries past it not stored, but counted);
 # named "file:diagnostic" (the call's last argument, or the refusal's first
-# string) or, for a cap, "file:MACRO".  Each site must have as many rows in test_bounds.c's table as
-# the source has sites of that name, so a bound added without its case
+# string, or else the limit's name) or, for a cap, "file:MACRO".  The rows
+# are the table entries { "file:diagnostic", ... } of test_bounds.c and
+# test_bounds_net.c (the transport's).  Each site must have as many rows
+# as the source has sites of that name, so a bound added without its case
 # fails here, naming it.  The primitives (extract.h, xdr.c, xdr.h) have
 # fixed rows.
 # Closing line: "bounds-list: N passed, N failed".
@@ -21,8 +24,8 @@ import glob, os, re, sys
 from collections import Counter
 
 calls = re.compile(r'\b(cur_xdr_opaque|xdr_skip_opaque|xdr_string|xdr_fh|xdr_ddp_opaque|xdr_skip_array|nfs4_array_count)\(')
-limit = re.compile(r'\bif \(.*?(?:>=?|<=)\s*\(?\s*(?:[0-9]{2,}|[A-Z][A-Z0-9_]*(?:MAX|LIMIT)[A-Z0-9_]*)\b')
-refuse = re.compile(r'CUR_INVALID|xdr_bad_u32\(|bad_word\(')
+limit = re.compile(r'\bif \(.*?(?:>=?|<=)\s*\(?\s*([0-9]{2,}|[A-Z][A-Z0-9_]*(?:MAX|LIMIT)[A-Z0-9_]*)\b')
+refuse = re.compile(r'CUR_INVALID|xdr_bad_u32\(|bad_word\(|bad_mark\(')
 lit = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 def last_arg(text):
@@ -70,7 +73,13 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
                 key = f + ':' + c
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
-        if limit.search(code):
+        if f == 'ip_l4.c':
+            for m in re.finditer(r'\binvalid\(c, [^"]*"([^"]+)"', code):
+                key = f + ':' + m.group(1)
+                sites[key] += 1
+                where.setdefault(key, '%s:%d' % (path, i + 1))
+        lm = limit.search(code)
+        if lm:
             block = '\n'.join(lines[i:i + 4])
             if not refuse.search(block):
                 continue
@@ -79,7 +88,7 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
                 key = f + ':' + s.group(1)
             else:
                 r = re.search(r'(?:xdr_bad_u32|bad_word|cur_fail)\((.*)', block)
-                key = f + ':' + (last_arg('(' + r.group(1)) if r else '?')
+                key = f + ':' + (last_arg('(' + r.group(1)) if r else lm.group(1))
             sites[key] += 1
             where.setdefault(key, '%s:%d' % (path, i + 1))
 for prim in ('extract.h:cur_xdr_opaque', 'xdr.h:xdr_skip_opaque', 'xdr.c:xdr_string', 'xdr.c:xdr_fh',
@@ -87,7 +96,9 @@ for prim in ('extract.h:cur_xdr_opaque', 'xdr.h:xdr_skip_opaque', 'xdr.c:xdr_str
     sites[prim] += 1
     where[prim] = 'the primitive'
 
-rows = Counter(re.findall(r'^\s*\{ "([^"]+)"', open('tests/unit/test_bounds.c').read(), re.M))
+rows = Counter()
+for t in ('tests/unit/test_bounds.c', 'tests/unit/test_bounds_net.c'):
+    rows += Counter(re.findall(r'^\s*\{ "([^"]+)"', open(t).read(), re.M))
 passed = failed = 0
 for key in sorted(sites):
     if rows[key] >= sites[key]:
