@@ -6,7 +6,9 @@
 #   - an `if` comparing against a named limit (*MAX*, *LIMIT*) or a number
 #     of two digits or more whose next lines refuse the input (CUR_INVALID,
 #     xdr_bad_u32, bad_word);
-#   - an IP/UDP/TCP header length refused by ip_l4.c (its invalid() calls);
+#   - an IP/UDP/TCP/GRH header length refused by ip_l4.c or roce.c (their
+#     invalid() calls whose diagnostic speaks of a length: "length",
+#     "PayLen", "shorter", "outside");
 #   - a cap of the RPC-over-RDMA headers (RPCRDMA_MAX_*, RPCRDMA2_MAX_* in
 #     rpcrdma.c, rpcrdma2.c: entries past it not stored, but counted);
 # named "file:diagnostic" (the call's last argument, or the refusal's first
@@ -73,8 +75,8 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
                 key = f + ':' + c
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
-        if f == 'ip_l4.c':
-            for m in re.finditer(r'\binvalid\(c, [^"]*"([^"]+)"', code):
+        if f in ('ip_l4.c', 'roce.c'):
+            for m in re.finditer(r'\binvalid\(c, [^"]*"([^"]*(?:length|PayLen|shorter|outside)[^"]*)"', code):
                 key = f + ':' + m.group(1)
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
