@@ -1,0 +1,202 @@
+/* The transport-side length bounds of dissect/ at their edge (issue 32,
+ * item 2; the XDR ones are in test_bounds.c): each IP/UDP/TCP header
+ * length at the most the packet holds decodes, one step more is INVALID
+ * at that field; an RPC record mark of exactly RN_MARK_MAX (16 MiB) is a
+ * fragment to read, one byte more is refused as not record marking,
+ * counted, with one line naming it.  tests/unit/bounds_list.sh reads the
+ * sites of both tables. */
+#include <errno.h>
+
+#include "test_rpc_net.h"
+
+#include "dissect/ip_l4.h"
+#include "dissect/roce.h"
+#include "dissect/rpc_net_int.h"
+
+/* A packet from its IP header: IPv4 or IPv6, then UDP or TCP, then 4
+ * bytes of payload, v the value of the field under test; F_EXTLEN: IPv6
+ * with a hop-by-hop header alone (no next header). */
+enum field { F_IHL, F_TOT, F_UDPLEN, F_TCPOFF, F_PLEN, F_EXTLEN, F_GRHLEN };
+
+struct hcase {
+	const char *site;
+	enum field field;
+	int ok, bad;           /* the edge, and one step past it */
+	size_t err_off;        /* where the refusal points */
+	bool roce;             /* through roce.c's own parser: UDP to 4791, BTH + ICRC (16 bytes) */
+};
+
+static const struct hcase hdrs[] = {
+	{ "ip_l4.c:IPv4 header length < 20", F_IHL, 5, 4, 0, false },
+	{ "ip_l4.c:IPv4 total length outside the frame", F_TOT, 32, 33, 2, false },
+	{ "ip_l4.c:UDP length outside the IP payload", F_UDPLEN, 12, 13, 24, false },
+	{ "ip_l4.c:TCP data offset outside the segment", F_TCPOFF, 6, 7, 32, false },
+	{ "ip_l4.c:IPv6 payload length outside the frame", F_PLEN, 20, 21, 4, false },
+	/* a hop-by-hop header filling the 16-byte payload: 16 fit, 24 do not */
+	{ "ip_l4.c:IPv6 extension header outside the payload", F_EXTLEN, 1, 2, 41, false },
+	/* RoCE's parser of the same headers (a 16-byte UDP payload) */
+	{ "roce.c:IPv4 header length < 20", F_IHL, 5, 4, 0, true },
+	{ "roce.c:IPv4 total length outside the frame", F_TOT, 44, 45, 2, true },
+	{ "roce.c:UDP length outside the IP payload", F_UDPLEN, 24, 25, 24, true },
+	{ "roce.c:RoCEv2 UDP payload shorter than BTH + ICRC", F_UDPLEN, 24, 23, 28, true },
+	{ "roce.c:IPv6 payload length outside the frame", F_PLEN, 32, 33, 4, true },
+	{ "roce.c:IPv6 extension header outside the payload", F_EXTLEN, 1, 2, 41, true },
+	/* RoCEv1: a GRH then BTH + ICRC, PayLen 16 */
+	{ "roce.c:RoCEv1 GRH PayLen outside the frame", F_GRHLEN, 16, 17, 4, true },
+	{ "roce.c:RoCEv1 GRH PayLen outside the frame", F_GRHLEN, 16, 15, 4, true },
+};
+
+static size_t packet(uint8_t *b, enum field f, int v, bool roce)
+{
+	struct fb x = { .n = 0 };
+	bool v6 = f == F_PLEN || f == F_EXTLEN, tcp = f == F_TCPOFF;
+	size_t data = roce ? 16 : 4;
+	size_t l4 = tcp ? 24 : 8 + data;       /* TCP: 4 bytes of options, no payload */
+
+	if (f == F_GRHLEN) {
+		fb_be32(&x, 0x60000000);
+		fb_be16(&x, (uint16_t)v);
+		fb_u8(&x, 0x1b);
+		fb_u8(&x, 64);
+		for (int i = 0; i < 32; i++)
+			fb_u8(&x, (uint8_t)i);
+		for (int i = 0; i < 16; i++)
+			fb_u8(&x, i == 0 ? 0x04 : 0);   /* BTH: SEND_ONLY, then the ICRC */
+		memcpy(b, x.b, x.n);
+		return x.n;
+	}
+	if (!v6) {
+		fb_u8(&x, (uint8_t)(0x40 | (f == F_IHL ? v : 5)));
+		fb_u8(&x, 0);
+		fb_be16(&x, (uint16_t)(f == F_TOT ? v : (int)(20 + l4)));
+		fb_be32(&x, 0);
+		fb_u8(&x, 64);
+		fb_u8(&x, tcp ? 6 : 17);
+		fb_be16(&x, 0);
+		fb_be32(&x, 0x0a000001);
+		fb_be32(&x, 0x0a000002);
+	} else if (f == F_EXTLEN) {
+		fb_be32(&x, 0x60000000);   /* payload 16: the hop-by-hop header alone */
+		fb_be16(&x, 16);
+		fb_u8(&x, 0);
+		fb_u8(&x, 64);
+		for (int i = 0; i < 32; i++)
+			fb_u8(&x, (uint8_t)i);
+		fb_u8(&x, 59);
+		fb_u8(&x, (uint8_t)v);
+		for (int i = 0; i < 14; i++)
+			fb_u8(&x, 0);
+		memcpy(b, x.b, x.n);
+		return x.n;
+	} else {
+		/* a hop-by-hop header of 8 bytes before the UDP header */
+		fb_be32(&x, 0x60000000);
+		fb_be16(&x, (uint16_t)(f == F_PLEN ? v : (int)(8 + l4)));
+		fb_u8(&x, 0);
+		fb_u8(&x, 64);
+		for (int i = 0; i < 32; i++)
+			fb_u8(&x, (uint8_t)i);
+		fb_u8(&x, 17);
+		fb_u8(&x, 0);
+		for (int i = 0; i < 6; i++)
+			fb_u8(&x, 0);
+	}
+	if (tcp) {
+		fb_be16(&x, 800);
+		fb_be16(&x, 2049);
+		fb_be32(&x, 1);
+		fb_be32(&x, 0);
+		fb_u8(&x, (uint8_t)(v << 4));
+		fb_u8(&x, 0x18);
+		fb_be16(&x, 65535);
+		fb_be32(&x, 0);
+		fb_be32(&x, 0x01010100);   /* options: NOP NOP NOP EOL */
+	} else {
+		fb_be16(&x, 800);
+		fb_be16(&x, roce ? 4791 : 2049);
+		fb_be16(&x, (uint16_t)(f == F_UDPLEN ? v : (int)(8 + data)));
+		fb_be16(&x, 0);
+		for (size_t i = 0; i < data; i++)
+			fb_u8(&x, i == 0 && roce ? 0x04 : 0x11);
+	}
+	memcpy(b, x.b, x.n);
+	return x.n;
+}
+
+static int parse(const struct hcase *k, struct cursor *c, size_t n, struct l4_pkt *p, struct ib_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (k->field == F_GRHLEN)
+		return roce_parse_ethertype(c, ETHERTYPE_ROCE, n, f);
+	return k->roce ? roce_parse_ip(c, n, f) : ip_l4_parse(c, n, p);
+}
+
+static void header(const struct hcase *k)
+{
+	uint8_t b[128];
+	struct l4_pkt p = { 0 };
+	struct ib_frame f;
+
+	size_t n = packet(b, k->field, k->ok, k->roce);
+	struct cursor c = cur_make(b, n);
+	int rc = parse(k, &c, n, &p, &f);
+	int want = k->field == F_EXTLEN ? 0 : 1;   /* no next header: not TCP/UDP, but whole */
+	CHECK(rc == want && cur_ok(&c), "%s: %d (the edge) must decode, got %d, %s (%s)", k->site, k->ok, rc,
+	      cur_err_name(c.err), c.err_what ? c.err_what : "");
+	if (want && k->roce)
+		CHECK_EQ_U64(f.wire_len, 12);      /* BTH: the ICRC stripped */
+	else if (want)
+		CHECK_EQ_U64(p.wire_len, k->field == F_TCPOFF ? 0 : 4);
+	else
+		CHECK_EQ_U64(c.off, n);
+
+	n = packet(b, k->field, k->bad, k->roce);
+	c = cur_make(b, n);
+	rc = parse(k, &c, n, &p, &f);
+	const char *what = strchr(k->site, ':') + 1;
+	CHECK(rc == -EINVAL && c.err == CUR_INVALID && c.err_what && !strcmp(c.err_what, what) &&
+	      c.err_off == k->err_off, "%s: %d (one step past) must be INVALID at %zu, got %d, %s at %zu (%s)",
+	      k->site, k->bad, k->err_off, rc, cur_err_name(c.err), c.err_off, c.err_what ? c.err_what : "");
+}
+
+struct mcase {
+	const char *site;
+	uint32_t len;
+	bool refused;
+};
+
+static const struct mcase marks[] = {
+	{ "rpc_record.c:RN_MARK_MAX", RN_MARK_MAX, false },
+	{ "rpc_record.c:RN_MARK_MAX", RN_MARK_MAX + 1, true },
+};
+
+/* A stream opened by its SYN whose first record mark says len (the last
+ * fragment), followed by the first bytes of a GETATTR call. */
+static void mark(uint32_t len, bool refused)
+{
+	struct bs c = { .n = 0 };
+	bs_mark(&c, true, len);
+	c.n += call_msg(c.b + c.n, 0x81);
+
+	start();
+	syn();
+	cseg(&c, 0, c.n);
+	CHECK_EQ_U64(st()->rpc_bad_marks, refused ? 1 : 0);
+	CHECK_EQ_U64(h.r.ndiag, refused ? 1 : 0);
+	if (refused) {
+		char want[32];
+		snprintf(want, sizeof(want), "0x%08x", 0x80000000u | len);
+		CHECK(h.r.ndiag == 1 && strstr(h.r.diag[0], want) && strstr(h.r.diag[0], "frame 3,"),
+		      "one line naming frame 3 and the mark %s: %s", want, h.r.ndiag ? h.r.diag[0] : "");
+	}
+	th_done(&h);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++)
+		header(&hdrs[i]);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		mark(marks[i].len, marks[i].refused);
+	return check_summary("test_bounds_net");
+}
