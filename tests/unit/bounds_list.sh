@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every length bound of dissect/ has its edge case in tests/unit/test_bounds.c
 # (issue 32, item 2).  A bound site is
-#   - a call with a maximum: cur_xdr_opaque, xdr_skip_opaque, xdr_string,
+#   - a call with a maximum: cur_xdr_opaque, xdr_skip_opaque, xdr_string, xdr_name,
 #     xdr_fh, xdr_ddp_opaque, xdr_skip_array, nfs4_array_count;
 #   - an `if` comparing against a named limit (*MAX*, *LIMIT*) or a number
 #     of two digits or more whose next lines refuse the input (CUR_INVALID,
@@ -25,7 +25,7 @@ python3 - <<'PY'
 import glob, os, re, sys
 from collections import Counter
 
-calls = re.compile(r'\b(cur_xdr_opaque|xdr_skip_opaque|xdr_string|xdr_fh|xdr_ddp_opaque|xdr_skip_array|nfs4_array_count)\(')
+calls = re.compile(r'\b(cur_xdr_opaque|xdr_skip_opaque|xdr_string|xdr_name|xdr_fh|xdr_ddp_opaque|xdr_skip_array|nfs4_array_count)\(')
 limit = re.compile(r'\bif \(.*?(?:>=?|<=)\s*\(?\s*([0-9]{2,}|[A-Z][A-Z0-9_]*(?:MAX|LIMIT)[A-Z0-9_]*)\b')
 refuse = re.compile(r'CUR_INVALID|xdr_bad_u32\(|bad_word\(|bad_mark\(')
 lit = re.compile(r'"((?:[^"\\]|\\.)*)"')

@@ -307,6 +307,7 @@ static const struct bcase cases[] = {
 
 	/* NFSv4 shared pieces (nfs4_xdr.c) */
 	{ "nfs4_xdr.c:component4", CALL(nfs4, 4, 1), NFS4C(15), "", 4096, OPQ, .keep = KEEP_NAME },
+	{ "nfs4_xdr.c:component4", CALL(nfs4, 4, 1), "0 2 1 72", "", 4096, OPQ },   /* GETXATTR: nfs4_component, not kept */
 	{ "nfs4_xdr.c:lock_owner owner", CALL(nfs4, 4, 1), NFS4C(39) " h", "", 1024, OPQ },
 	{ "nfs4_xdr.c:nfs4_netaddr4 netid", CALL(nfs4, 4, 1), NFS4C(35) " h v:0 0", "v:0 0", 1024, OPQ },
 	{ "nfs4_xdr.c:nfs4_netaddr4 addr", CALL(nfs4, 4, 1), NFS4C(35) " h v:0 0 v:0", "0", 1024, OPQ },
