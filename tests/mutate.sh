@@ -4,7 +4,9 @@
 # binaries, then the golden tier, then the unit scripts, stopping at the
 # first failure; a mutation no test fails "survived".  Not part of make
 # check (each mutation rebuilds and re-runs the tiers).
-#   tests/mutate.sh [-j] [ID...]      (default: every mutation)
+#   tests/mutate.sh [ID...]      (default: every mutation)
+# UNIT_SCRIPTS="a.sh b.sh" runs only those of tests/unit/*.sh (a quicker,
+# weaker score: say so when quoting it).
 # tests/mutations.txt: one mutation a line, tab-separated:
 #   ID  FILE  FROM  TO  [why it is there / why a survivor is equivalent]
 # FROM must occur exactly once in FILE (so the list stays true as the code
@@ -38,7 +40,9 @@ first_failure() {
 	done
 	timeout 900 tests/golden/run.sh >/dev/null 2>&1 || { echo golden; return; }
 	timeout 900 tests/gen/check.sh >/dev/null 2>&1 || { echo gen; return; }
-	for t in tests/unit/*.sh; do
+	local scripts=(tests/unit/*.sh)
+	[ -n "${UNIT_SCRIPTS:-}" ] && read -ra scripts <<<"$(printf 'tests/unit/%s ' $UNIT_SCRIPTS)"
+	for t in "${scripts[@]}"; do
 		timeout 600 "$t" >/dev/null 2>&1 || { echo "${t##*/}"; return; }
 	done
 }
