@@ -11,7 +11,6 @@
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
-#include "src/base/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -373,18 +372,9 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 
 	if ((rc = source_type_pcap.open(&s, in, &so, file_record, &x, err, errlen)) < 0)
 		return rc;
-	/* written beside the destination, renamed into place when complete */
-	char *tmp = outfile_tmpname(out);
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", out);
-		source_close(s);
-		return -ENOMEM;
-	}
-	struct pcapng_export_opts o = { .path = tmp };
+	/* the file rule (outfile.h) is the writer's */
+	struct pcapng_export_opts o = { .path = out };
 	if ((rc = pcapng_export_new(&x, s, &o, err, errlen)) < 0) {
-		snprintf(err, errlen, "%s: %s", out, strerror(-rc));   /* not the temporary name */
-		unlink(tmp);
-		free(tmp);
 		source_close(s);
 		return rc;
 	}
@@ -399,10 +389,5 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s", out, strerror(-wrc));
 		rc = wrc;
 	}
-	if (rc < 0)
-		unlink(tmp);
-	else
-		rc = outfile_rename(tmp, out, err, errlen);
-	free(tmp);
 	return rc;
 }
