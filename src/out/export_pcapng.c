@@ -75,7 +75,8 @@ static struct info *info_slot(struct pcapng_export *x, uint32_t conn, uint32_t x
 	return &x->info[h % INFO_SLOTS];
 }
 
-/* Spaces become '_' so that each value is one token: op=NFSv3_READ. */
+/* Spaces become '_' so that each value is one token: status=... (the
+ * operation is quoted instead: its name is the one every output prints). */
 static void one_token(char *s)
 {
 	for (; *s; s++)
@@ -90,7 +91,9 @@ static const struct info *info_put(struct pcapng_export *x, const struct nfsrdma
 	i->conn = r->conn_id;
 	i->xid = r->xid;
 	rec_name_str(r, i->op, sizeof(i->op));
-	one_token(i->op);
+	for (char *q = i->op; *q; q++)   /* the quotes delimit it */
+		if (*q == '"')
+			*q = '\'';
 	rec_chunk_mix(r, i->mix, sizeof(i->mix));
 	rec_status_str(r, i->status, sizeof(i->status));
 	one_token(i->status);
@@ -253,7 +256,7 @@ static void tap_note(void *ctx, const struct dissect_frame_note *n)
 		return;          /* already written (queue full), or nothing to say */
 	const struct info *i = n->rec ? info_put(x, n->rec) : n->xid ? info_find(x, n->conn_id, n->xid) : NULL;
 	if (i)
-		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u op=%s role=%s chunks=%s status=%s latency=%s",
+		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u op=\"%s\" role=%s chunks=%s status=%s latency=%s",
 			 n->xid, n->conn_id, i->op, role, i->mix, i->status, i->lat);
 	else if (n->xid)
 		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u role=%s", n->xid, n->conn_id, role);
