@@ -10,11 +10,17 @@
 
 int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen)
 {
+	return dissect_file_tee(d, path, -1, NULL, errbuf, errlen);
+}
+
+int dissect_file_tee(struct dissect *d, const char *path, int tee_fd, int *tee_err, char *errbuf,
+		     size_t errlen)
+{
 	struct pcap_source *src = NULL;
 	struct dissect_feed *f = NULL;
 	int ret;
 
-	ret = pcap_source_open(&src, path, errbuf, errlen);
+	ret = pcap_source_open_tee(&src, path, tee_fd, errbuf, errlen);
 	if (ret < 0)
 		return ret;
 	/* The feed is made once the capture is open: a file that cannot be
@@ -34,6 +40,8 @@ int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errle
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, errbuf, errlen)) == 1)
 		dissect_feed_packet(f, 0, ts, data, caplen, wirelen);
 	dissect_feed_finish(f);
+	if (tee_fd >= 0)
+		*tee_err = pcap_source_tee_error(src);
 out:
 	pcap_source_close(src);
 	dissect_feed_free(f);

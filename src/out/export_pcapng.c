@@ -366,14 +366,16 @@ static void file_record(const struct nfsrdma_record *r, void *ctx)
 	(void)ctx;
 }
 
-int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen)
+int pcapng_export_file(const char *in, const char *read_from, const char *out, char *err,
+		       size_t errlen)
 {
 	struct source_opts so = { .speed = 0 };
 	struct pcapng_export *x = NULL;
 	struct source *s;
 	int rc;
 
-	if ((rc = source_type_pcap.open(&s, in, &so, file_record, &x, err, errlen)) < 0)
+	if ((rc = source_pcap_open_as(&s, read_from ? read_from : in, in, &so, file_record, &x, err,
+				      errlen)) < 0)
 		return rc;
 	/* the file rule (outfile.h) is the writer's */
 	struct pcapng_export_opts o = { .path = out };
