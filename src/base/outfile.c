@@ -65,12 +65,13 @@ enum out_kind {
 	OUT_REFUSED,  /* a directory, a block device: never written */
 };
 
-/* What dest (links already followed) is; for OUT_REFUSED, why in why. */
-static enum out_kind out_kind(const char *dest, const char **why)
+/* What path leads to (stat follows the links, /proc/self/fd/N's too,
+ * which readlink cannot: "pipe:[N]"); for OUT_REFUSED, why in why. */
+static enum out_kind out_kind(const char *path, const char **why)
 {
 	struct stat st;
 
-	if (lstat(dest, &st) < 0 || S_ISREG(st.st_mode))
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
 		return OUT_FILE;
 	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
 		return OUT_STREAM;
@@ -94,15 +95,16 @@ int outfile_check(const char *what, const char *out, const char *const *in, size
 	}
 	/* where it goes, now: a run of minutes would otherwise end in
 	 * "No such file or directory" with nothing written */
-	char *dest = follow_links(out);
+	const char *why = NULL;
+	enum out_kind k = out_kind(out, &why);
+	char *dest = k == OUT_FILE ? follow_links(out) : strdup(out);
 	if (!dest) {
 		int e = errno ? errno : ENOMEM;
 		snprintf(err, errlen, "%s %s: %s", what, out, strerror(e));
 		return -e;
 	}
-	const char *why = NULL;
 	int rc = 0;
-	switch (out_kind(dest, &why)) {
+	switch (k) {
 	case OUT_REFUSED:
 		snprintf(err, errlen, "%s %s: %s", what, out, why);
 		rc = -ENOTSUP;
@@ -177,11 +179,13 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		e = ENOMEM;
 		goto fail;
 	}
-	if (!(o->dest = follow_links(path))) {
+	/* a device or FIFO is opened by its name (the links followed by
+	 * open); a file's links are followed here, to rename onto the end */
+	enum out_kind k = out_kind(path, &why);
+	if (!(o->dest = k == OUT_FILE ? follow_links(path) : strdup(path))) {
 		e = errno ? errno : ENOMEM;
 		goto fail;
 	}
-	enum out_kind k = out_kind(o->dest, &why);
 	if (k == OUT_REFUSED) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		outfile_abort(o);

@@ -22,6 +22,7 @@ export TMPDIR=$work/tmp
 
 # the pcapng blocks of A and B equal, the interface description aside
 same_but_idb() {
+	[ -s "$1" ] && [ -s "$2" ] || return 1
 	python3 - "$1" "$2" <<'PY'
 import struct, sys
 def blocks(p):

@@ -9,7 +9,9 @@
 # --plot and --compare --plot, and nfsrdma-replay --svg's check before
 # the run.  The nodes are made with mknod in a temporary directory (null
 # is c 1 3, full is c 1 7, a loop block node b 7 0): the machine's own /dev
-# is never named.  Needs root (mknod); without it the script says so and fails.
+# is never named.  A pipe named as /proc/self/fd/1 (a link readlink cannot
+# follow) is written through.  Needs root (mknod); without it the script
+# says so and fails.
 # Closing line: "out-nodes: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
@@ -119,6 +121,14 @@ check_flag -w -q
 check_flag --plot -q
 CAP2_ARG=$CAP2
 check_flag --plot --compare
+
+# a pipe named through /proc/self/fd/N (what /dev/stdout leads to): a
+# link readlink cannot follow ("pipe:[N]"), written through all the same
+rm -f ref.out via-pipe.out
+"$D" -q -w ref.out $CAP
+timeout 60 "$D" -q -w /proc/self/fd/1 $CAP 2>err | cat >via-pipe.out; rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] && [ ! -s err ] && cmp -s ref.out via-pipe.out && ok ||
+	bad "-w /proc/self/fd/1 into a pipe: exit $rc, $(cat err), $(wc -c <via-pipe.out) bytes"
 
 # nfsrdma-replay --svg: refused before anything is sent (set-up failure, 3)
 fresh
