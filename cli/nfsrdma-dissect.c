@@ -13,6 +13,7 @@
 #include "src/out/compare.h"
 #include "src/out/export_fields.h"
 #include "src/out/export_pcapng.h"
+#include "pcap/capspool.h"
 #include "src/base/log.h"
 #include "src/base/opt.h"
 #include "src/base/outfile.h"
@@ -591,9 +592,11 @@ int main(int argc, char **argv)
 			  "from a second read of the capture); name a file (./- for one called \"-\")");
 		return usage_fail(&c, 2);
 	}
-	if (c.pcapng_out && !strcmp(c.file, "-")) {
-		log_error("-w: needs a capture file, not stdin (it is read twice)");
-		return usage_fail(&c, 2);
+	/* a capture read once (stdin, a pipe) is kept on disk for that pass */
+	struct capspool spool = { .fd = -1 };
+	if (c.pcapng_out && c.file && capspool_needed(c.file) && capspool_open(&spool, err, sizeof(err)) < 0) {
+		log_error("-w %s: %s", c.pcapng_out, err);
+		return usage_fail(&c, 1);
 	}
 	if (c.tsv && !c.fields) {
 		log_error("--tsv needs --fields (it sets their separator)");
@@ -657,7 +660,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bool opened = true;
-	int ret = c.file ? dissect_file_until(d, c.file, stdout_done, NULL, &opened, err, sizeof(err)) : 0;
+	int spool_err = 0;
+	const struct dissect_run_opts ro = { .stop = stdout_done, .opened = &opened, .tee_fd = spool.fd,
+					     .tee_err = &spool_err };
+	int ret = c.file ? dissect_file_opts(d, c.file, &ro, err, sizeof(err)) : 0;
 	fflush(stdout);
 	int rc = 0;
 	if (c.join && ret >= 0) {
@@ -721,10 +727,15 @@ int main(int argc, char **argv)
 		log_warn("%s: none of its %llu RPCs matched the filters", c.file ? c.file : "--join", (unsigned long long)c.seen);
 		nothing = true;
 	}
-	if (rc == 0 && c.pcapng_out && pcapng_export_file(c.file, c.pcapng_out, err, sizeof(err)) < 0) {
+	if (rc == 0 && c.pcapng_out && spool_err < 0) {
+		log_error("-w %s: the input could not be kept for the export: %s", c.pcapng_out, strerror(-spool_err));
+		rc = 1;
+	} else if (rc == 0 && c.pcapng_out &&
+		   pcapng_export_file(c.file, spool.fd >= 0 ? spool.path : NULL, c.pcapng_out, err, sizeof(err)) < 0) {
 		log_error("-w %s", err);
 		rc = 1;
 	}
+	capspool_close(&spool);
 	if (rc == 0 && c.plot && plot_write(c.plot, c.plot_path, c.file, err, sizeof(err)) < 0) {
 		log_error("--plot %s", err);
 		rc = 1;

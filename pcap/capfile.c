@@ -57,6 +57,7 @@ struct pcap_source {
 	struct capstream *cs;
 	uint64_t frames; /* records returned */
 	long    next_off; /* where the next record starts (decompressed bytes) */
+	int     tee_fd;   /* >= 0: the input's bytes are copied here (capstream) */
 };
 
 #define IOBUF_SIZE (1u << 20)
@@ -214,6 +215,12 @@ static int libpcap_open(struct pcap_source *s, const char *path, char *errbuf, s
 
 int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen)
 {
+	return pcap_source_open_tee(out, path, -1, errbuf, errlen);
+}
+
+int pcap_source_open_tee(struct pcap_source **out, const char *path, int tee_fd, char *errbuf,
+			 size_t errlen)
+{
 	struct pcap_source *s;
 	int ret;
 
@@ -233,7 +240,9 @@ int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, s
 		set_err(errbuf, errlen, path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	if (classic_open(&s->m, path)) {
+	s->tee_fd = tee_fd;
+	/* a copy is made of what is read: nothing is mapped */
+	if (tee_fd < 0 && classic_open(&s->m, path)) {
 		s->linktype = s->m.linktype;
 		*out = s;
 		return 0;
@@ -252,7 +261,7 @@ static int libpcap_open(struct pcap_source *s, const char *path, char *errbuf, s
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	int ret;
 
-	if ((ret = capstream_open(&s->cs, &s->fp, path, s->path, errbuf, errlen)) < 0)
+	if ((ret = capstream_open_tee(&s->cs, &s->fp, path, s->path, s->tee_fd, errbuf, errlen)) < 0)
 		return ret == -EPROTONOSUPPORT ? -EINVAL : ret;
 	/* Without the buffer stdio's small one is used: slower, not wrong. */
 	if ((s->iobuf = malloc(IOBUF_SIZE)) && setvbuf(s->fp, s->iobuf, _IOFBF, IOBUF_SIZE) != 0) {
@@ -278,6 +287,11 @@ static int libpcap_open(struct pcap_source *s, const char *path, char *errbuf, s
 	s->linktype = pcap_datalink(s->pc);
 	s->next_off = ftell(s->fp);
 	return 0;
+}
+
+int pcap_source_tee_error(const struct pcap_source *s)
+{
+	return capstream_tee_error(s->cs);
 }
 
 int pcap_source_linktype(const struct pcap_source *s)

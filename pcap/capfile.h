@@ -12,6 +12,14 @@ struct pcap_source;
  * the file and the reason (for a format we do not read, such as bzip2,
  * what it is and the command that makes a capture of it). */
 int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen);
+/* The same, and every byte read from the input, from the first, is also
+ * copied to tee_fd (-1: none) as read: a pipe or stdin read once can be
+ * read again from tee_fd's file (pcap/capspool.h).  Nothing is mapped
+ * then; libpcap reads it all. */
+int pcap_source_open_tee(struct pcap_source **out, const char *path, int tee_fd, char *errbuf,
+			 size_t errlen);
+/* The copy's first error (-errno; it stops the copy, not the read), or 0. */
+int pcap_source_tee_error(const struct pcap_source *s);
 int pcap_source_linktype(const struct pcap_source *s);
 const char *pcap_source_path(const struct pcap_source *s);
 /* 1: a packet (valid until the next call); 0: end of capture; -EIO: the

@@ -35,9 +35,30 @@ struct capstream {
 	lzma_stream x;
 	uint64_t pos;          /* bytes handed out */
 	char problem[160];
+	int tee_fd;            /* >= 0: every byte read from fd is copied here */
+	int tee_err;           /* the copy's first error (errno) */
 };
 
 static const char *const codec_name[] = { NULL, "gzip", "zstd", "xz" };
+
+/* The bytes just read from the input, to the tee: they are the input's
+ * own (compressed when it is), so a second reader of the tee decodes
+ * exactly what this one did.  A copy that fails stops copying; the read
+ * goes on. */
+static void tee_bytes(struct capstream *cs, const uint8_t *p, size_t n)
+{
+	while (cs->tee_fd >= 0 && !cs->tee_err && n) {
+		ssize_t w = write(cs->tee_fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			cs->tee_err = w < 0 ? errno : EIO;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
 
 /* Fills the input buffer after what is unread; 0 at end of input. */
 static ssize_t refill(struct capstream *cs)
@@ -52,8 +73,10 @@ static ssize_t refill(struct capstream *cs)
 			continue;
 		if (n == 0)
 			cs->in_eof = true;
-		if (n > 0)
+		if (n > 0) {
+			tee_bytes(cs, cs->in + cs->in_len, (size_t)n);
 			cs->in_len += (size_t)n;
+		}
 		return n;
 	}
 }
@@ -177,6 +200,8 @@ static ssize_t read_raw(struct capstream *cs, uint8_t *buf, size_t size)
 	}
 	for (;;) {
 		ssize_t n = read(cs->fd, buf, size);
+		if (n > 0)
+			tee_bytes(cs, buf, (size_t)n);
 		if (n >= 0 || errno != EINTR)
 			return n;
 	}
@@ -288,11 +313,19 @@ nomem:
 int capstream_open(struct capstream **out, FILE **fp, const char *path, const char *name,
 		   char *err, size_t errlen)
 {
+	return capstream_open_tee(out, fp, path, name, -1, err, errlen);
+}
+
+int capstream_open_tee(struct capstream **out, FILE **fp, const char *path, const char *name, int tee_fd,
+		       char *err, size_t errlen)
+{
 	struct capstream *cs = calloc(1, sizeof(*cs));
 	int ret;
 
 	*out = NULL;
 	*fp = NULL;
+	if (cs)
+		cs->tee_fd = tee_fd;
 	if (!cs || !(cs->in = malloc(IN_SIZE))) {
 		free(cs);
 		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
@@ -330,6 +363,11 @@ int capstream_open(struct capstream **out, FILE **fp, const char *path, const ch
 fail:
 	capstream_free(cs);
 	return ret;
+}
+
+int capstream_tee_error(const struct capstream *cs)
+{
+	return cs && cs->tee_err ? -cs->tee_err : 0;
 }
 
 const char *capstream_codec(const struct capstream *cs)

@@ -19,6 +19,14 @@ struct capstream;
  * looks like and what to do. */
 int capstream_open(struct capstream **cs, FILE **fp, const char *path, const char *name,
 		   char *err, size_t errlen);
+/* The same, and every byte read from the input is also written to tee_fd
+ * (-1: none) as read (still compressed), from the first: a stream read
+ * once (a pipe, stdin) can be read again from tee_fd's file.  A copy that
+ * fails stops the copying, not the read: capstream_tee_error says so
+ * (0 or the first -errno). */
+int capstream_open_tee(struct capstream **cs, FILE **fp, const char *path, const char *name, int tee_fd,
+		       char *err, size_t errlen);
+int capstream_tee_error(const struct capstream *cs);
 /* "gzip", "zstd", "xz", or NULL when the bytes are read as they are. */
 const char *capstream_codec(const struct capstream *cs);
 /* Why the decompressed bytes stopped early, or NULL: damaged compressed

@@ -10,23 +10,25 @@
 
 int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen)
 {
-	return dissect_file_until(d, path, NULL, NULL, NULL, errbuf, errlen);
+	const struct dissect_run_opts none = { .tee_fd = -1 };
+
+	return dissect_file_opts(d, path, &none, errbuf, errlen);
 }
 
-int dissect_file_until(struct dissect *d, const char *path, bool (*stop)(void *), void *ctx,
-		       bool *opened, char *errbuf, size_t errlen)
+int dissect_file_opts(struct dissect *d, const char *path, const struct dissect_run_opts *o, char *errbuf,
+		      size_t errlen)
 {
 	struct pcap_source *src = NULL;
 	struct dissect_feed *f = NULL;
 	int ret;
 
-	if (opened)
-		*opened = false;
-	ret = pcap_source_open(&src, path, errbuf, errlen);
+	if (o->opened)
+		*o->opened = false;
+	ret = pcap_source_open_tee(&src, path, o->tee_fd, errbuf, errlen);
 	if (ret < 0)
 		return ret;
-	if (opened)
-		*opened = true;
+	if (o->opened)
+		*o->opened = true;
 	/* The feed is made once the capture is open: a file that cannot be
 	 * opened leaves no transport counters behind
 	 * (dissect_transport_stats). */
@@ -45,12 +47,14 @@ int dissect_file_until(struct dissect *d, const char *path, bool (*stop)(void *)
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, errbuf, errlen)) == 1) {
 		dissect_feed_packet(f, 0, ts, data, caplen, wirelen);
 		/* every 256 packets: asking costs nothing next to a packet */
-		if (stop && !(++n & 255) && stop(ctx)) {
+		if (o->stop && !(++n & 255) && o->stop(o->ctx)) {
 			ret = 0;
 			break;
 		}
 	}
 	dissect_feed_finish(f);
+	if (o->tee_fd >= 0 && o->tee_err)
+		*o->tee_err = pcap_source_tee_error(src);
 out:
 	pcap_source_close(src);
 	dissect_feed_free(f);

@@ -1,6 +1,7 @@
 /* pcapng writer (see pcapng_writer.h).  Host byte order: the byte-order
  * magic in the SHB tells readers which one. */
 #include "pcap/pcapng_writer.h"
+#include "src/base/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #define OPT_STR_MAX 65000   /* option length is 16 bits */
 
 struct pcapng_writer {
+	struct outfile of;          /* every tool's output-file rule (outfile.h) */
 	FILE *f;
 	uint64_t bytes;
 	uint32_t nifs;
@@ -71,12 +73,12 @@ int pcapng_writer_open(struct pcapng_writer **out, const char *path, const char 
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	if (!(w->f = fopen(path, "wb"))) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	int orc = outfile_open(&w->of, path, err, errlen);
+	if (orc < 0) {
 		free(w);
-		return -e;
+		return orc;
 	}
+	w->f = w->of.f;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	size_t al = str_len(appl);
 	uint32_t len = (uint32_t)(28 + (al ? opt_len(al) + 4 : 0));
@@ -95,7 +97,7 @@ int pcapng_writer_open(struct pcapng_writer **out, const char *path, const char 
 	if (w->err) {
 		int e = w->err;
 		snprintf(err, errlen, "%s: %s", path, strerror(-e));
-		fclose(w->f);
+		outfile_abort(&w->of);
 		free(w);
 		return e;
 	}
@@ -159,9 +161,12 @@ int pcapng_writer_close(struct pcapng_writer *w)
 {
 	if (!w)
 		return 0;
+	char err[512];
 	int e = w->err;
-	if (fclose(w->f) != 0 && !e)
-		e = -errno;
+	if (e)
+		outfile_abort(&w->of);   /* a failed file is not renamed into place */
+	else
+		e = outfile_close(&w->of, err, sizeof(err));
 	free(w);
 	return e;
 }

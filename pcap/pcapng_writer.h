@@ -13,8 +13,10 @@
 
 struct pcapng_writer;
 
-/* Creates path (truncating) and writes the Section Header Block.  Returns
- * 0 or a negative errno with one line in err. */
+/* Opens path by every tool's output-file rule (src/base/outfile.h: a file
+ * is written beside it and renamed into place at close, a device or FIFO
+ * written through) and writes the Section Header Block.  Returns 0 or a
+ * negative errno with one line in err. */
 int pcapng_writer_open(struct pcapng_writer **out, const char *path, const char *appl,
 		       char *err, size_t errlen);
 /* Interface Description Block with if_tsresol = 9 (ns).  Returns the
@@ -25,7 +27,8 @@ int pcapng_writer_add_if(struct pcapng_writer *w, int linktype, uint32_t snaplen
 int pcapng_writer_packet(struct pcapng_writer *w, uint32_t ifid, uint64_t ts_ns, const uint8_t *data,
 			 uint32_t caplen, uint32_t wirelen, const char *comment);
 uint64_t pcapng_writer_bytes(const struct pcapng_writer *w);
-/* Flushes and closes; returns 0 or the first error seen. */
+/* Flushes and closes (a file is renamed into place only when nothing
+ * failed); returns 0 or the first error seen. */
 int pcapng_writer_close(struct pcapng_writer *w);
 
 #endif

@@ -211,6 +211,13 @@ const struct source_type source_type_pcap = {
 static int file_open(struct source **out, const char *arg, const struct source_opts *o,
 		     source_record_fn cb, void *ctx, char *err, size_t errlen)
 {
+	return source_pcap_open_as(out, arg, arg, o, cb, ctx, err, errlen);
+}
+
+int source_pcap_open_as(struct source **out, const char *path, const char *name,
+			const struct source_opts *o, source_record_fn cb, void *ctx, char *err,
+			size_t errlen)
+{
 	struct psrc *s = calloc(1, sizeof(*s));
 	int ret;
 
@@ -220,12 +227,12 @@ static int file_open(struct source **out, const char *arg, const struct source_o
 		return -ENOMEM;
 	}
 	s->base.type = &source_type_pcap;
-	if ((ret = pcap_source_open(&s->file, arg, err, errlen)) < 0) {
+	if ((ret = pcap_source_open(&s->file, path, err, errlen)) < 0) {
 		free(s);
 		return ret;
 	}
 	s->linktype = pcap_source_linktype(s->file);
-	if ((ret = common_init(s, arg, o, cb, ctx, err, errlen)) < 0) {
+	if ((ret = common_init(s, name, o, cb, ctx, err, errlen)) < 0) {
 		psrc_close(&s->base);
 		return ret;
 	}

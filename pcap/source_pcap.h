@@ -28,6 +28,11 @@ struct pcap_tap {
 extern const struct source_type source_type_pcap;
 extern const struct source_type source_type_live;
 
+/* A capture file read from path but named name (the spool of a pipe read
+ * again under the pipe's name: what the export's interface says). */
+int source_pcap_open_as(struct source **out, const char *path, const char *name,
+			const struct source_opts *o, source_record_fn cb, void *ctx, char *err,
+			size_t errlen);
 /* True when s is a pcap or live source. */
 bool source_is_pcap(const struct source *s);
 /* Installs a tap (NULL removes it).  -EINVAL if s is not a capture source. */

@@ -25,6 +25,7 @@
 #include "pcap/xdp_ring.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 #include "xdp_roce.skel.h"
 
 #define XSRC_MAX_INFLIGHT 65536
@@ -46,7 +47,8 @@ struct xsrc {
 	uint64_t bad_records;
 	int64_t mono_to_real;
 	uint64_t last_mono;         /* time of the last timed record */
-	FILE *cap;
+	FILE *cap;                  /* capf.f while the capture is written */
+	struct outfile capf;        /* every tool's output-file rule (outfile.h) */
 	char *cap_path;
 	uint32_t snap;
 };
@@ -72,10 +74,18 @@ static int cap_open(struct xsrc *s, const char *path, char *err, size_t errlen)
 	} h = { 0xa1b23c4d, 2, 4, 0, 0, 0, 1 };
 
 	h.snaplen = s->snap;
-	s->cap = fopen(path, "wb");
-	if (!s->cap || fwrite(&h, sizeof(h), 1, s->cap) != 1) {
+	char why[512];
+	int rc = outfile_open(&s->capf, path, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(err, errlen, "xdp: capture %s", why);
+		return rc;
+	}
+	s->cap = s->capf.f;
+	if (fwrite(&h, sizeof(h), 1, s->cap) != 1) {
 		int e = errno ? errno : EIO;
 		snprintf(err, errlen, "xdp: capture %s: %s", path, strerror(e));
+		outfile_abort(&s->capf);
+		s->cap = NULL;
 		return -e;
 	}
 	return 0;
@@ -87,7 +97,7 @@ static void cap_write(struct xsrc *s, uint64_t ts, const uint8_t *data, uint32_t
 
 	if (fwrite(h, sizeof(h), 1, s->cap) != 1 || (cap && fwrite(data, cap, 1, s->cap) != 1)) {
 		log_error("xdp: capture %s: %s; capture stopped", s->cap_path, strerror(errno ? errno : EIO));
-		fclose(s->cap);
+		outfile_abort(&s->capf);
 		s->cap = NULL;
 	}
 }
@@ -149,8 +159,9 @@ static void xsrc_close(struct source *src)
 		xdp_roce_bpf__destroy(s->skel);
 	if (s->feed)
 		xdp_feed_free(s->feed);
-	if (s->cap)
-		fclose(s->cap);
+	char why[512];
+	if (s->cap && outfile_close(&s->capf, why, sizeof(why)) < 0)
+		log_error("xdp: capture %s", why);
 	free(s->cap_path);
 	free(s);
 }

@@ -1,7 +1,18 @@
-/* Output files that never destroy an input: a file is written under a
- * temporary name beside its destination and renamed into place only when
- * it is complete, and a destination that is one of the run's inputs (the
- * same file, also through a link) is refused before anything is read. */
+/* Output files, one rule for every file any tool writes (-w, --plot,
+ * --svg, nfsrdmad's exports, an XDP source's capture=):
+ *  - a regular file, or a name that does not exist yet, is written under a
+ *    temporary name beside it and renamed into place only when complete,
+ *    so a reader never sees half a file and a failed run leaves the old one;
+ *  - a symbolic link is followed and the rule applies to what it leads to:
+ *    the link itself is never replaced;
+ *  - a character device or a FIFO is written through in place (never
+ *    created, truncated or renamed over: /dev/null stays a device), and
+ *    its write errors are the run's (ENOSPC from a full device); a FIFO
+ *    with no reader fails at once instead of waiting forever; a Unix
+ *    socket is connected to and written through;
+ *  - anything else (a directory, a block device) is refused.
+ * A destination that is one of the run's inputs (the same file, also
+ * through a link) is refused before anything is read. */
 #ifndef NFSRDMA_OUTFILE_H
 #define NFSRDMA_OUTFILE_H
 
@@ -11,36 +22,34 @@
 
 struct outfile {
 	FILE *f;
-	char *path;            /* the destination */
-	char *tmp;             /* where it is written until outfile_close */
+	char *path;            /* as named: what messages say */
+	char *dest;            /* where the name leads, links followed */
+	char *tmp;             /* written here until outfile_close; NULL: in place */
 };
 
 /* True when out and in name the same existing file (same device and
  * inode: hard links, symbolic links and other spellings included). */
 bool outfile_same(const char *out, const char *in);
 
-/* Refuses (-EEXIST, one line in err naming both) an output that is one of
- * the n inputs ("-" inputs are stdin and never match), and one that cannot
- * be made where it is named (a directory, or in a directory that does not
- * exist or is not writable: -errno), before the run. */
+/* Refuses, before the run, with one line in err "WHAT OUT: why": an
+ * output that is one of the n inputs (-EEXIST; "-" inputs are stdin and
+ * never match), one the rule above refuses (a directory, a block device:
+ * -ENOTSUP), a file that cannot be made where it is named (a directory
+ * that does not exist or is not writable) and a device or FIFO that
+ * cannot be written (-errno). */
 int outfile_check(const char *what, const char *out, const char *const *in, size_t n,
 		  char *err, size_t errlen);
 
-/* Creates path's temporary twin ("PATH.tmp-PID" in the same directory,
- * so the rename stays on one file system).  Returns 0 or a negative errno
- * with the reason in err. */
+/* Opens path by the rule above.  Returns 0 or a negative errno with the
+ * reason in err ("PATH: why"). */
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
-/* Flushes, closes and renames into place; on any error the temporary file
- * is removed and the destination left as it was.  Returns 0 or -errno. */
+/* Flushes and closes; a file is renamed into place, and on any error its
+ * temporary is removed and the destination left as it was.  A write error
+ * of a device or FIFO ("PATH: No space left on device") is returned as
+ * -errno too. */
 int outfile_close(struct outfile *o, char *err, size_t errlen);
 /* Gives up: removes the temporary file. */
 void outfile_abort(struct outfile *o);
-
-/* The temporary name of a file some other writer creates (PATH.tmp-PID),
- * for outfile_rename.  Returns a malloc'd string or NULL. */
-char *outfile_tmpname(const char *path);
-/* Renames tmp to path; 0 or -errno. */
-int outfile_rename(const char *tmp, const char *path, char *err, size_t errlen);
 
 /* stdout is flushed at each newline when it is a pipe or a terminal (so
  * `tool | grep` shows records as they happen) or when force is set (-l);

@@ -11,7 +11,6 @@
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
-#include "src/base/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -76,7 +75,8 @@ static struct info *info_slot(struct pcapng_export *x, uint32_t conn, uint32_t x
 	return &x->info[h % INFO_SLOTS];
 }
 
-/* Spaces become '_' so that each value is one token: op=NFSv3_READ. */
+/* Spaces become '_' so that each value is one token: status=... (the
+ * operation is quoted instead: its name is the one every output prints). */
 static void one_token(char *s)
 {
 	for (; *s; s++)
@@ -91,7 +91,9 @@ static const struct info *info_put(struct pcapng_export *x, const struct nfsrdma
 	i->conn = r->conn_id;
 	i->xid = r->xid;
 	rec_name_str(r, i->op, sizeof(i->op));
-	one_token(i->op);
+	for (char *q = i->op; *q; q++)   /* the quotes delimit it */
+		if (*q == '"')
+			*q = '\'';
 	rec_chunk_mix(r, i->mix, sizeof(i->mix));
 	rec_status_str(r, i->status, sizeof(i->status));
 	one_token(i->status);
@@ -254,7 +256,7 @@ static void tap_note(void *ctx, const struct dissect_frame_note *n)
 		return;          /* already written (queue full), or nothing to say */
 	const struct info *i = n->rec ? info_put(x, n->rec) : n->xid ? info_find(x, n->conn_id, n->xid) : NULL;
 	if (i)
-		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u op=%s role=%s chunks=%s status=%s latency=%s",
+		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u op=\"%s\" role=%s chunks=%s status=%s latency=%s",
 			 n->xid, n->conn_id, i->op, role, i->mix, i->status, i->lat);
 	else if (n->xid)
 		snprintf(c, sizeof(c), "nfsrdma: xid=0x%08x conn=%u role=%s", n->xid, n->conn_id, role);
@@ -364,27 +366,20 @@ static void file_record(const struct nfsrdma_record *r, void *ctx)
 	(void)ctx;
 }
 
-int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen)
+int pcapng_export_file(const char *in, const char *read_from, const char *out, char *err,
+		       size_t errlen)
 {
 	struct source_opts so = { .speed = 0 };
 	struct pcapng_export *x = NULL;
 	struct source *s;
 	int rc;
 
-	if ((rc = source_type_pcap.open(&s, in, &so, file_record, &x, err, errlen)) < 0)
+	if ((rc = source_pcap_open_as(&s, read_from ? read_from : in, in, &so, file_record, &x, err,
+				      errlen)) < 0)
 		return rc;
-	/* written beside the destination, renamed into place when complete */
-	char *tmp = outfile_tmpname(out);
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", out);
-		source_close(s);
-		return -ENOMEM;
-	}
-	struct pcapng_export_opts o = { .path = tmp };
+	/* the file rule (outfile.h) is the writer's */
+	struct pcapng_export_opts o = { .path = out };
 	if ((rc = pcapng_export_new(&x, s, &o, err, errlen)) < 0) {
-		snprintf(err, errlen, "%s: %s", out, strerror(-rc));   /* not the temporary name */
-		unlink(tmp);
-		free(tmp);
 		source_close(s);
 		return rc;
 	}
@@ -399,10 +394,5 @@ int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s", out, strerror(-wrc));
 		rc = wrc;
 	}
-	if (rc < 0)
-		unlink(tmp);
-	else
-		rc = outfile_rename(tmp, out, err, errlen);
-	free(tmp);
 	return rc;
 }

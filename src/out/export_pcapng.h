@@ -41,8 +41,11 @@ int pcapng_export_new(struct pcapng_export **out, struct source *src,
 int pcapng_export_close(struct pcapng_export *x);
 void pcapng_export_get_stats(const struct pcapng_export *x, struct pcapng_export_stats *st);
 
-/* Whole capture file -> annotated pcapng (nfsrdma-dissect -w).  0 or
- * negative errno with one line in err. */
-int pcapng_export_file(const char *in, const char *out, char *err, size_t errlen);
+/* Whole capture file -> annotated pcapng (nfsrdma-dissect -w): the file
+ * in, or when read_from is not NULL the bytes of in kept there (the spool
+ * of a pipe or stdin, pcap/capspool.h), named in either way, so the two
+ * give the same export.  0 or negative errno with one line in err. */
+int pcapng_export_file(const char *in, const char *read_from, const char *out, char *err,
+		       size_t errlen);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 
 #include "src/base/log.h"
+#include "src/base/outfile.h"
 
 struct lg_slot {
 	struct nfs_msg m;
@@ -381,13 +382,16 @@ static void print_result(const struct lg *lg, const struct lg_result *r, FILE *o
 		(double)lhist_pct(&r->h, 99.9) / 1e3, (double)r->h.max / 1e3, r->errors, cpu_mb);
 }
 
-static void write_svg(const char *path, const struct lg *lg, const struct lg_result *res, unsigned n)
+/* 0, or -errno with one line said (the run fails: the plot was asked for) */
+static int write_svg(const char *path, const struct lg *lg, const struct lg_result *res, unsigned n)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		log_error("%s: %s", path, strerror(errno));
-		return;
+	struct outfile of;
+	char err[512];
+	if (outfile_open(&of, path, err, sizeof(err)) < 0) {
+		log_error("--svg %s", err);
+		return -EIO;
 	}
+	FILE *f = of.f;
 	double maxy = 0;
 	for (unsigned i = 0; i < n; i++) {
 		double mbs = res[i].secs > 0 ? (double)res[i].bytes / res[i].secs / 1e6 : 0;
@@ -433,7 +437,10 @@ static void write_svg(const char *path, const struct lg *lg, const struct lg_res
 			res[i].size);
 	}
 	fprintf(f, "</svg>\n");
-	fclose(f);
+	int rc = outfile_close(&of, err, sizeof(err));
+	if (rc < 0)
+		log_error("--svg %s", err);
+	return rc;
 }
 
 /* ---- NFSv4.1 set-up: session, file handle, OPEN stateid ---- */
@@ -686,9 +693,8 @@ ready:
 			lg.rtmax, lg.wtmax, lg.x->ops->name, lg.x->st.inline_send, lg.x->st.inline_recv,
 			lg.x->st.credits_asked, lg.x->st.credits_granted, lg.x->st.reconnects,
 			lg.x->st.rdma_errors, lg.x->st.lost);
-	if (o->svg && done)
-		write_svg(o->svg, &lg, res, done);
-	rc = 0;
+	int svg_rc = o->svg && done ? write_svg(o->svg, &lg, res, done) : 0;
+	rc = svg_rc < 0 ? 1 : 0;
 	for (unsigned i = 0; i < nsizes; i++) {
 		if (res[i].lost)
 			rc = REPLAY_EXIT_LOST;

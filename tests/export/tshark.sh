@@ -39,8 +39,18 @@ for cap in nfs3-read-write nfs41 parallel; do
 		if (index($2 ? $2 : $3, x) == 0) print $1 }' "$TMP/c" | head -3)
 	calls=$(grep -c 'role=call' "$TMP/c")
 	check "$cap: $calls call comments, XIDs agree with tshark (${wrong:-all})" bash -c "[ '$calls' -gt 0 ] && [ -z '$wrong' ]"
-	check "$cap: filter on a comment works (op=NFSv3_ or op=NFSv4)" \
-		bash -c "[ \$(tshark -r '$out' -Y 'frame.comment contains \"op=NFSv\"' 2>/dev/null | wc -l) -gt 0 ]"
+	check "$cap: filter on a comment works (op=\"NFSv3 or op=\"NFSv4)" \
+		bash -c "[ \$(tshark -r '$out' -Y 'frame.comment contains \"op=\\\"NFSv\"' 2>/dev/null | wc -l) -gt 0 ]"
+	# a call's comment names the RPC as nfsrdma-dissect's own line does
+	# ("NFSv4.1 READ", not a spelling of the export's own)
+	awk -F'\t' '$4 ~ /role=call/ { match($4, /xid=0x[0-9a-f]+/); x = substr($4, RSTART + 4, RLENGTH - 4)
+		match($4, /op="[^"]*"/); print x "\t" substr($4, RSTART + 4, RLENGTH - 5) }' "$TMP/c" | sort -u >"$TMP/cop"
+	"$D" "$in" | sed -nE 's/.* xid (0x[0-9a-f]+) (.*)/\1\t\2/p' >"$TMP/lop"
+	# the line goes on after the name (" fh ...", " -> OK")
+	unnamed=$(awk -F'\t' 'NR == FNR { line[$1] = $2; next }
+		index(line[$1], $2 " ") != 1 { print $1 " " $2; exit }' "$TMP/lop" "$TMP/cop")
+	check "$cap: comments' op= are the line output's names ($(wc -l <"$TMP/cop") calls, $(head -1 "$TMP/cop" | cut -f2)${unnamed:+; not: $unnamed})" \
+		bash -c "[ -s '$TMP/cop' ] && [ -z '$unnamed' ]"
 done
 # RDMA READ / WRITE frames: the XID tshark's decode gives, frame by frame
 for cap in smoke nfs3-read-write nfs3-readdirplus nfs3-symlink nfs40 nfs41 nfs42 parallel server-restart midconn; do
