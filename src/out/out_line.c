@@ -3,6 +3,20 @@
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
 
+/* A pull with no RDMA READ, a push with no RDMA WRITE, seen by any
+ * vantage: "-" as on the wire's line, not the 0 ns the fused split
+ * gives it (docs/record.md, "Fused phases"). */
+static bool fused_none(const struct nfsrdma_record *r, unsigned ph)
+{
+	if (r->f_merged & (1u << ph) || r->f_phase[ph])
+		return false;
+	if (ph == REC_FP_PULL)
+		return !r->t_read_first && !r->vt_server[RST_READ_POST] && !r->vt_server[RST_READ_DONE];
+	if (ph == REC_FP_PUSH)
+		return !r->t_write_first && !r->vt_server[RST_WRITE_POST] && !r->vt_server[RST_WRITE_DONE];
+	return false;
+}
+
 /* A joined record: its vantages, the fused total and phases (a merged
  * span under its joined name), what the join flagged. */
 static void fused_phases(FILE *f, const struct nfsrdma_record *r)
@@ -14,14 +28,19 @@ static void fused_phases(FILE *f, const struct nfsrdma_record *r)
 	for (unsigned b = REC_VT_CLIENT; b <= REC_VT_SERVER; b <<= 1)
 		if (r->vantages & b)
 			fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(b));
-	fprintf(f, "] total %s [", r->f_mask ? fmt_dur(r->f_total, d, sizeof(d)) : "-");
-	n = 0;
-	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
-		if (!(r->f_mask & (1u << ph)))
-			continue;
-		fprintf(f, "%s%s %s", n++ ? " " : "", rec_fphase_span_name(r->f_merged, ph, nb, sizeof(nb)),
-			r->f_phase[ph] ? fmt_dur(r->f_phase[ph], d, sizeof(d)) : "0ns");
-	}
+	/* the spans in time order, rounded as one split (dur_split) */
+	uint64_t span[REC_FP_N], pr[REC_FP_N];
+	unsigned idx[REC_FP_N], nk = 0;
+	for (unsigned ph = 0; ph < REC_FP_N; ph++)
+		if (r->f_mask & (1u << ph)) {
+			idx[nk] = ph;
+			span[nk++] = r->f_phase[ph];
+		}
+	uint64_t tot = dur_split(r->f_total, span, nk, pr);
+	fprintf(f, "] total %s [", r->f_mask ? fmt_dur0(tot, d, sizeof(d)) : "-");
+	for (unsigned i = 0; i < nk; i++)
+		fprintf(f, "%s%s %s", i ? " " : "", rec_fphase_span_name(r->f_merged, idx[i], nb, sizeof(nb)),
+			fused_none(r, idx[i]) ? "-" : fmt_dur0(pr[i], d, sizeof(d)));
 	fputc(']', f);
 	if (r->f_uncert_ns && r->f_uncert_ns != UINT64_MAX)
 		fprintf(f, " +/-%s", fmt_dur(r->f_uncert_ns, d, sizeof(d)));
@@ -68,9 +87,11 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 		fused_phases(f, r);
 	} else {
 		unsigned ph[REC_PH_N], nph = rec_phases_shown(r, ph);
-		fprintf(f, " total %s [", rec_total_str(r, tot, sizeof(tot)));
+		uint64_t pr[REC_PH_N], t = rec_phases_printed(r, ph, nph, pr);
+		fprintf(f, " total %s [", rec_total_known(r) ? fmt_dur0(t, tot, sizeof(tot)) : "-");
 		for (unsigned i = 0; i < nph; i++)
-			fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
+			fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]),
+				rec_phase_seen(r, ph[i]) ? fmt_dur0(pr[i], d, sizeof(d)) : "-");
 		fputc(']', f);
 	}
 	if (r->transport != REC_TR_RDMA) {
