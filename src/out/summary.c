@@ -323,9 +323,9 @@ void summary_print(const struct summary *s, FILE *f)
 		if (strlen(v[i]->key) > w)
 			w = strlen(v[i]->key);
 	fprintf(f, "== summary per %s ==\n", title[s->kind]);
-	fprintf(f, "%-*s %8s %8s %6s %10s %12s %12s %10s %10s %10s %10s  %s\n", (int)w, title[s->kind],
+	fprintf(f, "%-*s %8s %8s %6s %10s %12s %12s %10s %10s %10s %10s %10s  %s\n", (int)w, title[s->kind],
 		"calls", "replies", "errors", "unanswered", "bytes_inl", "bytes_ddp", "p50_us", "p90_us",
-		"p99_us", "max_us", "chunks inline/read/write/reply/p0");
+		"p99_us", "p99.9_us", "max_us", "chunks inline/read/write/reply/p0");
 	struct sum_ent tot;
 	memset(&tot, 0, sizeof(tot));
 	for (size_t i = 0; i < s->n; i++) {
@@ -336,6 +336,7 @@ void summary_print(const struct summary *s, FILE *f)
 		us(f, hist_pct(&e->lat, 0.50));
 		us(f, hist_pct(&e->lat, 0.90));
 		us(f, hist_pct(&e->lat, 0.99));
+		us(f, hist_pct(&e->lat, 0.999));
 		us(f, e->lat.max);
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n", e->mix_inline,
 			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);
@@ -481,8 +482,9 @@ void summary_print_json(const struct summary *s, FILE *f)
 		out_json_str(f, e->key);
 		json_counts(f, e);
 		fprintf(f, ",\"latencies\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64, e->lat.n, hist_pct(&e->lat, 0.50),
-			hist_pct(&e->lat, 0.90), hist_pct(&e->lat, 0.99), e->lat.max);
+			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64, e->lat.n,
+			hist_pct(&e->lat, 0.50), hist_pct(&e->lat, 0.90), hist_pct(&e->lat, 0.99),
+			hist_pct(&e->lat, 0.999), e->lat.max);
 		fprintf(f, ",\"chunks\":{\"inline\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64
 			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}", e->mix_inline, e->mix_read,
 			e->mix_write, e->mix_reply, e->mix_p0);
