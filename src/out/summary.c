@@ -422,13 +422,29 @@ static const char *ph_name(const char *kind, unsigned ph)
 	return kind[0] == 'f' ? rec_fphase_name(ph) : rec_phase_name(ph);
 }
 
+/* Whether a row's split has two phases with time in them: else its one
+ * phase holds 100 % of mean and tail ("queue+server 100 %" of every RPC
+ * over TCP), which the text leaves out as saying nothing. */
+static bool diag_splits(const struct sum_ent *e, const char *kind)
+{
+	struct phase_diag_split sp;
+	unsigned timed = 0;
+	const struct phase_diag *d = kind[0] == 'f' ? e->fdiag : e->wdiag;
+
+	if (phase_diag_split(d, &sp) < 0)
+		return false;
+	for (unsigned p = 0; p < d->nph; p++)
+		timed += sp.phase[p] != 0;
+	return timed > 1;
+}
+
 static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 {
 	bool head = false;
 	for (size_t i = 0; i < n; i++) {
 		struct phase_diag_result d;
 		const char *k = row_diag(v[i], &d);
-		if (!k)
+		if (!k || !diag_splits(v[i], k))
 			continue;
 		if (!head)
 			fprintf(f, "\n== diagnosis per %s (the phase holding most of the mean and of the p99: "

@@ -32,6 +32,9 @@ done
 python3 - "$BIN" "$TMP" <<'PY' || exit 1
 import os, re, subprocess, sys
 binp, tmp = sys.argv[1], sys.argv[2]
+# the split on the line: "[name dur name dur ...]" (a joined line's
+# "[client+wire]" before it has no durations)
+SPLIT = r"\[([a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-)(?: [a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-))*)\]"
 npass = nfail = 0
 def ok(c, what):
     global npass, nfail
@@ -46,10 +49,10 @@ def ns(s):   # a printed duration, exactly, in ns
 def sums(lines, what):
     n, bad = 0, []
     for t in lines:
-        m = re.search(r" total (\S+) \[([^\]]*)\]", t)
-        if not m or m.group(1) == "-":
+        m, sp = re.search(r" total (\S+)", t), re.search(SPLIT, t)
+        if not m or not sp or m.group(1) == "-":
             continue
-        parts = m.group(2).split()
+        parts = sp.group(1).split()
         n += 1
         s = sum(ns(v) for v in parts[1::2] if v != "-")
         if s != ns(m.group(1)):
@@ -83,6 +86,9 @@ import csv, io, json, os, re, subprocess, sys
 binp, caps = sys.argv[1], [c for c in sys.argv[2:] if os.path.exists(c)]
 PH = ["call", "queue", "pull", "server", "queue+server", "push", "wait", "reply"]
 FIELDS = ",".join("nfsrdma.latency." + k for k in PH + ["total"])
+# the split on the line: "[name dur name dur ...]" (a joined line's
+# "[client+wire]" before it has no durations)
+SPLIT = r"\[([a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-)(?: [a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-))*)\]"
 npass = nfail = 0
 def ok(c, what):
     global npass, nfail
@@ -124,8 +130,8 @@ for cap in caps:
             if (cell == "") != (ns[k] is None) or (cell and not re.fullmatch(r"[0-9]+\.[0-9]{9}", cell)) or \
                (cell and int(cell.replace(".", "")) != ns[k]):
                 bad.append("%s: --fields nfsrdma.latency.%s '%s' vs JSON %s" % (r["xid"], k, cell, ns[k]))
-        m = re.search(r" total (\S+) \[([^\]]*)\]", t)
-        parts = m.group(2).split() if m else []
+        m, sp = re.search(r" total (\S+)", t), re.search(SPLIT, t)
+        parts = sp.group(1).split() if sp else []
         shown = dict(zip(parts[0::2], parts[1::2]))
         for k, v in shown.items():
             if (v == "-") != (ns[k] is None):
