@@ -116,7 +116,11 @@ static uint64_t dur_unit(uint64_t total)
 
 uint64_t dur_split(uint64_t total, const uint64_t *span, unsigned n, uint64_t *out)
 {
-	const uint64_t q = dur_unit(total);
+	return dur_split_unit(dur_unit(total), total, span, n, out);
+}
+
+uint64_t dur_split_unit(uint64_t q, uint64_t total, const uint64_t *span, unsigned n, uint64_t *out)
+{
 	uint64_t at = 0, prev = 0;
 
 	for (unsigned i = 0; i < n; i++) {

@@ -35,6 +35,8 @@ unsigned rec_phases_shown(const struct nfsrdma_record *r, unsigned ph[REC_PH_N])
  * missing on a line of nanosecond times.  out[] takes the n spans;
  * returns the total as printed. */
 uint64_t dur_split(uint64_t total, const uint64_t *span, unsigned n, uint64_t *out);
+/* The same rounded to a unit of the caller's (nfsrdma-top's shorter forms). */
+uint64_t dur_split_unit(uint64_t unit, uint64_t total, const uint64_t *span, unsigned n, uint64_t *out);
 /* A record's shown phases (rec_phases_shown) as dur_split prints them:
  * out[i] for ph[i]; returns the total as printed. */
 uint64_t rec_phases_printed(const struct nfsrdma_record *r, const unsigned *ph, unsigned nph, uint64_t *out);

@@ -78,6 +78,22 @@ ok(rd and all(" pull - " in l for l in rd if " rd " not in l) and all(" pull - "
 wr = [l for l in j if re.search(r" push (0ns|-) ", l)]
 ok(wr and all(" push - " in l for l in wr if " wr " not in l and " rc " not in l),
    "joined lines: push is - where no RDMA WRITE (no wr, no rc)")
+# nfsrdma-top -b's slowest RPCs: total and phases to 0.1 us, adding up
+top = os.path.join(os.path.dirname(binp), "nfsrdma-top")
+rows, bad = 0, []
+for c in ("parallel", "nfs3-read-write"):
+    out = subprocess.run([top, "-b", "-n", "1", "-d", "5", "-r", os.path.join(tmp, "ns-" + c + ".pcap")],
+                         capture_output=True, text=True).stdout.splitlines()
+    for l in out[next((i for i, l in enumerate(out) if l.startswith("slowest recent")), len(out)) + 2:]:
+        m = re.match(r"(0x[0-9a-f]{8}) .* ([0-9]+\.[0-9]) +([-0-9./]+)$", l)
+        if not m:
+            break
+        rows += 1
+        tenths = lambda v: int(v.replace(".", ""))
+        s = sum(tenths(v) for v in m.group(3).split("/") if v != "-")
+        if s != tenths(m.group(2)):
+            bad.append("%s: phases %d, total %s" % (m.group(1), s, m.group(2)))
+ok(rows >= 10 and not bad, "nfsrdma-top -b, slowest RPCs of nanosecond captures: %d of %d rows do not add up: %s" % (len(bad), rows, bad[:3]))
 print("phases-ns: %d passed, %d failed" % (npass, nfail))
 sys.exit(1 if nfail else 0)
 PY
