@@ -422,15 +422,19 @@ static const char *ph_name(const char *kind, unsigned ph)
 	return kind[0] == 'f' ? rec_fphase_name(ph) : rec_phase_name(ph);
 }
 
-/* Whether a row's split has two phases with time in them: else its one
- * phase holds 100 % of mean and tail ("queue+server 100 %" of every RPC
- * over TCP), which the text leaves out as saying nothing. */
+/* Whether a row's wire split has two phases with time in them: else its
+ * one phase holds 100 % of mean and tail ("queue+server 100 %" of every
+ * RPC over TCP), which the text leaves out as saying nothing (so does
+ * nfsrdma-top, top_diag_line).  A fused split always says which vantage's
+ * span holds the time. */
 static bool diag_splits(const struct sum_ent *e, const char *kind)
 {
 	struct phase_diag_split sp;
 	unsigned timed = 0;
-	const struct phase_diag *d = kind[0] == 'f' ? e->fdiag : e->wdiag;
+	const struct phase_diag *d = e->wdiag;
 
+	if (kind[0] == 'f')
+		return true;
 	if (phase_diag_split(d, &sp) < 0)
 		return false;
 	for (unsigned p = 0; p < d->nph; p++)

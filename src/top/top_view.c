@@ -207,7 +207,15 @@ bool top_diag_line(const struct agg_row *r, char *buf, size_t len)
 {
 	char p99[32], mean[32];
 
+	unsigned timed = 0;
+
 	if (r->diag_kind == AGG_DIAG_NONE)
+		return false;
+	/* one wire phase with all the time: nothing to diagnose, as -z
+	 * leaves it out (src/out/summary.c, diag_splits) */
+	for (int p = 0; p < PH_N; p++)
+		timed += r->tot.phase_sum[p] || r->phase_mean[p];
+	if (r->diag_kind == AGG_DIAG_WIRE && timed < 2)
 		return false;
 	ms(p99, sizeof(p99), r->diag.p99_ns);
 	ms(mean, sizeof(mean), r->diag.mean_ns);
