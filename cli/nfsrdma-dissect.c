@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "dissect/dissect.h"
 #include "dissect/programs.h"
@@ -26,7 +27,7 @@
 #include "src/join/join_files.h"
 
 enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_FIELDS, K_TSV, K_PLOT, K_COMPARE,
-       K_TRANSPORT, K_RPC_PORT, K_JOIN, K_PLOT_SLOWEST };
+       K_TRANSPORT, K_RPC_PORT, K_JOIN, K_PLOT_SLOWEST, K_NO_SUMMARY };
 
 #define JOIN_FILES_MAX 8
 
@@ -39,6 +40,7 @@ static const struct opt opts[] = {
 	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON },
 	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV },
 	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z' },
+	{ "no-summary", 0, NULL, "no -z proc table at the end of the lines on a terminal (given unasked there)", K_NO_SUMMARY },
 	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q' },
 	{ "line-buffered", 'l', NULL, "flush after every line (the default when stdout is a pipe or terminal)", 'l' },
 	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r' },
@@ -67,6 +69,8 @@ struct cli {
 	bool quiet, check, stats, line_buffered;
 	const char *stats_flag;   /* --stats or -v, whichever asked for the counters */
 	struct summary *sum[SUM_KINDS];
+	struct summary *tty_sum;   /* -z proc unasked: stdout is a terminal */
+	bool no_summary;
 	unsigned transports;   /* --transport: bit per enum rec_transport; 0 = all */
 	uint16_t rpc_ports[16];
 	unsigned n_rpc_ports;
@@ -111,6 +115,7 @@ static int handle(int key, const char *arg, void *ctx)
 	case K_JSON: return set_format(c, K_JSON, "--json");
 	case K_CSV: return set_format(c, K_CSV, "--csv");
 	case 'q': c->quiet = true; break;
+	case K_NO_SUMMARY: c->no_summary = true; break;
 	case 'l': c->line_buffered = true; break;
 	case 'r': c->file = arg; break;
 	case K_CHECK: c->check = true; break;
@@ -286,6 +291,8 @@ static bool take(struct cli *c, const struct nfsrdma_record *r)
 	for (int i = 0; i < SUM_KINDS; i++)
 		if (c->sum[i])
 			summary_add(c->sum[i], r);
+	if (c->tty_sum)
+		summary_add(c->tty_sum, r);
 	if (c->plot)
 		plot_add(c->plot, r);
 	return true;
@@ -648,6 +655,13 @@ int main(int argc, char **argv)
 	}
 	if (c.plot && c.plot_slowest)
 		plot_slowest(c.plot, c.plot_slowest);
+	/* on a terminal the lines end with what they add up to, per
+	 * operation; a pipe or file gets the lines alone, as it always did */
+	if (!c.no_summary && !c.sum[SUM_PROC - 1] && (!c.format || c.format == 'V') && !c.fields &&
+	    isatty(STDOUT_FILENO) && !(c.tty_sum = summary_new(SUM_PROC))) {
+		log_error("out of memory");
+		return 1;
+	}
 	struct dissect_opts dopts = { .tree = c.format == 'V' && !c.quiet };
 	memcpy(dopts.rpc_ports, c.rpc_ports, sizeof(dopts.rpc_ports));
 	dopts.n_rpc_ports = c.n_rpc_ports;
@@ -709,6 +723,11 @@ int main(int argc, char **argv)
 			summary_print(c.sum[i], stdout);
 			first_sum = false;
 		}
+		if (c.tty_sum && c.kept) {
+			if (!first_sum || (!c.quiet && c.printed))
+				putchar('\n');
+			summary_print(c.tty_sum, stdout);
+		}
 	}
 	/* a run that found nothing says so, and what the input held instead */
 	bool nothing = false;
@@ -750,6 +769,7 @@ int main(int argc, char **argv)
 	join_free(c.join);
 	for (int i = 0; i < SUM_KINDS; i++)
 		summary_free(c.sum[i]);
+	summary_free(c.tty_sum);
 	dissect_free(d);
 	if (outfile_close_stdout() < 0)
 		return 1;

@@ -3,26 +3,102 @@
 #include "src/out/out.h"
 #include "src/out/recfmt.h"
 
-/* A joined record: its vantages, the fused total and phases (a merged
- * span under its joined name), what the join flagged. */
-static void fused_phases(FILE *f, const struct nfsrdma_record *r)
+/* A pull with no RDMA READ, a push with no RDMA WRITE, seen by any
+ * vantage: "-" as on the wire's line, not the 0 ns the fused split
+ * gives it (docs/record.md, "Fused phases"). */
+static bool fused_none(const struct nfsrdma_record *r, unsigned ph)
 {
-	char d[24], nb[160];
-	unsigned n = 0;
+	if (r->f_merged & (1u << ph) || r->f_phase[ph])
+		return false;
+	if (ph == REC_FP_PULL)
+		return !r->t_read_first && !r->vt_server[RST_READ_POST] && !r->vt_server[RST_READ_DONE];
+	if (ph == REC_FP_PUSH)
+		return !r->t_write_first && !r->vt_server[RST_WRITE_POST] && !r->vt_server[RST_WRITE_DONE];
+	return false;
+}
+
+/* What a line prints of a record's split, rounded as one (dur_split):
+ * each span's name and time ("-": it did not happen), the total. */
+enum { SPLIT_N = (int)REC_FP_N > (int)REC_PH_N ? (int)REC_FP_N : (int)REC_PH_N };
+
+struct split {
+	unsigned n;
+	bool known;                 /* the total: else "-" */
+	uint64_t total;
+	uint64_t ns[SPLIT_N];
+	bool none[SPLIT_N];
+	char name[SPLIT_N][160];
+};
+
+static void wire_split(const struct nfsrdma_record *r, struct split *sp)
+{
+	unsigned ph[REC_PH_N];
+
+	sp->n = rec_phases_shown(r, ph);
+	sp->known = rec_total_known(r);
+	sp->total = rec_phases_printed(r, ph, sp->n, sp->ns);
+	for (unsigned i = 0; i < sp->n; i++) {
+		snprintf(sp->name[i], sizeof(sp->name[i]), "%s", rec_phase_name(ph[i]));
+		sp->none[i] = !rec_phase_seen(r, ph[i]);
+	}
+}
+
+static void fused_split(const struct nfsrdma_record *r, struct split *sp)
+{
+	uint64_t span[REC_FP_N];
+	unsigned idx[REC_FP_N], n = 0;
+
+	for (unsigned ph = 0; ph < REC_FP_N; ph++)
+		if (r->f_mask & (1u << ph)) {
+			idx[n] = ph;
+			span[n++] = r->f_phase[ph];
+		}
+	sp->n = n;
+	sp->known = r->f_mask != 0;
+	sp->total = dur_split(r->f_total, span, n, sp->ns);
+	for (unsigned i = 0; i < n; i++) {
+		rec_fphase_span_name(r->f_merged, idx[i], sp->name[i], sizeof(sp->name[i]));
+		sp->none[i] = fused_none(r, idx[i]);
+	}
+}
+
+/* The phase that took most of the printed total and its share: what the
+ * eye wants after the total, before the whole split.  None when a single
+ * phase took it all ("queue+server 100%" on every line over TCP says
+ * nothing the split does not). */
+static void dominant(FILE *f, const struct split *sp)
+{
+	unsigned b = 0, timed = 0;
+
+	if (!sp->known || !sp->total || !sp->n)
+		return;
+	for (unsigned i = 0; i < sp->n; i++) {
+		timed += sp->ns[i] != 0;
+		if (sp->ns[i] > sp->ns[b])
+			b = i;
+	}
+	if (timed < 2)
+		return;
+	fprintf(f, " %s %u%%", sp->name[b],
+		(unsigned)((200 * (unsigned __int128)sp->ns[b] + sp->total) / (2 * (unsigned __int128)sp->total)));
+}
+
+static void split_print(FILE *f, const struct split *sp)
+{
+	char d[24];
 
 	fputs(" [", f);
-	for (unsigned b = REC_VT_CLIENT; b <= REC_VT_SERVER; b <<= 1)
-		if (r->vantages & b)
-			fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(b));
-	fprintf(f, "] total %s [", r->f_mask ? fmt_dur(r->f_total, d, sizeof(d)) : "-");
-	n = 0;
-	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
-		if (!(r->f_mask & (1u << ph)))
-			continue;
-		fprintf(f, "%s%s %s", n++ ? " " : "", rec_fphase_span_name(r->f_merged, ph, nb, sizeof(nb)),
-			r->f_phase[ph] ? fmt_dur(r->f_phase[ph], d, sizeof(d)) : "0ns");
-	}
+	for (unsigned i = 0; i < sp->n; i++)
+		fprintf(f, "%s%s %s", i ? " " : "", sp->name[i], sp->none[i] ? "-" : fmt_dur0(sp->ns[i], d, sizeof(d)));
 	fputc(']', f);
+}
+
+/* A joined record, after its split: its vantages' uncertainty and what
+ * the join flagged. */
+static void fused_flags(FILE *f, const struct nfsrdma_record *r)
+{
+	char d[24];
+
 	if (r->f_uncert_ns && r->f_uncert_ns != UINT64_MAX)
 		fprintf(f, " +/-%s", fmt_dur(r->f_uncert_ns, d, sizeof(d)));
 	if (r->f_flags & RECFF_NEGATIVE) {
@@ -45,51 +121,27 @@ static void fused_phases(FILE *f, const struct nfsrdma_record *r)
 		fputs(" (retransmitted)", f);
 }
 
-void out_line(FILE *f, const struct nfsrdma_record *r)
+/* After the split: who spoke to whom, the bytes, chunks and credits, and
+ * what the record lacks. */
+static void line_tail(FILE *f, const struct nfsrdma_record *r)
 {
-	char ts[40], a[80], b[80], name[96], st[48], tot[24], d[24], mix[40];
-	uint64_t t0 = r->t_call_first ? r->t_call_first : r->t_reply_first;
+	char a[80], b[80], mix[40];
 
-	fprintf(f, "%s %s > %s xid 0x%08x %s", fmt_ts(t0, ts, sizeof(ts)),
-		rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)), r->xid,
-		rec_name_str(r, name, sizeof(name)));
-	if (r->flags & RECF_BACKCHANNEL)
-		fputs(" (backchannel)", f);
-	if (r->fh_hash)
-		fprintf(f, " fh 0x%08" PRIx32, (uint32_t)r->fh_hash);
-	if (r->name[0]) {
-		fputc(' ', f);
-		out_text_name(f, r->name, sizeof(r->name), r->flags & RECF_NAME_CUT);
-	}
-	if (r->count || r->offset)
-		fprintf(f, " off %" PRIu64 " len %u", r->offset, r->count);
-	fprintf(f, " -> %s", rec_status_str(r, st, sizeof(st)));
-	if (r->res_count)
-		fprintf(f, " %u", r->res_count);
-	if (rec_is_fused(r)) {
-		fused_phases(f, r);
-	} else {
-		unsigned ph[REC_PH_N], nph = rec_phases_shown(r, ph);
-		fprintf(f, " total %s [", rec_total_str(r, tot, sizeof(tot)));
-		for (unsigned i = 0; i < nph; i++)
-			fprintf(f, "%s%s %s", i ? " " : "", rec_phase_name(ph[i]), rec_phase_str(r, ph[i], d, sizeof(d)));
-		fputc(']', f);
-	}
+	fprintf(f, " %s > %s xid 0x%08x", rec_ep_str(&r->caller, a, sizeof(a)), rec_ep_str(&r->callee, b, sizeof(b)),
+		r->xid);
 	if (r->transport != REC_TR_RDMA) {
 		/* the RPC messages' sizes; no chunks, no credits */
 		fprintf(f, " %s %u/%u", rec_transport_name(r->transport), r->call_inline, r->reply_inline);
-		goto flags;
+	} else {
+		fprintf(f, " inline %u/%u %s", r->call_inline, r->reply_inline, rec_chunk_mix(r, mix, sizeof(mix)));
+		if (r->read_bytes)
+			fprintf(f, " rd %" PRIu64, r->read_bytes);
+		if (r->write_bytes)
+			fprintf(f, " wr %" PRIu64, r->write_bytes);
+		if (r->reply_bytes)
+			fprintf(f, " rc %" PRIu64, r->reply_bytes);
+		fprintf(f, " cr %u/%u", r->credits_asked, r->credits_granted);
 	}
-	fprintf(f, " inline %u/%u %s", r->call_inline, r->reply_inline,
-		rec_chunk_mix(r, mix, sizeof(mix)));
-	if (r->read_bytes)
-		fprintf(f, " rd %" PRIu64, r->read_bytes);
-	if (r->write_bytes)
-		fprintf(f, " wr %" PRIu64, r->write_bytes);
-	if (r->reply_bytes)
-		fprintf(f, " rc %" PRIu64, r->reply_bytes);
-	fprintf(f, " cr %u/%u", r->credits_asked, r->credits_granted);
-flags:
 	if (r->flags & RECF_TIMEOUT)
 		fputs(" (no reply)", f);
 	if (r->flags & RECF_NO_CALL)
@@ -100,6 +152,51 @@ flags:
 		fputs(" (gap)", f);
 	if (r->nfindings)
 		fprintf(f, " findings %u", r->nfindings);
+}
+
+/* What a storage engineer scans comes first, so it fits on 80 columns:
+ * time of day, operation, status, total and the phase that dominated;
+ * after " | " the arguments, the whole split, the endpoints and the
+ * transport's details (docs/man/nfsrdma-dissect.1, OUTPUT). */
+void out_line(FILE *f, const struct nfsrdma_record *r)
+{
+	char ts[40], name[96], st[48], tot[24];
+	uint64_t t0 = r->t_call_first ? r->t_call_first : r->t_reply_first;
+	struct split sp;
+
+	if (rec_is_fused(r))
+		fused_split(r, &sp);
+	else
+		wire_split(r, &sp);
+	fprintf(f, "%s %s", fmt_tod(t0, ts, sizeof(ts)), rec_name_str(r, name, sizeof(name)));
+	if (r->flags & RECF_BACKCHANNEL)
+		fputs(" (backchannel)", f);
+	fprintf(f, " %s total %s", rec_status_str(r, st, sizeof(st)), sp.known ? fmt_dur0(sp.total, tot, sizeof(tot)) : "-");
+	dominant(f, &sp);
+	fputs(" |", f);
+	if (r->fh_hash)
+		fprintf(f, " fh 0x%08" PRIx32, (uint32_t)r->fh_hash);
+	if (r->name[0]) {
+		fputc(' ', f);
+		out_text_name(f, r->name, sizeof(r->name), r->flags & RECF_NAME_CUT);
+	}
+	if (r->count || r->offset)
+		fprintf(f, " off %" PRIu64 " len %u", r->offset, r->count);
+	if (r->res_count)
+		fprintf(f, " -> %u", r->res_count);
+	if (rec_is_fused(r)) {
+		unsigned n = 0;
+		fputs(" [", f);
+		for (unsigned v = REC_VT_CLIENT; v <= REC_VT_SERVER; v <<= 1)
+			if (r->vantages & v)
+				fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(v));
+		fputc(']', f);
+		split_print(f, &sp);
+		fused_flags(f, r);
+	} else {
+		split_print(f, &sp);
+	}
+	line_tail(f, r);
 	fputc('\n', f);
 }
 

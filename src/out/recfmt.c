@@ -82,7 +82,7 @@ const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *fmt_dur0(uint64_t ns, char *buf, size_t len)
+const char *fmt_dur0(uint64_t ns, char *buf, size_t len)
 {
 	if (!ns)
 		snprintf(buf, len, "0ns");
@@ -107,6 +107,43 @@ const char *rec_total_str(const struct nfsrdma_record *r, char *buf, size_t len)
 	else
 		fmt_dur0(r->d_total, buf, len);
 	return buf;
+}
+
+static uint64_t dur_unit(uint64_t total)
+{
+	return total < 1000 ? 1 : total < 1000000000 ? 1000 : 1000000;
+}
+
+uint64_t dur_split(uint64_t total, const uint64_t *span, unsigned n, uint64_t *out)
+{
+	return dur_split_unit(dur_unit(total), total, span, n, out);
+}
+
+uint64_t dur_split_unit(uint64_t q, uint64_t total, const uint64_t *span, unsigned n, uint64_t *out)
+{
+	uint64_t at = 0, prev = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		at += span[i];
+		/* a span longer than the total (a record whose phases do not
+		 * partition it) still ends at the total, never past it */
+		uint64_t b = (at < total ? at : total) + q / 2;
+		b -= b % q;
+		out[i] = b - prev;
+		prev = b;
+	}
+	uint64_t t = total + q / 2;
+	return t - t % q;
+}
+
+uint64_t rec_phases_printed(const struct nfsrdma_record *r, const unsigned *ph, unsigned nph, uint64_t *out)
+{
+	uint64_t span[REC_PH_N], sum = 0;
+
+	for (unsigned i = 0; i < nph && i < REC_PH_N; i++)
+		sum += span[i] = rec_phase_seen(r, ph[i]) ? r->d_phase[ph[i]] : 0;
+	/* no total (no reply): the phases seen are rounded as their sum */
+	return dur_split(rec_total_known(r) ? r->d_total : sum, span, nph < REC_PH_N ? nph : REC_PH_N, out);
 }
 
 unsigned rec_phases_shown(const struct nfsrdma_record *r, unsigned ph[REC_PH_N])
@@ -140,6 +177,17 @@ const char *fmt_ts(uint64_t ns, char *buf, size_t len)
 
 	gmtime_r(&s, &tm);
 	size_t n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%06u", (unsigned)((ns % 1000000000ull) / 1000));
+	return buf;
+}
+
+const char *fmt_tod(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	size_t n = strftime(buf, len, "%H:%M:%S", &tm);
 	snprintf(buf + n, len - n, ".%06u", (unsigned)((ns % 1000000000ull) / 1000));
 	return buf;
 }

@@ -2,6 +2,7 @@
  * keys to switch view, sort, filter and pause.  The only file that knows
  * the terminal, so the rest of top/ runs in batch mode and in tests. */
 #include "src/top/top_screen.h"
+#include "src/out/recfmt.h"
 
 #include <locale.h>
 #include <ncurses.h>
@@ -262,15 +263,17 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 			const struct agg_slow *o[AGG_SLOW_MAX];
 			size_t k = top_view_slow(s, v, o);
 			for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
+				/* in top_fmt_lat's unit for the total, boundaries
+				 * rounded so the phases shown add up to it */
+				uint64_t pr[PH_N], tot = dur_split_unit(top_lat_unit(o[i]->total), o[i]->total,
+									 o[i]->phase, PH_N, pr);
 				int len = snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s ", o[i]->xid,
-						   o[i]->conn, o[i]->op, o[i]->client,
-						   top_fmt_lat(o[i]->total, t1, sizeof(t1)));
+						   o[i]->conn, o[i]->op, o[i]->client, top_fmt_lat(tot, t1, sizeof(t1)));
 				/* the phases that took time, by their bar letter */
 				for (int p = 0; p < PH_N && len > 0 && (size_t)len < sizeof(line); p++)
-					if (o[i]->phase[p])
+					if (pr[p])
 						len += snprintf(line + len, sizeof(line) - (size_t)len, " %c:%s",
-								top_phase_sym[p],
-								top_fmt_lat(o[i]->phase[p], t2, sizeof(t2)));
+								top_phase_sym[p], top_fmt_lat(pr[p], t2, sizeof(t2)));
 				mvaddnstr(dy + 1 + (int)i, 0, line, W);
 			}
 		}

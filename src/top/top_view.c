@@ -1,5 +1,6 @@
 /* nfsrdma-top views and batch output (see top_view.h). */
 #include "src/out/out.h"
+#include "src/out/recfmt.h"
 #include "src/stats/agg_key.h"
 #include "src/top/top_view.h"
 #include "src/top/top_fused.h"
@@ -170,6 +171,11 @@ void top_split_bar(const struct agg_row *r, char *buf, size_t width)
 	buf[pos] = 0;
 }
 
+uint64_t top_lat_unit(uint64_t ns)
+{
+	return ns < 1000000 ? 1000 : ns < 1000000000 ? 100000 : 10000000;
+}
+
 const char *top_fmt_lat(uint64_t ns, char *buf, size_t len)
 {
 	if (!ns)
@@ -201,7 +207,15 @@ bool top_diag_line(const struct agg_row *r, char *buf, size_t len)
 {
 	char p99[32], mean[32];
 
+	unsigned timed = 0;
+
 	if (r->diag_kind == AGG_DIAG_NONE)
+		return false;
+	/* one wire phase with all the time: nothing to diagnose, as -z
+	 * leaves it out (src/out/summary.c, diag_splits) */
+	for (int p = 0; p < PH_N; p++)
+		timed += r->tot.phase_sum[p] || r->phase_mean[p];
+	if (r->diag_kind == AGG_DIAG_WIRE && timed < 2)
 		return false;
 	ms(p99, sizeof(p99), r->diag.p99_ns);
 	ms(mean, sizeof(mean), r->diag.mean_ns);
@@ -319,12 +333,18 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		size_t k = top_view_slow(s, v, o);
 		for (size_t i = 0; i < k; i++)
 		{
+			/* to 0.1 us, boundaries rounded so the phases add up to
+			 * the total printed (dur_split) */
+			uint64_t span[PH_N], pr[PH_N];
+			for (int p = 0; p < PH_N; p++)
+				span[p] = o[i]->phase_mask & 1u << p ? o[i]->phase[p] : 0;
+			uint64_t tot = dur_split_unit(100, o[i]->total, span, PH_N, pr);
 			fprintf(f, "0x%08x %5u %-24s %-16s %10.1f ", o[i]->xid, o[i]->conn, o[i]->op, o[i]->client,
-				o[i]->total / 1e3);
+				(double)tot / 1e3);
 			/* a phase the RPC did not have is '-', not 0.0 */
 			for (int p = 0; p < PH_N; p++)
 				if (o[i]->phase_mask & 1u << p)
-					fprintf(f, "%c%.1f", p ? '/' : ' ', o[i]->phase[p] / 1e3);
+					fprintf(f, "%c%.1f", p ? '/' : ' ', (double)pr[p] / 1e3);
 				else
 					fprintf(f, "%c-", p ? '/' : ' ');
 			fputc('\n', f);

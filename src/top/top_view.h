@@ -42,6 +42,8 @@ extern const char top_phase_sym[PH_N];
 /* The latency split as a bar of `width` characters, a phase's letter
  * (top_phase_sym) for its share of the mean; '.' when no phase took time. */
 void top_split_bar(const struct agg_row *r, char *buf, size_t width);
+/* The unit top_fmt_lat prints ns in: 1 us under 1 ms, 0.1 ms under 1 s, else 10 ms. */
+uint64_t top_lat_unit(uint64_t ns);
 /* "812us", "12.3ms", "1.20s", "-" */
 const char *top_fmt_lat(uint64_t ns, char *buf, size_t len);
 /* "view op  sort records  transport tcp  filter x" (fused: "view fused op ...") */

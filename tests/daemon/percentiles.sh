@@ -2,7 +2,7 @@
 # One histogram, one percentile: every lab capture through
 #   nfsrdma-dissect -q -z proc,  nfsrdma-top -b --json -r (standalone),
 #   nfsrdmad's JSON summary,     nfsrdmad's Prometheus histogram (/metrics)
-# must give, per operation, the same count and the same p50/p90/p99/max
+# must give, per operation, the same count and the same p50/p90/p99/p99.9/max
 # (src/stats/hist.h says what the value means).
 #
 # What is compared:
@@ -11,7 +11,7 @@
 #    of that protocol/operation; and the latency samples: Prometheus
 #    _count = dissect's replies when the operation has calls (an answered
 #    RPC), else 0;
-#  - p50/p90/p99/max as printed (microseconds, one decimal): dissect, top
+#  - p50/p90/p99/p99.9/max as printed (microseconds, one decimal): dissect, top
 #    and the daemon summary (their nanoseconds printed the same way), equal;
 #  - one name, one unit: every key an operation of nfsrdma-dissect -z proc
 #    --json has (counts, bytes, latencies, *_ns, chunks) the daemon's JSON
@@ -47,7 +47,7 @@ for f in "${caps[@]}"; do
 
 	# The daemon: scrape /metrics once every record is in, then SIGTERM
 	# prints the last summary.
-	want=$(awk '/^== |^operation |^total /{next} NF > 11 { s += $(NF-9) + $(NF-7) } END { print s + 0 }' "$TMP/$c.dissect")
+	want=$(awk '/^== |^operation |^total /{next} NF > 12 { s += $(NF-10) + $(NF-8) } END { print s + 0 }' "$TMP/$c.dissect")
 	port=$(free_port)
 	"$BIN/nfsrdmad" --source "pcap:$f" --metrics "127.0.0.1:$port" --socket none --json \
 		--summary-interval 3600 >"$TMP/$c.daemon" 2>"$TMP/$c.daemon.err" &
@@ -82,24 +82,24 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + cap + ": " + what)
 us = lambda ns: "%.1f" % (ns / 1000.0)
 
-dis = {}   # key -> dict(records, answered, p50, p90, p99, max)
+dis = {}   # key -> dict(records, answered, p50, p90, p99, p99.9, max)
 for line in open(fdis):
     f = line.split()
-    if not f or line.startswith("==") or f[0] in ("operation", "total") or len(f) < 12:
+    if not f or line.startswith("==") or f[0] in ("operation", "total") or len(f) < 13:
         continue
-    key = " ".join(f[:-11])
-    calls, replies, unanswered = int(f[-11]), int(f[-10]), int(f[-8])
+    key = " ".join(f[:-12])
+    calls, replies, unanswered = int(f[-12]), int(f[-11]), int(f[-9])
     dis[key] = dict(records=replies + unanswered, answered=replies if calls else 0,
-                    p=[f[-5], f[-4], f[-3], f[-2]])
+                    p=[f[-6], f[-5], f[-4], f[-3], f[-2]])
 try:
-    top = {r["key"]: dict(records=r["records"], ns=[r["p50_ns"], r["p90_ns"], r["p99_ns"], r["max_ns"]],
-                          p=[us(r["p50_ns"]), us(r["p90_ns"]), us(r["p99_ns"]), us(r["max_ns"])])
+    top = {r["key"]: dict(records=r["records"], ns=[r["p50_ns"], r["p90_ns"], r["p99_ns"], r["p999_ns"], r["max_ns"]],
+                          p=[us(r["p50_ns"]), us(r["p90_ns"]), us(r["p99_ns"]), us(r["p999_ns"]), us(r["max_ns"])])
            for r in json.loads(open(ftop).readline())["rows"]}
 except (ValueError, KeyError) as e:
     top = {}; check(False, "top JSON unreadable: %s" % e)
 try:
     sraw = {r["key"]: r for r in json.loads(open(fsum).readline())["summary"]["ops"]}
-    summ = {k: dict(records=r["records"], p=[us(r[f]) for f in ("p50_ns", "p90_ns", "p99_ns", "max_ns")])
+    summ = {k: dict(records=r["records"], p=[us(r[f]) for f in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")])
             for k, r in sraw.items()}
 except (ValueError, KeyError) as e:
     sraw = summ = {}; check(False, "daemon summary unreadable: %s" % e)
@@ -113,7 +113,7 @@ try:
 except (ValueError, KeyError) as e:
     traw = djs = {}; check(False, "dissect or top JSON unreadable: %s" % e)
 same = ("calls", "replies", "errors", "unanswered", "bytes_inline", "bytes_ddp", "latencies", "p50_ns", "p90_ns", "p99_ns",
-        "max_ns", "chunks")
+        "p999_ns", "max_ns", "chunks")
 for k, d in sorted(djs.items()):
     s, t = sraw.get(k, {}), traw.get(k, {})
     diff = ["daemon " + f for f in same if s.get(f) != d[f]] + ["top " + f for f in same if t.get(f) != d[f]]
@@ -155,9 +155,9 @@ for k in keys:
           "%s count: dissect %d top %d summary %d prometheus %d (answered: dissect %d, _count %d)"
           % (k, d["records"], t["records"], s["records"], p["records"], d["answered"], p["count"]))
     check(d["p"] == t["p"] == s["p"],
-          "%s p50/p90/p99/max us: dissect %s top %s summary %s" % (k, "/".join(d["p"]), "/".join(t["p"]), "/".join(s["p"])))
+          "%s p50/p90/p99/p99.9/max us: dissect %s top %s summary %s" % (k, "/".join(d["p"]), "/".join(t["p"]), "/".join(s["p"])))
     if not p["count"]:
-        check(d["p"] == ["0.0"] * 4, "%s no answered RPC: percentiles 0" % k)
+        check(d["p"] == ["0.0"] * 5, "%s no answered RPC: percentiles 0" % k)
         continue
     bounds = sorted(p["le"])
     cum = [p["le"][b] for b in bounds]
@@ -165,14 +165,14 @@ for k in keys:
         i = next(i for i, c in enumerate(cum) if c >= rank)
         return (bounds[i - 1] if i else 0), bounds[i]
     bad = []
-    for name, q, v in zip(("p50", "p90", "p99"), (0.5, 0.9, 0.99), t["ns"][:3]):
+    for name, q, v in zip(("p50", "p90", "p99", "p99.9"), (0.5, 0.9, 0.99, 0.999), t["ns"][:4]):
         lo, hi = bucket(max(1, math.ceil(q * p["count"] - 1e-6)))
         if not (lo < v <= hi + hi / 32):
             bad.append("%s %d ns not in (%s, %s]+1/32" % (name, v, lo, hi))
     lo, hi = bucket(p["count"])
-    if not (lo < t["ns"][3] <= hi):
-        bad.append("max %d ns not in (%s, %s]" % (t["ns"][3], lo, hi))
-    check(not bad, "%s Prometheus buckets hold p50/p90/p99/max%s" % (k, (": " + "; ".join(bad)) if bad else ""))
+    if not (lo < t["ns"][4] <= hi):
+        bad.append("max %d ns not in (%s, %s]" % (t["ns"][4], lo, hi))
+    check(not bad, "%s Prometheus buckets hold p50/p90/p99/p99.9/max%s" % (k, (": " + "; ".join(bad)) if bad else ""))
 print(sum(res), len(res) - sum(res))
 EOPY
 	grep -E '^(ok|FAIL) ' "$TMP/$c.cmp"

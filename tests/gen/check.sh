@@ -36,7 +36,8 @@ done
 
 # 2. same RPCs over RDMA in every framing (native IB carries no TCP)
 [ -x "$BIN" ] || { echo "FAIL gen: $BIN not built"; echo "gen: $pass passed, $((fail + 1)) failed"; exit 1; }
-strip() { sed -E 's/^[0-9-]+ [0-9:.]+ .* > .* xid /xid /'; }
+# the time and the endpoints go: "TIME ... [split] A > B xid X ..." (lid A, gid A in IB, RoCEv1)
+strip() { sed -E 's/^[0-9:.]+ //; s/\] ((lid|gid) )?[^ ]+ > ((lid|gid) )?[^ ]+ xid /] xid /'; }
 "$BIN" --transport rdma "$SRC" 2>&1 | strip >"$work/ref"
 [ -s "$work/ref" ]; ok $? "$SRC: no output"
 for f in tests/gen/out/conv-*.pcap; do

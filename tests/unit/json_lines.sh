@@ -57,13 +57,13 @@ def text_summary(cap, kind):
         if tok[0] == "total" and len(tok) == 7:
             rows[None] = tok[1:]
         else:
-            rows[" ".join(tok[:-11])] = tok[-11:]
+            rows[" ".join(tok[:-12])] = tok[-12:]
     return rows
 
 def json_row(o):
     f = [str(o[k]) for k in ("calls", "replies", "errors", "unanswered", "bytes_inline", "bytes_ddp")]
     if o["type"] == "summary":
-        f += ["%.1f" % (o[k] / 1000.0) for k in ("p50_ns", "p90_ns", "p99_ns", "max_ns")]
+        f += ["%.1f" % (o[k] / 1000.0) for k in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")]
         c = o["chunks"]
         f.append("/".join(str(c[k]) for k in ("inline", "read", "write", "reply", "p0")))
     return f
