@@ -7,7 +7,7 @@
 #    columns; the phase named after the total is the one the JSON's "ns"
 #    gives most time (when two phases have time), then " | ";
 #  - on a terminal (script(1) gives the tool a pty) the lines end with the
-#    -z proc table and its diagnosis: "== summary per procedure ==" once,
+#    -z proc table and its diagnosis: "== summary per operation ==" once,
 #    after the last line, and a diagnosis line last; --no-summary, a pipe,
 #    --json and --csv have no table; -z proc asked for is printed once;
 #  - -z's diagnosis leaves out a row whose one phase holds all its time
@@ -67,15 +67,15 @@ ok(lines > 900, "lines checked: %d" % lines)
 
 cap = "tests/captures/nfs3-read-write.pcap"
 out = tty(cap).rstrip("\n").split("\n")
-heads = [i for i, l in enumerate(out) if l == "== summary per procedure =="]
+heads = [i for i, l in enumerate(out) if l == "== summary per operation =="]
 recl = [i for i, l in enumerate(out) if re.match(r"\d\d:\d\d:\d\d\.\d{6} ", l)]
 ok(len(heads) == 1 and recl and heads[0] > recl[-1] and re.search(r" p99 .*\(mean .*\)$", out[-1]),
    "terminal: the -z proc table and diagnosis end the output (tables at %s, last line %r)" % (heads, out[-1][:80]))
 ok(len(recl) == len(run(cap).splitlines()), "terminal: every line before the table (%d)" % len(recl))
 for args in (["--no-summary"], ["--json"], ["--csv"]):
     ok("== summary" not in tty(*(args + [cap])), "terminal with %s: no table" % args[0])
-ok(tty("-z", "proc", cap).count("== summary per procedure ==") == 1, "terminal with -z proc: the table once")
-ok(tty("-V", cap).count("== summary per procedure ==") == 1, "terminal with -V: the table after the trees")
+ok(tty("-z", "proc", cap).count("== summary per operation ==") == 1, "terminal with -z proc: the table once")
+ok(tty("-V", cap).count("== summary per operation ==") == 1, "terminal with -V: the table after the trees")
 ok("== summary" not in run(cap), "pipe: no table")
 
 useless = re.compile(r": (\S+) 100 % \(mean [^:]*: \1 100 %\)$")

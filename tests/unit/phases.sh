@@ -84,7 +84,7 @@ rows, bad = 0, []
 for c in ("parallel", "nfs3-read-write"):
     out = subprocess.run([top, "-b", "-n", "1", "-d", "5", "-r", os.path.join(tmp, "ns-" + c + ".pcap")],
                          capture_output=True, text=True).stdout.splitlines()
-    for l in out[next((i for i, l in enumerate(out) if l.startswith("slowest recent")), len(out)) + 2:]:
+    for l in out[next((i for i, l in enumerate(out) if l.startswith("slowest ")), len(out)) + 2:]:
         m = re.match(r"(0x[0-9a-f]{8}) .* ([0-9]+\.[0-9]) +([-0-9./]+)$", l)
         if not m:
             break
