@@ -31,6 +31,8 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 			(unsigned long long)t->rpc_streams_idle, (unsigned long long)t->rpc_streams_evicted,
 			(unsigned long long)t->ip_frags, (unsigned long long)t->ip_reassembled,
 			(unsigned long long)t->ip_frag_dropped);
+	if (t && t->ipoib)
+		fprintf(f, "transport: ipoib %llu (IP over InfiniBand packets)\n", (unsigned long long)t->ipoib);
 	if (t && t->icrc_absent)
 		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
 			(unsigned long long)t->icrc_absent_from);

@@ -668,6 +668,8 @@ def main():
     xdr_callback(out)
     finding_captures(out)
     damaged_copies(out)
+    import ipoib
+    ipoib.write(out, save)
 
 
 def damaged_copies(outdir):
