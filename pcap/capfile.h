@@ -1,5 +1,6 @@
 /* Capture sources: a pcap/pcapng file (or "-" for stdin), plain or
- * compressed with gzip, zstd or xz, through libpcap. */
+ * compressed with gzip, zstd or xz; regular pcap and pcapng files are
+ * mapped, the rest read through libpcap. */
 #ifndef NFSRDMA_PCAP_SOURCE_H
 #define NFSRDMA_PCAP_SOURCE_H
 
@@ -12,6 +13,9 @@ struct pcap_source;
  * the file and the reason (for a format we do not read, such as bzip2,
  * what it is and the command that makes a capture of it). */
 int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen);
+/* The link type of the packet pcap_source_next gave last (a pcapng's
+ * interfaces each have their own; pcap/capfile_lt.h follows it), before
+ * the first packet the first interface's. */
 int pcap_source_linktype(const struct pcap_source *s);
 const char *pcap_source_path(const struct pcap_source *s);
 /* 1: a packet (valid until the next call); 0: end of capture; -EIO: the
