@@ -158,7 +158,9 @@ static void add_iface(struct pcapng_map *m, uint32_t len)
 			f.linktype = -1;
 		}
 	}
-	if (f.pow2) {
+	if (f.linktype < 0) {
+		f.per_sec = 1;   /* never used: the interface's packets are skipped */
+	} else if (f.pow2) {
 		f.per_sec = 1ull << f.exp;
 	} else {
 		f.per_sec = 1;
@@ -186,7 +188,8 @@ static uint64_t ts_ns(const struct ng_iface *f, uint64_t t)
 		sec = t / f->per_sec;
 		frac = (uint64_t)((unsigned __int128)(t % f->per_sec) * 1000000000u / f->per_sec);
 	}
-	int64_t s = (int64_t)sec + f->offset_s;
+	/* 128 bits: a timestamp and an offset near their ends do not overflow */
+	__int128 s = (__int128)sec + f->offset_s;
 	if (s < 0)
 		return 0;
 	return (uint64_t)s * 1000000000ull + frac;

@@ -195,6 +195,8 @@ def bad(outdir):
         "ng-bad-bom": head + good + struct.pack(e + "III", 0x0a0d0d0a, 28, 0x12345678) + b"\0" * 16,
         # an if_tsresol no reader can scale (10^-25): the interface is skipped
         "ng-tsresol-range": shb(e) + idb(e, 1, 262144, 25) + idb(e, 1, 262144) + epb(e, 0, 1, pkt, 60) + epb(e, 1, 5, pkt, 60),
+        # 2^-84: out of range too (a shift past 64 bits before the check)
+        "ng-tsresol-range-pow2": shb(e) + idb(e, 1, 262144, 0x80 | 84) + idb(e, 1, 262144) + epb(e, 0, 1, pkt, 60) + epb(e, 1, 5, pkt, 60),
         # an option whose length runs past its block
         "ng-option-overrun": shb(e) + block(e, 1, struct.pack(e + "HHI", 1, 0, 262144) + struct.pack(e + "HH", 9, 200) + b"\x06\0\0\0") + good,
         # no IDB before the first packet
