@@ -27,6 +27,8 @@ struct ng_iface {
 struct pcapng_map {
 	struct capmap cm;
 	size_t pos;             /* the next block */
+	size_t last_off;        /* the block before, whose trailer is checked next */
+	uint32_t last_len;      /* 0: checked */
 	bool swap;              /* this section's byte order is not ours */
 	int linktype;           /* the last packet's interface's; before one, the first IDB's */
 	struct ng_iface *ifs;   /* this section's interfaces */
