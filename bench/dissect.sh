@@ -16,7 +16,10 @@
 # `mergecap -a` of identical copies would replay the same connections and
 # XIDs with time going backwards), and `nfsrdma-dissect --json big.pcap
 # >/dev/null` timed in turns with `dd if=big.pcap of=/dev/null bs=1M`,
-# page cache warm: wall-clock medians and the rate ratio (target >= 80 %).
+# page cache warm: wall-clock medians and the rate ratio (target >= 80 %);
+# the same capture as pcapng (editcap -F pcapng) beside it, and the
+# capture reader alone (bench/capread_speed.c) on both, and on the pcapng
+# through libpcap (standard input, which is not mapped).
 # DISSECT_DD_MB sets the size (default 400; 0 skips it).  Then the same
 # capture gzip'd and zstd'd, read directly, beside zcat / zstdcat of it.
 set -uo pipefail
@@ -134,27 +137,54 @@ if [ "$DD_MB" -gt 0 ] && [ -r tests/captures/parallel.pcap ]; then
 	read -r DD_FRAMES DD_PASSES < <(sed -nE 's/.*: ([0-9]+) frames.* ([0-9]+) passes.*/\1 \2/p' "$TMP/dd.log")
 	rm -f "$TMP/x1.pcap" "$TMP/x10.pcap"   # room in $TMPDIR
 	cat "$TMP/dd.pcap" >/dev/null
-	python3 - "$TMP/dd.pcap" "$BIN" "${DD_FRAMES:-0}" "${DD_PASSES:-0}" <<'PY'
+	# the same records as pcapng (issue 26 item 12): dumpcap's and
+	# Wireshark's default format, mapped like classic pcap since
+	editcap -F pcapng "$TMP/dd.pcap" "$TMP/dd.pcapng" || exit 1
+	cc -O2 -I. bench/capread_speed.c "$O/libnfsrdma.a" $(make -s --no-print-directory print-ldlibs) \
+		-o "$TMP/capread" || exit 1
+	cat "$TMP/dd.pcapng" >/dev/null
+	python3 - "$TMP/dd.pcap" "$BIN" "${DD_FRAMES:-0}" "${DD_PASSES:-0}" "$TMP/capread" <<'PY'
 import os, statistics, subprocess, sys, time
-cap, binp, frames, passes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-def wall(argv):
+cap, binp, frames, passes, capread = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+import resource
+ng = cap + "ng"
+def run(argv, stdin=None):
+    """(wall seconds, CPU seconds: user + sys of the child)"""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    with open(os.devnull, "wb") as null:
-        subprocess.run(argv, stdout=null, stderr=null)
-    return time.monotonic() - t0
+    with open(os.devnull, "wb") as null, open(stdin or os.devnull, "rb") as f:
+        subprocess.run(argv, stdin=f, stdout=null, stderr=null)
+    t1 = time.monotonic()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t1 - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 dd = ["dd", "if=" + cap, "of=/dev/null", "bs=1M"]
-dis = [binp, "--json", cap]
-wall(dd); wall(dis)                       # warm-up
-runs = [(wall(dd), wall(dis)) for _ in range(7)]
+# name, argv, stdin: each run in turns with dd
+cmds = [("dissect --json pcap", [binp, "--json", cap], None),
+        ("dissect --json pcapng", [binp, "--json", ng], None),
+        ("reader alone, pcap", [capread, cap], None),
+        ("reader alone, pcapng", [capread, ng], None),
+        ("reader alone, pcapng, libpcap", [capread, "-"], ng)]
+for _, argv, stdin in cmds:
+    run(argv, stdin)                       # warm-up
+runs = []
+for _ in range(7):
+    runs.append([run(dd)] + [run(argv, stdin) for _, argv, stdin in cmds])
 size = os.path.getsize(cap) / 1048576.0
-mdd, mdis = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-ratio = statistics.median(r[0] / r[1] for r in runs)
-print("vs dd: %.0f MB, %d frames (parallel.pcap x %d passes), page cache warm, wall-clock medians of 7"
-      % (size, frames, passes))
-print("  dd bs=1M                      %7.3f s  %8.1f MB/s" % (mdd, size / mdd))
-print("  nfsrdma-dissect --json        %7.3f s  %8.1f MB/s" % (mdis, size / mdis))
-print("  dissect / dd rate             %7.1f %%  (target >= 80 %%)  %s" % (100 * ratio, "met" if ratio >= 0.8 else "NOT met"))
+med = statistics.median
+print("vs dd: %.0f MB (pcapng %.0f MB), %d frames (parallel.pcap x %d passes), page cache warm, "
+      "medians of 7 in turns; rate / dd's: the median of the ratios to the neighbouring dd" %
+      (size, os.path.getsize(ng) / 1048576.0, frames, passes))
+print("  %-34s %8s %8s  %10s  %14s %14s" % ("", "wall", "CPU", "MB/s wall", "rate/dd wall", "rate/dd CPU"))
+print("  %-34s %7.3fs %7.3fs  %10.1f" % ("dd bs=1M (the pcap)", med(r[0][0] for r in runs),
+                                           med(r[0][1] for r in runs), size / med(r[0][0] for r in runs)))
+for k, (name, _, _) in enumerate(cmds, 1):
+    w, c = med(r[k][0] for r in runs), med(r[k][1] for r in runs)
+    rw = med(r[0][0] / r[k][0] for r in runs)
+    rc = med(r[0][1] / max(r[k][1], 1e-6) for r in runs)
+    tgt = "  (target >= 80 %%: %s)" % ("met" if rw >= 0.8 else "NOT met") if name.startswith("dissect") else ""
+    print("  %-34s %7.3fs %7.3fs  %10.1f  %13.1f%% %13.1f%%%s" % (name, w, c, size / w, 100 * rw, 100 * rc, tgt))
 PY
+	rm -f "$TMP/dd.pcapng"
 	# Compressed (issue 16): the same capture gzip'd and zstd'd, read
 	# directly, in turns with the decompressor alone (zcat, zstdcat).
 	gzip -1 -c "$TMP/dd.pcap" >"$TMP/dd.pcap.gz" && zstd -q -c "$TMP/dd.pcap" >"$TMP/dd.pcap.zst" && rm -f "$TMP/dd.pcap" &&

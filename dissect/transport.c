@@ -12,6 +12,7 @@
 #include "dissect/erf.h"
 #include "dissect/ib.h"
 #include "dissect/ib_cm.h"
+#include "dissect/ipoib.h"
 #include "dissect/roce.h"
 #include "dissect/rpc_net.h"
 #include "dissect/transport.h"
@@ -78,6 +79,7 @@ const char *transport_linktype_name(int linktype)
 	case LINKTYPE_ERF: return "Endace ERF";
 	case 228: return "raw IPv4";
 	case 229: return "raw IPv6";
+	case LINKTYPE_IPOIB: return "IP over InfiniBand";
 	case LINKTYPE_INFINIBAND: return "InfiniBand";
 	case 249: return "USB Linux mmapped";
 	case 253: return "netlink";
@@ -94,6 +96,7 @@ int transport_set_linktype(struct transport *t, int linktype)
 	case LINKTYPE_ERF:
 	case LINKTYPE_INFINIBAND:
 	case LINKTYPE_LINUX_SLL2:
+	case LINKTYPE_IPOIB:
 		t->linktype = linktype;
 		return 0;
 	default:
@@ -188,10 +191,39 @@ static int erf_frame(struct transport *t, struct cursor *c, struct ib_frame *f, 
 	return 0;
 }
 
+/* IPoIB in datagram mode: a UD SEND to any QP but the GSI's whose
+ * payload is the encapsulation header and IP.  The IP packet goes where
+ * an Ethernet frame's would. */
+static void ud_ipoib(struct transport *t, uint64_t ts, uint64_t frame, struct ib_frame *f,
+		     const struct ib_pkt *p, size_t caplen, size_t wirelen)
+{
+	struct cursor pc = f->bth;
+	if (!p->payload_cap || !cur_seek(&pc, p->payload_off, "IPoIB"))
+		return;
+	cur_clip(&pc, p->payload_cap);
+	size_t wire_end = p->payload_off + p->payload_len;
+	int rc = ipoib_parse_ud(&pc, wire_end, f);
+	if (rc < 0) {
+		report(t, frame, &pc, f->layer, caplen, wirelen);
+		return;
+	}
+	if (!f->ip_ver)
+		return;
+	t->st.ipoib++;
+	size_t cap_end = p->payload_off + p->payload_cap;
+	if (f->net_off < cap_end)
+		t->rn_used = rpc_net_packet(t->rn, ts, frame, f->bth.base + f->net_off, cap_end - f->net_off,
+					    wire_end - f->net_off, f->net_off);
+}
+
 static void ud_packet(struct transport *t, uint64_t ts, uint64_t frame, struct ib_frame *f,
 		      const struct ib_pkt *p, size_t caplen, size_t wirelen)
 {
 	t->st.ud_packets++;
+	if (p->dqpn != GSI_QPN && p->op->kind == IBK_SEND_ONLY) {
+		ud_ipoib(t, ts, frame, f, p, caplen, wirelen);
+		return;
+	}
 	if (p->dqpn != GSI_QPN || !p->payload_len)
 		return;
 	/* The MAD is the UD payload; read it with a frame-relative cursor so
@@ -228,6 +260,7 @@ static int parse_link(struct transport *t, struct cursor *c, size_t wirelen, str
 	case LINKTYPE_LINUX_SLL2: return roce_parse_sll2_icrc(c, wirelen, f, icrc_len);
 	case LINKTYPE_INFINIBAND: return ib_parse_lrh_frame(c, wirelen, f);
 	case LINKTYPE_ERF:        return erf_frame(t, c, f, icrc_len);
+	case LINKTYPE_IPOIB:      return ipoib_parse_frame(c, wirelen, f);
 	default:
 		/* transport_set_linktype refused it, or was never called */
 		cur_fail(c, CUR_INVALID, "link type not set or not supported");
@@ -311,7 +344,7 @@ static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 	if (wirelen < caplen)
 		wirelen = caplen;
 	rc = parse_link(t, &c, wirelen, &f, t->icrc == ICRC_ABSENT ? 0 : IB_ICRC_LEN);
-	if (t->icrc == ICRC_UNKNOWN && t->linktype != LINKTYPE_INFINIBAND &&
+	if (t->icrc == ICRC_UNKNOWN && t->linktype != LINKTYPE_INFINIBAND && t->linktype != LINKTYPE_IPOIB &&
 	    (rc < 0 || (rc == 1 && (f.kind == IBF_ROCE_V2 || f.kind == IBF_ROCE_V1))))
 		icrc_learn(t, data, caplen, wirelen, &c, &f, &rc);
 	if (rc < 0) {
@@ -320,6 +353,8 @@ static void packet_body(struct transport *t, uint64_t ts_ns, uint64_t frame_no,
 	}
 	if (rc == 0) {
 		t->st.non_rdma++;
+		if (f.ip_ver && t->linktype == LINKTYPE_IPOIB)
+			t->st.ipoib++;
 		if (f.ip_ver && f.net_off < caplen)
 			t->rn_used = rpc_net_packet(t->rn, ts_ns, frame_no, data + f.net_off, caplen - f.net_off,
 						    wirelen - f.net_off, f.net_off);

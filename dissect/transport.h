@@ -1,6 +1,6 @@
 /* Packets in, RC messages out: link-layer framing (Ethernet/VLAN/IP/UDP for
  * RoCEv2, Ethertype 0x8915 for RoCEv1, ERF and DLT_INFINIBAND for native IB,
- * Linux cooked captures), InfiniBand transport headers, CM, QP pairing,
+ * Linux cooked captures, IP over InfiniBand), InfiniBand transport headers, CM, QP pairing,
  * PSN tracking and message reassembly.  Emits rdma_event callbacks. */
 #ifndef NFSRDMA_TRANSPORT_H
 #define NFSRDMA_TRANSPORT_H
@@ -15,6 +15,7 @@
 #define LINKTYPE_ETHERNET    1
 #define LINKTYPE_LINUX_SLL   113
 #define LINKTYPE_ERF         197
+#define LINKTYPE_IPOIB       242
 #define LINKTYPE_INFINIBAND  247
 #define LINKTYPE_LINUX_SLL2  276
 
@@ -53,6 +54,7 @@ struct transport_stats {
 	uint64_t rpc_buf_capped;            /* messages cut by the buffer budget */
 	uint64_t rpc_streams_idle, rpc_streams_evicted;
 	uint64_t ip_frags, ip_reassembled, ip_frag_dropped;
+	uint64_t ipoib;                     /* IP over InfiniBand packets (DLT_IPOIB, IB UD) */
 };
 
 struct transport *transport_new(rdma_event_fn fn, diag_fn diag, void *ctx);

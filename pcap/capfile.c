@@ -1,20 +1,21 @@
 /* Capture sources, one reader for every tool.
  *
- * A classic pcap that is a regular file is mapped whole and its records
- * handed out straight from the mapping: no read(2) copies into a stdio
- * buffer, no per-record library calls, and the pages are the page
- * cache's, so the resident set does not count them against us.
+ * A classic pcap or a pcapng that is a regular file is mapped whole and
+ * its records handed out straight from the mapping (pcapng: pcapng_map.c):
+ * no read(2) copies into a stdio buffer, no per-record library calls, and
+ * the pages are the page cache's, so the resident set does not count
+ * them against us.
  *
- * Everything else (pcapng, stdin, gzip/zstd/xz, odd headers) goes through
+ * Everything else (stdin, gzip/zstd/xz, odd classic headers) goes through
  * libpcap: we hand it the bytes through pcap/capstream.c and ask it for
  * nanosecond timestamps so microsecond and nanosecond files come out in
  * one unit.  That stream gets a large buffer: libpcap reads through
  * stdio, whose default buffer costs one read per 4 KB of capture.  When
- * the mapped reader meets a record it would have to judge (cut short,
- * longer than the snapshot length), libpcap takes over at that record, so
- * a damaged file ends with the same message either way.  A read that
- * stops early is told in our words, with the frame and the offset where
- * the capture ends. */
+ * the mapped classic reader meets a record it would have to judge (cut
+ * short, longer than the snapshot length), libpcap takes over at that
+ * record, so a damaged file ends with the same message either way.  A
+ * read that stops early is told in our words, with the frame and the
+ * offset where the capture ends. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -28,27 +29,25 @@
 #include <pcap/pcap.h>
 
 #include "pcap/capfile.h"
+#include "pcap/capmap.h"
 #include "pcap/capstream.h"
+#include "pcap/pcapng_map.h"
 
 #define MAX_CAPLEN   262144u      /* libpcap's largest snapshot length */
 #define PF_AHEAD     8192u        /* and two pages on: its TLB walk starts early */
-#define STEP         (2u << 20)   /* the mapping is filled ahead / let go behind by this */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22     /* Linux 5.14; older kernels say EINVAL and fault instead */
-#endif
 
 /* A mapped classic pcap. */
 struct classic {
 	bool swap, nsec;
 	uint32_t snaplen;
 	int linktype;
-	const uint8_t *map;      /* the whole file; NULL when not mapped */
-	size_t size, pos;        /* its length, the next record */
-	size_t dropped, ahead;   /* let go before dropped; filled up to ahead */
+	struct capmap cm;        /* cm.map NULL when not mapped */
+	size_t pos;              /* the next record */
 };
 
 struct pcap_source {
-	struct classic m; /* while m.map is set, records come from it */
+	struct classic m; /* while m.cm.map is set, records come from it */
+	struct pcapng_map ng; /* or while ng.cm.map is */
 	pcap_t *pc;
 	char   *path;
 	int     linktype;
@@ -71,25 +70,6 @@ static void set_err(char *errbuf, size_t errlen, const char *path, const char *w
 	for (char *p = errbuf; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-}
-
-/* Moves the window: the next STEP of the file is mapped in one call
- * (page faults one fault-around at a time cost more), and pages already
- * read leave our resident set (they stay in the page cache), so the
- * resident set does not grow with the file.  A record handed out is only
- * valid until the next call, and the window lets go of whole steps
- * behind the next record only. */
-static void classic_window(struct classic *m)
-{
-	size_t upto = m->pos & ~(size_t)(STEP - 1);
-
-	if (upto > m->dropped) {
-		madvise((void *)(uintptr_t)(m->map + m->dropped), upto - m->dropped, MADV_DONTNEED);
-		m->dropped = upto;
-	}
-	size_t n = m->size - m->ahead < STEP ? m->size - m->ahead : STEP;
-	madvise((void *)(uintptr_t)(m->map + m->ahead), n, MADV_POPULATE_READ);
-	m->ahead += n;
 }
 
 static uint32_t rd32(const uint8_t *p, bool swap)
@@ -140,25 +120,18 @@ static bool classic_open(struct classic *m, const char *path)
 		close(fd);
 		return false;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int rc = capmap_open(&m->cm, fd, (size_t)st.st_size);
 	close(fd);
-	if (map == MAP_FAILED)
+	if (rc < 0)
 		return false;
-	/* read ahead; the pages behind us are not needed again */
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	m->map = map;
-	m->size = (size_t)st.st_size;
 	m->pos = 24;
 	m->linktype = (int)lt;
-	classic_window(m);
 	return true;
 }
 
 static void classic_close(struct classic *m)
 {
-	if (m->map)
-		munmap((void *)(uintptr_t)m->map, m->size);
-	m->map = NULL;
+	capmap_close(&m->cm);
 }
 
 /* The next record from the mapping: 1, or 0 at the clean end of the
@@ -169,12 +142,12 @@ static void classic_close(struct classic *m)
 static int classic_next(struct classic *m, uint64_t *ts_ns, const uint8_t **data,
 			size_t *caplen, size_t *wirelen)
 {
-	size_t left = m->size - m->pos;
+	size_t left = m->cm.size - m->pos;
 	if (left == 0)
 		return 0;
 	if (left < 16)
 		return -1;
-	const uint8_t *h = m->map + m->pos;
+	const uint8_t *h = m->cm.map + m->pos;
 	uint32_t sec = rd32(h, m->swap), sub = rd32(h + 4, m->swap);
 	uint32_t cap = rd32(h + 8, m->swap), len = rd32(h + 12, m->swap);
 	if (cap > m->snaplen || cap > MAX_CAPLEN || left - 16 < cap)
@@ -193,14 +166,14 @@ static int classic_next(struct classic *m, uint64_t *ts_ns, const uint8_t **data
 	*caplen = cap;
 	*wirelen = len < cap ? cap : len;
 	m->pos += 16 + (size_t)cap;
-	if (m->ahead < m->size && m->pos + STEP / 2 > m->ahead)
-		classic_window(m);
+	capmap_advance(&m->cm, m->pos);
 	return 1;
 }
 
 static void free_source(struct pcap_source *s)
 {
 	classic_close(&s->m);
+	ngmap_close(&s->ng);
 	if (s->pc)
 		pcap_close(s->pc);   /* closes s->fp */
 	else if (s->fp)
@@ -212,6 +185,53 @@ static void free_source(struct pcap_source *s)
 }
 
 static int libpcap_open(struct pcap_source *s, const char *path, char *errbuf, size_t errlen);
+
+/* A pcapng that is a regular file: mapped (1), not one (0: libpcap
+ * takes it), or a negative errno with errbuf set. */
+static int ng_open(struct pcap_source *s, const char *path, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	uint32_t type;
+	char why[256];
+
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 12 ||
+	    (uint64_t)st.st_size > SIZE_MAX || pread(fd, &type, 4, 0) != 4 || type != 0x0a0d0d0au) {
+		close(fd);
+		return 0;
+	}
+	int rc = ngmap_open(&s->ng, fd, (size_t)st.st_size, s->path, why, sizeof(why));
+	close(fd);
+	if (rc < 0) {
+		set_err(errbuf, errlen, s->path, why);
+		return rc;
+	}
+	s->linktype = s->ng.linktype;
+	return 1;
+}
+
+/* The next packet of a mapped pcapng; a block that cannot be followed
+ * ends the read as a cut classic record does. */
+static int ng_next(struct pcap_source *s, uint64_t *ts_ns, const uint8_t **data, size_t *caplen,
+		   size_t *wirelen, char *errbuf, size_t errlen)
+{
+	char why[256], where[320];
+	size_t off;
+	int rc = ngmap_next(&s->ng, ts_ns, data, caplen, wirelen, &off, why, sizeof(why));
+
+	if (rc == 1) {
+		s->frames++;
+		s->linktype = s->ng.linktype;
+	} else if (rc < 0) {
+		snprintf(where, sizeof(where), "frame %llu, offset %zu: %s", (unsigned long long)s->frames + 1, off, why);
+		set_err(errbuf, errlen, s->path, where);
+	}
+	return rc;
+}
 
 int pcap_source_open(struct pcap_source **out, const char *path, char *errbuf, size_t errlen)
 {
@@ -244,6 +264,14 @@ int pcap_source_open_tee(struct pcap_source **out, const char *path, int tee_fd,
 	/* a copy is made of what is read: nothing is mapped */
 	if (tee_fd < 0 && classic_open(&s->m, path)) {
 		s->linktype = s->m.linktype;
+		*out = s;
+		return 0;
+	}
+	if ((ret = ng_open(s, path, errbuf, errlen)) != 0) {
+		if (ret < 0) {
+			free_source(s);
+			return ret;
+		}
 		*out = s;
 		return 0;
 	}
@@ -383,7 +411,9 @@ int pcap_source_next(struct pcap_source *s, uint64_t *ts_ns, const uint8_t **dat
 	const u_char *d;
 	int rc;
 
-	if (s->m.map) {
+	if (s->ng.cm.map)
+		return ng_next(s, ts_ns, data, caplen, wirelen, errbuf, errlen);
+	if (s->m.cm.map) {
 		rc = classic_next(&s->m, ts_ns, data, caplen, wirelen);
 		if (rc >= 0) {
 			s->frames += (unsigned)rc;

@@ -1,5 +1,6 @@
 /* Capture sources: a pcap/pcapng file (or "-" for stdin), plain or
- * compressed with gzip, zstd or xz, through libpcap. */
+ * compressed with gzip, zstd or xz; regular pcap and pcapng files are
+ * mapped, the rest read through libpcap. */
 #ifndef NFSRDMA_PCAP_SOURCE_H
 #define NFSRDMA_PCAP_SOURCE_H
 
@@ -20,6 +21,9 @@ int pcap_source_open_tee(struct pcap_source **out, const char *path, int tee_fd,
 			 size_t errlen);
 /* The copy's first error (-errno; it stops the copy, not the read), or 0. */
 int pcap_source_tee_error(const struct pcap_source *s);
+/* The link type of the packet pcap_source_next gave last (a pcapng's
+ * interfaces each have their own; pcap/capfile_lt.h follows it), before
+ * the first packet the first interface's. */
 int pcap_source_linktype(const struct pcap_source *s);
 const char *pcap_source_path(const struct pcap_source *s);
 /* 1: a packet (valid until the next call); 0: end of capture; -EIO: the

@@ -6,6 +6,7 @@
 
 #include "dissect/feed.h"
 #include "pcap/capfile.h"
+#include "pcap/capfile_lt.h"
 #include "pcap/dissect_run.h"
 
 int dissect_file(struct dissect *d, const char *path, char *errbuf, size_t errlen)
@@ -40,14 +41,16 @@ int dissect_file_opts(struct dissect *d, const char *path, const struct dissect_
 	ret = dissect_feed_set_linktype(f, pcap_source_linktype(src), path, errbuf, errlen);
 	if (ret < 0)
 		goto out;
-	uint64_t ts;
+	uint64_t ts, frame = 0;
 	const uint8_t *data;
 	size_t caplen, wirelen;
-	uint64_t n = 0;
+	struct capfile_lt lt = { pcap_source_linktype(src), true, -1 };
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, errbuf, errlen)) == 1) {
-		dissect_feed_packet(f, 0, ts, data, caplen, wirelen);
+		frame++;
+		if (capfile_lt_follow(&lt, src, f, frame))
+			dissect_feed_packet(f, frame, ts, data, caplen, wirelen);
 		/* every 256 packets: asking costs nothing next to a packet */
-		if (o->stop && !(++n & 255) && o->stop(o->ctx)) {
+		if (o->stop && !(frame & 255) && o->stop(o->ctx)) {
 			ret = 0;
 			break;
 		}

@@ -17,6 +17,7 @@
 #include "dissect/dissect.h"
 #include "dissect/feed.h"
 #include "pcap/capfile.h"
+#include "pcap/capfile_lt.h"
 #include "src/base/clock.h"
 #include "pcap/source_pcap.h"
 
@@ -33,6 +34,7 @@ struct psrc {
 	struct pcap_source *file;
 	pcap_t *pc;
 	int linktype;
+	struct capfile_lt lt;       /* file: the packet's link type (pcapng interfaces differ) */
 	bool nano;                 /* live: timestamps in ns (else us) */
 	struct dissect *d;
 	struct dissect_feed *feed;
@@ -122,6 +124,7 @@ static int new_dissect(struct psrc *s, char *err, size_t errlen)
 	free_dissect(s);
 	s->d = d;
 	s->feed = f;
+	s->lt = (struct capfile_lt){ s->linktype, true, -1 };
 	if (s->tap.event)
 		dissect_feed_set_tap(f, on_event, s);
 	return 0;
@@ -137,6 +140,16 @@ static inline __attribute__((always_inline)) void feed(struct psrc *s, uint64_t 
 	if (s->tap.packet)
 		s->tap.packet(s->tap.ctx, s->frame, ts, data, cap, wire);
 	dissect_feed_packet(s->feed, s->frame, ts, data, cap, wire);
+}
+
+/* A file's packet: fed when the feed reads its link type. */
+static inline __attribute__((always_inline)) void feed_file(struct psrc *s, uint64_t ts, const uint8_t *data,
+							       size_t cap, size_t wire)
+{
+	if (capfile_lt_follow(&s->lt, s->file, s->feed, s->frame + 1))
+		feed(s, ts, data, cap, wire);
+	else
+		s->frame++;
 }
 
 static void finish(struct psrc *s)
@@ -266,7 +279,7 @@ static int file_poll_flat(struct psrc *s)
 		int rc = pcap_source_next(s->file, &ts, &data, &cap, &wire, s->err, sizeof(s->err));
 		if (rc <= 0)
 			return file_end(s, rc);
-		feed(s, ts, data, cap, wire);
+		feed_file(s, ts, data, cap, wire);
 	}
 	return s->delivered;
 }
@@ -309,7 +322,7 @@ static int file_poll(struct source *src, int timeout_ms)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		feed(s, s->p_ts, s->p_data, s->p_cap, s->p_wire);
+		feed_file(s, s->p_ts, s->p_data, s->p_cap, s->p_wire);
 		s->pending = false;
 		if (++n >= PSRC_BATCH && clock_mono_ns() >= deadline)
 			return s->delivered;

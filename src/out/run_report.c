@@ -34,6 +34,8 @@ void run_report_stats(FILE *f, const struct dissect_stats *s, const struct trans
 			(unsigned long long)t->ip_frag_dropped, (unsigned long long)s->early_held,
 			(unsigned long long)s->early_paired, (unsigned long long)s->early_expired,
 			(unsigned long long)s->early_full);
+	if (t && t->ipoib)
+		fprintf(f, "transport: ipoib %llu (IP over InfiniBand packets)\n", (unsigned long long)t->ipoib);
 	if (t && t->icrc_absent)
 		fprintf(f, "transport: the capture keeps no ICRC after RoCE packets (seen at frame %llu)\n",
 			(unsigned long long)t->icrc_absent_from);

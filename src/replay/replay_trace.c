@@ -21,6 +21,7 @@
 #include "dissect/rpcrdma.h"
 #include "dissect/transport.h"
 #include "pcap/capfile.h"
+#include "pcap/capfile_lt.h"
 #include "src/base/log.h"
 
 #define TR_DATA_MAX (4u << 20)     /* largest chunk data kept per call */
@@ -460,9 +461,12 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 	uint64_t ts, frame = 0;
 	const uint8_t *data;
 	size_t caplen, wirelen;
+	/* a pcapng's interfaces may differ in link type: follow the packet's */
+	struct capfile_lt flt = { lt, true, -1 };
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, err, errlen)) == 1) {
-		dissect_feed_packet(feed, ++frame, ts, data, caplen, wirelen);
-		if (lt == LINKTYPE_ETHERNET)
+		if (capfile_lt_follow(&flt, src, feed, ++frame))
+			dissect_feed_packet(feed, frame, ts, data, caplen, wirelen);
+		if (flt.cur == LINKTYPE_ETHERNET)
 			scan_ip(t, data, caplen, mp, &nmp);
 	}
 	dissect_feed_finish(feed);

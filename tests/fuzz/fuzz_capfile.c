@@ -1,7 +1,9 @@
 /* libFuzzer harness for the capture-file readers: pcap/capstream.c (plain,
  * gzip, zstd, xz; the hints for formats we do not read), pcap/capfile.c
  * (libpcap over that stream, the message of a read that stops early) and
- * pcap/dissect_run.c (the mapped classic-pcap reader and its hand-over).
+ * pcap/dissect_run.c (the mapped classic-pcap reader and its hand-over,
+ * the mapped pcapng reader of pcap/pcapng_map.c: blocks, sections,
+ * interfaces and their link types).
  *
  * Input: a whole capture file.  It is written to a memfd and read through
  * /proc/self/fd/N, so the open, the format sniffing and the reads are the

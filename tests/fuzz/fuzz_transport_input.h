@@ -1,6 +1,6 @@
 /* Input format of fuzz_transport and of tests/badinput/transport/NAME.bin:
  *   byte 0: bits 0-2 pick the link type (0 Ethernet, 1 Linux SLL, 2 ERF,
- *           3 DLT_INFINIBAND, 4 SLL2; 5-7 wrap), bit 6 sets a 100-byte
+ *           3 DLT_INFINIBAND, 4 SLL2, 5 DLT_IPOIB; 6-7 wrap), bit 6 sets a 100-byte
  *           data cap, bit 7 selects multi-frame mode;
  *   single-frame mode: the rest is one frame (caplen = wirelen);
  *   multi-frame mode: records of [len: 2 bytes BE][x: 1 byte][len bytes],
@@ -16,8 +16,9 @@
 
 #include "dissect/transport.h"
 
-static const int fti_linktypes[5] = {
+static const int fti_linktypes[6] = {
 	LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL, LINKTYPE_ERF, LINKTYPE_INFINIBAND, LINKTYPE_LINUX_SLL2,
+	LINKTYPE_IPOIB,
 };
 
 static inline void fti_run(struct transport *t, const uint8_t *data, size_t size)
@@ -25,7 +26,7 @@ static inline void fti_run(struct transport *t, const uint8_t *data, size_t size
 	if (size < 1)
 		return;
 	uint8_t mode = data[0];
-	transport_set_linktype(t, fti_linktypes[(mode & 7) % 5]);
+	transport_set_linktype(t, fti_linktypes[(mode & 7) % 6]);
 	if (mode & 0x40)
 		transport_set_data_cap(t, 100);
 	data++;

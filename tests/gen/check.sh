@@ -5,6 +5,8 @@
 #     missing, none extra);
 #  2. every re-framed lab capture (conv-*) dissects to the same RPCs as the
 #     lab capture it came from: same lines once the addresses are cut off;
+#     the IPoIB re-framings (ipoib-*) of tests/gen/src/nfs3-tcp-head.pcap
+#     dissect to the same RPCs as it;
 #  3. tshark decodes the same number of RPC-over-RDMA messages in each
 #     conversion it can open as in the original (skipped without tshark;
 #     it cannot open DLT_INFINIBAND nor a capture without ICRCs).
@@ -44,6 +46,17 @@ for f in tests/gen/out/conv-*.pcap; do
 	"$BIN" --transport rdma "$f" 2>&1 | strip >"$work/got"
 	if cmp -s "$work/ref" "$work/got"; then ok 0 ""; else
 		ok 1 "$f: RPCs differ from $SRC:"; diff "$work/ref" "$work/got" | head -5; fi
+done
+
+# 2b. NFS over IPoIB (ipoib-*): the same RPCs as the Ethernet capture
+# they were re-framed from
+IPSRC=tests/gen/src/nfs3-tcp-head.pcap
+"$BIN" "$IPSRC" 2>/dev/null | strip >"$work/ipref"
+[ -s "$work/ipref" ]; ok $? "$IPSRC: no output"
+for f in tests/gen/out/ipoib-*.pcap; do
+	"$BIN" "$f" 2>/dev/null | strip >"$work/got"
+	if cmp -s "$work/ipref" "$work/got"; then ok 0 ""; else
+		ok 1 "$f: RPCs differ from $IPSRC:"; diff "$work/ipref" "$work/got" | head -5; fi
 done
 
 # 3. tshark agrees on the message count

@@ -536,6 +536,8 @@ def main():
     import gen_timing
     gen_timing.write_all(out)
     damaged_copies(out)
+    import ipoib
+    ipoib.write(out, save)
 
 
 def damaged_copies(outdir):

@@ -2,7 +2,10 @@
 """ONC RPC over TCP and UDP, per XID, nfsrdma-dissect --json against
 tshark 4.0 (-2, PDML) on every committed capture: NFS over TCP
 (nfs3-tcp), the NFSv4.0 callbacks (nfs40*), the mount-time rpcbind and
-MOUNT calls of every NFS/RDMA capture.
+MOUNT calls of every NFS/RDMA capture, and NFS over IPoIB (the generated
+tests/gen/out/ipoib-*: DLT_IPOIB, and datagram mode in ERF InfiniBand
+records; RPC-over-RDMA, whose RoCEv2 is UDP too, is left out by its
+port 4791, not by infiniband, which an IPoIB datagram has as well).
 
 For every RPC message tshark decodes over TCP or UDP: the dissector has
 the same call or reply (by XID), with the same program, version and
@@ -42,7 +45,7 @@ def ok(cond, what):
 def tshark(pcap):
     """{(xid, msgtyp): [(prog, vers, proc, accept, status)]}: None where
     tshark has no value (a reply whose call it did not see)."""
-    r = subprocess.run(["tshark", "-2", "-r", pcap, "--disable-protocol", "tls", "-Y", "rpc && !infiniband && (tcp || udp)",
+    r = subprocess.run(["tshark", "-2", "-r", pcap, "--disable-protocol", "tls", "-Y", "rpc && (tcp || udp) && !(udp.dstport == 4791)",
                         "-T", "pdml"], capture_output=True, text=True)
     out = {}
     root = ET.fromstring(r.stdout)
@@ -99,7 +102,9 @@ def same(t, o):
 
 if not shutil.which("tshark"):
     ok(False, "tshark is not installed (scripts/deps.sh installs it)")
-caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
+# and NFS over IP over InfiniBand (tests/gen/ipoib.py): DLT_IPOIB and IB UD in ERF
+caps = sys.argv[1:] or (sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap"))) +
+                        sorted(glob.glob(os.path.join(top, "tests", "gen", "out", "ipoib-*.pcap"))))
 for pcap in caps if shutil.which("tshark") else []:
     name = os.path.basename(pcap)[:-5]
     ts, mine = tshark(pcap), ours(pcap)

@@ -18,7 +18,7 @@
 static const struct rhost C = { { 0x52, 0x54, 0, 0, 0, 2 }, 0x0a090002, 0xc002 };
 static const struct rhost S = { { 0x52, 0x54, 0, 0, 0, 1 }, 0x0a090001, 0xc001 };
 
-enum { M_ETH = 0, M_SLL = 1, M_ERF = 2, M_IB = 3, M_SLL2 = 4, M_CAP = 0x40, M_MULTI = 0x80 };
+enum { M_ETH = 0, M_SLL = 1, M_ERF = 2, M_IB = 3, M_SLL2 = 4, M_IPOIB = 5, M_CAP = 0x40, M_MULTI = 0x80 };
 
 struct input {
 	uint8_t b[16384];
@@ -54,6 +54,54 @@ static void send_only(struct ibp *p, uint32_t dqpn, uint32_t psn, size_t n)
 	ibp_init(p, 0x04, dqpn, psn);
 	p->payload = pl;
 	p->plen = n;
+}
+
+/* An IPv4 header from C to S (no options unless ihl says so). */
+static void fb_ipv4_hdr(struct fb *f, uint8_t ihl, uint16_t total, uint8_t proto)
+{
+	fb_u8(f, (uint8_t)(0x40 | ihl));
+	fb_u8(f, 0);
+	fb_be16(f, total);
+	fb_zero(f, 4);
+	fb_u8(f, 64);
+	fb_u8(f, proto);
+	fb_zero(f, 2);
+	fb_be32(f, C.ip);
+	fb_be32(f, S.ip);
+}
+
+/* IP over InfiniBand: DLT_IPOIB frames (40 bytes of addresses, the
+ * encapsulation header) and an IPoIB datagram in a native UD SEND. */
+static void ipoib_cases(void (*fn)(const char *name, const struct input *in, void *ctx), void *ctx)
+{
+	static struct fb f, ip;
+	static struct input in;
+	struct ibp p;
+
+	f.n = 0;
+	fb_zero(&f, 30);
+	in_single(&in, M_IPOIB, &f, f.n);
+	fn("ipoib-short", &in, ctx);
+
+	f.n = 0;
+	fb_zero(&f, 40);
+	fb_be32(&f, 0x08000000u);
+	fb_ipv4_hdr(&f, 3, 40, 6);
+	fb_zero(&f, 20);
+	in_single(&in, M_IPOIB, &f, f.n);
+	fn("ipoib-ipv4-ihl", &in, ctx);
+
+	ip.n = 0;
+	fb_be32(&ip, 0x08000000u);
+	fb_ipv4_hdr(&ip, 5, 400, 6);
+	fb_zero(&ip, 20);
+	ibp_init(&p, 0x64, 0x552, 7);
+	ibp_deth(&p, 0x0b1b, 0x551);
+	p.payload = ip.b;
+	p.plen = ip.n;
+	fb_ib(&f, 2, 1, NULL, NULL, &p);
+	in_single(&in, M_IB, &f, f.n);
+	fn("ib-ud-ipoib-total-length", &in, ctx);
 }
 
 /* Calls fn(name, input) for every case. */
@@ -325,6 +373,7 @@ static void cases(void (*fn)(const char *name, const struct input *in, void *ctx
 		in_add(&in, &f, f.n, 0);
 		fn("ok-erf-ib-midconn", &in, ctx);
 	}
+	ipoib_cases(fn, ctx);
 }
 
 /* ---------------------------------------------------------------- run */
