@@ -57,6 +57,7 @@ def ok(cond, what):
     else:
         failed += 1
         print("FAIL mountstats: " + what)
+    return cond
 
 
 def mountstats(path):
@@ -142,16 +143,10 @@ def dissected(pcap):
     return out, r.returncode
 
 
-def compare(name, tdir, pcap):
-    mounts = mountstats(os.path.join(tdir, "client.mountstats"))
-    if not mounts:
-        print("info mountstats: %s: no NFS mount in client.mountstats (not an NFS scenario)" % name)
-        return
-    xprts = {m["xprt"] for m in mounts}
-    ok(len(xprts) == 1 and None not in xprts and all(m["prog"] and m["ops"] for m in mounts),
-       "%s: %d NFS mount(s), each with its xprt: line (%s) and per-op statistics" %
-       (name, len(mounts), ",".join(sorted(x or "none" for x in xprts))))
-    xprt = sorted(x or "" for x in xprts)[0]
+def kernel_view(name, tdir, mounts, check):
+    """The kernel's side of the comparison, rules R1-R3 applied, and (b)
+    checked: {ms, weight (per XID, 0 if mountstats cannot hold it), why,
+    rpcs, marker, gone} or None when the trace lacks its markers."""
     ms = collections.Counter()
     for m in mounts:
         for op, v in m["ops"].items():
@@ -160,12 +155,12 @@ def compare(name, tdir, pcap):
     # No rule here accounts for a retransmission (none in the lab's runs):
     # one would show as transmissions above ops, and fail.
     re_tx = {op: v[1] - v[0] for m in mounts for op, v in m["ops"].items() if len(v) < 2 or v[1] != v[0]}
-    ok(not re_tx, "%s: every op sent once (transmissions = ops; differ: %s)" % (name, re_tx))
+    check(not re_tx, "%s: every op sent once (transmissions = ops; differ: %s)" % (name, re_tx))
     rpcs, marker, boot = trace(os.path.join(tdir, "client.trace"))
-    ok(marker is not None and boot is not None,
+    check(marker is not None and boot is not None,
        "%s: client.trace has the client script's start and end markers" % name)
     if marker is None or boot is None:
-        return
+        return None
     # R2: the first mount after the script's last umount starts what
     # mountstats still holds.
     gone = -1.0
@@ -173,7 +168,7 @@ def compare(name, tdir, pcap):
     last = max(umounts(cmds), default=None) if os.path.exists(cmds) else None
     if last is not None:
         after = [t for t, comm, _, _, _ in rpcs if t > last + boot and comm.startswith("mount.nfs")]
-        ok(bool(after), "%s: an NFS mount follows the client script's last umount" % name)
+        check(bool(after), "%s: an NFS mount follows the client script's last umount" % name)
         gone = min(after, default=marker) - 1e-6
     # R3: parents are the clids whose first NFS RPC is the NULL ping.
     firsts = {}
@@ -183,7 +178,7 @@ def compare(name, tdir, pcap):
     parents = {c for c, op in firsts.items() if op == "NULL"}
     groups = collections.Counter((m["server"], m["prog"]) for m in mounts)
     share = max(groups.values())
-    ok(share == 1 or len(groups) == 1,
+    check(share == 1 or len(groups) == 1,
        "%s: mounts sharing an nfs_client are told apart (%d servers, at most %d mounts each)" %
        (name, len(groups), share))
     why = collections.Counter()
@@ -202,8 +197,48 @@ def compare(name, tdir, pcap):
                 why["R3 nfs_client's RPC counted in each of %d mounts" % w] += 1
             weight[xid] = w
             kern[op] += w
-    ok(kern == ms, "%s: (b) rpc_stats_latency per op = mountstats per op (%d RPCs; differ: trace %s, mountstats %s)" %
+    check(kern == ms, "%s: (b) rpc_stats_latency per op = mountstats per op (%d RPCs; differ: trace %s, mountstats %s)" %
        (name, sum(ms.values()), dict(kern - ms), dict(ms - kern)))
+    return dict(ms=ms, weight=weight, why=why, rpcs=rpcs, marker=marker, gone=gone)
+
+
+def probe_compare(name, tdir, probe, window, check):
+    """mountstats against a client probe's records ([(xid, op)] of the NFS
+    program): what the probe lacks must be RPCs the kernel completed
+    outside its window (set of XIDs between its attached and stopping
+    markers), R1-R3 as for the capture."""
+    mounts = mountstats(os.path.join(tdir, "client.mountstats"))
+    kv = kernel_view(name, tdir, mounts, check) if mounts else None
+    if not check(kv is not None, "%s: client.mountstats with an NFS mount and a trace with its markers" % name):
+        return
+    got, why, seen = collections.Counter(), collections.Counter(), set()
+    for xid, op in probe:
+        seen.add(xid)
+        got[op] += kv["weight"].get(xid, 1)
+    for t, comm, clid, xid, op in kv["rpcs"]:
+        if xid not in seen and xid not in window and kv["weight"][xid]:
+            why["P1 outside the probe's window"] += 1
+            got[op] += kv["weight"][xid]
+    got = +got
+    check(got == kv["ms"], "%s: client probe per op = mountstats per op (%d RPCs, %s; differ: probe %s, "
+          "mountstats %s)" % (name, sum(kv["ms"].values()), dict(why) or "no rule", dict(got - kv["ms"]),
+                              dict(kv["ms"] - got)))
+
+
+def compare(name, tdir, pcap):
+    mounts = mountstats(os.path.join(tdir, "client.mountstats"))
+    if not mounts:
+        print("info mountstats: %s: no NFS mount in client.mountstats (not an NFS scenario)" % name)
+        return
+    xprts = {m["xprt"] for m in mounts}
+    ok(len(xprts) == 1 and None not in xprts and all(m["prog"] and m["ops"] for m in mounts),
+       "%s: %d NFS mount(s), each with its xprt: line (%s) and per-op statistics" %
+       (name, len(mounts), ",".join(sorted(x or "none" for x in xprts))))
+    xprt = sorted(x or "" for x in xprts)[0]
+    kv = kernel_view(name, tdir, mounts, ok)
+    if kv is None:
+        return
+    ms, weight, why, rpcs, marker, gone = (kv[k] for k in ("ms", "weight", "why", "rpcs", "marker", "gone"))
     recs, rc = dissected(pcap)
     ok(rc == 0, "%s: nfsrdma-dissect --csv exits 0 (%d)" % (name, rc))
     tmap = {xid: t for t, _, _, xid, _ in rpcs}
@@ -238,15 +273,20 @@ def compare(name, tdir, pcap):
        (name, sum(ms.values()), dict(dis - ms), dict(ms - dis)))
 
 
-caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
-for pcap in caps:
-    name = os.path.basename(pcap)[:-5]
-    tdir = pcap[:-5] + ".truth"
-    if not os.path.isdir(tdir):   # a run-scenario OUTDIR: capture.pcap beside the truth
-        tdir = os.path.dirname(os.path.abspath(pcap))
-    if os.path.exists(os.path.join(tdir, "client.mountstats")):
-        compare(name, tdir, pcap)
-if passed + failed == 0:
-    ok(False, "no lab capture with a client.mountstats in %s" % " ".join(caps[:3]))
-print("mountstats: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+def main():
+    caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
+    for pcap in caps:
+        name = os.path.basename(pcap)[:-5]
+        tdir = pcap[:-5] + ".truth"
+        if not os.path.isdir(tdir):   # a run-scenario OUTDIR: capture.pcap beside the truth
+            tdir = os.path.dirname(os.path.abspath(pcap))
+        if os.path.exists(os.path.join(tdir, "client.mountstats")):
+            compare(name, tdir, pcap)
+    if passed + failed == 0:
+        ok(False, "no lab capture with a client.mountstats in %s" % " ".join(caps[:3]))
+    print("mountstats: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
