@@ -45,10 +45,12 @@ for cap in nfs3-read-write nfs41 parallel; do
 	# ("NFSv4.1 READ", not a spelling of the export's own)
 	awk -F'\t' '$4 ~ /role=call/ { match($4, /xid=0x[0-9a-f]+/); x = substr($4, RSTART + 4, RLENGTH - 4)
 		match($4, /op="[^"]*"/); print x "\t" substr($4, RSTART + 4, RLENGTH - 5) }' "$TMP/c" | sort -u >"$TMP/cop"
-	"$D" "$in" | sed -nE 's/.* xid (0x[0-9a-f]+) (.*)/\1\t\2/p' >"$TMP/lop"
-	# the line goes on after the name (" fh ...", " -> OK")
-	unnamed=$(awk -F'\t' 'NR == FNR { line[$1] = $2; next }
-		index(line[$1], $2 " ") != 1 { print $1 " " $2; exit }' "$TMP/lop" "$TMP/cop")
+	# the name every output gives an RPC: its record's program and procedure
+	"$D" --json "$in" 2>/dev/null | python3 -c 'import json, sys
+for l in sys.stdin:
+    r = json.loads(l); print("%s\t%s %s" % (r["xid"], r["program"], r["procedure"]))' >"$TMP/lop"
+	unnamed=$(awk -F'\t' 'NR == FNR { name[$1] = $2; next }
+		name[$1] != $2 { print $1 " " $2; exit }' "$TMP/lop" "$TMP/cop")
 	check "$cap: comments' op= are the line output's names ($(wc -l <"$TMP/cop") calls, $(head -1 "$TMP/cop" | cut -f2)${unnamed:+; not: $unnamed})" \
 		bash -c "[ -s '$TMP/cop' ] && [ -z '$unnamed' ]"
 done

@@ -89,6 +89,14 @@ check_flag() {
 	fresh
 	timeout 60 cat nodes/fifo >fifo.out &   # never a writer: ends anyway
 	local reader=$!
+	# a FIFO with no reader fails at once: wait until cat (under timeout)
+	# is in its open, waiting for a writer (the kernel counts it a reader)
+	for ((i = 0; i < 600; i++)); do
+		for p in $(pgrep -P "$reader"); do
+			[ "$(cat "/proc/$p/wchan" 2>/dev/null)" = wait_for_partner ] && break 2
+		done
+		sleep 0.1
+	done
 	run "$label FIFO with a reader" 0 "" "$D" "${pre[@]}" "$flag" nodes/fifo $CAP $CAP2_ARG
 	wait "$reader"
 	same_node "$label FIFO" nodes/fifo "fifo 0:0"
