@@ -318,21 +318,6 @@ for x in set(wire) & set(sv):
 for x in set(wire) & set(cl):
     check(wire[x]["procedure"] == cl[x]["name"], "%s: wire %s, client probe %s" % (x, wire[x]["procedure"], cl[x]["name"]))
 
-# ---- mountstats ----------------------------------------------------------
-# The client's own per-op counts (client.mountstats, taken after the client
-# script, before the unmount) against the client probe's NFS records, by
-# the rules of tests/unit/mountstats.py, plus one: an RPC the probe lacks
-# was completed outside its window (before it attached, after it stopped).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit"))
-import mountstats  # noqa: E402
-pwin = set()
-for evn, rest, inside in trace(os.path.join(out, "client.trace"), "client-probe"):
-    m = re.search(r"xid=0x([0-9a-f]+) nfsv", rest) if evn == "rpc_stats_latency" and inside else None
-    if m:
-        pwin.add(int(m.group(1), 16))
-mountstats.probe_compare(name, out, [(int(x, 16), r.get("name")) for x, r in cl.items()
-                                     if r.get("prog") in (100003, "100003", "nfs")], pwin, check)
-
 # ---- in-kernel filters ---------------------------------------------------
 # Extra probe instances ran with filters on the same workload.  The
 # expected record set comes from the kernel's own ftrace records: per XID
