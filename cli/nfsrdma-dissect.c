@@ -552,6 +552,104 @@ static bool stdout_done(void *ctx)
 	return outfile_stdout_done();
 }
 
+/* Options that cannot go together, outputs that cannot be made: refused
+ * before the read.  0, or the exit status (2 usage, 1 an unwritable output). */
+static int refuse_before_run(struct cli *c, char *err, size_t errlen)
+{
+	if (c->tsv && !c->fields) {
+		log_error("--tsv needs --fields (it sets their separator)");
+		return 2;
+	}
+	if (c->fields && c->format) {
+		log_error("--fields and %s cannot be combined: pick one output format", c->format_flag);
+		return 2;
+	}
+	/* -q drops the per-RPC output these shape (--fields rows came out
+	 * regardless, -V and --csv were dropped without a word); --json
+	 * also shapes the summaries and findings, so it stays */
+	if (c->quiet && (c->fields || (c->format && c->format != K_JSON))) {
+		log_error("-q and %s cannot be combined: %s shapes the per-RPC output, which -q leaves out",
+			  c->fields ? "--fields" : c->format_flag, c->fields ? "--fields" : c->format_flag);
+		return 2;
+	}
+	/* an output must never be the capture it is made from */
+	const char *ins[] = { c->file };
+	int orc = 0;
+	if ((c->pcapng_out && (orc = outfile_check("-w", c->pcapng_out, ins, 1, err, errlen)) < 0) ||
+	    (c->plot_path && (orc = outfile_check("--plot", c->plot_path, ins, 1, err, errlen)) < 0)) {
+		/* an input named as the output is bad usage; an output that
+		 * cannot be written there fails as a write would, before the read */
+		log_error("%s", err);
+		return orc == -EEXIST ? 2 : 1;
+	}
+	if (c->pcapng_out && c->plot_path &&
+	    (!strcmp(c->pcapng_out, c->plot_path) || outfile_same(c->pcapng_out, c->plot_path))) {
+		log_error("-w and --plot name the same file %s", c->plot_path);
+		return 2;
+	}
+	if (c->fields && !(c->fw = fields_open(stdout, c->fields, c->tsv, err, errlen))) {
+		log_error("%s", err);
+		return 2;
+	}
+	if (c->plot_slowest && !c->plot_path) {
+		log_error("--plot-slowest needs --plot");
+		return 2;
+	}
+	/* only the plot of joined records has a waterfall to size */
+	if (c->plot_slowest && !c->n_join) {
+		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
+		return 2;
+	}
+	return 0;
+}
+
+/* The -z tables (and, on a terminal, the closing per-operation one). */
+static void print_summaries(struct cli *c)
+{
+	bool first_sum = true;
+	for (int i = 0; i < SUM_KINDS; i++) {
+		if (!c->sum[i])
+			continue;
+		if (c->format == K_JSON) {
+			summary_print_json(c->sum[i], stdout);
+			continue;
+		}
+		if (!first_sum || (!c->quiet && c->printed))
+			putchar('\n');
+		summary_print(c->sum[i], stdout);
+		first_sum = false;
+	}
+	if (c->tty_sum && c->kept) {
+		if (!first_sum || (!c->quiet && c->printed))
+			putchar('\n');
+		summary_print(c->tty_sum, stdout);
+	}
+}
+
+/* A run that found nothing says so, and what the input held instead. */
+static bool say_nothing(const struct cli *c, struct dissect *d)
+{
+	if (!c->seen && c->file && !c->join) {
+		fflush(stdout);
+		char what[512];
+		run_report_nothing(what, sizeof(what), c->file, dissect_stats(d), dissect_transport_stats(d));
+		log_warn("%s", what);
+		return true;
+	}
+	if (!c->seen && c->join) {
+		fflush(stdout);
+		log_warn("--join: no records to join in %s%s", c->file ? "the capture or " : "", "the --join files");
+		return true;
+	}
+	if (!c->kept) {
+		fflush(stdout);
+		log_warn("%s: none of its %llu RPCs matched the filters", c->file ? c->file : "--join",
+			 (unsigned long long)c->seen);
+		return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -605,50 +703,9 @@ int main(int argc, char **argv)
 		log_error("-w %s: %s", c.pcapng_out, err);
 		return usage_fail(&c, 1);
 	}
-	if (c.tsv && !c.fields) {
-		log_error("--tsv needs --fields (it sets their separator)");
-		return usage_fail(&c, 2);
-	}
-	if (c.fields && c.format) {
-		log_error("--fields and %s cannot be combined: pick one output format", c.format_flag);
-		return usage_fail(&c, 2);
-	}
-	/* -q drops the per-RPC output these shape (--fields rows came out
-	 * regardless, -V and --csv were dropped without a word); --json
-	 * also shapes the summaries and findings, so it stays */
-	if (c.quiet && (c.fields || (c.format && c.format != K_JSON))) {
-		log_error("-q and %s cannot be combined: %s shapes the per-RPC output, which -q leaves out",
-			  c.fields ? "--fields" : c.format_flag, c.fields ? "--fields" : c.format_flag);
-		return usage_fail(&c, 2);
-	}
-	/* an output must never be the capture it is made from */
-	const char *ins[] = { c.file };
-	int orc = 0;
-	if ((c.pcapng_out && (orc = outfile_check("-w", c.pcapng_out, ins, 1, err, sizeof(err))) < 0) ||
-	    (c.plot_path && (orc = outfile_check("--plot", c.plot_path, ins, 1, err, sizeof(err))) < 0)) {
-		/* an input named as the output is bad usage; an output that
-		 * cannot be written there fails as a write would, before the read */
-		log_error("%s", err);
-		return usage_fail(&c, orc == -EEXIST ? 2 : 1);
-	}
-	if (c.pcapng_out && c.plot_path &&
-	    (!strcmp(c.pcapng_out, c.plot_path) || outfile_same(c.pcapng_out, c.plot_path))) {
-		log_error("-w and --plot name the same file %s", c.plot_path);
-		return usage_fail(&c, 2);
-	}
-	if (c.fields && !(c.fw = fields_open(stdout, c.fields, c.tsv, err, sizeof(err)))) {
-		log_error("%s", err);
-		return usage_fail(&c, 2);
-	}
-	if (c.plot_slowest && !c.plot_path) {
-		log_error("--plot-slowest needs --plot");
-		return usage_fail(&c, 2);
-	}
-	/* only the plot of joined records has a waterfall to size */
-	if (c.plot_slowest && !c.n_join) {
-		log_error("--plot-slowest needs --join (it sizes the waterfall of joined RPCs)");
-		return usage_fail(&c, 2);
-	}
+	int urc = refuse_before_run(&c, err, sizeof(err));
+	if (urc)
+		return usage_fail(&c, urc);
 	if (c.plot_path && !(c.plot = plot_new())) {
 		log_error("out of memory");
 		return 1;
@@ -709,43 +766,9 @@ int main(int argc, char **argv)
 	else if (rc == 0 && c.check && !c.findings && c.kept)
 		printf("check: no findings in %llu RPCs\n", (unsigned long long)c.kept);
 	/* a capture never opened has no table to show, not an empty one */
-	if (rc != 2 && opened) {
-		bool first_sum = true;
-		for (int i = 0; i < SUM_KINDS; i++) {
-			if (!c.sum[i])
-				continue;
-			if (c.format == K_JSON) {
-				summary_print_json(c.sum[i], stdout);
-				continue;
-			}
-			if (!first_sum || (!c.quiet && c.printed))
-				putchar('\n');
-			summary_print(c.sum[i], stdout);
-			first_sum = false;
-		}
-		if (c.tty_sum && c.kept) {
-			if (!first_sum || (!c.quiet && c.printed))
-				putchar('\n');
-			summary_print(c.tty_sum, stdout);
-		}
-	}
-	/* a run that found nothing says so, and what the input held instead */
-	bool nothing = false;
-	if (rc == 0 && !c.seen && c.file && !c.join) {
-		fflush(stdout);
-		char what[512];
-		run_report_nothing(what, sizeof(what), c.file, dissect_stats(d), dissect_transport_stats(d));
-		log_warn("%s", what);
-		nothing = true;
-	} else if (rc == 0 && !c.seen && c.join) {
-		fflush(stdout);
-		log_warn("--join: no records to join in %s%s", c.file ? "the capture or " : "", "the --join files");
-		nothing = true;
-	} else if (rc == 0 && !c.kept) {
-		fflush(stdout);
-		log_warn("%s: none of its %llu RPCs matched the filters", c.file ? c.file : "--join", (unsigned long long)c.seen);
-		nothing = true;
-	}
+	if (rc != 2 && opened)
+		print_summaries(&c);
+	bool nothing = rc == 0 && say_nothing(&c, d);
 	if (rc == 0 && c.pcapng_out && spool_err < 0) {
 		log_error("-w %s: the input could not be kept for the export: %s", c.pcapng_out, strerror(-spool_err));
 		rc = 1;
