@@ -222,6 +222,7 @@ bool chunks_apply(struct seg_table *t, struct xid_table *xt, uint32_t conn_id,
 			return false;
 		m->x = x;
 		x->rec.flags |= RECF_XID_HINT;
+		rec_add_retrans(&x->rec, ev->nretrans);
 		if (ev->type == RDMA_EV_READ) {
 			stamp(&x->rec.t_read_first, &x->rec.t_read_last, ev);
 			x->rec.read_bytes += n;
@@ -245,6 +246,7 @@ bool chunks_apply(struct seg_table *t, struct xid_table *xt, uint32_t conn_id,
 		m->past_end = (uint32_t)(rel + n - s->len);
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
+	rec_add_retrans(r, ev->nretrans);
 	if (ev->type == RDMA_EV_READ) {
 		stamp(&r->t_read_first, &r->t_read_last, ev);
 		r->read_bytes += n;

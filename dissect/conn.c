@@ -51,6 +51,7 @@ static void msg_start(struct asm_msg *m, uint8_t type, uint64_t ts, uint64_t fra
 	m->ts_first = m->ts_last = ts;
 	m->frame_first = m->frame_last = frame;
 	m->npkts = 0;
+	m->nretrans = 0;
 	m->psn_first = psn;
 	m->psn_next = psn;
 	m->msg_len = 0;
@@ -104,6 +105,7 @@ static void msg_event(struct conn *c, int dir, const struct asm_msg *m, struct r
 	ev->frame_last = m->frame_last;
 	ev->flags = m->flags;
 	ev->npkts = m->npkts;
+	ev->nretrans = m->nretrans;
 	ev->psn_first = m->psn_first;
 	ev->data = m->data.len ? m->data.p : NULL;
 	ev->data_len = m->data.len;
@@ -183,10 +185,16 @@ static void pop_read(struct dir_state *d, struct rd_req *out)
 }
 
 
-/* PSN check for a request from side s.  Returns false for a packet that
- * is behind the stream (duplicate or retransmission: not reassembled). */
-static bool req_psn(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p,
-		    uint64_t ts, uint64_t frame)
+/* PSN check for a request from side s: PSN_DROP for a packet that is
+ * behind the stream (duplicate or retransmission: not reassembled),
+ * PSN_NEXT for one in order, PSN_LATE for the resend of the first packet
+ * the capture missed in a gap, when it is a whole message (SEND/WRITE
+ * Only, READ request): that message never reached the capture before, so
+ * it is delivered now, out of the stream's order. */
+enum { PSN_DROP, PSN_NEXT, PSN_LATE };
+
+static int req_psn(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p,
+		   uint64_t ts, uint64_t frame)
 {
 	struct dir_state *d = &c->st->d[s];
 	int r = !s;
@@ -213,13 +221,25 @@ static bool req_psn(struct conn_table *t, struct conn *c, int s, const struct ib
 	if (diff < 0) {
 		/* Behind: the requester went back (NAK or timeout), or the
 		 * capture holds the packet twice.  Never reassembled again. */
-		if (d->gap_valid && psn_diff(p->psn, d->gap_lo) >= 0 && psn_diff(p->psn, d->gap_hi) < 0)
+		if (d->gap_valid && psn_diff(p->psn, d->gap_lo) >= 0 && psn_diff(p->psn, d->gap_hi) < 0) {
 			t->st->retransmits++;
-		else
+			uint8_t k = p->op->kind;
+			if (p->psn == d->gap_lo &&
+			    (k == IBK_SEND_ONLY || k == IBK_WRITE_ONLY || k == IBK_READ_REQ)) {
+				uint32_t used = k == IBK_READ_REQ ? read_npsn(p->reth_len, c->pmtu) : 1;
+				d->gap_lo = psn_add(d->gap_lo, used ? used : 1);
+				if (psn_diff(d->gap_lo, d->gap_hi) >= 0)
+					d->gap_valid = false;
+				return PSN_LATE;
+			}
+		} else {
 			t->st->duplicates++;
-		if (d->req.active && psn_diff(p->psn, d->req.psn_first) >= 0)
+		}
+		if (d->req.active && psn_diff(p->psn, d->req.psn_first) >= 0) {
 			d->req.flags |= RDMA_EVF_RETRANSMIT;
-		return false;
+			d->req.nretrans++;
+		}
+		return PSN_DROP;
 	}
 	if ((uint32_t)diff > d->req_slack) {
 		uint32_t missing = (uint32_t)diff - d->req_slack;
@@ -233,7 +253,7 @@ static bool req_psn(struct conn_table *t, struct conn *c, int s, const struct ib
 	}
 	d->req_epsn = psn_add(p->psn, 1);
 	d->req_slack = 0;
-	return true;
+	return PSN_NEXT;
 }
 
 static void req_packet(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p,
@@ -244,8 +264,10 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 	bool is_send = k <= IBK_SEND_ONLY;
 	uint8_t type = is_send ? RDMA_EV_SEND : RDMA_EV_WRITE;
 
-	if (!req_psn(t, c, s, p, ts, frame))
+	int how = req_psn(t, c, s, p, ts, frame);
+	if (how == PSN_DROP)
 		return;
+	bool late = how == PSN_LATE;
 
 	switch (k) {
 	case IBK_SEND_FIRST:
@@ -294,7 +316,7 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 
 	case IBK_SEND_ONLY:
 	case IBK_WRITE_ONLY: {
-		if (d->req.active)
+		if (d->req.active && !late)
 			conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
 		/* One packet: deliver the payload in place, no copy. */
 		struct rdma_event ev;
@@ -302,6 +324,10 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 		ev.npkts = 1;
 		ev.psn_first = p->psn;
 		ev.msg_len = p->payload_len;
+		if (late) {
+			ev.flags |= RDMA_EVF_RETRANSMIT;
+			ev.nretrans = 1;
+		}
 		ev.data_len = p->payload_cap < t->data_cap ? p->payload_cap : t->data_cap;
 		ev.data = ev.data_len ? p->payload : NULL;
 		if (ev.data_len < ev.msg_len)
@@ -329,13 +355,15 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 	}
 
 	case IBK_READ_REQ: {
-		if (d->req.active)
+		if (d->req.active && !late)
 			conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
 		struct rd_req r = { p->psn, read_npsn(p->reth_len, c->pmtu), p->reth_rkey, p->reth_len,
-				    p->reth_va, ts, frame, 0 };
+				    p->reth_va, ts, frame, late ? RDMA_EVF_RETRANSMIT : 0 };
 		/* The READ consumes one PSN per response packet; with the path MTU
 		 * unknown, allow the most a 256-byte MTU would need. */
-		if (r.npsn) {
+		if (late) {
+			/* stream position unchanged */
+		} else if (r.npsn) {
 			d->req_epsn = psn_add(p->psn, r.npsn);
 		} else {
 			uint32_t most = p->reth_len ? (p->reth_len + 255) / 256 : 1;
@@ -364,7 +392,15 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 			pop_read(d, &old);
 			conn_expire_read(t, c, s, &old, RDMA_EVF_NO_RESPONSE);
 		}
-		d->reads[(d->rd_head + d->rd_n) % d->rd_cap] = r;
+		/* Responses come in PSN order: a late READ goes before the
+		 * ones the capture saw after its gap. */
+		unsigned at = d->rd_n;
+		while (late && at > 0 &&
+		       psn_diff(d->reads[(d->rd_head + at - 1) % d->rd_cap].psn, r.psn) > 0) {
+			d->reads[(d->rd_head + at) % d->rd_cap] = d->reads[(d->rd_head + at - 1) % d->rd_cap];
+			at--;
+		}
+		d->reads[(d->rd_head + at) % d->rd_cap] = r;
 		if (t->track)
 			t->frame_used = true;   /* its frame goes out with the READ event */
 		d->rd_n++;
@@ -447,6 +483,7 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 			struct rd_req r;
 			claim_read(t, c, q, i, &r);
 			d->rresp.flags = r.flags;
+			d->rresp.nretrans = (r.flags & RDMA_EVF_RETRANSMIT) ? 1 : 0;
 			if (k != IBK_READ_RESP_ONLY)
 				msg_filter(t, c, q, &d->rresp);
 			d->rresp_npsn = r.npsn;
@@ -464,6 +501,7 @@ static void read_resp(struct conn_table *t, struct conn *c, int q, const struct 
 			int32_t diff = psn_diff(p->psn, d->rresp.psn_next);
 			if (diff < 0) {
 				d->rresp.flags |= RDMA_EVF_RETRANSMIT;
+				d->rresp.nretrans++;
 				t->st->duplicates++;
 				return;
 			}

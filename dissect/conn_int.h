@@ -74,6 +74,7 @@ struct asm_msg {
 	uint32_t flags;
 	uint64_t ts_first, ts_last, frame_first, frame_last;
 	uint32_t npkts, psn_first, psn_next;
+	uint32_t nretrans;      /* packets of it that came again or late (rdma_event) */
 	size_t   msg_len;
 	uint32_t rkey, dma_len, imm, inv_rkey;
 	uint64_t va;

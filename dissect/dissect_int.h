@@ -110,6 +110,7 @@ struct net_msg {
 	size_t   len, msg_len;
 	uint64_t ts_first, ts_last, frame_first;
 	uint32_t flags, npkts;
+	uint32_t nretrans;          /* rdma_event.nretrans */
 	uint8_t  ip_proto;
 };
 /* The reply m completes x (with its call, or none) and x goes out. */

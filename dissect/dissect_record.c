@@ -361,6 +361,7 @@ void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event 
 	r->flags |= RECF_CALL;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
+	rec_add_retrans(r, ev->nretrans);
 	r->t_call_first = ev->ts_first_ns;
 	r->t_call_last = ev->ts_last_ns;
 	r->frame_call = ev->frame_first;
@@ -427,6 +428,7 @@ void dx_handle_reply(struct dissect *d, struct uconn *u, const struct rdma_event
 	r->flags |= RECF_REPLY;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
+	rec_add_retrans(r, ev->nretrans);
 	r->t_reply_first = ev->ts_first_ns;
 	r->t_reply_last = ev->ts_last_ns;
 	r->frame_reply = ev->frame_first;

@@ -54,6 +54,7 @@ static void msg_of(struct net_msg *m, const struct rdma_event *ev)
 	m->frame_first = ev->frame_first;
 	m->flags = ev->flags;
 	m->npkts = ev->npkts;
+	m->nretrans = ev->nretrans;
 	m->ip_proto = ev->conn->ip_proto;
 }
 
@@ -67,6 +68,7 @@ static void call_fill(struct dissect *d, struct uconn *u, struct xentry *x, cons
 	r->flags |= RECF_CALL;
 	if (ev->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
+	rec_add_retrans(r, ev->nretrans);
 	if (ev->flags & RDMA_EVF_INCOMPLETE)
 		r->flags |= RECF_CALL_PARTIAL;
 	r->t_call_first = ev->ts_first_ns;
@@ -91,6 +93,7 @@ void dx_rpc_reply(struct dissect *d, struct xentry *x, const struct net_msg *m)
 	r->flags |= RECF_REPLY;
 	if (m->flags & RDMA_EVF_RETRANSMIT)
 		r->flags |= RECF_RETRANSMIT;
+	rec_add_retrans(r, m->nretrans);
 	if (m->flags & RDMA_EVF_INCOMPLETE)
 		r->flags |= RECF_REPLY_PARTIAL;
 	r->t_reply_first = m->ts_first;

@@ -81,6 +81,11 @@ struct rdma_event {
 	uint64_t frame_last;
 	uint32_t npkts;
 	uint32_t psn_first;
+	/* Packets of this message the wire showed behind its PSN stream: a
+	 * resend after a NAK or a timeout, or the capture's duplicate, while
+	 * the message was reassembled; and a lost packet's resend that fills a
+	 * gap (that message is delivered late, RDMA_EVF_RETRANSMIT set). */
+	uint32_t nretrans;
 
 	/* SEND: the message payload; WRITE: data written; READ: data returned. */
 	const uint8_t *data;       /* valid only during the callback */

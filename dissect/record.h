@@ -306,6 +306,9 @@ struct nfsrdma_record {
 	uint16_t credits_asked;      /* call header */
 	uint16_t credits_granted;    /* reply header */
 	uint16_t nfindings;
+	uint16_t rdma_retrans;       /* packets of its RDMA messages the wire showed again or late
+	                                (resends behind the PSN stream; rdma_event.nretrans) */
+	uint16_t rdma_retrans_pad;
 	uint64_t findings;           /* bitmask: 1 << finding id */
 	struct rec_finding finding[REC_MAX_FINDINGS];
 
@@ -325,6 +328,13 @@ struct nfsrdma_record {
 	uint32_t f_merged;           /* bit i: phase i merged with phase i + 1 */
 	uint64_t f_uncert_ns;        /* the alignment's uncertainty (largest of its pairs) */
 };
+/* Adds n resent packets to r's count, held at its most. */
+static inline void rec_add_retrans(struct nfsrdma_record *r, uint32_t n)
+{
+	uint32_t v = (uint32_t)r->rdma_retrans + n;
+	r->rdma_retrans = (uint16_t)(v > 0xffff ? 0xffff : v);
+}
+
 
 /* The vantages of any record: older ones (and single-source producers
  * that leave it 0) have the one their source names. */

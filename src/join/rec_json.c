@@ -153,6 +153,7 @@ static int assign(struct jp *j, uint64_t u, const char *s)
 			F("uid", auth_uid), F("gid", auth_gid), F("offset", offset), F("count", count),
 			F("res_count", res_count), F("frame_call", frame_call), F("frame_reply", frame_reply),
 			F("credits_asked", credits_asked), F("credits_granted", credits_granted), F("nops", nops),
+			F("rdma_retrans", rdma_retrans),
 			F("fuse_flags", f_flags), F("uncertainty_ns", f_uncert_ns),
 #undef F
 		};

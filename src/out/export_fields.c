@@ -121,6 +121,7 @@ static void f_chunks(const struct nfsrdma_record *r, char *b, size_t n) { rec_ch
 static void f_binl(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_inline(r)); }
 static void f_bddp(const struct nfsrdma_record *r, char *b, size_t n) { U(rec_bytes_ddp(r)); }
 static void f_granted(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) U(r->credits_granted); }
+static void f_retrans(const struct nfsrdma_record *r, char *b, size_t n) { if (rdma(r, b)) U(r->rdma_retrans); }
 static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r->nfindings); }
 static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { U(r->flags); }
 static void f_name(const struct nfsrdma_record *r, char *b, size_t n) { out_csv_esc(r->name, sizeof(r->name), b, n); }
@@ -170,6 +171,7 @@ static const struct field fields[] = {
 	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true },
 	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true },
 	{ "nfsrdma.credits_granted", "credits the reply granted (empty over TCP and UDP)", f_granted, false },
+	{ "nfsrdma.rdma_retrans", "RDMA packets of this RPC the wire showed again or late (empty over TCP and UDP)", f_retrans, false },
 	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false },
 	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false },
 	{ "nfs.name", "LOOKUP/CREATE/OPEN/... name, MOUNT path (CSV convention; flag 16384: cut)", f_name, false },

@@ -13,7 +13,7 @@ void out_csv_header(FILE *f)
 	fputs(",ns_total,call_inline,"
 	      "reply_inline,read_chunk_bytes,read_bytes,write_chunk_bytes,write_bytes,"
 	      "reply_chunk_bytes,reply_bytes,read_chunks,write_chunks,reply_segs,chunk_mix,"
-	      "credits_asked,credits_granted,flags,findings,transport\n", f);
+	      "credits_asked,credits_granted,flags,findings,transport,rdma_retrans\n", f);
 }
 
 /* Joined records: the vantages, the clock's uncertainty, the join's
@@ -107,5 +107,9 @@ void out_csv(FILE *f, const struct nfsrdma_record *r)
 		fputc(',', f);
 	/* the transport last, after the columns of before it: readers by
 	 * position keep theirs */
-	fprintf(f, ",%u,%u,%s\n", r->flags, r->nfindings, rec_transport_name(r->transport));
+	fprintf(f, ",%u,%u,%s,", r->flags, r->nfindings, rec_transport_name(r->transport));
+	/* resent RDMA packets (appended last, as the transport was) */
+	if (r->transport == REC_TR_RDMA)
+		fprintf(f, "%u", r->rdma_retrans);
+	fputc('\n', f);
 }

@@ -16,6 +16,11 @@ packet changes a phase.  Then what a capture does to the packets:
                    under its XID before any reply (the first closes
                    unanswered), a reply sent twice (the second answers no
                    outstanding call: unmatched-reply)
+  gen-t-lost       a reply lost before the capture point and resent after
+                   the next RPC's reply (the capture sees a PSN gap, then
+                   the resend: delivered late, rdma_retrans 1), the next
+                   reply's go-back-N copy after it (a duplicate of a
+                   finished message: counted on the connection only)
 """
 import gen as g
 import rdmawire as w
@@ -128,6 +133,7 @@ def dup(outdir):
     rc.out.insert(i + 1, w.Packet(pk[1].src, pk[1].dst, pk[1].ib, pk[1].ts + 1000, (None, "dup", 0)))
     t = Truth()
     t.flag((xid, 0), "retransmit")      # the copy came while the call was in progress
+    t.resent((xid, 0), 1)
     # a reply's Last captured again after the reply
     xid = x()
     inline_read(rc, xid, 10000, 12, (5, 43))
@@ -152,6 +158,31 @@ def dup(outdir):
     done(outdir, "dup", rc, t)
 
 
+def lost(outdir):
+    rc, x = new()
+    t = Truth()
+    a, b = x(), x()
+    g.exchange(rc, g.rdma1_call(a, g.nfs3(a, 1, opaque(fh(21)))),
+               g.rdma1_reply(a, w.rpc_reply(a) + g.nfs3_getattr_res()), think_us=40)
+    g.exchange(rc, g.rdma1_call(b, g.nfs3(b, 1, opaque(fh(22)))),
+               g.rdma1_reply(b, w.rpc_reply(b) + g.nfs3_getattr_res()), think_us=55)
+    # a's reply never reached the capture the first time (nor its ACK
+    # left the client): the server resends it after b's reply, 700 us on
+    ra = next(p for p in rc.out if p.tag and p.tag[0] == (a, 0) and p.tag[1] == "reply")
+    i = rc.out.index(ra)
+    if i + 1 < len(rc.out) and rc.out[i + 1].tag is None:
+        del rc.out[i + 1]
+    rc.out.remove(ra)
+    ra.ts = rc.clock.tick(700)
+    rc.out.append(ra)
+    t.flag((a, 0), "retransmit")
+    t.resent((a, 0), 1)
+    # go-back-N sends b's reply again: b's record is out already
+    rb = next(p for p in rc.out if p.tag and p.tag[0] == (b, 0) and p.tag[1] == "reply")
+    rc.out.append(w.Packet(rb.src, rb.dst, rb.ib, rc.clock.tick(4), (None, "dup", 0)))
+    done(outdir, "lost", rc, t)
+
+
 def done(outdir, name, rc, truth):
     rc.cm_disconnect()
     g.save_rc(outdir, "gen-t-" + name, rc)
@@ -162,3 +193,4 @@ def write_all(outdir):
     split(outdir)
     reorder(outdir)
     dup(outdir)
+    lost(outdir)

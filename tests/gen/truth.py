@@ -109,9 +109,15 @@ class Truth:
         self.findings = {}
         self.conn_findings = []
         self.flags = {}
+        self.retrans = {}
 
     def flag(self, key, name):
         self.flags.setdefault(key, []).append(name)
+
+    def resent(self, key, n):
+        """n packets of the RPC's messages the capture shows again, or
+        late after a gap (the resend of one it missed): rdma_retrans."""
+        self.retrans[key] = self.retrans.get(key, 0) + n
 
     def finding(self, key, name, v2=False):
         if isinstance(key, int):
@@ -144,6 +150,7 @@ class Truth:
                 "packets": [{"frame": f, "role": p.tag[1], "ts": wire_ns(p.ts)} for f, p in pkts],
                 "ts": t, "ns": ph, "total": total, "flags": sorted(flags),
                 "findings": self.findings.get(key, []),
+                "rdma_retrans": self.retrans.get(key, 0),
             })
         return out
 

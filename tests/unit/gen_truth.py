@@ -62,6 +62,8 @@ def check_record(where, rec, want):
     mask = sum(FLAGS.values())
     ok(rec["flags"] & mask == sum(FLAGS[f] for f in want["flags"]),
        "%s: flags 0x%x, truth %s" % (where, rec["flags"] & mask, want["flags"]))
+    ok(rec.get("rdma_retrans") == want.get("rdma_retrans", 0),
+       "%s: rdma_retrans %s, the generator resent %s" % (where, rec.get("rdma_retrans"), want.get("rdma_retrans", 0)))
     got = sorted((f["id"], f["section"]) for f in rec.get("findings", []))
     exp = sorted((f["id"], f["section"]) for f in want["findings"])
     ok(got == exp, "%s: findings %s, injected %s" % (where, got, exp))
