@@ -66,6 +66,8 @@ enum probe_field_id {
 	/* sunrpc:svc_stats_latency: the caller as a sockaddr (client, 6.1 on)
 	 * or as text (addr, "%pISpc", before 6.1) */
 	PFLD_SS2_CLIENT, PFLD_SS2_XID, PFLD_SS2_EXECUTE, PFLD_SS2_PROCEDURE, PFLD_SS2_ADDR,
+	/* rpcrdma:svcrdma_wc_recv (a Receive completed: the request is in) */
+	PFLD_RC_CQ, PFLD_RC_CID,
 	PFLD_MAX
 };
 
@@ -81,7 +83,9 @@ enum probe_ts {
 	PT_REPLY,      /* xprtrdma_reply: the reply matched to the task */
 	PT_DONE,       /* rpc_stats_latency: the task's RPC is complete */
 	/* server */
-	PT_DECODE,     /* svcrdma_decode_rqst: transport header decoded */
+	PT_DECODE,     /* the request received: its Receive's completion
+	                * (svcrdma_wc_recv), else svcrdma_decode_rqst, which
+	                * fires only once an nfsd thread takes the request up */
 	PT_READ_POST,  /* first svcrdma_post_read_chunk */
 	PT_READ_FIRST, /* earliest RDMA READ start (completion - its latency) */
 	PT_READ_DONE,  /* last svcrdma_wc_read */

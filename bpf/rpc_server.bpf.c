@@ -4,7 +4,12 @@
  * svc_rdma_sendto (6.12: apart from the wait for its RDMA READs, see
  * svcrdma_read_finished), so the request's state is keyed by the thread id:
  *
- *   svcrdma_decode_rqst       (thread)  XID, transport header
+ *   svcrdma_wc_recv           (completion) the request arrived: time kept by
+ *                             the receive's (cq, cid) until a thread decodes it
+ *   svcrdma_decode_rqst       (thread)  XID, transport header; received at the
+ *                             completion's time (a request that waited for a
+ *                             thread waited in the server's queue, not on the
+ *                             network)
  *   svcrdma_post_read_chunk   (thread)  READ context (cq, cid) -> thread
  *   svcrdma_wc_read           (completion, any context) bytes + latency, joined by (cq, cid)
  *   svcrdma_read_finished     (6.12 on: any thread) the request resumes on this
@@ -35,6 +40,7 @@ const volatile bool have_wc_send = false;
 const volatile bool have_wc_write = false;
 const volatile bool have_wc_reply = false;
 const volatile bool have_read_finished = false;
+const volatile bool have_wc_recv = false;
 
 struct cidkey {
 	__u32 cq_id;
@@ -69,6 +75,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cidkey);
 } srecv SEC(".maps");
+
+/* Receive completions not yet decoded: their time, by (cq, cid). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cidkey);
+	__type(value, __u64);
+} srecvd SEC(".maps");
 
 /* ...and the requests waiting for their READs, by that receive */
 struct {
@@ -188,6 +202,18 @@ static __always_inline struct probe_event *thread_req_xid(__u32 tid, __u32 xid)
 	return e;
 }
 
+SEC("tracepoint/rpcrdma/svcrdma_wc_recv")
+int tp_wc_recv(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_RC_CQ), .cid = (__u32)fld(ctx, PFLD_RC_CID) };
+	__u64 now = bpf_ktime_get_ns();
+
+	stat_add(PST_EVENTS, 1);
+	if (bpf_map_update_elem(&srecvd, &k, &now, BPF_ANY))
+		stat_add(PST_MAP_FULL, 1);
+	return 0;
+}
+
 SEC("tracepoint/rpcrdma/svcrdma_decode_rqst")
 int tp_decode_rqst(void *ctx)
 {
@@ -198,6 +224,18 @@ int tp_decode_rqst(void *ctx)
 	if (!e)
 		return 0;
 	e->t[PT_DECODE] = bpf_ktime_get_ns();
+	if (have_wc_recv) {
+		/* the request came in when its Receive completed; the thread
+		 * that decodes it may have been busy long after */
+		struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_DR_CQ), .cid = (__u32)fld(ctx, PFLD_DR_CID) };
+		__u64 *t = bpf_map_lookup_elem(&srecvd, &k);
+
+		if (t) {
+			if (*t <= e->t[PT_DECODE])
+				e->t[PT_DECODE] = *t;
+			bpf_map_delete_elem(&srecvd, &k);
+		}
+	}
 	e->seen |= PS_DECODE;
 	e->xid = (__u32)fld(ctx, PFLD_DR_XID);
 	e->rdma_vers = (__u16)fld(ctx, PFLD_DR_VERS);

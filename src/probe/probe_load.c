@@ -236,6 +236,10 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 		 * the receive that svcrdma_decode_rqst names */
 		p->sv->rodata->have_read_finished = probe_plan_has(&p->plan, "svcrdma_read_finished") &&
 						    p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
+		/* the receive's time, found again by the (cq, cid) that
+		 * svcrdma_decode_rqst names */
+		p->sv->rodata->have_wc_recv = probe_plan_has(&p->plan, "svcrdma_wc_recv") &&
+					      p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
 		bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
 	}
 	p->sides = ok_sides;

@@ -82,6 +82,11 @@ const struct probe_tp probe_tps[] = {
 	    { PFLD_SL_XPRT_ID, "xprt_id", PFK_INT, true, "6.12",
 	      "client records do not name their transport (xprt_id 0; only the client id ties them to rpc_clnt_new)" } } },
 
+	{ "rpcrdma", "svcrdma_wc_recv", S, "tp_wc_recv", false, "6.1",
+	  "a request is timed as received when an nfsd thread decodes it: the wait for a thread counts "
+	  "as network, not as the server's queue", NULL,
+	  { { PFLD_RC_CQ, "cq_id", PFK_INT, false, NULL, NULL },
+	    { PFLD_RC_CID, "completion_id", PFK_INT, false, NULL, NULL } } },
 	{ "rpcrdma", "svcrdma_decode_rqst", S, "tp_decode_rqst", false, NULL,
 	  "no receive time, no RDMA header, no RDMA READ join", NULL,
 	  { { PFLD_DR_XID, "xid", PFK_INT, false, NULL, NULL },

@@ -75,6 +75,9 @@ static void kernel_6_1(void)
 
 	plan(&pl, "6.1", NULL, PROBE_WANT_BOTH, NULL);
 	CHECK_EQ_STR(pl.unavail, "rpcrdma:svcrdma_read_finished,rpcrdma:svcrdma_wc_reply");
+	/* the receive completion, where a request's server time starts */
+	CHECK_EQ_U64(pl.sfld[PFLD_RC_CQ].off, 8);
+	CHECK_EQ_U64(pl.sfld[PFLD_RC_CID].off, 12);
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_read_finished missing (kernel < 6.12): 5.15 to 6.11 finish a "
 		      "request's RDMA READs on the thread that posted them: nothing lost (5.4 and 5.10 do not, and "
 		      "have no event for it)\n");
@@ -123,6 +126,8 @@ static void kernel_6_12(void)
 	CHECK_EQ_U64(pl.sfld[PFLD_RF_CQ].off, 8);
 	CHECK_EQ_U64(pl.sfld[PFLD_RF_CID].off, 12);
 	CHECK_EQ_U64(pl.sfld[PFLD_DR_CQ].off, 8);
+	CHECK_EQ_U64(pl.sfld[PFLD_RC_CQ].off, 8);
+	CHECK_EQ_U64(pl.sfld[PFLD_RC_CID].off, 12);
 	CHECK_EQ_U64(pl.sfld[PFLD_SS2_CLIENT].off, 12);
 	CHECK_EQ_U64(pl.sfld[PFLD_WR_LATENCY].off, 16);
 	CHECK_EQ_U64(pl.sfld[PFLD_WR_BYTES].off, 24);
@@ -150,7 +155,11 @@ static void kernel_5_15(void)
 	struct probe_plan pl;
 
 	plan(&pl, "5.15", NULL, PROBE_WANT_BOTH, NULL);
-	CHECK_EQ_STR(pl.unavail, "rpcrdma:xprtrdma_chunk_wp,rpcrdma:svcrdma_read_finished,rpcrdma:svcrdma_wc_reply");
+	CHECK_EQ_STR(pl.unavail, "rpcrdma:xprtrdma_chunk_wp,rpcrdma:svcrdma_wc_recv,rpcrdma:svcrdma_read_finished,"
+		     "rpcrdma:svcrdma_wc_reply");
+	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_wc_recv missing (kernel < 6.1): a request is timed as received "
+		      "when an nfsd thread decodes it: the wait for a thread counts as network, not as the server's "
+		      "queue\n");
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:xprtrdma_chunk_wp missing (kernel < 6.1): those kernels add no "
 		      "padding segment to a Write chunk: nothing lost\n");
 	HAS_NOTE(&pl, "kernel probe: sunrpc:svc_stats_latency field client missing (kernel < 6.1): the caller "

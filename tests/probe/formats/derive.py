@@ -37,6 +37,7 @@ CLASSES = {
         'svcrdma_wc_send': ('rpcrdma_simple_cid_class', 'rpcrdma_send_completion_class'),
         'svcrdma_wc_reply': ('rpcrdma_simple_cid_class',),
         'svcrdma_read_finished': ('rpcrdma_simple_cid_class',),
+        'svcrdma_wc_recv': ('rpcrdma_receive_success_class',),
     },
 }
 SOCKADDRS = ('server', 'client')
