@@ -264,7 +264,9 @@ def check_window(w, recs, clean, what, rows):
                 check(abs(a - b - amount) <= tol, "%s %s: %s grew %+.2f ms, injected %+.2f ms (tolerance %.2f ms)"
                       % (w, op, s, (a - b) / 1e6, amount / 1e6, tol / 1e6))
         # what the fault did not touch
-        # the reference: the injected amount, or (unknown) what was found
+        # the reference: the injected amount, or (unknown, or a lower bound)
+        # what was found; a fault that did not take (nothing grew: failed
+        # above) has no scale for the rest
         ref = max([v for v in grows.values() if v and w != "slow"] or [max(found.values() or [0])])
         moved = {}
         for s in SEGS:

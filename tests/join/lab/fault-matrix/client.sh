@@ -42,9 +42,11 @@ for w in $FAULT_WINDOWS; do
     dir=$LAB_MNT
     [[ $w == slow ]] && dir=/mnt/slow
     fault_note "$w" work-start "$dir"
-    # the same load in every window, so the clean one is their control (each
-    # dd of 256 KB puts 4 RPCs in flight: 1 nfsd thread and 4 slots queue)
-    workload "$dir" 2 2 1
+    # the same load in every window, so the clean one is their control:
+    # each dd has one RPC in flight (64 KB syscalls, rsize 1 MB), so 10
+    # streams for 1 nfsd thread and a cut slot table to queue (with 5 the
+    # client's transport averaged 1.7 requests in use, no backlog)
+    workload "$dir" 4 4 2
     fault_note "$w" work-stop "$dir"
     client_inject "$w" off
     lab_signal "$w.disarm"

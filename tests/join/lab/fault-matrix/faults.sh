@@ -9,7 +9,7 @@ FAULT_SECS=${LAB_ARG_WINDOW_SECS:-8}   # workload seconds per window
 FAULT_DELAY_MS=20                      # netem delay, each side
 FAULT_LOSS_PCT=2                       # netem loss, the server's egress
 FAULT_DISK_MS=20                       # dm-delay write delay
-FAULT_SLOTS=4                          # rdma_slot_table_entries (the kernel's minimum)
+FAULT_SLOTS=2                          # rdma_slot_table_entries (the lowest the kernel takes)
 SLOW_DIR=$LAB_EXPORT/slow
 
 # fault_note WINDOW EVENT WHAT: one truth line on this guest's
@@ -86,7 +86,9 @@ client_inject() {
         slots) what="rdma_slot_table_entries $FAULT_SLOTS, remounted"
             if [[ $how == on ]]; then
                 umount /mnt/slow; umount "$LAB_MNT"
-                echo "$FAULT_SLOTS" > /proc/sys/sunrpc/rdma_slot_table_entries
+                # the sysctl refuses values under the kernel's minimum
+                echo "$FAULT_SLOTS" > /proc/sys/sunrpc/rdma_slot_table_entries 2> /dev/null ||
+                    echo 4 > /proc/sys/sunrpc/rdma_slot_table_entries
                 what+=" (reads back $(cat /proc/sys/sunrpc/rdma_slot_table_entries))"
                 client_mounts
             fi ;;
