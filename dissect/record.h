@@ -406,7 +406,7 @@ struct nfsrdma_record {
 	uint64_t f_uncert_ns;        /* the alignment's uncertainty (largest of its pairs) */
 	/* joined: segments and the verdict (src/join/verdict.c) */
 	uint64_t f_unc_ns[3];        /* per vantage (client, wire, server): its alignment's uncertainty; UINT64_MAX: unbounded */
-	uint64_t f_dir_unc_ns;       /* uncertainty of the net_out / net_back split */
+	uint64_t f_dir_unc_ns;       /* uncertainty of the net_out / net_back split; UINT64_MAX: unbounded, or no such pair */
 	uint64_t f_seg[REC_SEG_N];   /* enum rec_segment */
 	uint32_t f_seg_mask;         /* segments known */
 	uint16_t f_verdict;          /* places (bits) of the share holding most of f_total; 0: none */

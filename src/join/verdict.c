@@ -81,7 +81,7 @@ static void directions(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 {
 	const uint32_t both = (1u << REC_FP_NET_OUT) | (1u << REC_FP_NET_BACK);
 
-	r->f_dir_unc_ns = 0;
+	r->f_dir_unc_ns = UINT64_MAX;   /* no pair to split: JSON null */
 	if ((r->f_mask & both) != both || span_end(r, REC_FP_NET_OUT) != REC_FP_NET_OUT ||
 	    span_end(r, REC_FP_NET_BACK) != REC_FP_NET_BACK)
 		return;
