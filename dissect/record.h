@@ -412,7 +412,7 @@ struct nfsrdma_record {
 	uint16_t f_verdict;          /* places (bits) of the share holding most of f_total; 0: none */
 	uint16_t f_verdict_pm;       /* that share, per mille */
 	uint8_t  f_nplace;
-	struct rec_place_ns f_place[REC_FP_N];   /* f_total divided among places, largest first */
+	struct rec_place_ns f_place[REC_FP_N];   /* f_total divided among places, in the order of the phases; f_nplace of them */
 };
 
 /* The vantages of any record: older ones (and single-source producers
