@@ -167,12 +167,15 @@ static void add_place(struct nfsrdma_record *r, uint16_t places, uint64_t ns)
 }
 
 /* f_total divided among places; the network both sides hold, split by
- * the clock-free segments when the wire gave them */
+ * the clock-free segments when the wire gave them.  One place's time
+ * gathers in one[] (a span's usual case), a span of several in the
+ * record's list at once. */
 static void places(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 {
 	const uint16_t nets = PL(CLIENT_NET) | PL(SERVER_NET);
 	const uint32_t segs = (1u << REC_SEG_CLIENT_NET) | (1u << REC_SEG_SERVER_NET);
-	uint64_t both = 0;
+	uint64_t one[REC_PL_N] = { 0 }, both = 0;
+	uint16_t seen = 0;
 
 	r->f_nplace = 0;
 	for (unsigned p = 0; p < REC_FP_N; p++) {
@@ -180,19 +183,27 @@ static void places(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 			continue;
 		unsigned e = span_end(r, p);
 		uint16_t m = span_places(r, p, e, vs);
-		if (m == nets && (r->f_seg_mask & segs) == segs)
+		if (m && !(m & (m - 1))) {
+			one[__builtin_ctz(m)] += r->f_phase[p];
+			seen |= m;
+		} else if (m == nets && (r->f_seg_mask & segs) == segs) {
 			both += r->f_phase[p];
-		else
+		} else {
 			add_place(r, m, r->f_phase[p]);
+		}
 	}
 	if (both) {
 		uint64_t sc = r->f_seg[REC_SEG_CLIENT_NET], ss = r->f_seg[REC_SEG_SERVER_NET];
 		uint64_t srv = !(sc + ss) ? both / 2 :
 			       both < (1ull << 32) && ss < (1ull << 32) ? both * ss / (sc + ss) :
 			       (uint64_t)((unsigned __int128)both * ss / (sc + ss));
-		add_place(r, PL(SERVER_NET), srv);
-		add_place(r, PL(CLIENT_NET), both - srv);
+		one[REC_PL_SERVER_NET] += srv;
+		one[REC_PL_CLIENT_NET] += both - srv;
+		seen |= nets;
 	}
+	for (unsigned pl = 0; pl < REC_PL_N; pl++)
+		if ((seen & (1u << pl)) && one[pl] && r->f_nplace < REC_FP_N)
+			r->f_place[r->f_nplace++] = (struct rec_place_ns){ .ns = one[pl], .places = (uint16_t)(1u << pl) };
 	/* the verdict: the largest share (the earliest of equals) */
 	unsigned best = 0;
 	for (unsigned i = 1; i < r->f_nplace; i++)
