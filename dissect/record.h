@@ -86,11 +86,21 @@ static inline const char *rec_fphase_name(unsigned ph)
 	return ph < REC_FP_N ? n[ph] : "?";
 }
 
+/* rec.f_merged bit REC_FM_NET_PAIR: the clocks cannot tell net_out from
+ * net_back at this RPC (their alignment's uncertainty is over
+ * REC_DIR_MERGE_PM per mille of the two together): f_phase[REC_FP_NET_OUT]
+ * holds both, named "net_out+net_back", and net_back is not a phase of its
+ * own.  The two are not adjacent, but their sum needs no clock. */
+#define REC_FM_NET_PAIR (1u << 31)
+#define REC_DIR_MERGE_PM 250   /* uncertainty above this share of a one-way pair: merged */
+#define REC_DIR_SHOW_PM   50   /* above this share: a direction is printed with +/- */
+
 /* The name of fused phase ph as a record shows it: a merged span joins the
  * names of the phases it covers with '+' ("server_queue+pull+execute"). */
 static inline const char *rec_fphase_span_name(uint32_t merged, unsigned ph, char *buf, unsigned len)
 {
 	unsigned n = 0;
+	bool back = false;
 
 	if (!len)
 		return "";
@@ -100,12 +110,82 @@ static inline const char *rec_fphase_span_name(uint32_t merged, unsigned ph, cha
 			buf[n++] = '+';
 		while (*s && n + 1 < len)
 			buf[n++] = *s++;
+		back |= i == REC_FP_NET_BACK;
 		if (!(merged & (1u << i)))
 			break;
 	}
+	if (ph == REC_FP_NET_OUT && (merged & REC_FM_NET_PAIR) && !back)
+		for (const char *s = "+net_back"; *s && n + 1 < len; )
+			buf[n++] = *s++;
 	buf[n] = 0;
 	return buf;
 }
+
+/* Is fused phase ph inside a span that starts earlier (not a key of its
+ * own in any output)? */
+static inline bool rec_fphase_inside(uint32_t merged, uint32_t mask, unsigned ph)
+{
+	if (mask & (1u << ph))
+		return false;
+	if (ph == REC_FP_NET_BACK && (merged & REC_FM_NET_PAIR))
+		return true;
+	return ph && (merged & (1u << (ph - 1)));
+}
+
+/* Where an RPC's time went, in the words of a diagnosis: the places a
+ * joined record's time is divided among (docs/record.md "Segments and the
+ * verdict").  client_net / server_net: the network between the client
+ * (server) kernel and the capture point, both directions together. */
+enum rec_place {
+	REC_PL_CLIENT_HOST,   /* client_queue, client_send, client_done */
+	REC_PL_CLIENT_NET,
+	REC_PL_SERVER_NET,
+	REC_PL_SERVER_QUEUE,
+	REC_PL_EXECUTE,
+	REC_PL_PULL,
+	REC_PL_PUSH,
+	REC_PL_REPLY_WAIT,    /* reply_build: execute done .. the results leave */
+	REC_PL_N
+};
+static inline const char *rec_place_name(unsigned pl)
+{
+	static const char *const n[REC_PL_N] = { "client_host", "client_net", "server_net", "server_queue",
+						 "execute", "pull", "push", "reply_wait" };
+	return pl < REC_PL_N ? n[pl] : "?";
+}
+/* the same, as a sentence says it */
+static inline const char *rec_place_words(unsigned pl)
+{
+	static const char *const n[REC_PL_N] = { "client host", "client-side network", "server-side network",
+						 "server queue", "server execute", "argument pull", "result push",
+						 "reply wait" };
+	return pl < REC_PL_N ? n[pl] : "?";
+}
+
+/* rec.f_seg[]: clock-free network round trips of a joined record with the
+ * wire, and their one-way halves (which need the clocks) */
+enum rec_segment {
+	REC_SEG_CLIENT_NET,    /* (client reply - client Send) - (wire reply - wire call) */
+	REC_SEG_SERVER_NET,    /* (wire reply - wire call) - (server Send - server received) */
+	REC_SEG_CLIENT_OUT,    /* wire call - client Send */
+	REC_SEG_CLIENT_BACK,   /* client reply - wire reply */
+	REC_SEG_SERVER_OUT,    /* server received - wire call */
+	REC_SEG_SERVER_BACK,   /* wire reply - server Send */
+	REC_SEG_N
+};
+static inline const char *rec_seg_name(unsigned s)
+{
+	static const char *const n[REC_SEG_N] = { "client_net", "server_net", "client_net_out",
+						  "client_net_back", "server_net_out", "server_net_back" };
+	return s < REC_SEG_N ? n[s] : "?";
+}
+
+/* one share of a joined record's time: ns spent in a place, or in a span
+ * the data cannot divide among several (places: bits of enum rec_place) */
+struct rec_place_ns {
+	uint64_t ns;
+	uint16_t places;
+};
 
 /* rec.f_flags: what the join says about a fused record */
 enum rec_fuse_flags {
@@ -327,6 +407,15 @@ struct nfsrdma_record {
 	uint32_t f_mask;             /* phases that happened (bit of a merged span's first phase) */
 	uint32_t f_merged;           /* bit i: phase i merged with phase i + 1 */
 	uint64_t f_uncert_ns;        /* the alignment's uncertainty (largest of its pairs) */
+	/* joined: segments and the verdict (src/join/verdict.c) */
+	uint64_t f_unc_ns[3];        /* per vantage (client, wire, server): its alignment's uncertainty; UINT64_MAX: unbounded */
+	uint64_t f_dir_unc_ns;       /* uncertainty of the net_out / net_back split; UINT64_MAX: unbounded, or no such pair */
+	uint64_t f_seg[REC_SEG_N];   /* enum rec_segment */
+	uint32_t f_seg_mask;         /* segments known */
+	uint16_t f_verdict;          /* places (bits) of the share holding most of f_total; 0: none */
+	uint16_t f_verdict_pm;       /* that share, per mille */
+	uint8_t  f_nplace;
+	struct rec_place_ns f_place[REC_FP_N];   /* f_total divided among places, in the order of the phases; f_nplace of them */
 };
 /* Adds n resent packets to r's count, held at its most. */
 static inline void rec_add_retrans(struct nfsrdma_record *r, uint32_t n)

@@ -132,6 +132,10 @@ void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r)
 		unsigned last = p;
 		while (last + 1 < REC_FP_N && (r->f_merged & (1u << last)))
 			last++;
+		/* net_out+net_back (directions the clocks cannot give): the
+		 * span past the phases, REC_FP_N, marks the pair */
+		if (p == REC_FP_NET_OUT && last == p && (r->f_merged & REC_FM_NET_PAIR))
+			last = REC_FP_N;
 		struct span *sp = span_of(h, s, p, last);
 		if (sp)
 			observe(sp, r->f_phase[p]);
@@ -193,7 +197,8 @@ void coll_hist_write(const struct coll_hist *h, FILE *f)
 		for (unsigned k = 0; k < s->nsp; k++) {
 			const struct span *sp = &s->sp[k];
 			/* the span's name from a merged mask covering just it */
-			uint32_t m = (uint32_t)(((1u << sp->last) - 1) & ~((1u << sp->first) - 1));
+			uint32_t m = sp->last == REC_FP_N ? REC_FM_NET_PAIR :
+				     (uint32_t)(((1u << sp->last) - 1) & ~((1u << sp->first) - 1));
 			one(f, "nfsrdma_rpc_fused_phase_seconds", s, i == h->n, sp,
 			    rec_fphase_span_name(m, sp->first, span, sizeof(span)));
 		}

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "src/join/fuse.h"
+#include "src/join/verdict.h"
 
 void fuse_client_times(const struct nfsrdma_record *r, uint64_t t[RCT_N])
 {
@@ -126,6 +127,7 @@ void fuse_records(const struct nfsrdma_record *const in[JV_N], const struct fuse
 	out->f_clock = (uint8_t)(1u << ref);
 	out->f_flags = 0;
 	out->f_uncert_ns = 0;
+	memset(out->f_unc_ns, 0, sizeof(out->f_unc_ns));
 	memset(out->vt_client, 0, sizeof(out->vt_client));
 	memset(out->vt_server, 0, sizeof(out->vt_server));
 	memcpy(clk, clk_in, sizeof(clk));
@@ -144,6 +146,7 @@ void fuse_records(const struct nfsrdma_record *const in[JV_N], const struct fuse
 			out->f_flags |= RECFF_CLOCK_STEP;
 		if (v != ref && clk[v].uncertainty_ns > out->f_uncert_ns)
 			out->f_uncert_ns = clk[v].uncertainty_ns;
+		out->f_unc_ns[v] = v == ref ? 0 : clk[v].bounded ? clk[v].uncertainty_ns : UINT64_MAX;
 	}
 	if (in[JV_CLIENT] && clk[JV_CLIENT].known) {
 		const struct nfsrdma_record *c = in[JV_CLIENT];
@@ -316,4 +319,5 @@ void fuse_derive(struct nfsrdma_record *r)
 	}
 	if (first >= 0 && prev > first)
 		r->f_total = at[prev] - at[first];
+	verdict_derive(r, vs);
 }

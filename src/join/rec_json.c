@@ -19,7 +19,7 @@ struct jp {
 	unsigned idx[DEPTH_MAX];   /* element of the array at this depth */
 	int depth;
 	struct nfsrdma_record *r;
-	bool has_v, not_record;
+	bool has_v, not_record, has_unc_by;
 	const char *err;
 };
 
@@ -221,7 +221,12 @@ static int assign(struct jp *j, uint64_t u, const char *s)
 	}
 	if (s)
 		return 0;
-	if (!strcmp(top, "ts")) {
+	if (!strcmp(top, "uncertainty_by") && j->depth == 2) {
+		for (unsigned v = 0; v < 3; v++)
+			if (!strcmp(k, rec_vantage_name(1u << v)))
+				r->f_unc_ns[v] = u;
+		j->has_unc_by = true;
+	} else if (!strcmp(top, "ts")) {
 		static const char *const tk[] = { "call_first", "call_last", "read_first", "read_last",
 						  "write_first", "write_last", "reply_first", "reply_last" };
 		uint64_t *tf[] = { &r->t_call_first, &r->t_call_last, &r->t_read_first, &r->t_read_last,
@@ -362,7 +367,10 @@ static int value(struct jp *j)
 		if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n))
 			return fail(j, "a bad literal");
 		j->p += n;
-		return 0;   /* null: not seen (0 already) */
+		/* null: not seen (0 already); an uncertainty: unbounded */
+		if (*w == 'n' && j->depth == 2 && !strcmp(j->key[0], "uncertainty_by"))
+			return assign(j, UINT64_MAX, NULL);
+		return 0;
 	}
 	default: {
 		char num[32];
@@ -414,7 +422,12 @@ int rec_json_parse(const char *line, size_t len, struct nfsrdma_record *r, char 
 	if (r->transport == REC_TR_TCP || r->transport == REC_TR_UDP)
 		r->caller.ip_proto = r->callee.ip_proto = r->transport == REC_TR_TCP ? 6 : 17;
 	rec_derive(r);
-	if (rec_is_fused(r))
+	if (rec_is_fused(r)) {
+		/* written before the per-vantage uncertainty: the largest for each */
+		for (unsigned v = 0; v < 3 && !j.has_unc_by; v++)
+			if ((r->vantages & (1u << v)) && (1u << v) != r->f_clock)
+				r->f_unc_ns[v] = (r->f_flags & RECFF_UNBOUNDED) ? UINT64_MAX : r->f_uncert_ns;
 		fuse_derive(r);
+	}
 	return 0;
 }

@@ -24,7 +24,7 @@ void out_csv_header_fused(FILE *f)
 	fputs("ts_call,conn,xid,caller,callee,program,operation,status,vantages,uncertainty_ns,fuse_flags,fphases", f);
 	for (unsigned ph = 0; ph < REC_FP_N; ph++)
 		fprintf(f, ",ns_%s", rec_fphase_name(ph));
-	fputs(",ns_total,transport\n", f);
+	fputs(",ns_total,transport,seg_client_net,seg_server_net,verdict,verdict_share,dir_uncertainty_ns\n", f);
 }
 
 void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
@@ -52,8 +52,26 @@ void out_csv_fused(FILE *f, const struct nfsrdma_record *r)
 		fprintf(f, ",%" PRIu64, r->f_total);
 	else
 		fputc(',', f);
-	/* the transport last: readers by position keep their columns */
-	fprintf(f, ",%s\n", rec_transport_name(r->transport));
+	/* the transport, then what came after it: readers by position keep
+	 * their columns */
+	fprintf(f, ",%s", rec_transport_name(r->transport));
+	for (unsigned sg = REC_SEG_CLIENT_NET; sg <= REC_SEG_SERVER_NET; sg++)
+		if (r->f_seg_mask & (1u << sg))
+			fprintf(f, ",%" PRIu64, r->f_seg[sg]);
+		else
+			fputc(',', f);
+	fputc(',', f);
+	for (unsigned pl = 0, k = 0; pl < REC_PL_N; pl++)
+		if (r->f_verdict & (1u << pl))
+			fprintf(f, "%s%s", k++ ? "|" : "", rec_place_name(pl));
+	if (r->f_verdict)
+		fprintf(f, ",%u.%03u", r->f_verdict_pm / 1000, r->f_verdict_pm % 1000);
+	else
+		fputc(',', f);
+	if (r->f_dir_unc_ns != UINT64_MAX && (r->f_mask & (1u << REC_FP_NET_OUT)))
+		fprintf(f, ",%" PRIu64 "\n", r->f_dir_unc_ns);
+	else
+		fputs(",\n", f);
 }
 
 /* RFC 4180 quoting; the name is escaped first (out_csv_esc), so only

@@ -243,8 +243,7 @@ static void json_fused_ns(struct jb *j, const struct nfsrdma_record *r)
 
 	jkey(j, "ns");
 	for (unsigned ph = 0; ph < REC_FP_N; ph++) {
-		bool inside = ph && (r->f_merged & (1u << (ph - 1))) && !(r->f_mask & (1u << ph));
-		if (inside)
+		if (rec_fphase_inside(r->f_merged, r->f_mask, ph))
 			continue;
 		jb_c(j, first ? '{' : ',');
 		first = false;
@@ -260,6 +259,63 @@ static void json_fused_ns(struct jb *j, const struct nfsrdma_record *r)
 		jb_u(j, r->f_total);
 	else
 		jb_lit(j, "null");
+	jb_c(j, '}');
+}
+
+static void json_places(struct jb *j, uint16_t places)
+{
+	jb_c(j, '[');
+	for (unsigned pl = 0, n = 0; pl < REC_PL_N; pl++)
+		if (places & (1u << pl)) {
+			if (n++)
+				jb_c(j, ',');
+			jb_str(j, rec_place_name(pl));
+		}
+	jb_c(j, ']');
+}
+
+static void json_u_or_null(struct jb *j, bool known, uint64_t v)
+{
+	if (known)
+		jb_u(j, v);
+	else
+		jb_lit(j, "null");
+}
+
+/* The clock-free segments, the share of each place and the verdict
+ * (docs/record.md "Segments and the verdict") */
+static void json_verdict(struct jb *j, const struct nfsrdma_record *r)
+{
+	char share[16];
+
+	jkey(j, "seg");
+	for (unsigned sg = 0; sg < REC_SEG_N; sg++) {
+		jb_c(j, sg ? ',' : '{');
+		jb_str(j, rec_seg_name(sg));
+		jb_c(j, ':');
+		json_u_or_null(j, r->f_seg_mask & (1u << sg), r->f_seg[sg]);
+	}
+	jb_c(j, '}');
+	jkey(j, "places");
+	jb_c(j, '[');
+	for (unsigned i = 0; i < r->f_nplace && i < REC_FP_N; i++) {
+		jb_lit(j, i ? ",{\"place\":" : "{\"place\":");
+		json_places(j, r->f_place[i].places);
+		jb_lit(j, ",\"ns\":");
+		jb_u(j, r->f_place[i].ns);
+		jb_c(j, '}');
+	}
+	jb_c(j, ']');
+	jkey(j, "verdict");
+	if (!r->f_verdict) {
+		jb_lit(j, "null");
+		return;
+	}
+	jb_lit(j, "{\"place\":");
+	json_places(j, r->f_verdict);
+	snprintf(share, sizeof(share), "%u.%03u", r->f_verdict_pm / 1000, r->f_verdict_pm % 1000);
+	jb_lit(j, ",\"share\":");
+	jb_lit(j, share);
 	jb_c(j, '}');
 }
 
@@ -285,6 +341,20 @@ static void json_vantages(struct jb *j, const struct nfsrdma_record *r)
 		js(j, "clock", rec_vantage_name(r->f_clock));
 		ju(j, "fuse_flags", r->f_flags);
 		ju(j, "uncertainty_ns", r->f_uncert_ns);
+		jkey(j, "uncertainty_by");
+		bool any = false;
+		for (unsigned v = 0; v < 3; v++) {
+			if (!(r->vantages & (1u << v)))
+				continue;
+			jb_c(j, any ? ',' : '{');
+			any = true;
+			jb_str(j, rec_vantage_name(1u << v));
+			jb_c(j, ':');
+			json_u_or_null(j, r->f_unc_ns[v] != UINT64_MAX, r->f_unc_ns[v]);
+		}
+		jb_lit(j, any ? "}" : "{}");
+		jkey(j, "dir_uncertainty_ns");
+		json_u_or_null(j, r->f_dir_unc_ns != UINT64_MAX, r->f_dir_unc_ns);
 	}
 	jkey(j, "vt");
 	jb_c(j, '{');
@@ -417,6 +487,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 		json_vantages(j, r);
 	if (rec_is_fused(r)) {
 		json_fused_ns(j, r);
+		json_verdict(j, r);
 		if (r->vantages & REC_VT_WIRE)
 			json_wire_ns(j, r, "wire_ns");
 	} else {

@@ -27,6 +27,7 @@ struct split {
 	uint64_t total;
 	uint64_t ns[SPLIT_N];
 	bool none[SPLIT_N];
+	uint64_t unc[SPLIT_N];      /* a direction given with this +/- (0: none shown) */
 	char name[SPLIT_N][160];
 };
 
@@ -40,6 +41,7 @@ static void wire_split(const struct nfsrdma_record *r, struct split *sp)
 	for (unsigned i = 0; i < sp->n; i++) {
 		snprintf(sp->name[i], sizeof(sp->name[i]), "%s", rec_phase_name(ph[i]));
 		sp->none[i] = !rec_phase_seen(r, ph[i]);
+		sp->unc[i] = 0;
 	}
 }
 
@@ -56,10 +58,40 @@ static void fused_split(const struct nfsrdma_record *r, struct split *sp)
 	sp->n = n;
 	sp->known = r->f_mask != 0;
 	sp->total = dur_split(r->f_total, span, n, sp->ns);
+	/* a direction the clocks give, but not to a few per cent: say how well */
+	uint64_t pair = r->f_phase[REC_FP_NET_OUT] + r->f_phase[REC_FP_NET_BACK];
+	bool show = !(r->f_merged & REC_FM_NET_PAIR) && r->f_dir_unc_ns != UINT64_MAX &&
+		    (unsigned __int128)r->f_dir_unc_ns * 1000 > (unsigned __int128)pair * REC_DIR_SHOW_PM;
 	for (unsigned i = 0; i < n; i++) {
 		rec_fphase_span_name(r->f_merged, idx[i], sp->name[i], sizeof(sp->name[i]));
 		sp->none[i] = fused_none(r, idx[i]);
+		sp->unc[i] = show && (idx[i] == REC_FP_NET_OUT || idx[i] == REC_FP_NET_BACK) &&
+				     !(r->f_merged & (1u << idx[i])) ? r->f_dir_unc_ns : 0;
 	}
+}
+
+/* A joined record's verdict where the wire's line names its dominant
+ * phase: the place holding most of the time, or the places the data
+ * cannot tell apart ("client_net|server_net") */
+static void verdict_word(FILE *f, const struct nfsrdma_record *r)
+{
+	if (!r->f_verdict)
+		return;
+	fputc(' ', f);
+	for (unsigned pl = 0, n = 0; pl < REC_PL_N; pl++)
+		if (r->f_verdict & (1u << pl))
+			fprintf(f, "%s%s", n++ ? "|" : "", rec_place_name(pl));
+	fprintf(f, " %u%%", (r->f_verdict_pm + 5) / 10);
+}
+
+/* the clock-free round trips on each side of the capture point */
+static void seg_print(FILE *f, const struct nfsrdma_record *r)
+{
+	char d[24];
+
+	for (unsigned sg = REC_SEG_CLIENT_NET; sg <= REC_SEG_SERVER_NET; sg++)
+		if (r->f_seg_mask & (1u << sg))
+			fprintf(f, " %s %s", rec_seg_name(sg), fmt_dur0(r->f_seg[sg], d, sizeof(d)));
 }
 
 /* The phase that took most of the printed total and its share: what the
@@ -88,8 +120,11 @@ static void split_print(FILE *f, const struct split *sp)
 	char d[24];
 
 	fputs(" [", f);
-	for (unsigned i = 0; i < sp->n; i++)
+	for (unsigned i = 0; i < sp->n; i++) {
 		fprintf(f, "%s%s %s", i ? " " : "", sp->name[i], sp->none[i] ? "-" : fmt_dur0(sp->ns[i], d, sizeof(d)));
+		if (sp->unc[i])
+			fprintf(f, "+/-%s", fmt_dur(sp->unc[i], d, sizeof(d)));
+	}
 	fputc(']', f);
 }
 
@@ -172,7 +207,10 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 	if (r->flags & RECF_BACKCHANNEL)
 		fputs(" (backchannel)", f);
 	fprintf(f, " %s total %s", rec_status_str(r, st, sizeof(st)), sp.known ? fmt_dur0(sp.total, tot, sizeof(tot)) : "-");
-	dominant(f, &sp);
+	if (rec_is_fused(r))
+		verdict_word(f, r);
+	else
+		dominant(f, &sp);
 	fputs(" |", f);
 	if (r->fh_hash)
 		fprintf(f, " fh 0x%08" PRIx32, (uint32_t)r->fh_hash);
@@ -192,6 +230,7 @@ void out_line(FILE *f, const struct nfsrdma_record *r)
 				fprintf(f, "%s%s", n++ ? "+" : "", rec_vantage_name(v));
 		fputc(']', f);
 		split_print(f, &sp);
+		seg_print(f, r);
 		fused_flags(f, r);
 	} else {
 		split_print(f, &sp);

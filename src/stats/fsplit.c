@@ -73,7 +73,7 @@ static struct fs_ent *row_of(struct fsplit *f, unsigned dim, const struct nfsrdm
 	struct agg_key k;
 	struct agg_key_part tr = { { r->transport, 0, 0 }, 0x51ed27u + r->transport };
 	/* the shape and the dimension ride in the key's first word */
-	uint32_t shape = dim | vt << 4 | merged << 8;
+	uint32_t shape = dim | vt << 4 | (merged & REC_FM_NET_PAIR ? 0x80u : 0) | (merged & 0xffffffu) << 8;
 
 	agg_key_make(&k, shape, dim == AGG_OP ? opp : epp, dim == AGG_OP ? NULL : &tr, NULL);
 	struct fs_ent *e = agg_map_get(f->map, &k);
@@ -108,7 +108,7 @@ void fsplit_add(struct fsplit *f, const struct nfsrdma_record *r)
 	/* a merged span counts in its first phase; the phases inside it are 0 */
 	for (unsigned p = 0; p < REC_FP_N; p++)
 		ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
-	uint32_t merged = r->f_merged & ((1u << (REC_FP_N - 1)) - 1);
+	uint32_t merged = r->f_merged & (((1u << (REC_FP_N - 1)) - 1) | REC_FM_NET_PAIR);
 	unsigned vt = rec_vantages(r);
 	const struct rec_endpoint *client = r->flags & RECF_BACKCHANNEL ? &r->callee : &r->caller;
 	const struct rec_endpoint *server = r->flags & RECF_BACKCHANNEL ? &r->caller : &r->callee;
@@ -197,6 +197,10 @@ unsigned fsplit_spans(uint32_t merged, uint8_t first[REC_FP_N], uint8_t last[REC
 	unsigned n = 0;
 
 	for (unsigned p = 0; p < REC_FP_N; p++) {
+		/* net_back counted with net_out: no span of its own */
+		if (p == REC_FP_NET_BACK && (merged & REC_FM_NET_PAIR) && !(merged & (1u << p)) &&
+		    !(merged & (1u << (p - 1))))
+			continue;
 		first[n] = (uint8_t)p;
 		while (p + 1 < REC_FP_N && (merged & (1u << p)))
 			p++;

@@ -34,7 +34,9 @@ import os, re, subprocess, sys
 binp, tmp = sys.argv[1], sys.argv[2]
 # the split on the line: "[name dur name dur ...]" (a joined line's
 # "[client+wire]" before it has no durations)
-SPLIT = r"\[([a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-)(?: [a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-))*)\]"
+# (a direction given with its uncertainty: "net_out 9.5ms+/-1.1ms")
+D = r"(?:[0-9.]+(?:ns|us|ms|s)(?:\+/-[0-9.]+(?:ns|us|ms|s))?|-)"
+SPLIT = r"\[([a-z_+]+ " + D + r"(?: [a-z_+]+ " + D + r")*)\]"
 npass = nfail = 0
 def ok(c, what):
     global npass, nfail
@@ -54,7 +56,7 @@ def sums(lines, what):
             continue
         parts = sp.group(1).split()
         n += 1
-        s = sum(ns(v) for v in parts[1::2] if v != "-")
+        s = sum(ns(v.split("+/-")[0]) for v in parts[1::2] if v != "-")
         if s != ns(m.group(1)):
             bad.append("%s: phases %d ns, total %s" % (re.search(r"xid (\S+)", t).group(1), s, m.group(1)))
     ok(n > 0 and not bad, "%s: %d of %d text lines whose phases do not add up to the total: %s" %
@@ -104,7 +106,9 @@ PH = ["call", "queue", "pull", "server", "queue+server", "push", "wait", "reply"
 FIELDS = ",".join("nfsrdma.latency." + k for k in PH + ["total"])
 # the split on the line: "[name dur name dur ...]" (a joined line's
 # "[client+wire]" before it has no durations)
-SPLIT = r"\[([a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-)(?: [a-z_+]+ (?:[0-9.]+(?:ns|us|ms|s)|-))*)\]"
+# (a direction given with its uncertainty: "net_out 9.5ms+/-1.1ms")
+D = r"(?:[0-9.]+(?:ns|us|ms|s)(?:\+/-[0-9.]+(?:ns|us|ms|s))?|-)"
+SPLIT = r"\[([a-z_+]+ " + D + r"(?: [a-z_+]+ " + D + r")*)\]"
 npass = nfail = 0
 def ok(c, what):
     global npass, nfail

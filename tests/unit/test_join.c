@@ -213,12 +213,27 @@ static void test_offsets(bool v3client)
 	CHECK_EQ_U64(r->f_phase[REC_FP_PULL], 0);
 	CHECK_EQ_U64(r->f_phase[REC_FP_REPLY_BUILD], 5 * US);
 	CHECK_EQ_U64(r->f_phase[REC_FP_CLIENT_DONE], 5 * US);
-	CHECK_EQ_U64(r->f_merged, 0);
-	CHECK_EQ_U64(r->f_mask, (1u << REC_FP_N) - 1);
 	struct truth t = timeline(1999, T0);
-	int64_t e_out = (int64_t)r->f_phase[REC_FP_NET_OUT] - (int64_t)(t.srecv - t.send);
-	CHECK((uint64_t)(e_out < 0 ? -e_out : e_out) <= r->f_uncert_ns,
-	      "%s: net out off by %lld ns, uncertainty %llu", what, (long long)e_out, (unsigned long long)r->f_uncert_ns);
+	uint64_t pair = (t.srecv - t.send) + (t.crecv - t.ssend);
+	/* the directions only when the alignment resolves them; their sum
+	 * needs no clock */
+	if (r->f_merged & REC_FM_NET_PAIR) {
+		CHECK_EQ_U64(r->f_merged, REC_FM_NET_PAIR);
+		CHECK_EQ_U64(r->f_mask, ((1u << REC_FP_N) - 1) & ~(1u << REC_FP_NET_BACK));
+		CHECK_EQ_U64(r->f_phase[REC_FP_NET_OUT], pair);
+		CHECK(r->f_dir_unc_ns * 1000 > pair * REC_DIR_MERGE_PM, "%s: merged with dir uncertainty %llu of %llu",
+		      what, (unsigned long long)r->f_dir_unc_ns, (unsigned long long)pair);
+	} else {
+		CHECK_EQ_U64(r->f_merged, 0);
+		CHECK_EQ_U64(r->f_mask, (1u << REC_FP_N) - 1);
+		int64_t e_out = (int64_t)r->f_phase[REC_FP_NET_OUT] - (int64_t)(t.srecv - t.send);
+		CHECK((uint64_t)(e_out < 0 ? -e_out : e_out) <= r->f_dir_unc_ns,
+		      "%s: net out off by %lld ns, uncertainty %llu", what, (long long)e_out,
+		      (unsigned long long)r->f_dir_unc_ns);
+	}
+	/* the segments on each side of the capture: exact, clock-free */
+	CHECK_EQ_U64(r->f_seg[REC_SEG_CLIENT_NET], (t.crecv - t.send) - (t.w_reply - t.w_call));
+	CHECK_EQ_U64(r->f_seg[REC_SEG_SERVER_NET], (t.w_reply - t.w_call) - (t.ssend - t.srecv));
 	join_free(j);
 }
 
