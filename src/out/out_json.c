@@ -528,7 +528,9 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 	jb_c(j, '}');
 	ju(j, "credits_asked", r->credits_asked);
 	ju(j, "credits_granted", r->credits_granted);
-	ju(j, "rdma_retrans", r->rdma_retrans);
+	/* version 4 on (a version 3 record read back is written as it was) */
+	if (r->rec_version >= 4)
+		ju(j, "rdma_retrans", r->rdma_retrans);
 	if (r->nfindings) {
 		jkey(j, "findings");
 		jb_c(j, '[');
