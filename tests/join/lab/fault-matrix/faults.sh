@@ -64,7 +64,11 @@ server_inject() {
         slow) what="dm-delay write ${FAULT_DISK_MS}ms under $SLOW_DIR"
             [[ $how == on ]] && slow_table "$FAULT_DISK_MS" ;;
         threads) what="rpc.nfsd 1"
-            [[ $how == on ]] && rpc.nfsd 1 ;;
+            if [[ $how == on ]]; then
+                rpc.nfsd 1
+                # what the kernel took (6.12 showed no queueing at all)
+                what+=" (threads reads back $(cat /proc/fs/nfsd/threads 2> /dev/null || echo '?'))"
+            fi ;;
     esac
     if [[ $how == on ]]; then
         fault_note "$w" start "$what"
