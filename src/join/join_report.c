@@ -35,8 +35,13 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 			fputs("null", c->f);
 		else
 			fprintf(c->f, "%" PRIu64, e->uncertainty_ns);
-		fprintf(c->f, ",\"samples\":%" PRIu64 ",\"steps\":%u,\"bounded\":%s}", e->samples, e->steps,
-			e->bounded ? "true" : "false");
+		fprintf(c->f, ",\"samples\":%" PRIu64 ",\"steps\":%u,\"bounded\":%s,\"source\":\"%s\","
+			"\"causal_uncertainty_ns\":", e->samples, e->steps, e->bounded ? "true" : "false",
+			e->from_hosts ? "hosts" : "causal");
+		if (e->causal_uncertainty_ns == UINT64_MAX)
+			fputs("null}", c->f);
+		else
+			fprintf(c->f, "%" PRIu64 "}", e->causal_uncertainty_ns);
 		c->first = false;
 		return;
 	}
@@ -48,6 +53,9 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 	fprintf(c->f, ", drift %.3f ppm, %" PRIu64 " samples", e->drift_ppm, e->samples);
 	if (e->steps)
 		fprintf(c->f, ", %u clock steps", e->steps);
+	if (e->from_hosts)
+		fprintf(c->f, ", from the hosts' disciplined clocks (the causal bounds: +/- %.1f us)",
+			(double)e->causal_uncertainty_ns / 1e3);
 	fputc('\n', c->f);
 }
 
@@ -87,6 +95,8 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 	}
 	struct clk_ctx c = { f, names, false, true };
 	join_clock_each(j, clk_line, &c);
+	if (j->claims)
+		claims_report(j->claims, f, names, false);
 }
 
 void join_report_json(const struct join *j, FILE *f, const char *const *names)
@@ -105,5 +115,8 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 		s->stopped_after[0], s->stopped_after[1], s->stopped_after[2]);
 	struct clk_ctx c = { f, names, true, true };
 	join_clock_each(j, clk_line, &c);
+	fputs("],\"clock_claims\":[", f);
+	if (j->claims)
+		claims_report(j->claims, f, names, true);
 	fputs("]}\n", f);
 }
