@@ -646,7 +646,7 @@ int daemon_run(const struct daemon_cfg *c)
 	}
 
 	uint64_t next_sum = c->summary_interval > 0 ? clock_mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
-	uint64_t next_clock = daemon_clock_line(c->json && !d->record_clock, &d->agg_mu, clock_mono_ns());
+	uint64_t next_clock = daemon_clock_line(!d->record_clock, c->json, d->fw, d->cj, &d->agg_mu, clock_mono_ns());
 	rc = 0;
 	bool backlog = false;
 	while (!stop_flag) {
@@ -726,7 +726,7 @@ int daemon_run(const struct daemon_cfg *c)
 			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
 		}
 		if (next_clock && mnow >= next_clock)
-			next_clock = daemon_clock_line(true, &d->agg_mu, mnow);
+			next_clock = daemon_clock_line(true, c->json, d->fw, d->cj, &d->agg_mu, mnow);
 		if (c->exit_at_end && !d->col) {   /* a collector's peers have no end */
 			bool all = true;
 			for (unsigned i = 0; i < d->nsrc; i++)

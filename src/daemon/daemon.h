@@ -56,9 +56,13 @@ int daemon_check_tcp(const char *spec, char *err, size_t errlen);
 int daemon_listen_unix(const char *path, unsigned mode, char *err, size_t errlen);
 
 /* The host's clocks beside its live records, for a join elsewhere
- * (docs/record.md, "Host clocks"): one {"type":"clock"} line on stdout,
- * under mu, when on.  Returns when the next is due (0: never). */
+ * (docs/record.md, "Host clocks"): when on, one {"type":"clock"} line on
+ * stdout (json; under mu), to the collector (fw) and to this daemon's
+ * own join (cj).  Returns when the next is due (0: never). */
 #define DAEMON_CLOCK_LINE_NS (5ull * 1000000000ull)
-uint64_t daemon_clock_line(bool on, pthread_mutex_t *mu, uint64_t mono_now);
+struct forwarder;
+struct coll_join;
+uint64_t daemon_clock_line(bool on, bool json, struct forwarder *fw, struct coll_join *cj, pthread_mutex_t *mu,
+			   uint64_t mono_now);
 
 #endif

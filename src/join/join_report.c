@@ -120,3 +120,9 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 		claims_report(j->claims, f, names, true);
 	fputs("]}\n", f);
 }
+
+void join_report_claims_json(const struct join *j, FILE *f)
+{
+	if (j->claims)
+		claims_report(j->claims, f, NULL, true);
+}
