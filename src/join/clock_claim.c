@@ -245,7 +245,6 @@ int claims_apply(struct claims *c, unsigned a, unsigned b, uint64_t at_a, int rc
 	if (rc != 0 || a == b || a >= JOIN_MAX_HOSTS || b >= JOIN_MAX_HOSTS)
 		return rc;
 	out->from_hosts = false;
-	out->causal_uncertainty_ns = out->uncertainty_ns;
 	if (c->dirty)
 		blame(c);
 	/* one contradicting bound is enough not to use the pair's claims (the

@@ -140,7 +140,8 @@ static struct clock_sync *pair_get(struct join *j, unsigned a, unsigned b)
 	return *p;
 }
 
-static int causal_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+static inline int causal_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a,
+				struct clock_est *out)
 {
 	if (a >= JOIN_MAX_HOSTS || b >= JOIN_MAX_HOSTS)
 		return -EINVAL;
@@ -168,15 +169,23 @@ static int causal_clock(const struct join *j, unsigned a, unsigned b, uint64_t a
 
 /* The causal estimate, or the hosts' own clocks where both claim better
  * (clock_claim.h) */
-int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+static inline int clock_at(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
 {
+	/* clock_sync's answers are zeroed first: from_hosts false */
 	int rc = causal_clock(j, a, b, at_a, out);
 
-	if (rc == 0) {
-		out->from_hosts = false;
-		out->causal_uncertainty_ns = out->uncertainty_ns;
-	}
-	return j->claims ? claims_apply(j->claims, a, b, at_a, rc, out) : rc;
+	/* the hot path of every record: the claims only where a host sent lines */
+	return __builtin_expect(j->claims != NULL, 0) ? claims_apply(j->claims, a, b, at_a, rc, out) : rc;
+}
+
+int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+{
+	return clock_at(j, a, b, at_a, out);
+}
+
+int join_clock_causal(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+{
+	return causal_clock(j, a, b, at_a, out);
 }
 
 int join_clock_line(struct join *j, unsigned host, const char *line, size_t len, char *err, size_t errlen)
@@ -223,7 +232,7 @@ static void causal(struct join *j, unsigned hx, uint64_t tx, unsigned hy, uint64
 {
 	if (!tx || !ty || hx == hy)
 		return;
-	if (j->claims)
+	if (__builtin_expect(j->claims != NULL, 0))
 		claims_check(j->claims, hx, tx, hy, ty);
 	if (hx < hy)
 		clock_sync_a_to_b(pair_get(j, hx, hy), tx, ty);
@@ -285,7 +294,7 @@ static void emit_ent(struct join *j, uint32_t i, bool evicted)
 			continue;
 		in[v] = &e->rec[v];
 		struct clock_est est;
-		if (join_clock(j, e->host[ref], e->host[v], t_ref, &est) == 0) {
+		if (clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0) {
 			/* offset = v - ref: a time of v minus it is on ref's clock */
 			clk[v] = (struct fuse_clock){ .add_ns = -est.offset_ns, .uncertainty_ns = est.uncertainty_ns,
 						      .known = true, .bounded = est.bounded, .steps = est.steps };
@@ -374,7 +383,7 @@ static int mismatch(const struct join *j, const struct jent *e, const struct nfs
 			return 1;
 		struct clock_est est;
 		uint64_t tu = rec_time(o, u);
-		if (join_clock(j, e->host[u], h, tu, &est) < 0)
+		if (clock_at(j, e->host[u], h, tu, &est) < 0)
 			continue;  /* clocks not related yet: the XID decides */
 		if (est.uncertainty_ns >= j->o.match_ns)
 			continue;
@@ -429,7 +438,7 @@ static bool clock_settling(const struct join *j, const struct jent *e)
 
 	for (int v = 0; v < JV_N; v++) {
 		struct clock_est est;
-		if (v != ref && (e->have & (1u << v)) && join_clock(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
+		if (v != ref && (e->have & (1u << v)) && clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
 		    (est.unsettled || (est.steps && !est.bounded)))
 			return true;
 	}

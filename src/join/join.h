@@ -78,6 +78,8 @@ int join_clock(const struct join *j, unsigned host_a, unsigned host_b, uint64_t 
  * disciplined clock's claim, used for its pairs once checked (clock_claim.h).
  * 0; 1: not a clock line; -EINVAL (err says why), -ENOMEM, -ENOSPC. */
 int join_clock_line(struct join *j, unsigned host, const char *line, size_t len, char *err, size_t errlen);
+/* The same from the causal bounds alone (the host clocks never asked) */
+int join_clock_causal(const struct join *j, unsigned host_a, unsigned host_b, uint64_t at_a, struct clock_est *out);
 /* A prior of host b against host a (offset = b - a, e.g. from their wall
  * clocks): clock_sync_hint on their pair; the data override it. */
 int join_clock_hint(struct join *j, unsigned host_a, unsigned host_b, int64_t offset_ns,
