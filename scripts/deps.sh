@@ -10,7 +10,7 @@ declare -A GROUP=(
 	         libzmq3-dev"
 	[test]="tshark prometheus tmux ethtool iproute2 systemd gzip zstd xz-utils bzip2 libzmq3-dev"
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
-	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container"
+	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony"
 )
 
 groups=("$@")

@@ -25,12 +25,22 @@ struct coll_host {
 	uint64_t last_hint;
 };
 
+/* The last clock line of each sender ("" this daemon): a host of its
+ * (sender, vantage) made later gets it at once. */
+struct coll_clock {
+	char name[FWD_HOST_MAX + 1];
+	char line[FWD_CLOCK_MAX];
+	size_t len;
+};
+
 struct coll_join {
 	coll_emit_fn emit;
 	void *ctx;
 	struct join *join;
 	struct coll_host host[JOIN_MAX_HOSTS];
 	unsigned nhost;
+	struct coll_clock clk[JOIN_MAX_HOSTS];
+	unsigned nclk;
 	bool hints;
 	struct coll_join_stats st;
 };
@@ -75,6 +85,40 @@ void coll_join_free(struct coll_join *j)
 	free(j);
 }
 
+/* The wire's times are wall clock, the probes' monotonic (bpf_ktime). */
+static bool wall_clocked(unsigned vt) { return vt == REC_VT_WIRE; }
+
+/* A clock line relates a sender's monotonic clock to real time: it is
+ * the claim of its probe hosts (a wall-clocked host's would need its own
+ * reading of the capture's clock; not sent). */
+static void clock_to(struct coll_join *j, unsigned h, const struct coll_clock *c)
+{
+	char err[160];
+
+	if (!wall_clocked(j->host[h].vt) &&
+	    join_clock_line(j->join, h, c->line, c->len, err, sizeof(err)) == 0)
+		j->st.clock_lines++;
+}
+
+void coll_join_clock(struct coll_join *j, const char *sender, const char *line, size_t len)
+{
+	unsigned i;
+
+	if (len > FWD_CLOCK_MAX)
+		return;
+	for (i = 0; i < j->nclk && strcmp(j->clk[i].name, sender); i++)
+		;
+	if (i == JOIN_MAX_HOSTS)
+		return;
+	if (i == j->nclk)
+		snprintf(j->clk[j->nclk++].name, sizeof(j->clk[0].name), "%s", sender);
+	memcpy(j->clk[i].line, line, len);
+	j->clk[i].len = len;
+	for (unsigned h = 0; h < j->nhost; h++)
+		if (!strcmp(j->host[h].name, sender))
+			clock_to(j, h, &j->clk[i]);
+}
+
 static int host_of(struct coll_join *j, const char *name, unsigned vt)
 {
 	for (unsigned i = 0; i < j->nhost; i++)
@@ -85,11 +129,11 @@ static int host_of(struct coll_join *j, const char *name, unsigned vt)
 	struct coll_host *h = &j->host[j->nhost];
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->vt = vt;
+	for (unsigned i = 0; i < j->nclk; i++)
+		if (!strcmp(j->clk[i].name, name))
+			clock_to(j, j->nhost, &j->clk[i]);
 	return (int)j->nhost++;
 }
-
-/* The wire's times are wall clock, the probes' monotonic (bpf_ktime). */
-static bool wall_clocked(unsigned vt) { return vt == REC_VT_WIRE; }
 
 /* The sender's clock (of b's kind) at send against ours (of each local
  * host's kind) at receipt: offset b - a is that difference plus the
@@ -115,8 +159,14 @@ static void hint(struct coll_join *j, unsigned b, const struct fwd_meta *m, uint
 
 void coll_join_add(struct coll_join *j, const struct nfsrdma_record *r, const struct fwd_meta *m, uint64_t recv_ns)
 {
-	unsigned vt = rec_vantages(r);
 	int h;
+
+	if (!r) {   /* a forwarder's clock line */
+		if (m && m->kind == FWD_KIND_CLOCK)
+			coll_join_clock(j, m->host[0] ? m->host : "?", m->clock, m->clock_len);
+		return;
+	}
+	unsigned vt = rec_vantages(r);
 
 	if (m)
 		j->st.remote++;

@@ -26,6 +26,7 @@ struct coll_join_stats {
 	uint64_t local, remote;   /* records in, by origin */
 	uint64_t emitted;         /* fused records out */
 	uint64_t hosts_overflow;  /* records of a (host, vantage) past JOIN_MAX_HOSTS: not joined, counted */
+	uint64_t clock_lines;     /* hosts' clock lines given to the join (per probe host) */
 	uint64_t hints;           /* clock hints given to the join */
 };
 
@@ -37,7 +38,11 @@ struct coll_join *coll_join_new(coll_emit_fn emit, void *ctx, uint64_t wait_ns, 
 void coll_join_free(struct coll_join *j);
 /* A record of this daemon's own sources (m NULL) or a peer's (m: who sent
  * it and its clocks at send; recv_ns: this host's CLOCK_REALTIME at receipt). */
+/* r NULL: m is a forwarder's CLOCK message (its line to that sender's hosts) */
 void coll_join_add(struct coll_join *j, const struct nfsrdma_record *r, const struct fwd_meta *m, uint64_t recv_ns);
+/* A clock line of sender ("": this daemon's own sources), for its probe
+ * hosts, now and as they appear (docs/record.md, "Host clocks"). */
+void coll_join_clock(struct coll_join *j, const char *sender, const char *line, size_t len);
 /* Emits what waited long enough; returns how many went out in all so far. */
 uint64_t coll_join_poll(struct coll_join *j, uint64_t now_ns);
 /* End of the run: every waiting RPC out. */

@@ -23,9 +23,9 @@ static void each_pair(unsigned a, unsigned b, const struct clock_est *e, void *c
 	if (p->what == 0) {
 		fprintf(p->f, "%s{\"host_a\":\"%s\",\"vantage_a\":\"%s\",\"host_b\":\"%s\",\"vantage_b\":\"%s\","
 			"\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRIu64 ",\"drift_ppm\":%.3f,\"samples\":%" PRIu64
-			",\"steps\":%u,\"bounded\":%s}",
+			",\"steps\":%u,\"bounded\":%s,\"source\":\"%s\"}",
 			p->n ? "," : "", an, av, bn, bv, e->offset_ns, e->uncertainty_ns, e->drift_ppm, e->samples,
-			e->steps, e->bounded ? "true" : "false");
+			e->steps, e->bounded ? "true" : "false", e->from_hosts ? "hosts" : "causal");
 	} else {
 		fprintf(p->f, "nfsrdma_join_clock_%s_seconds{host_a=\"%s\",vantage_a=\"%s\",host_b=\"%s\","
 			"vantage_b=\"%s\"} %.9f\n", p->what == 1 ? "offset" : "uncertainty", an, av, bn, bv,
@@ -44,12 +44,14 @@ void coll_join_report_json(const struct coll_join *j, FILE *f)
 		",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"dup\":%" PRIu64
 		",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
 		",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "},\"rejected\":%" PRIu64 ",\"hosts_overflow\":%" PRIu64
-		",\"pending\":%" PRIu64 ",\"clocks\":[",
+		",\"pending\":%" PRIu64 ",\"clock_lines\":%" PRIu64 ",\"clocks\":[",
 		s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted, js->dup_xids, js->negative,
 		js->negative_by[0], js->negative_by[1], js->negative_by[2], js->negative_by[3], js->rejected,
-		s.hosts_overflow, js->pending);
+		s.hosts_overflow, js->pending, s.clock_lines);
 	struct pair_ctx p = { .f = f, .j = j, .what = 0 };
 	join_clock_each(coll_join_join(j), each_pair, &p);
+	fputs("],\"clock_claims\":[", f);   /* hosts numbered as the join numbers them */
+	join_report_claims_json(coll_join_join(j), f);
 	fputs("]}", f);
 }
 

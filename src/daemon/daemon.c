@@ -646,6 +646,7 @@ int daemon_run(const struct daemon_cfg *c)
 	}
 
 	uint64_t next_sum = c->summary_interval > 0 ? clock_mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
+	uint64_t next_clock = daemon_clock_line(!d->record_clock, c->json, d->fw, d->cj, &d->agg_mu, clock_mono_ns());
 	rc = 0;
 	bool backlog = false;
 	while (!stop_flag) {
@@ -678,9 +679,10 @@ int daemon_run(const struct daemon_cfg *c)
 		int timeout = qfd >= 0 ? 1000 : 50;
 		if (backlog)
 			timeout = 0;   /* drain stopped early: no wakeup is coming for what is left */
-		if (next_sum) {
+		uint64_t next_t = next_sum && (!next_clock || next_sum < next_clock) ? next_sum : next_clock;
+		if (next_t) {
 			uint64_t now = clock_mono_ns();
-			int left = now >= next_sum ? 0 : (int)((next_sum - now) / 1000000) + 1;
+			int left = now >= next_t ? 0 : (int)((next_t - now) / 1000000) + 1;
 			if (left < timeout)
 				timeout = left;
 		}
@@ -723,6 +725,8 @@ int daemon_run(const struct daemon_cfg *c)
 			print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
 		}
+		if (next_clock && mnow >= next_clock)
+			next_clock = daemon_clock_line(true, c->json, d->fw, d->cj, &d->agg_mu, mnow);
 		if (c->exit_at_end && !d->col) {   /* a collector's peers have no end */
 			bool all = true;
 			for (unsigned i = 0; i < d->nsrc; i++)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "src/stats/agg.h"
@@ -53,5 +54,15 @@ int daemon_check_tcp(const char *spec, char *err, size_t errlen);
 /* UNIX stream socket at path (a stale socket there is replaced; any other
  * file is not), mode applied.  Returns the fd or a negative errno. */
 int daemon_listen_unix(const char *path, unsigned mode, char *err, size_t errlen);
+
+/* The host's clocks beside its live records, for a join elsewhere
+ * (docs/record.md, "Host clocks"): when on, one {"type":"clock"} line on
+ * stdout (json; under mu), to the collector (fw) and to this daemon's
+ * own join (cj).  Returns when the next is due (0: never). */
+#define DAEMON_CLOCK_LINE_NS (5ull * 1000000000ull)
+struct forwarder;
+struct coll_join;
+uint64_t daemon_clock_line(bool on, bool json, struct forwarder *fw, struct coll_join *cj, pthread_mutex_t *mu,
+			   uint64_t mono_now);
 
 #endif

@@ -35,6 +35,7 @@ struct collector {
 	unsigned log_n;
 	uint64_t log_suppressed;
 	struct nfsrdma_record rec;
+	char clock[FWD_CLOCK_MAX];   /* a CLOCK message's line, copied out of it */
 };
 
 static struct coll_peer *peer_find(struct collector *k, const char *addr, uint64_t session, bool any_session)
@@ -322,6 +323,11 @@ size_t coll_drain(struct collector *k, size_t max, coll_record_fn fn, void *ctx)
 		/* a sender that splits a message into frames is not one of ours */
 		int rc = zdl.msg_more(&m) ? -FWD_ERR_FIELD
 					  : fwd_msg_decode(zdl.msg_data(&m), len, &meta, &k->rec, &off);
+		if (rc == 0 && meta.kind == FWD_KIND_CLOCK) {
+			/* the line points into the message, closed below */
+			memcpy(k->clock, meta.clock, meta.clock_len);
+			meta.clock = k->clock;
+		}
 		if (zdl.msg_more(&m)) {
 			/* drop the rest of the multipart message with it */
 			zmq_msg_t rest;
@@ -359,6 +365,13 @@ size_t coll_drain(struct collector *k, size_t max, coll_record_fn fn, void *ctx)
 			pthread_mutex_unlock(&k->mu);
 			log_info("collect: %s (%s) stopped after %" PRIu64 " records sent, %" PRIu64 " dropped there%s",
 				 meta.host, addr, meta.seq, meta.dropped, tail ? ", some lost on the way" : "");
+			continue;
+		}
+		if (meta.kind == FWD_KIND_CLOCK) {
+			/* no sequence number, no record: straight to the join */
+			struct coll_peer snap = p ? *p : (struct coll_peer){ 0 };
+			pthread_mutex_unlock(&k->mu);
+			fn(NULL, &meta, &snap, ctx);
 			continue;
 		}
 		k->st.received++;

@@ -197,6 +197,20 @@ void fwd_record(struct forwarder *f, const struct nfsrdma_record *r)
 		f->dropped++;
 }
 
+void fwd_clock(struct forwarder *f, const char *line, size_t len)
+{
+	if (!f->sock)
+		return;
+	f->meta.vantage = 0;
+	f->meta.seq = f->sent;
+	f->meta.dropped = f->dropped;
+	f->meta.realtime_ns = clock_wall_ns();
+	f->meta.mono_ns = clock_mono_ns();
+	size_t n = fwd_msg_encode_clock(f->buf, &f->meta, line, len);
+	if (n)
+		zdl.send(f->sock, f->buf, n, ZMQ_DONTWAIT);
+}
+
 void fwd_get_stats(const struct forwarder *f, struct fwd_stats *s)
 {
 	s->sent = f->sent;

@@ -48,6 +48,9 @@ int fwd_open(struct forwarder **out, const struct fwd_cfg *c, char *err, size_t 
 /* Queues one record for the collector without waiting; a full queue
  * (collector slow or away) drops it and counts it. */
 void fwd_record(struct forwarder *f, const struct nfsrdma_record *r);
+/* Queues the host's clock line (without its newline) the same way; a
+ * dropped one is not counted: the next comes 5 s later. */
+void fwd_clock(struct forwarder *f, const char *line, size_t len);
 void fwd_get_stats(const struct forwarder *f, struct fwd_stats *s);
 /* Reads the link's connection events (logged: connected, lost, refused);
  * the daemon calls it once per loop. */
@@ -85,7 +88,8 @@ int coll_open(struct collector **out, const struct fwd_cfg *c, char *err, size_t
 /* poll(2) over fds plus the collector's socket (zmq_poll); revents filled
  * for fds; returns as poll does. */
 int coll_poll(struct collector *k, struct pollfd *fds, int nfds, int timeout_ms);
-/* Receives up to max waiting messages, hands each good record to fn;
+/* Receives up to max waiting messages, hands each good record to fn
+ * (and each clock line: r NULL, m->clock set);
  * returns how many messages were taken. */
 size_t coll_drain(struct collector *k, size_t max, coll_record_fn fn, void *ctx);
 void coll_get_stats(struct collector *k, struct coll_stats *s);

@@ -46,6 +46,23 @@ size_t fwd_msg_encode_end(uint8_t *buf, const struct fwd_meta *m)
 	return (size_t)(p + hl - buf);
 }
 
+size_t fwd_msg_encode_clock(uint8_t *buf, const struct fwd_meta *m, const char *line, size_t len)
+{
+	size_t hl = strnlen(m->host, FWD_HOST_MAX);
+
+	if (!len || len > FWD_CLOCK_MAX)
+		return 0;
+	uint8_t *p = header(buf, m, FWD_KIND_CLOCK, NFSRDMA_RECORD_VERSION, (uint16_t)len, 0, 0, hl);
+	p = put64(p, m->session);
+	p = put64(p, m->seq);
+	p = put64(p, m->dropped);
+	p = put64(p, m->realtime_ns);
+	p = put64(p, m->mono_ns);
+	memcpy(p, m->host, hl);
+	memcpy(p + hl, line, len);
+	return (size_t)(p + hl + len - buf);
+}
+
 size_t fwd_msg_encode(uint8_t *buf, const struct fwd_meta *m, const struct nfsrdma_record *r)
 {
 	size_t hl = strnlen(m->host, FWD_HOST_MAX);
@@ -118,25 +135,26 @@ int fwd_msg_decode(const uint8_t *buf, size_t len, struct fwd_meta *m, struct nf
 	m->mono_ns = cur_le64(&c, "monotonic");
 	if (!cur_ok(&c))
 		return fail(&c, off, FWD_ERR_SHORT);
-	bool end = kind == FWD_KIND_END;
-	if (mv == FWD_MSG_VERSION && (kind > FWD_KIND_END || pad)) {
+	bool end = kind == FWD_KIND_END, clk = kind == FWD_KIND_CLOCK;
+	if (mv == FWD_MSG_VERSION && (kind > FWD_KIND_CLOCK || pad)) {
 		c.off = 13;
 		return fail(&c, off, FWD_ERR_FIELD);
 	}
-	if (mv != FWD_MSG_VERSION || recv != NFSRDMA_RECORD_VERSION || fixed != (end ? 0 : FWD_REC_FIXED)) {
+	if (mv != FWD_MSG_VERSION || recv != NFSRDMA_RECORD_VERSION ||
+	    (clk ? !fixed || fixed > FWD_CLOCK_MAX : fixed != (end ? 0 : FWD_REC_FIXED))) {
 		c.off = mv != FWD_MSG_VERSION ? 4 : 6;
 		return fail(&c, off, FWD_ERR_VERSION);
 	}
-	if (nf > REC_MAX_FINDINGS || no > REC_MAX_OPS || hl > FWD_HOST_MAX || hl == 0 || kind > FWD_KIND_END ||
-	    (end && (nf || no))) {
+	if (nf > REC_MAX_FINDINGS || no > REC_MAX_OPS || hl > FWD_HOST_MAX || hl == 0 || kind > FWD_KIND_CLOCK ||
+	    ((end || clk) && (nf || no)) || (clk && vantage)) {
 		c.off = 10;
 		return fail(&c, off, FWD_ERR_FIELD);
 	}
 	const uint8_t *host = cur_bytes(&c, hl, "host");
-	const uint8_t *fix = cur_bytes(&c, end ? 0 : FWD_REC_FIXED, "record");
+	const uint8_t *fix = cur_bytes(&c, end ? 0 : clk ? fixed : FWD_REC_FIXED, clk ? "clock line" : "record");
 	const uint8_t *fd = cur_bytes(&c, nf * sizeof(r->finding[0]), "findings");
 	const uint8_t *od = cur_bytes(&c, no * sizeof(r->ops[0]), "ops");
-	const uint8_t *vt = cur_bytes(&c, end ? 0 : FWD_REC_VT_LEN, "vantage part");
+	const uint8_t *vt = cur_bytes(&c, end || clk ? 0 : FWD_REC_VT_LEN, "vantage part");
 	if (!host || !fix || !fd || !od || !vt)
 		return fail(&c, off, FWD_ERR_SHORT);
 	if (cur_left(&c))
@@ -151,6 +169,17 @@ int fwd_msg_decode(const uint8_t *buf, size_t len, struct fwd_meta *m, struct nf
 	}
 	if (end)
 		return 0;
+	if (clk) {
+		/* a JSON line for the join's bounded reader: printable ASCII */
+		for (unsigned i = 0; i < fixed; i++)
+			if (fix[i] < 0x20 || fix[i] >= 0x7f) {
+				c.off = FWD_HDR_LEN + hl + i;
+				return fail(&c, off, FWD_ERR_FIELD);
+			}
+		m->clock = (const char *)fix;
+		m->clock_len = fixed;
+		return 0;
+	}
 	memset(r, 0, sizeof(*r));
 	memcpy(r, fix, FWD_REC_FIXED);
 	memcpy(r->finding, fd, nf * sizeof(r->finding[0]));

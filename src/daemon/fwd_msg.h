@@ -20,7 +20,13 @@
  * only its own record version; a mismatch is a refused message, counted.
  * A forwarder that stops sends a last message of kind END: header and
  * host, no record, seq = how many it sent, so the collector can count
- * what was still in flight as lost. */
+ * what was still in flight as lost.
+ * Every 5 s a live forwarder sends its host's clock line (kind CLOCK):
+ * header and host, then the {"type":"clock"} JSON line itself (fixed
+ * length = its length, 1 .. FWD_CLOCK_MAX, printable ASCII, no newline),
+ * vantage 0, no findings or ops; seq = records sent so far (it takes no
+ * number).  A collector of before this kind refuses it (counted as
+ * malformed) and goes on. */
 #ifndef NFSRDMA_FWD_MSG_H
 #define NFSRDMA_FWD_MSG_H
 
@@ -37,7 +43,9 @@
 #define FWD_REC_VT_LEN  (offsetof(struct nfsrdma_record, f_phase) - FWD_REC_VT_OFF)
 #define FWD_MSG_MAX     (FWD_HDR_LEN + FWD_HOST_MAX + sizeof(struct nfsrdma_record))
 
-enum fwd_kind { FWD_KIND_RECORD = 0, FWD_KIND_END = 1 };
+#define FWD_CLOCK_MAX   1024
+
+enum fwd_kind { FWD_KIND_RECORD = 0, FWD_KIND_END = 1, FWD_KIND_CLOCK = 2 };
 
 struct fwd_meta {
 	uint8_t  kind;                   /* enum fwd_kind */
@@ -47,6 +55,8 @@ struct fwd_meta {
 	uint64_t seq;                    /* messages this session queued before this one */
 	uint64_t dropped;                /* records the sender's full queue dropped so far */
 	uint64_t realtime_ns, mono_ns;   /* sender's clocks when it queued the message */
+	const char *clock;               /* kind CLOCK: the line, in the decoded buffer */
+	size_t clock_len;
 };
 
 /* Writes the message into buf (at least FWD_MSG_MAX bytes); returns its length. */
@@ -54,6 +64,10 @@ size_t fwd_msg_encode(uint8_t *buf, const struct fwd_meta *m, const struct nfsrd
 
 /* The END message (fixed length 0, no record); m->seq = records sent. */
 size_t fwd_msg_encode_end(uint8_t *buf, const struct fwd_meta *m);
+
+/* A CLOCK message carrying line (len bytes, its newline not included);
+ * 0 when len is 0 or above FWD_CLOCK_MAX. */
+size_t fwd_msg_encode_clock(uint8_t *buf, const struct fwd_meta *m, const char *line, size_t len);
 
 /* Why a message was refused (fwd_msg_decode's negative return). */
 enum fwd_msg_err {

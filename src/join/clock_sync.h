@@ -70,6 +70,7 @@ struct clock_est {
 	uint32_t steps;          /* clock steps detected (inconsistent bounds) so far */
 	bool     bounded;        /* both directions seen: the estimate is an interval, not a guess */
 	bool     unsettled;      /* a step or a jump is being confirmed: ask again later if you can */
+	bool     from_hosts;     /* the join's: the hosts' disciplined clocks, not the bounds (clock_claim.h) */
 };
 int clock_sync_estimate(const struct clock_sync *, uint64_t at_a_ns, struct clock_est *out); /* 0 or -ENODATA */
 uint64_t clock_sync_a_to_b_time(const struct clock_sync *, uint64_t a_ns);  /* map a time of A onto B */

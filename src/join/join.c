@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ void join_free(struct join *j)
 		return;
 	for (size_t i = 0; i < JOIN_MAX_HOSTS * JOIN_MAX_HOSTS; i++)
 		clock_sync_free(j->pair[i]);
+	claims_free(j->claims);
 	free(j->ent);
 	free(j->bucket);
 	free(j);
@@ -138,7 +140,8 @@ static struct clock_sync *pair_get(struct join *j, unsigned a, unsigned b)
 	return *p;
 }
 
-int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+static inline int causal_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a,
+				struct clock_est *out)
 {
 	if (a >= JOIN_MAX_HOSTS || b >= JOIN_MAX_HOSTS)
 		return -EINVAL;
@@ -164,6 +167,43 @@ int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, stru
 	return 0;
 }
 
+/* The causal estimate, or the hosts' own clocks where both claim better
+ * (clock_claim.h) */
+static inline int clock_at(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+{
+	/* clock_sync's answers are zeroed first: from_hosts false */
+	int rc = causal_clock(j, a, b, at_a, out);
+
+	/* the hot path of every record: the claims only where a host sent lines */
+	return __builtin_expect(j->claims != NULL, 0) ? claims_apply(j->claims, a, b, at_a, rc, out) : rc;
+}
+
+int join_clock(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+{
+	return clock_at(j, a, b, at_a, out);
+}
+
+int join_clock_causal(const struct join *j, unsigned a, unsigned b, uint64_t at_a, struct clock_est *out)
+{
+	return causal_clock(j, a, b, at_a, out);
+}
+
+int join_clock_line(struct join *j, unsigned host, const char *line, size_t len, char *err, size_t errlen)
+{
+	struct claim_line l;
+	int rc = claim_parse(line, len, &l, err, errlen);
+
+	if (rc)
+		return rc;
+	if (host >= JOIN_MAX_HOSTS || (!j->claims && !(j->claims = claims_new())) ||
+	    (rc = claims_add(j->claims, host, &l)) < 0) {
+		snprintf(err, errlen, "a clock line not kept (%s)", host >= JOIN_MAX_HOSTS ? "host out of range" :
+			 !j->claims ? "out of memory" : "the host's 2^20 lines are full");
+		return host >= JOIN_MAX_HOSTS ? -EINVAL : rc < 0 ? rc : -ENOMEM;
+	}
+	return 0;
+}
+
 int join_clock_hint(struct join *j, unsigned a, unsigned b, int64_t offset_ns, uint64_t uncertainty_ns)
 {
 	if (a >= JOIN_MAX_HOSTS || b >= JOIN_MAX_HOSTS || a == b)
@@ -182,7 +222,7 @@ void join_clock_each(const struct join *j,
 		for (unsigned b = a + 1; b < JOIN_MAX_HOSTS; b++) {
 			struct clock_est e;
 			const struct clock_sync *p = j->pair[a * JOIN_MAX_HOSTS + b];
-			if (p && clock_sync_estimate(p, j->host_now[a], &e) == 0)
+			if (p && join_clock(j, a, b, j->host_now[a], &e) == 0)
 				fn(a, b, &e, ctx);
 		}
 }
@@ -192,6 +232,8 @@ static void causal(struct join *j, unsigned hx, uint64_t tx, unsigned hy, uint64
 {
 	if (!tx || !ty || hx == hy)
 		return;
+	if (__builtin_expect(j->claims != NULL, 0))
+		claims_check(j->claims, hx, tx, hy, ty);
 	if (hx < hy)
 		clock_sync_a_to_b(pair_get(j, hx, hy), tx, ty);
 	else
@@ -252,7 +294,7 @@ static void emit_ent(struct join *j, uint32_t i, bool evicted)
 			continue;
 		in[v] = &e->rec[v];
 		struct clock_est est;
-		if (join_clock(j, e->host[ref], e->host[v], t_ref, &est) == 0) {
+		if (clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0) {
 			/* offset = v - ref: a time of v minus it is on ref's clock */
 			clk[v] = (struct fuse_clock){ .add_ns = -est.offset_ns, .uncertainty_ns = est.uncertainty_ns,
 						      .known = true, .bounded = est.bounded, .steps = est.steps };
@@ -341,7 +383,7 @@ static int mismatch(const struct join *j, const struct jent *e, const struct nfs
 			return 1;
 		struct clock_est est;
 		uint64_t tu = rec_time(o, u);
-		if (join_clock(j, e->host[u], h, tu, &est) < 0)
+		if (clock_at(j, e->host[u], h, tu, &est) < 0)
 			continue;  /* clocks not related yet: the XID decides */
 		if (est.uncertainty_ns >= j->o.match_ns)
 			continue;
@@ -396,7 +438,7 @@ static bool clock_settling(const struct join *j, const struct jent *e)
 
 	for (int v = 0; v < JV_N; v++) {
 		struct clock_est est;
-		if (v != ref && (e->have & (1u << v)) && join_clock(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
+		if (v != ref && (e->have & (1u << v)) && clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
 		    (est.unsettled || (est.steps && !est.bounded)))
 			return true;
 	}

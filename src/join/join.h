@@ -74,6 +74,12 @@ const struct join_stats *join_stats(const struct join *j);
  * at_a of a; 0 or -ENODATA (no pair of their records seen). */
 int join_clock(const struct join *j, unsigned host_a, unsigned host_b, uint64_t at_a,
 	       struct clock_est *out);
+/* A {"type":"clock"} line of host's (docs/record.md, "Host clocks"): its
+ * disciplined clock's claim, used for its pairs once checked (clock_claim.h).
+ * 0; 1: not a clock line; -EINVAL (err says why), -ENOMEM, -ENOSPC. */
+int join_clock_line(struct join *j, unsigned host, const char *line, size_t len, char *err, size_t errlen);
+/* The same from the causal bounds alone (the host clocks never asked) */
+int join_clock_causal(const struct join *j, unsigned host_a, unsigned host_b, uint64_t at_a, struct clock_est *out);
 /* A prior of host b against host a (offset = b - a, e.g. from their wall
  * clocks): clock_sync_hint on their pair; the data override it. */
 int join_clock_hint(struct join *j, unsigned host_a, unsigned host_b, int64_t offset_ns,
@@ -88,5 +94,7 @@ void join_clock_each(const struct join *j,
  * object {"type":"join",...}. */
 void join_report(const struct join *j, FILE *f, const char *const *host_names);
 void join_report_json(const struct join *j, FILE *f, const char *const *host_names);
+/* The hosts' clock claims only: the elements of the JSON clock_claims array */
+void join_report_claims_json(const struct join *j, FILE *f);
 
 #endif

@@ -63,11 +63,16 @@ int join_read_file(struct join *j, const char *path, unsigned host, struct join_
 			continue;
 		int rc = (size_t)n >= LINE_MAX_BYTES ? -E2BIG : rec_json_parse(line, (size_t)n, r, err, sizeof(err));
 		if (rc == 1) {
-			st->skipped++;
-			continue;
-		}
-		if (rc == 0 && (rc = join_add(j, r, host)) < 0)
+			/* a host's clock line goes to the join; other non-records are skipped */
+			rc = join_clock_line(j, host, line, (size_t)n, err, sizeof(err));
+			if (rc >= 0) {
+				st->clock_lines += rc == 0;
+				st->skipped += rc == 1;
+				continue;
+			}
+		} else if (rc == 0 && (rc = join_add(j, r, host)) < 0) {
 			snprintf(err, sizeof(err), "a record of no single vantage (source %u)", r->source);
+		}
 		if (rc < 0) {
 			/* each bad line named, up to a point: a file of junk
 			 * is one screen of errors and a count, not a flood */

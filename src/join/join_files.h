@@ -10,6 +10,7 @@
 
 struct join_file_stats {
 	uint64_t lines, records, skipped, bad;   /* skipped: JSON lines that are not records */
+	uint64_t clock_lines;                    /* the host's {"type":"clock"} lines */
 };
 
 /* The vantage (REC_VT_*) of the file's first record, 0 if it has none;

@@ -2,6 +2,7 @@
 #ifndef NFSRDMA_JOIN_INT_H
 #define NFSRDMA_JOIN_INT_H
 
+#include "src/join/clock_claim.h"
 #include "src/join/fuse.h"
 #include "src/join/join.h"
 
@@ -43,6 +44,7 @@ struct join {
 		uint32_t n;
 		struct { uint32_t waiting, arrived, xid; } split[JOIN_STEP_CONFIRM];
 	} stepc[JOIN_MAX_HOSTS * JOIN_MAX_HOSTS];
+	struct claims *claims;   /* hosts' clock lines; NULL until one comes */
 	struct join_stats st;
 	struct nfsrdma_record out;
 };

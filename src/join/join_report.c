@@ -16,6 +16,7 @@ static const char *host_name(const char *const *names, unsigned h, char *buf, si
 }
 
 struct clk_ctx {
+	const struct join *j;
 	FILE *f;
 	const char *const *names;
 	bool json, first;
@@ -25,6 +26,11 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 {
 	struct clk_ctx *c = p;
 	char ba[32], bb[32];
+	struct clock_est ce;
+	uint64_t causal = e->uncertainty_ns;
+
+	if (e->from_hosts)
+		causal = join_clock_causal(c->j, a, b, c->j->host_now[a], &ce) == 0 ? ce.uncertainty_ns : UINT64_MAX;
 	const char *na = host_name(c->names, a, ba, sizeof(ba)), *nb = host_name(c->names, b, bb, sizeof(bb));
 
 	if (c->json) {
@@ -35,8 +41,13 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 			fputs("null", c->f);
 		else
 			fprintf(c->f, "%" PRIu64, e->uncertainty_ns);
-		fprintf(c->f, ",\"samples\":%" PRIu64 ",\"steps\":%u,\"bounded\":%s}", e->samples, e->steps,
-			e->bounded ? "true" : "false");
+		fprintf(c->f, ",\"samples\":%" PRIu64 ",\"steps\":%u,\"bounded\":%s,\"source\":\"%s\","
+			"\"causal_uncertainty_ns\":", e->samples, e->steps, e->bounded ? "true" : "false",
+			e->from_hosts ? "hosts" : "causal");
+		if (causal == UINT64_MAX)
+			fputs("null}", c->f);
+		else
+			fprintf(c->f, "%" PRIu64 "}", causal);
 		c->first = false;
 		return;
 	}
@@ -48,6 +59,9 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 	fprintf(c->f, ", drift %.3f ppm, %" PRIu64 " samples", e->drift_ppm, e->samples);
 	if (e->steps)
 		fprintf(c->f, ", %u clock steps", e->steps);
+	if (e->from_hosts)
+		fprintf(c->f, ", from the hosts' disciplined clocks (the causal bounds: +/- %.1f us)",
+			(double)causal / 1e3);
 	fputc('\n', c->f);
 }
 
@@ -85,8 +99,10 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 			fprintf(f, "join: the %s vantage stopped: the last %" PRIu64 " RPCs lack it\n", vname[v],
 				s->stopped_after[v]);
 	}
-	struct clk_ctx c = { f, names, false, true };
+	struct clk_ctx c = { j, f, names, false, true };
 	join_clock_each(j, clk_line, &c);
+	if (j->claims)
+		claims_report(j->claims, f, names, false);
 }
 
 void join_report_json(const struct join *j, FILE *f, const char *const *names)
@@ -103,7 +119,16 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 		s->retransmits, s->dup_xids, s->negative, s->negative_by[0], s->negative_by[1], s->negative_by[2],
 		s->negative_by[3], s->unaligned, s->missing[0], s->missing[1], s->missing[2],
 		s->stopped_after[0], s->stopped_after[1], s->stopped_after[2]);
-	struct clk_ctx c = { f, names, true, true };
+	struct clk_ctx c = { j, f, names, true, true };
 	join_clock_each(j, clk_line, &c);
+	fputs("],\"clock_claims\":[", f);
+	if (j->claims)
+		claims_report(j->claims, f, names, true);
 	fputs("]}\n", f);
+}
+
+void join_report_claims_json(const struct join *j, FILE *f)
+{
+	if (j->claims)
+		claims_report(j->claims, f, NULL, true);
 }

@@ -6,6 +6,8 @@
 # in the server guest; each run checked by tests/join/lab/check.py.
 # fuse-nfs41 also steps the server's wall clock back 30 min mid-run (the
 # live capture's clock; LAB_ARG_STEP): the live join must follow it.
+# fuse-chrony: chrony on both guests, the hosts' clock lines used by the
+# join, then a lying clock it must name (tests/join/lab/check_chrony.py).
 # Ends with "fuse-lab: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,15 +25,15 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fuse-lab.XXXXXX")
 [ "${LAB_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
 
-run() {   # scenario [step-seconds]
-    local sc=$1 step=${2:-} out="$tmp/$1" line p f
+run() {   # scenario [step-seconds [checker]]
+    local sc=$1 step=${2:-} checker=${3:-check.py} out="$tmp/$1" line p f
     if ! LAB_ARG_NFSRDMAD=$O/bin/nfsrdmad LAB_ARG_STEP=$step \
             tests/lab/run-scenario "tests/join/lab/$sc" "$out" > "$tmp/$sc.log" 2>&1; then
         say_fail "scenario $sc did not run:"; tail -5 "$tmp/$sc.log"
         tail -20 "$out"/*.err "$out"/*.console 2>/dev/null | tail -40
         return
     fi
-    line=$(python3 tests/join/lab/check.py "$out" "$O/bin/nfsrdma-dissect" ${step:+--step} 2>&1)
+    line=$(python3 "tests/join/lab/$checker" "$out" "$O/bin/nfsrdma-dissect" ${step:+--step} 2>&1)
     printf '%s\n' "$line"
     read -r p f < <(sed -nE "s/^$sc: ([0-9]+) passed, ([0-9]+) failed\$/\\1 \\2/p" <<<"$line")
     if [ -z "${p:-}" ]; then say_fail "check.py $sc gave no count"; return; fi
@@ -40,5 +42,6 @@ run() {   # scenario [step-seconds]
 
 run fuse-nfs3
 run fuse-nfs41 1800
+run fuse-chrony "" check_chrony.py
 echo "fuse-lab: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -132,6 +132,34 @@ static void codec(void)
 	b2[13] = 7;                           /* no such kind */
 	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
 
+	/* a clock line: header, host, the line; hostile ones refused */
+	static const char line[] = "{\"type\":\"clock\",\"mono_ns\":5,\"realtime_ns\":7}";
+	struct fwd_meta cm = m;
+	cm.vantage = 0;
+	n = fwd_msg_encode_clock(buf, &cm, line, strlen(line));
+	CHECK_EQ_U64(n, FWD_HDR_LEN + 8 + strlen(line));
+	CHECK_EQ_U64(fwd_msg_decode(buf, n, &mo, &out, &off), 0);
+	CHECK_EQ_U64(mo.kind, FWD_KIND_CLOCK);
+	CHECK(mo.clock_len == strlen(line) && mo.clock && !memcmp(mo.clock, line, mo.clock_len), "the line back");
+	CHECK_EQ_STR(mo.host, "client-a");
+	CHECK_EQ_U64(fwd_msg_decode(buf, n - 1, &mo, &out, &off), (uint64_t)-FWD_ERR_SHORT);
+	memcpy(b2, buf, n);
+	b2[n - 3] = '\n';                     /* a control byte: not one line of JSON */
+	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+	CHECK_EQ_U64(off, n - 3);
+	memcpy(b2, buf, n);
+	b2[5] = REC_SRC_WIRE;                 /* a clock line is of no vantage */
+	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+	memcpy(b2, buf, n);
+	b2[10] = 1;                           /* findings in a clock message */
+	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_FIELD);
+	memcpy(b2, buf, n);
+	b2[8] = (FWD_CLOCK_MAX + 1) & 0xff;   /* longer than a clock line may be */
+	b2[9] = (FWD_CLOCK_MAX + 1) >> 8;
+	CHECK_EQ_U64(fwd_msg_decode(b2, n, &mo, &out, &off), (uint64_t)-FWD_ERR_VERSION);
+	CHECK_EQ_U64(fwd_msg_encode_clock(buf, &cm, line, 0), 0);
+	CHECK_EQ_U64(fwd_msg_encode_clock(buf, &cm, line, FWD_CLOCK_MAX + 1), 0);
+
 	/* the sender's phases are not trusted: derived again on arrival */
 	struct nfsrdma_record lie = r;
 	lie.d_total = 999999;

@@ -1,0 +1,2 @@
+# shellcheck shell=bash
+source "$LAB_REPO/tests/join/lab/chrony.sh"
