@@ -6,6 +6,8 @@
 
 #include <inttypes.h>
 
+#include "src/out/out.h"
+
 struct pair_ctx {
 	FILE *f;
 	const struct coll_join *j;
@@ -50,7 +52,9 @@ void coll_join_report_json(const struct coll_join *j, FILE *f)
 		s.hosts_overflow, js->pending);
 	struct pair_ctx p = { .f = f, .j = j, .what = 0 };
 	join_clock_each(coll_join_join(j), each_pair, &p);
-	fputs("]}", f);
+	fputc(']', f);
+	out_json_verdict_sum(f, coll_join_verdict(j));
+	fputc('}', f);
 }
 
 static void counter(FILE *f, const char *name, const char *help)

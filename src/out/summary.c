@@ -534,31 +534,12 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 	}
 }
 
-/* ,"verdict":{"place":[..],"share":0.834} (null: none), ,"seg":{..} the
- * segments' means over the RPCs that had them, and how many had them */
+/* the row's verdict, places and segments (out_json_verdict_sum) */
 static void verdict_json(FILE *f, const struct sum_ent *e)
 {
-	struct verdict_of o;
+	static const struct verdict_sum none;
 
-	if (e->fv && verdict_sum_get(e->fv, &o)) {
-		fputs(",\"verdict\":{\"place\":[", f);
-		for (unsigned pl = 0, k = 0; pl < REC_PL_N; pl++)
-			if (o.places & (1u << pl))
-				fprintf(f, "%s\"%s\"", k++ ? "," : "", rec_place_name(pl));
-		fprintf(f, "],\"share\":%u.%03u}", o.pm / 1000, o.pm % 1000);
-	} else {
-		fputs(",\"verdict\":null", f);
-	}
-	fputs(",\"seg\":{", f);
-	for (unsigned sg = REC_SEG_CLIENT_NET; sg <= REC_SEG_SERVER_NET; sg++) {
-		uint64_t m;
-		fprintf(f, "%s\"%s\":", sg ? "," : "", rec_seg_name(sg));
-		if (e->fv && verdict_sum_seg_mean(e->fv, sg, &m))
-			fprintf(f, "{\"mean_ns\":%" PRIu64 ",\"rpcs\":%" PRIu64 "}", m, e->fv->seg_n[sg]);
-		else
-			fputs("null", f);
-	}
-	fputc('}', f);
+	out_json_verdict_sum(f, e->fv ? e->fv : &none);
 }
 
 /* {"type":"diagnosis"}: the same, typed, after the row's summary line. */
