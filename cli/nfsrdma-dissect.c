@@ -357,12 +357,13 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 	}
 }
 
-/* Findings not tied to a record (record findings are printed with it). */
+/* Findings not tied to a record (record findings are printed with it):
+ * no XID or operation filter can select one. */
 static void on_finding(const struct dissect_finding *f, void *ctx)
 {
 	struct cli *c = ctx;
 
-	if (c->check && !f->xid && !c->has_xid && !c->op)
+	if (c->check && !c->has_xid && !c->op)
 		print_finding(c, f);
 }
 

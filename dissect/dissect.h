@@ -69,7 +69,10 @@ struct dissect_frame_note {
 struct dissect_cbs {
 	/* One per RPC, in completion order.  tree is NULL unless opts.tree. */
 	void (*record)(const struct nfsrdma_record *r, const struct dtree *tree, void *ctx);
-	void (*finding)(const struct dissect_finding *f, void *ctx);  /* may be NULL */
+	/* Findings tied to no record (an RDMA operation no advertised
+	 * segment explains, ...); a record's own findings are in the record
+	 * only, so each finding reaches the caller once.  May be NULL. */
+	void (*finding)(const struct dissect_finding *f, void *ctx);
 	diag_fn diag;                                                 /* may be NULL */
 	void *ctx;
 	/* May be NULL (then it costs nothing: the transport does not even

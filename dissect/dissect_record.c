@@ -236,12 +236,6 @@ void dx_emit(struct dissect *d, struct xentry *x)
 	d->st.records++;
 	if (d->cbs.record)
 		d->cbs.record(r, d->opts.tree ? &x->tree : NULL, d->cbs.ctx);
-	if (d->cbs.finding) {
-		for (unsigned i = 0; i < r->nfindings; i++)
-			dx_finding(d, r->conn_id, r->xid, r->flags & RECF_REPLY ? r->frame_reply : r->frame_call,
-				r->t_reply_first ? r->t_reply_first : r->t_call_first,
-				r->finding[i].id, r->finding[i].a, r->finding[i].b);
-	}
 	if (d->cbs.frame_note)
 		dx_note_record(d, x);
 	chunks_release(&d->segs, x);

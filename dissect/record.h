@@ -406,13 +406,13 @@ struct nfsrdma_record {
 	uint64_t f_uncert_ns;        /* the alignment's uncertainty (largest of its pairs) */
 	/* joined: segments and the verdict (src/join/verdict.c) */
 	uint64_t f_unc_ns[3];        /* per vantage (client, wire, server): its alignment's uncertainty; UINT64_MAX: unbounded */
-	uint64_t f_dir_unc_ns;       /* uncertainty of the net_out / net_back split */
+	uint64_t f_dir_unc_ns;       /* uncertainty of the net_out / net_back split; UINT64_MAX: unbounded, or no such pair */
 	uint64_t f_seg[REC_SEG_N];   /* enum rec_segment */
 	uint32_t f_seg_mask;         /* segments known */
 	uint16_t f_verdict;          /* places (bits) of the share holding most of f_total; 0: none */
 	uint16_t f_verdict_pm;       /* that share, per mille */
 	uint8_t  f_nplace;
-	struct rec_place_ns f_place[REC_FP_N];   /* f_total divided among places, largest first */
+	struct rec_place_ns f_place[REC_FP_N];   /* f_total divided among places, in the order of the phases; f_nplace of them */
 };
 
 /* The vantages of any record: older ones (and single-source producers

@@ -20,6 +20,8 @@ static bool resolved(uint64_t u, uint64_t sum)
 {
 	if (u == UINT64_MAX)
 		return false;
+	if (u < (1ull << 53) && sum < (1ull << 53))   /* no overflow: the common case, kept cheap */
+		return u * 1000 <= sum * REC_DIR_MERGE_PM;
 	return (unsigned __int128)u * 1000 <= (unsigned __int128)sum * REC_DIR_MERGE_PM;
 }
 
@@ -81,7 +83,7 @@ static void directions(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 {
 	const uint32_t both = (1u << REC_FP_NET_OUT) | (1u << REC_FP_NET_BACK);
 
-	r->f_dir_unc_ns = 0;
+	r->f_dir_unc_ns = UINT64_MAX;   /* no pair to split: JSON null */
 	if ((r->f_mask & both) != both || span_end(r, REC_FP_NET_OUT) != REC_FP_NET_OUT ||
 	    span_end(r, REC_FP_NET_BACK) != REC_FP_NET_BACK)
 		return;
@@ -118,34 +120,34 @@ static uint16_t net_side(unsigned ph, unsigned v0, unsigned v1)
 	return ph == REC_FP_NET_OUT ? PL(SERVER_NET) : PL(CLIENT_NET);
 }
 
+/* each fused phase's own place; the network phases' side is decided by
+ * their boundaries (net_side) */
+static const uint16_t phase_place[REC_FP_N] = {
+	[REC_FP_CLIENT_QUEUE] = PL(CLIENT_HOST), [REC_FP_CLIENT_SEND] = PL(CLIENT_HOST),
+	[REC_FP_NET_OUT] = 0, [REC_FP_SERVER_QUEUE] = PL(SERVER_QUEUE), [REC_FP_PULL] = PL(PULL),
+	[REC_FP_EXECUTE] = PL(EXECUTE), [REC_FP_REPLY_BUILD] = PL(REPLY_WAIT), [REC_FP_PUSH] = PL(PUSH),
+	[REC_FP_NET_BACK] = 0, [REC_FP_CLIENT_DONE] = PL(CLIENT_HOST),
+};
+
 /* The places a span of fused phases p..e covers.  A server phase bounded
  * by the wire holds the server-side network's time too: the wire sees the
  * server's work from across that network. */
 static uint16_t span_places(const struct nfsrdma_record *r, unsigned p, unsigned e, const uint8_t vs[REC_FP_N + 1])
 {
 	unsigned v0 = vs[p], v1 = vs[e + 1];
-	bool by_wire = v0 == JV_WIRE || v1 == JV_WIRE;
-	/* a span over both directions crosses both sides whoever bounds it */
-	bool round_trip = p <= REC_FP_NET_OUT && e >= REC_FP_NET_BACK;
 	uint16_t m = 0;
 
-	for (unsigned ph = p; ph <= e; ph++) {
-		switch (ph) {
-		case REC_FP_CLIENT_QUEUE: case REC_FP_CLIENT_SEND: case REC_FP_CLIENT_DONE:
-			m |= PL(CLIENT_HOST);
-			break;
-		case REC_FP_NET_OUT: case REC_FP_NET_BACK:
-			m |= round_trip ? PL(CLIENT_NET) | PL(SERVER_NET) : net_side(ph, v0, v1);
-			break;
-		case REC_FP_SERVER_QUEUE: m |= PL(SERVER_QUEUE); break;
-		case REC_FP_PULL: m |= PL(PULL); break;
-		case REC_FP_EXECUTE: m |= PL(EXECUTE); break;
-		case REC_FP_REPLY_BUILD: m |= PL(REPLY_WAIT); break;
-		case REC_FP_PUSH: m |= PL(PUSH); break;
-		}
-		if (ph >= REC_FP_SERVER_QUEUE && ph <= REC_FP_PUSH && by_wire)
-			m |= PL(SERVER_NET);
-	}
+	for (unsigned ph = p; ph <= e; ph++)
+		m |= phase_place[ph];
+	/* a span over both directions crosses both sides whoever bounds it */
+	if (p <= REC_FP_NET_OUT && e >= REC_FP_NET_BACK)
+		m |= PL(CLIENT_NET) | PL(SERVER_NET);
+	else if (p <= REC_FP_NET_OUT && e >= REC_FP_NET_OUT)
+		m |= net_side(REC_FP_NET_OUT, v0, v1);
+	else if (p <= REC_FP_NET_BACK && e >= REC_FP_NET_BACK)
+		m |= net_side(REC_FP_NET_BACK, v0, v1);
+	if ((v0 == JV_WIRE || v1 == JV_WIRE) && p <= REC_FP_PUSH && e >= REC_FP_SERVER_QUEUE)
+		m |= PL(SERVER_NET);
 	if (p == REC_FP_NET_OUT && (r->f_merged & REC_FM_NET_PAIR))
 		m |= net_side(REC_FP_NET_BACK, vs[REC_FP_NET_BACK], vs[REC_FP_CLIENT_DONE]);
 	return m;
@@ -165,42 +167,54 @@ static void add_place(struct nfsrdma_record *r, uint16_t places, uint64_t ns)
 }
 
 /* f_total divided among places; the network both sides hold, split by
- * the clock-free segments when the wire gave them */
+ * the clock-free segments when the wire gave them.  One place's time
+ * gathers in one[] (a span's usual case), a span of several in the
+ * record's list at once. */
 static void places(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 {
 	const uint16_t nets = PL(CLIENT_NET) | PL(SERVER_NET);
 	const uint32_t segs = (1u << REC_SEG_CLIENT_NET) | (1u << REC_SEG_SERVER_NET);
-	uint64_t both = 0;
+	uint64_t one[REC_PL_N] = { 0 }, both = 0;
+	uint16_t seen = 0;
 
 	r->f_nplace = 0;
-	memset(r->f_place, 0, sizeof(r->f_place));
 	for (unsigned p = 0; p < REC_FP_N; p++) {
 		if (!(r->f_mask & (1u << p)))
 			continue;
 		unsigned e = span_end(r, p);
 		uint16_t m = span_places(r, p, e, vs);
-		if (m == nets && (r->f_seg_mask & segs) == segs)
+		if (m && !(m & (m - 1))) {
+			one[__builtin_ctz(m)] += r->f_phase[p];
+			seen |= m;
+		} else if (m == nets && (r->f_seg_mask & segs) == segs) {
 			both += r->f_phase[p];
-		else
+		} else {
 			add_place(r, m, r->f_phase[p]);
+		}
 	}
 	if (both) {
 		uint64_t sc = r->f_seg[REC_SEG_CLIENT_NET], ss = r->f_seg[REC_SEG_SERVER_NET];
-		uint64_t srv = sc + ss ? (uint64_t)((unsigned __int128)both * ss / (sc + ss)) : both / 2;
-		add_place(r, PL(SERVER_NET), srv);
-		add_place(r, PL(CLIENT_NET), both - srv);
+		uint64_t srv = !(sc + ss) ? both / 2 :
+			       both < (1ull << 32) && ss < (1ull << 32) ? both * ss / (sc + ss) :
+			       (uint64_t)((unsigned __int128)both * ss / (sc + ss));
+		one[REC_PL_SERVER_NET] += srv;
+		one[REC_PL_CLIENT_NET] += both - srv;
+		seen |= nets;
 	}
-	/* largest first: the verdict is the first */
+	for (unsigned pl = 0; pl < REC_PL_N; pl++)
+		if ((seen & (1u << pl)) && one[pl] && r->f_nplace < REC_FP_N)
+			r->f_place[r->f_nplace++] = (struct rec_place_ns){ .ns = one[pl], .places = (uint16_t)(1u << pl) };
+	/* the verdict: the largest share (the earliest of equals) */
+	unsigned best = 0;
 	for (unsigned i = 1; i < r->f_nplace; i++)
-		for (unsigned k = i; k > 0 && r->f_place[k].ns > r->f_place[k - 1].ns; k--) {
-			struct rec_place_ns t = r->f_place[k];
-			r->f_place[k] = r->f_place[k - 1];
-			r->f_place[k - 1] = t;
-		}
+		if (r->f_place[i].ns > r->f_place[best].ns)
+			best = i;
 	r->f_verdict = r->f_verdict_pm = 0;
-	if (r->f_nplace && r->f_total && r->f_place[0].ns) {
-		r->f_verdict = r->f_place[0].places;
-		r->f_verdict_pm = (uint16_t)(((unsigned __int128)r->f_place[0].ns * 1000 + r->f_total / 2) / r->f_total);
+	if (r->f_nplace && r->f_total && r->f_place[best].ns) {
+		uint64_t ns = r->f_place[best].ns, tot = r->f_total;
+		r->f_verdict = r->f_place[best].places;
+		r->f_verdict_pm = (uint16_t)(ns < (1ull << 53) ? (ns * 1000 + tot / 2) / tot :
+					     (uint64_t)(((unsigned __int128)ns * 1000 + tot / 2) / tot));
 	}
 }
 

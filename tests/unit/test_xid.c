@@ -651,6 +651,38 @@ static void test_unknown_version(void)
 	dissect_free(d);
 }
 
+/* A record's findings reach the caller once, in the record, whatever
+ * its XID (an XID of 0 printed them twice: once with the record, once
+ * through the callback for findings tied to no record). */
+static void test_findings_once(void)
+{
+	struct rdma_conn c;
+	struct xb x;
+	struct dissect_cbs cbs = { on_rec, on_finding, on_diag, NULL, NULL };
+
+	for (uint32_t xid = 0; xid < 2; xid++) {
+		nrec = ndiag = nfinding = 0;
+		struct dissect *d = dissect_new(NULL, &cbs);
+		tb_conn(&c, 1);
+		x.n = 0;
+		xb_rdma_hdr(&x, xid, 64, 0);
+		xb_no_chunks(&x);
+		xb_rpc_reply_ok(&x, xid);
+		struct rdma_event ev = tb_send(&c, 1, 2000, 1, &x);
+		dissect_event(&ev, d);
+		ev = tb_send(&c, 1, 3000, 2, &x);
+		dissect_event(&ev, d);
+		dissect_flush(d);
+		CHECK(nrec >= 1, "xid %u: %u records", xid, nrec);
+		unsigned in_recs = 0;
+		for (unsigned i = 0; i < nrec && i < sizeof(recs) / sizeof(recs[0]); i++)
+			in_recs += recs[i].nfindings;
+		CHECK(in_recs >= 1, "xid %u: the unmatched reply's finding is in its record", xid);
+		CHECK_EQ_U64(nfinding, 0);
+		dissect_free(d);
+	}
+}
+
 /* The snap length cut a call inside its RPC header, then a call and a
  * reply inside their RPC-over-RDMA headers: counted for the one note at
  * the end, not one diagnostic each; the same cut without the snap length
@@ -715,6 +747,7 @@ int main(void)
 	test_snap_cut();
 	test_callee_port_from_reply();
 	test_unknown_version();
+	test_findings_once();
 	test_v2();
 	test_getattr();
 	test_read_write_chunk();

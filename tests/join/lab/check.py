@@ -391,6 +391,50 @@ def push_in_exec(run, full):
     print("%s: %d complete RPCs pushed their results within the execute (READs), %d flagged" % (NAME, n, flagged))
 
 
+def segments(full):
+    """The clock-free segments on real probes: each side's round trip from
+    the record's own vantage times (a difference within one vantage needs
+    no clock), the network phases they must add up to, directions shown
+    only where the stated uncertainty allows, and the places summing to
+    the total with the verdict the largest of them."""
+    bad_seg = bad_pair = bad_dir = bad_places = n = 0
+    for xid, r in full.items():
+        c, s, ts = r["vt"].get("client", {}), r["vt"].get("server", {}), r.get("ts", {})
+        if not (c.get("send") and c.get("reply") and s.get("recv") and s.get("send_post")
+                and ts.get("call_first") and ts.get("reply_first")):
+            continue
+        n += 1
+        w_rtt = ts["reply_first"] - ts["call_first"]
+        want_c, want_s = (c["reply"] - c["send"]) - w_rtt, w_rtt - (s["send_post"] - s["recv"])
+        got = r["seg"]
+        bad_seg += (got["client_net"], got["server_net"]) != (want_c if want_c >= 0 else None,
+                                                               want_s if want_s >= 0 else None)
+        ns = r["ns"]
+        pair = ns.get("net_out+net_back")
+        if pair is None and ns.get("net_out") is not None and ns.get("net_back") is not None:
+            pair = ns["net_out"] + ns["net_back"]
+            du = r.get("dir_uncertainty_ns")
+            bad_dir += du is None or du * 1000 > pair * 250
+        if not (r["fuse_flags"] & 1) and want_c >= 0 and want_s >= 0 and pair is not None:
+            bad_pair += pair != want_c + want_s
+        tot = ns["total"]
+        pl = r.get("places", [])
+        v = r.get("verdict")
+        best = max(pl, key=lambda x: x["ns"]) if pl else None
+        bad_places += (sum(x["ns"] for x in pl) != tot or not v or best["place"] != v["place"]
+                       or abs(v["share"] - best["ns"] / tot) > 0.0006)
+    check(n >= 50, "only %d complete RPCs with every segment boundary" % n)
+    check(bad_seg == 0, "%d of %d records' client_net/server_net differ from their vantages' own round trips"
+          % (bad_seg, n))
+    check(bad_pair == 0, "%d of %d unflagged records: net_out + net_back != client_net + server_net" % (bad_pair, n))
+    check(bad_dir == 0, "%d of %d records give net_out and net_back apart with an uncertainty over 25 %% of them"
+          % (bad_dir, n))
+    check(bad_places == 0, "%d of %d records: places do not sum to the total or the verdict is not the largest"
+          % (bad_places, n))
+    merged = sum(1 for r in full.values() if "net_out+net_back" in r["ns"])
+    print("%s: segments on %d RPCs; directions merged on %d of %d complete" % (NAME, n, merged, len(full)))
+
+
 def main():
     global NAME, DISSECT
     run, DISSECT = sys.argv[1], sys.argv[2]
@@ -418,6 +462,7 @@ def main():
     print("%s: offline: %d records, %d complete; negative phase (flagged): %d = %.1f %% of the complete"
           % (NAME, len(recs), len(full), neg, 100.0 * neg / max(1, len(full))))
     push_in_exec(run, full)
+    segments(full)
     inputs(recs, report, "offline join")
     live(run, recs, step)
     with tempfile.TemporaryDirectory() as tmp:
