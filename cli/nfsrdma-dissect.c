@@ -306,7 +306,8 @@ static void on_fused(const struct nfsrdma_record *r, void *ctx)
 		return;
 	if (c->quiet)
 		return;
-	switch (c->format) {
+	switch (c->fw ? 'F' : c->format) {
+	case 'F': fields_record(c->fw, r); break;
 	case 'V': fused_tree(stdout, r); break;
 	case K_JSON: out_json(stdout, r); break;
 	case K_CSV:
@@ -460,8 +461,7 @@ static int main_compare(struct cli *c, char **files, int nfiles)
  * draws the fused phases. */
 static int join_refused(const struct cli *c)
 {
-	const char *no = c->pcapng_out ? "-w" : c->check ? "--check" : c->fields ? "--fields" :
-			 NULL;
+	const char *no = c->pcapng_out ? "-w" : c->check ? "--check" : NULL;
 
 	if (no) {
 		log_error("--join and %s cannot be combined: %s needs the wire's own records", no, no);
@@ -588,7 +588,7 @@ static int refuse_before_run(struct cli *c, char *err, size_t errlen)
 		log_error("-w and --plot name the same file %s", c->plot_path);
 		return 2;
 	}
-	if (c->fields && !(c->fw = fields_open(stdout, c->fields, c->tsv, err, errlen))) {
+	if (c->fields && !(c->fw = fields_open(stdout, c->fields, c->tsv, c->n_join > 0, err, errlen))) {
 		log_error("%s", err);
 		return 2;
 	}

@@ -11,10 +11,12 @@
 #include "dissect/dissect.h"
 #include "dissect/record_names.h"
 #include "src/stats/agg.h"
+#include "src/stats/verdict_sum.h"
 
 #define LAB 64
 #define NBUCKET 1024
 #define NSPAN 16   /* distinct spans per series: the ten phases, and the merged ones missing vantages leave */
+#define NVERD 8    /* distinct per-RPC verdicts (place-sets) per series */
 
 struct span {
 	uint8_t first, last;        /* phases it covers, first..last */
@@ -29,10 +31,15 @@ struct series {
 	struct span total;
 	struct span sp[NSPAN];
 	unsigned nsp;
+	struct verdict_sum vs;      /* places and segments summed */
+	uint16_t vset[NVERD];       /* the RPCs' verdicts (rec.f_verdict) and how many had each */
+	uint64_t vcnt[NVERD];
+	unsigned nv;
 };
 
 struct coll_hist {
 	uint64_t spans_overflow;    /* spans past NSPAN in a series: not observed */
+	uint64_t verdicts_overflow; /* RPCs whose verdict was past NVERD in a series: not counted */
 	struct series *s;
 	uint32_t n, bucket[NBUCKET];
 	struct series other;
@@ -141,6 +148,18 @@ void coll_hist_add(struct coll_hist *h, const struct nfsrdma_record *r)
 			observe(sp, r->f_phase[p]);
 	}
 	observe(&s->total, r->f_total);
+	verdict_sum_add(&s->vs, r);
+	if (r->f_verdict) {
+		unsigned i = 0;
+		while (i < s->nv && s->vset[i] != r->f_verdict)
+			i++;
+		if (i == s->nv && s->nv < NVERD)
+			s->vset[s->nv++] = r->f_verdict;
+		if (i < s->nv)
+			s->vcnt[i]++;
+		else
+			h->verdicts_overflow++;
+	}
 }
 
 static void labels(FILE *f, const struct series *s, bool other)
@@ -177,6 +196,73 @@ static void one(FILE *f, const char *name, const struct series *s, bool other, c
 	fprintf(f, "} %" PRIu64 "\n", k->n);
 }
 
+static void seg_lines(FILE *f, const struct coll_hist *h, bool count)
+{
+	for (uint32_t i = 0; i <= h->n; i++) {
+		const struct series *s = i < h->n ? &h->s[i] : &h->other;
+		for (unsigned sg = REC_SEG_CLIENT_NET; sg <= REC_SEG_SERVER_NET; sg++) {
+			if (!s->vs.seg_n[sg])
+				continue;
+			fprintf(f, "%s{", count ? "nfsrdma_rpc_segment_rpcs_total" : "nfsrdma_rpc_segment_seconds_total");
+			labels(f, s, i == h->n);
+			if (count)
+				fprintf(f, ",segment=\"%s\"} %" PRIu64 "\n", rec_seg_name(sg), s->vs.seg_n[sg]);
+			else
+				fprintf(f, ",segment=\"%s\"} %.9f\n", rec_seg_name(sg), (double)s->vs.seg_sum[sg] / 1e9);
+		}
+	}
+}
+
+/* The clock-free segments, the places' time and the RPCs' verdicts
+ * (docs/record.md "Segments and the verdict"); place: the names of
+ * enum rec_place joined by '|' ("client_net|server_net": the data cannot
+ * tell them apart), as the CSV's verdict column writes them */
+static void verdict_write(const struct coll_hist *h, FILE *f)
+{
+	char pl[160];
+
+	fputs("# HELP nfsrdma_rpc_segment_seconds_total Fused RPCs with the wire: the clock-free network round "
+	      "trip on each side of the capture point (client_net, server_net; docs/record.md), summed over the "
+	      "RPCs that had it.\n# TYPE nfsrdma_rpc_segment_seconds_total counter\n", f);
+	seg_lines(f, h, false);
+	fputs("# HELP nfsrdma_rpc_segment_rpcs_total Fused RPCs that had the segment (the count of "
+	      "nfsrdma_rpc_segment_seconds_total).\n# TYPE nfsrdma_rpc_segment_rpcs_total counter\n", f);
+	seg_lines(f, h, true);
+	fputs("# HELP nfsrdma_rpc_place_seconds_total Fused RPCs: their time divided among places (client_host, "
+	      "client_net, server_net, server_queue, execute, pull, push, reply_wait); a place a|b is time the data "
+	      "cannot divide between them.  Per RPC the places sum to its fused duration.\n"
+	      "# TYPE nfsrdma_rpc_place_seconds_total counter\n", f);
+	for (uint32_t i = 0; i <= h->n; i++) {
+		const struct series *s = i < h->n ? &h->s[i] : &h->other;
+		for (unsigned k = 0; k < s->vs.nset; k++) {
+			fputs("nfsrdma_rpc_place_seconds_total{", f);
+			labels(f, s, i == h->n);
+			fprintf(f, ",place=\"%s\"} %.9f\n", verdict_places_str(s->vs.set[k], '|', pl, sizeof(pl)),
+				(double)s->vs.set_ns[k] / 1e9);
+		}
+	}
+	fputs("# HELP nfsrdma_rpc_verdict_total Fused RPCs by their verdict: the place holding most of the RPC's "
+	      "time, or the places the data cannot tell apart (a|b).  Never a direction the clocks cannot give.\n"
+	      "# TYPE nfsrdma_rpc_verdict_total counter\n", f);
+	for (uint32_t i = 0; i <= h->n; i++) {
+		const struct series *s = i < h->n ? &h->s[i] : &h->other;
+		for (unsigned k = 0; k < s->nv; k++) {
+			fputs("nfsrdma_rpc_verdict_total{", f);
+			labels(f, s, i == h->n);
+			fprintf(f, ",place=\"%s\"} %" PRIu64 "\n", verdict_places_str(s->vset[k], '|', pl, sizeof(pl)),
+				s->vcnt[k]);
+		}
+	}
+	fputs("# HELP nfsrdma_rpc_fused_overflow_total Fused observations not kept: a series had more distinct "
+	      "verdicts (verdicts) or place-sets (places) than it keeps.\n"
+	      "# TYPE nfsrdma_rpc_fused_overflow_total counter\n", f);
+	uint64_t places = 0;
+	for (uint32_t i = 0; i <= h->n; i++)
+		places += (i < h->n ? &h->s[i] : &h->other)->vs.overflow;
+	fprintf(f, "nfsrdma_rpc_fused_overflow_total{what=\"verdicts\"} %" PRIu64 "\n", h->verdicts_overflow);
+	fprintf(f, "nfsrdma_rpc_fused_overflow_total{what=\"places\"} %" PRIu64 "\n", places);
+}
+
 void coll_hist_write(const struct coll_hist *h, FILE *f)
 {
 	char span[160];
@@ -206,4 +292,5 @@ void coll_hist_write(const struct coll_hist *h, FILE *f)
 	fputs("# HELP nfsrdma_rpc_fused_spans_overflow_total Fused phase spans not observed: a series had "
 	      "more distinct spans than it keeps.\n# TYPE nfsrdma_rpc_fused_spans_overflow_total counter\n", f);
 	fprintf(f, "nfsrdma_rpc_fused_spans_overflow_total %" PRIu64 "\n", h->spans_overflow);
+	verdict_write(h, f);
 }

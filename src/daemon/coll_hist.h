@@ -2,7 +2,11 @@
  * phase (src/join/fuse.h; a merged span is one phase named by its parts,
  * "server_queue+pull+execute") and one of the fused total, per series
  * (protocol, operation, client, server, transport: the labels of
- * nfsrdma_rpc_duration_seconds), with its bounds (agg_prom_le).  Counts
+ * nfsrdma_rpc_duration_seconds), with its bounds (agg_prom_le).  With
+ * the same labels: the clock-free segments' sums and counts
+ * (nfsrdma_rpc_segment_seconds_total, nfsrdma_rpc_segment_rpcs_total
+ * {segment}), the places' time (nfsrdma_rpc_place_seconds_total{place})
+ * and the RPCs' verdicts (nfsrdma_rpc_verdict_total{place}).  Counts
  * since start; at most COLL_HIST_MAX series, the rest in one "other". */
 #ifndef NFSRDMA_COLL_HIST_H
 #define NFSRDMA_COLL_HIST_H

@@ -43,6 +43,7 @@ struct coll_join {
 	unsigned nclk;
 	bool hints;
 	struct coll_join_stats st;
+	struct verdict_sum vs;         /* every fused record out: places and segments */
 };
 
 static void on_fused(const struct nfsrdma_record *r, void *ctx)
@@ -50,6 +51,7 @@ static void on_fused(const struct nfsrdma_record *r, void *ctx)
 	struct coll_join *j = ctx;
 
 	j->st.emitted++;
+	verdict_sum_add(&j->vs, r);
 	j->emit(r, j->ctx);
 }
 
@@ -191,6 +193,8 @@ uint64_t coll_join_poll(struct coll_join *j, uint64_t now_ns)
 void coll_join_get_stats(const struct coll_join *j, struct coll_join_stats *s) { *s = j->st; }
 
 const struct join *coll_join_join(const struct coll_join *j) { return j->join; }
+
+const struct verdict_sum *coll_join_verdict(const struct coll_join *j) { return &j->vs; }
 
 void coll_join_host(const struct coll_join *j, unsigned i, const char **name, const char **vantage)
 {

@@ -18,6 +18,7 @@
 #include "dissect/record.h"
 #include "src/daemon/fwd_msg.h"
 #include "src/join/join.h"
+#include "src/stats/verdict_sum.h"
 
 struct coll_join;
 typedef void (*coll_emit_fn)(const struct nfsrdma_record *r, void *ctx);
@@ -49,6 +50,8 @@ uint64_t coll_join_poll(struct coll_join *j, uint64_t now_ns);
 void coll_join_flush(struct coll_join *j);
 void coll_join_get_stats(const struct coll_join *j, struct coll_join_stats *s);
 const struct join *coll_join_join(const struct coll_join *j);
+/* Every fused record out so far: places and segments summed, the verdict */
+const struct verdict_sum *coll_join_verdict(const struct coll_join *j);
 /* Join host i: its sender's name ("local": this daemon) and vantage. */
 void coll_join_host(const struct coll_join *j, unsigned i, const char **name, const char **vantage);
 

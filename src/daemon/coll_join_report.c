@@ -6,6 +6,8 @@
 
 #include <inttypes.h>
 
+#include "src/out/out.h"
+
 struct pair_ctx {
 	FILE *f;
 	const struct coll_join *j;
@@ -52,7 +54,9 @@ void coll_join_report_json(const struct coll_join *j, FILE *f)
 	join_clock_each(coll_join_join(j), each_pair, &p);
 	fputs("],\"clock_claims\":[", f);   /* hosts numbered as the join numbers them */
 	join_report_claims_json(coll_join_join(j), f);
-	fputs("]}", f);
+	fputc(']', f);
+	out_json_verdict_sum(f, coll_join_verdict(j));
+	fputc('}', f);
 }
 
 static void counter(FILE *f, const char *name, const char *help)

@@ -17,6 +17,7 @@ struct field {
 	const char *name, *help;
 	field_fn fn;
 	bool def;            /* in the default list */
+	uint8_t join;        /* with --join: 0 no (the wire's own record), 1 yes, 2 yes and in its default, 3 only then */
 };
 
 #define U(x) snprintf(b, n, "%" PRIu64, (uint64_t)(x))
@@ -126,57 +127,90 @@ static void f_findings(const struct nfsrdma_record *r, char *b, size_t n) { U(r-
 static void f_flags(const struct nfsrdma_record *r, char *b, size_t n) { U(r->flags); }
 static void f_name(const struct nfsrdma_record *r, char *b, size_t n) { out_csv_esc(r->name, sizeof(r->name), b, n); }
 
+/* a joined record's clock-free segment, empty when not known */
+static void seg(const struct nfsrdma_record *r, unsigned sg, char *b, size_t n)
+{
+	if (rec_is_fused(r) && (r->f_seg_mask & (1u << sg)))
+		sec(b, n, r->f_seg[sg]);
+	else
+		b[0] = 0;
+}
+static void f_seg_client(const struct nfsrdma_record *r, char *b, size_t n) { seg(r, REC_SEG_CLIENT_NET, b, n); }
+static void f_seg_server(const struct nfsrdma_record *r, char *b, size_t n) { seg(r, REC_SEG_SERVER_NET, b, n); }
+/* place names joined by '|', as --csv's verdict column */
+static void f_verdict(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	size_t o = 0;
+
+	b[0] = 0;
+	for (unsigned pl = 0; rec_is_fused(r) && pl < REC_PL_N && o + 16 < n; pl++)
+		if (r->f_verdict & (1u << pl))
+			o += (size_t)snprintf(b + o, n - o, "%s%s", o ? "|" : "", rec_place_name(pl));
+}
+static void f_verdict_share(const struct nfsrdma_record *r, char *b, size_t n)
+{
+	if (rec_is_fused(r) && r->f_verdict)
+		snprintf(b, n, "%u.%03u", r->f_verdict_pm / 1000, r->f_verdict_pm % 1000);
+	else
+		b[0] = 0;
+}
+
 static const struct field fields[] = {
-	{ "frame.number", "first frame of the call (of the reply if no call was seen)", f_frame, true },
-	{ "frame.time_epoch", "time of that frame, seconds since the epoch", f_time, true },
-	{ "ip.src", "caller (RPC client) IPv4 address", f_ipsrc, true },
-	{ "ip.dst", "callee (RPC server) IPv4 address", f_ipdst, true },
-	{ "ipv6.src", "caller IPv6 address", f_ip6src, false },
-	{ "ipv6.dst", "callee IPv6 address", f_ip6dst, false },
-	{ "rpcordma.xid", "RPC-over-RDMA XID (= rpc.xid; empty over TCP and UDP)", f_rxid, true },
-	{ "rpcordma.vers", "RPC-over-RDMA version (empty over TCP and UDP)", f_vers, false },
-	{ "rpcordma.flow_control", "credits the call asked for (empty over TCP and UDP)", f_credits, false },
-	{ "rpcordma.msg_type", "call's RPC-over-RDMA procedure (0 RDMA_MSG, 1 RDMA_NOMSG...; empty over TCP and UDP)", f_msgtype, false },
-	{ "rpc.xid", "RPC XID (every transport)", f_xid, true },
-	{ "rpc.program", "RPC program number", f_prog, true },
-	{ "rpc.programversion", "RPC program version", f_pvers, true },
-	{ "rpc.procedure", "RPC procedure number", f_proc, true },
-	{ "rpc.auth.flavor", "credential flavor", f_flavor, false },
-	{ "rpc.auth.uid", "AUTH_SYS uid", f_uid, false },
-	{ "rpc.auth.gid", "AUTH_SYS gid", f_gid, false },
-	{ "rpc.state_accept", "accept_stat of the reply", f_accept, false },
+	{ "frame.number", "first frame of the call (of the reply if no call was seen)", f_frame, true, 0 },
+	{ "frame.time_epoch", "time of that frame, seconds since the epoch", f_time, true, 0 },
+	{ "ip.src", "caller (RPC client) IPv4 address", f_ipsrc, true, 2 },
+	{ "ip.dst", "callee (RPC server) IPv4 address", f_ipdst, true, 2 },
+	{ "ipv6.src", "caller IPv6 address", f_ip6src, false, 1 },
+	{ "ipv6.dst", "callee IPv6 address", f_ip6dst, false, 1 },
+	{ "rpcordma.xid", "RPC-over-RDMA XID (= rpc.xid; empty over TCP and UDP)", f_rxid, true, 0 },
+	{ "rpcordma.vers", "RPC-over-RDMA version (empty over TCP and UDP)", f_vers, false, 0 },
+	{ "rpcordma.flow_control", "credits the call asked for (empty over TCP and UDP)", f_credits, false, 0 },
+	{ "rpcordma.msg_type", "call's RPC-over-RDMA procedure (0 RDMA_MSG, 1 RDMA_NOMSG...; empty over TCP and UDP)", f_msgtype, false, 0 },
+	{ "rpc.xid", "RPC XID (every transport)", f_xid, true, 2 },
+	{ "rpc.program", "RPC program number", f_prog, true, 1 },
+	{ "rpc.programversion", "RPC program version", f_pvers, true, 1 },
+	{ "rpc.procedure", "RPC procedure number", f_proc, true, 1 },
+	{ "rpc.auth.flavor", "credential flavor", f_flavor, false, 0 },
+	{ "rpc.auth.uid", "AUTH_SYS uid", f_uid, false, 0 },
+	{ "rpc.auth.gid", "AUTH_SYS gid", f_gid, false, 0 },
+	{ "rpc.state_accept", "accept_stat of the reply", f_accept, false, 0 },
 	/* not Wireshark's rpc.time: that one starts where the call is complete
 	 * (after the RDMA READ of its arguments), this one at its first packet */
-	{ "nfsrdma.latency.total", "first call packet to last reply packet (the sum of the phases), seconds", f_rpctime, true },
-	{ "nfs.opcode", "NFSv4 COMPOUND operation numbers, comma-joined", f_opcode, true },
-	{ "nfs.status", "NFS status of the reply", f_status, true },
-	{ "nfs.minorversion", "NFSv4 minor version", f_minor, false },
-	{ "nfs.offset3", "NFSv3 READ/WRITE/COMMIT offset", f_offset3, false },
-	{ "nfs.count3", "NFSv3 READ/WRITE/COMMIT count", f_count3, false },
-	{ "nfsrdma.frame_reply", "first frame of the reply", f_frame_reply, false },
-	{ "nfsrdma.conn", "connection number", f_conn, false },
-	{ "nfsrdma.program", "program name (NFSv3, NFSv4.1...)", f_program, true },
-	{ "nfsrdma.op", "procedure or main COMPOUND operation name", f_op, true },
-	{ "nfsrdma.ops", "NFSv4 COMPOUND operation names", f_ops, false },
-	{ "nfsrdma.status", "outcome as text", f_stat, true },
-	{ "nfsrdma.latency.call", "the call's SEND, first to last packet, seconds", f_l_call, true },
-	{ "nfsrdma.latency.queue", "call received to the first RDMA READ of its arguments, seconds", f_l_queue, true },
-	{ "nfsrdma.latency.pull", "RDMA READ of the arguments, seconds", f_l_pull, true },
-	{ "nfsrdma.latency.server", "arguments pulled to the first result byte, seconds", f_l_server, true },
-	{ "nfsrdma.latency.queue+server", "no pull: call received to the first result byte (queueing and execution), seconds", f_l_qserver, true },
-	{ "nfsrdma.latency.push", "RDMA WRITE of the results, seconds", f_l_push, true },
-	{ "nfsrdma.latency.wait", "last result WRITE to the reply's SEND, seconds", f_l_wait, true },
-	{ "nfsrdma.latency.reply", "the reply's SEND, first to last packet, seconds", f_l_reply, true },
-	{ "nfsrdma.chunks", "chunk mix (inline, read, write, reply, p0)", f_chunks, true },
-	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true },
-	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true },
-	{ "nfsrdma.credits_granted", "credits the reply granted (empty over TCP and UDP)", f_granted, false },
-	{ "nfsrdma.rdma_retrans", "RDMA packets of this RPC the wire showed again or late (empty over TCP and UDP)", f_retrans, false },
-	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false },
-	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false },
-	{ "nfs.name", "LOOKUP/CREATE/OPEN/... name, MOUNT path (CSV convention; flag 16384: cut)", f_name, false },
+	{ "nfsrdma.latency.total", "first call packet to last reply packet (the sum of the phases), seconds", f_rpctime, true, 0 },
+	{ "nfs.opcode", "NFSv4 COMPOUND operation numbers, comma-joined", f_opcode, true, 0 },
+	{ "nfs.status", "NFS status of the reply", f_status, true, 1 },
+	{ "nfs.minorversion", "NFSv4 minor version", f_minor, false, 0 },
+	{ "nfs.offset3", "NFSv3 READ/WRITE/COMMIT offset", f_offset3, false, 0 },
+	{ "nfs.count3", "NFSv3 READ/WRITE/COMMIT count", f_count3, false, 0 },
+	{ "nfsrdma.frame_reply", "first frame of the reply", f_frame_reply, false, 0 },
+	{ "nfsrdma.conn", "connection number", f_conn, false, 0 },
+	{ "nfsrdma.program", "program name (NFSv3, NFSv4.1...)", f_program, true, 2 },
+	{ "nfsrdma.op", "procedure or main COMPOUND operation name", f_op, true, 2 },
+	{ "nfsrdma.ops", "NFSv4 COMPOUND operation names", f_ops, false, 1 },
+	{ "nfsrdma.status", "outcome as text", f_stat, true, 2 },
+	{ "nfsrdma.latency.call", "the call's SEND, first to last packet, seconds", f_l_call, true, 0 },
+	{ "nfsrdma.latency.queue", "call received to the first RDMA READ of its arguments, seconds", f_l_queue, true, 0 },
+	{ "nfsrdma.latency.pull", "RDMA READ of the arguments, seconds", f_l_pull, true, 0 },
+	{ "nfsrdma.latency.server", "arguments pulled to the first result byte, seconds", f_l_server, true, 0 },
+	{ "nfsrdma.latency.queue+server", "no pull: call received to the first result byte (queueing and execution), seconds", f_l_qserver, true, 0 },
+	{ "nfsrdma.latency.push", "RDMA WRITE of the results, seconds", f_l_push, true, 0 },
+	{ "nfsrdma.latency.wait", "last result WRITE to the reply's SEND, seconds", f_l_wait, true, 0 },
+	{ "nfsrdma.latency.reply", "the reply's SEND, first to last packet, seconds", f_l_reply, true, 0 },
+	{ "nfsrdma.chunks", "chunk mix (inline, read, write, reply, p0)", f_chunks, true, 0 },
+	{ "nfsrdma.bytes.inline", "bytes sent inline, call + reply", f_binl, true, 0 },
+	{ "nfsrdma.bytes.ddp", "bytes moved by RDMA READ/WRITE", f_bddp, true, 0 },
+	{ "nfsrdma.credits_granted", "credits the reply granted (empty over TCP and UDP)", f_granted, false, 0 },
+	{ "nfsrdma.rdma_retrans", "RDMA packets of this RPC the wire showed again or late (empty over TCP and UDP)", f_retrans, false, 0 },
+	{ "nfsrdma.findings", "conformance findings on this RPC", f_findings, false, 0 },
+	{ "nfsrdma.flags", "record flags (docs/record.md)", f_flags, false, 0 },
+	{ "nfs.name", "LOOKUP/CREATE/OPEN/... name, MOUNT path (CSV convention; flag 16384: cut)", f_name, false, 0 },
+	/* joined records (--join) alone: docs/record.md "Segments and the verdict" */
+	{ "nfsrdma.seg_client_net", "clock-free client-side network round trip, seconds (with the wire)", f_seg_client, false, 3 },
+	{ "nfsrdma.seg_server_net", "clock-free server-side network round trip, seconds (with the wire)", f_seg_server, false, 3 },
+	{ "nfsrdma.verdict", "the place holding most of the RPC's time; a|b: the data cannot tell them apart", f_verdict, false, 3 },
+	{ "nfsrdma.verdict_share", "the verdict's share of the RPC's time, 0..1", f_verdict_share, false, 3 },
 	/* last in the default list: the columns before it keep their places */
-	{ "nfsrdma.transport", "what carried the RPC: rdma, tcp or udp (as -z transport)", f_transport, true },
+	{ "nfsrdma.transport", "what carried the RPC: rdma, tcp or udp (as -z transport)", f_transport, true, 2 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -187,7 +221,7 @@ struct fields_writer {
 	const struct field *sel[NFIELDS * 2];
 };
 
-struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, char *err, size_t errlen)
+struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, bool joined, char *err, size_t errlen)
 {
 	struct fields_writer *w = calloc(1, sizeof(*w));
 
@@ -200,7 +234,7 @@ struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, char *e
 	if (!list || !strcmp(list, "default") || !strcmp(list, "all")) {
 		bool all = list && !strcmp(list, "all");
 		for (size_t i = 0; i < NFIELDS; i++)
-			if (all || fields[i].def)
+			if (joined ? fields[i].join >= (all ? 1 : 2) : fields[i].join < 3 && (all || fields[i].def))
 				w->sel[w->n++] = &fields[i];
 		return w;
 	}
@@ -213,6 +247,12 @@ struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, char *e
 				break;
 		if (i == NFIELDS || w->n == NFIELDS * 2) {
 			snprintf(err, errlen, "--fields: unknown field '%.*s' (see --fields help)", (int)(l > 64 ? 64 : l), p);
+			free(w);
+			return NULL;
+		}
+		if (joined ? !fields[i].join : fields[i].join == 3) {
+			snprintf(err, errlen, joined ? "--fields: %s needs the wire's own records (not with --join)" :
+				 "--fields: %s is a joined record's (needs --join)", fields[i].name);
 			free(w);
 			return NULL;
 		}
@@ -281,5 +321,7 @@ void fields_close(struct fields_writer *w)
 void fields_help(FILE *f)
 {
 	for (size_t i = 0; i < NFIELDS; i++)
-		fprintf(f, "%-26s %s%s\n", fields[i].name, fields[i].help, fields[i].def ? " (default)" : "");
+		fprintf(f, "%-26s %s%s%s\n", fields[i].name, fields[i].help, fields[i].def ? " (default)" : "",
+			fields[i].join == 3 ? " (--join only; its default)" : fields[i].join == 2 ? " (--join default)" :
+			fields[i].join ? " (also --join)" : "");
 }

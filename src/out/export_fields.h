@@ -15,9 +15,12 @@
 
 struct fields_writer;
 
-/* list: comma-separated names, "default" or "all".  Returns NULL with the
- * reason in err for an unknown name. */
-struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, char *err, size_t errlen);
+/* list: comma-separated names, "default" or "all".  joined: the rows are
+ * joined records (--join), which have the fields of their identity, the
+ * clock-free segments and the verdict, not the wire's own (frames,
+ * RPC-over-RDMA header, the wire's phases).  Returns NULL with the reason
+ * in err for an unknown name, or one the records do not have. */
+struct fields_writer *fields_open(FILE *out, const char *list, bool tsv, bool joined, char *err, size_t errlen);
 /* The header is written before the first row. */
 void fields_record(struct fields_writer *w, const struct nfsrdma_record *r);
 void fields_close(struct fields_writer *w);

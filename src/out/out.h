@@ -25,6 +25,13 @@ void out_json_time(FILE *f, uint64_t ns);
 /* The op rows of a snapshot as a JSON array's items (nfsrdmad's summary). */
 struct agg_snap;
 void out_agg_ops_json(FILE *f, const struct agg_snap *s);
+/* A group's verdict_sum (src/stats/verdict_sum.h) as JSON members, each
+ * with its leading comma: "verdict" {"place":[..],"share":0.834} or null,
+ * "places" (every place-set's summed ns, largest first),
+ * "places_overflow" {"shares","ns"}, "seg" (each segment's sum_ns, rpcs
+ * and mean_ns, or null).  The one form of -z, nfsrdma-top and nfsrdmad. */
+struct verdict_sum;
+void out_json_verdict_sum(FILE *f, const struct verdict_sum *v);
 /* JSON Lines: one object per record. */
 void out_json(FILE *f, const struct nfsrdma_record *r);
 /* The CSV convention of a string from the wire, into buf (len bytes,

@@ -13,6 +13,7 @@
 #include "src/out/recfmt.h"
 #include "src/stats/phase_diag.h"
 #include "src/stats/hist.h"
+#include "src/stats/verdict_sum.h"
 
 struct sum_ent {
 	char key[96];
@@ -27,6 +28,8 @@ struct sum_ent {
 	uint64_t fneg[5];              /* joined with a negative phase: all, then by reason (RECFF_NEG_*) */
 	struct phase_diag *fdiag;      /* fused: mean and p99 split (src/stats/phase_diag.h) */
 	struct phase_diag *wdiag;      /* the same of the wire's phases, for records not joined */
+	struct verdict_sum *fv;        /* fused: places and segments summed, the row's verdict */
+	uint64_t fpair;                /* fused with net_out+net_back (directions the clocks cannot give) */
 };
 
 /* -z proc: the entry of the last few names, found without formatting the
@@ -70,6 +73,7 @@ void summary_free(struct summary *s)
 		if (s->e[i]->wdiag)
 			phase_diag_free(s->e[i]->wdiag);
 		free(s->e[i]->wdiag);
+		free(s->e[i]->fv);
 		free(s->e[i]);
 	}
 	free(s->e);
@@ -169,6 +173,7 @@ static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
 			}
 		if (!e->fph)
 			return;
+		e->fv = calloc(1, sizeof(*e->fv));
 		e->fdiag = malloc(sizeof(*e->fdiag));
 		if (e->fdiag && phase_diag_init(e->fdiag, REC_FP_N) < 0) {
 			phase_diag_free(e->fdiag);
@@ -182,11 +187,19 @@ static void fused_add(struct sum_ent *e, const struct nfsrdma_record *r)
 		for (unsigned k = 0; k < 4; k++)
 			e->fneg[1 + k] += (r->f_flags & (RECFF_NEG_CLIENT << k)) != 0;
 	}
+	e->fpair += !!(r->f_merged & REC_FM_NET_PAIR);
+	if (e->fv)
+		verdict_sum_add(e->fv, r);
 	if (e->fdiag) {
-		/* a merged span counts for its first phase, as in the table */
+		/* a merged span counts for its first phase, as in the table;
+		 * net_back with net_out: a row's RPCs differ in whether their
+		 * clocks give the directions, and the diagnosis names none the
+		 * clocks cannot give (diag_fphase) */
 		uint64_t ph[REC_FP_N];
 		for (unsigned p = 0; p < REC_FP_N; p++)
 			ph[p] = r->f_mask & (1u << p) ? r->f_phase[p] : 0;
+		ph[REC_FP_NET_OUT] += ph[REC_FP_NET_BACK];
+		ph[REC_FP_NET_BACK] = 0;
 		phase_diag_add(e->fdiag, r->f_total, ph);
 	}
 	for (unsigned p = 0; p < REC_FP_N; p++)
@@ -362,37 +375,45 @@ static struct phase_diag_result diagnosis(const struct sum_ent *e)
 	return d;
 }
 
-static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f)
+/* A fused phase as the diagnosis names it: net_out and net_back are
+ * summed as one (fused_add), since a row's RPCs differ in whether their
+ * clocks give the directions */
+static const char *diag_fphase(unsigned ph)
 {
-	bool any = false;
-	for (size_t i = 0; i < n; i++)
-		any |= v[i]->fph != NULL;
-	if (!any)
-		return;
-	fprintf(f, "\n== fused phases per %s (mean us; joined RPCs) ==\n%-*s %8s", title, (int)w, title, "joined");
-	for (unsigned p = 0; p < REC_FP_N; p++)
-		fprintf(f, " %*s", (int)(strlen(rec_fphase_name(p)) > 10 ? strlen(rec_fphase_name(p)) : 10),
-			rec_fphase_name(p));
-	fprintf(f, " %10s %10s  %s\n", "total", "p99_us", "diagnosis");
-	for (size_t i = 0; i < n; i++) {
-		const struct sum_ent *e = v[i];
-		if (!e->fph)
-			continue;
-		fprintf(f, "%-*s %8" PRIu64, (int)w, e->key, e->fused);
-		for (unsigned p = 0; p < REC_FP_N; p++) {
-			int cw = (int)(strlen(rec_fphase_name(p)) > 10 ? strlen(rec_fphase_name(p)) : 10);
-			if (e->fph[p].n)
-				fprintf(f, " %*.1f", cw, (double)e->fph[p].sum / (double)e->fused / 1000.0);
-			else
-				fprintf(f, " %*s", cw, "-");
-		}
-		struct phase_diag_result d = diagnosis(e);
-		fprintf(f, " %10.1f %10.1f  mean: %s %u %%, p99: %s %u %%\n",
-			(double)e->fph[REC_FP_N].sum / (double)e->fused / 1000.0,
-			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0, rec_fphase_name(d.mean_phase),
-			d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct);
-	}
-	/* negatives are held at 0 in the means above: say how many, and why */
+	return ph == REC_FP_NET_OUT || ph == REC_FP_NET_BACK ? "net_out+net_back" : rec_fphase_name(ph);
+}
+
+/* The row's verdict in words, "-" when it has none */
+static const char *row_verdict(const struct sum_ent *e, char *buf, size_t len)
+{
+	struct verdict_of o;
+
+	if (!e->fv || !verdict_sum_get(e->fv, &o))
+		return "-";
+	return verdict_words(o.places, o.pm, buf, len);
+}
+
+/* the mean of a clock-free segment (us), "-" when no RPC had it */
+static void seg_col(FILE *f, const struct sum_ent *e, unsigned sg)
+{
+	uint64_t m;
+
+	if (e->fv && verdict_sum_seg_mean(e->fv, sg, &m))
+		fprintf(f, " %10.1f", (double)m / 1000.0);
+	else
+		fprintf(f, " %10s", "-");
+}
+
+static int fcol(unsigned p)
+{
+	return (int)(strlen(rec_fphase_name(p)) > 10 ? strlen(rec_fphase_name(p)) : 10);
+}
+
+/* what the means above hold besides the phases: negatives held at 0, and
+ * the net_out column holding net_back too where the clocks could not
+ * split them */
+static void fused_notes(struct sum_ent **v, size_t n, size_t w, FILE *f)
+{
 	for (size_t i = 0; i < n; i++) {
 		const struct sum_ent *e = v[i];
 		if (e->fph && e->fneg[0])
@@ -400,6 +421,47 @@ static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *titl
 				", wire %" PRIu64 ", server %" PRIu64 ", clock %" PRIu64 "\n", (int)w, e->key,
 				e->fneg[0], e->fused, e->fneg[1], e->fneg[2], e->fneg[3], e->fneg[4]);
 	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sum_ent *e = v[i];
+		if (e->fph && e->fpair)
+			fprintf(f, "%-*s net_out+net_back in %" PRIu64 " of %" PRIu64 " (the clocks cannot give their "
+				"directions): both in net_out\n", (int)w, e->key, e->fpair, e->fused);
+	}
+}
+
+static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *title, FILE *f)
+{
+	bool any = false;
+	char vw[200];
+
+	for (size_t i = 0; i < n; i++)
+		any |= v[i]->fph != NULL;
+	if (!any)
+		return;
+	fprintf(f, "\n== fused phases per %s (mean us; joined RPCs) ==\n%-*s %8s", title, (int)w, title, "joined");
+	for (unsigned p = 0; p < REC_FP_N; p++)
+		fprintf(f, " %*s", fcol(p), rec_fphase_name(p));
+	fprintf(f, " %10s %10s %10s %10s  %s\n", "total", "p99_us", "client_net", "server_net", "verdict; diagnosis");
+	for (size_t i = 0; i < n; i++) {
+		const struct sum_ent *e = v[i];
+		if (!e->fph)
+			continue;
+		fprintf(f, "%-*s %8" PRIu64, (int)w, e->key, e->fused);
+		for (unsigned p = 0; p < REC_FP_N; p++) {
+			if (e->fph[p].n)
+				fprintf(f, " %*.1f", fcol(p), (double)e->fph[p].sum / (double)e->fused / 1000.0);
+			else
+				fprintf(f, " %*s", fcol(p), "-");
+		}
+		struct phase_diag_result d = diagnosis(e);
+		fprintf(f, " %10.1f %10.1f", (double)e->fph[REC_FP_N].sum / (double)e->fused / 1000.0,
+			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0);
+		seg_col(f, e, REC_SEG_CLIENT_NET);
+		seg_col(f, e, REC_SEG_SERVER_NET);
+		fprintf(f, "  %s; mean: %s %u %%, p99: %s %u %%\n", row_verdict(e, vw, sizeof(vw)),
+			diag_fphase(d.mean_phase), d.mean_pct, diag_fphase(d.p99_phase), d.p99_pct);
+	}
+	fused_notes(v, n, w, f);
 }
 
 /* "NFSv3 WRITE p99 11.2 ms: server_queue 71 % (mean 3.1 ms: execute 52 %)" */
@@ -421,7 +483,7 @@ static const char *row_diag(const struct sum_ent *e, struct phase_diag_result *d
 
 static const char *ph_name(const char *kind, unsigned ph)
 {
-	return kind[0] == 'f' ? rec_fphase_name(ph) : rec_phase_name(ph);
+	return kind[0] == 'f' ? diag_fphase(ph) : rec_phase_name(ph);
 }
 
 /* Whether a row's wire split has two phases with time in them: else its
@@ -446,7 +508,11 @@ static bool diag_splits(const struct sum_ent *e, const char *kind)
 
 static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 {
-	bool head = false;
+	bool head = false, fused = false;
+	char vw[200];
+
+	for (size_t i = 0; i < n; i++)
+		fused |= v[i]->fdiag != NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct phase_diag_result d;
 		const char *k = row_diag(v[i], &d);
@@ -454,14 +520,26 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 			continue;
 		if (!head)
 			fprintf(f, "\n== diagnosis per %s (the phase holding most of the mean and of the p99: "
-				   "the RPCs at or above it) ==\n", title);
+				   "the RPCs at or above it%s) ==\n", title,
+				fused ? "; joined RPCs: the verdict, the place holding most of their time" : "");
 		head = true;
 		fprintf(f, "%s p99 ", v[i]->key);
 		ms(f, d.p99_ns);
 		fprintf(f, ": %s %u %% (mean ", ph_name(k, d.p99_phase), d.p99_pct);
 		ms(f, d.mean_ns);
-		fprintf(f, ": %s %u %%)\n", ph_name(k, d.mean_phase), d.mean_pct);
+		fprintf(f, ": %s %u %%)", ph_name(k, d.mean_phase), d.mean_pct);
+		if (k[0] == 'f')
+			fprintf(f, "; verdict: %s", row_verdict(v[i], vw, sizeof(vw)));
+		fputc('\n', f);
 	}
+}
+
+/* the row's verdict, places and segments (out_json_verdict_sum) */
+static void verdict_json(FILE *f, const struct sum_ent *e)
+{
+	static const struct verdict_sum none;
+
+	out_json_verdict_sum(f, e->fv ? e->fv : &none);
 }
 
 /* {"type":"diagnosis"}: the same, typed, after the row's summary line. */
@@ -475,9 +553,12 @@ static void diag_json(FILE *f, const char *by, const struct sum_ent *e)
 	fprintf(f, "{\"type\":\"diagnosis\",\"by\":\"%s\",\"key\":", by);
 	out_json_str(f, e->key);
 	fprintf(f, ",\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-		",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}}\n",
+		",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}",
 		k, d.n, d.mean_ns, d.p99_ns, ph_name(k, d.mean_phase), d.mean_pct,
 		ph_name(k, d.p99_phase), d.p99_pct, d.tail_n);
+	if (k[0] == 'f')
+		verdict_json(f, e);
+	fputs("}\n", f);
 }
 
 static void json_counts(FILE *f, const struct sum_ent *e)
@@ -519,8 +600,10 @@ void summary_print_json(const struct summary *s, FILE *f)
 			fprintf(f, ",\"total\":%" PRIu64 "},\"p99_ns\":%" PRIu64 ",\"dominant_mean\":{\"phase\":\"%s\","
 				"\"pct\":%u},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}",
 				e->fph[REC_FP_N].sum / e->fused, hist_pct(&e->fph[REC_FP_N], 0.99),
-				rec_fphase_name(d.mean_phase), d.mean_pct, rec_fphase_name(d.p99_phase), d.p99_pct,
+				diag_fphase(d.mean_phase), d.mean_pct, diag_fphase(d.p99_phase), d.p99_pct,
 				d.tail_n);
+			fprintf(f, ",\"net_pair\":%" PRIu64, e->fpair);
+			verdict_json(f, e);
 			fprintf(f, ",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
 				",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "}}", e->fneg[0], e->fneg[1], e->fneg[2],
 				e->fneg[3], e->fneg[4]);

@@ -36,8 +36,19 @@ void agg_diag_add(struct agg_ent *e, const struct nfsrdma_record *r, unsigned hi
 	if (rec_is_fused(r)) {
 		if (!r->f_mask || !(d = get(e, 1, REC_FP_N)))
 			return;
-		/* a merged span counts for its first phase */
-		phase_diag_add_masked(d, hist_index(HIST_RES, r->f_total), r->f_total, r->f_phase, r->f_mask);
+		/* a merged span counts for its first phase; net_back with
+		 * net_out, as -z's diagnosis sums them (src/out/summary.c): an
+		 * operation's RPCs differ in whether their clocks give the
+		 * directions, and the diagnosis names none they cannot give */
+		uint64_t ph[REC_FP_N];
+		uint32_t mask = r->f_mask;
+		memcpy(ph, r->f_phase, sizeof(ph));
+		if (mask & (1u << REC_FP_NET_BACK)) {
+			ph[REC_FP_NET_OUT] = (mask & (1u << REC_FP_NET_OUT) ? ph[REC_FP_NET_OUT] : 0) + ph[REC_FP_NET_BACK];
+			ph[REC_FP_NET_BACK] = 0;
+			mask = (mask | 1u << REC_FP_NET_OUT) & ~(1u << REC_FP_NET_BACK);
+		}
+		phase_diag_add_masked(d, hist_index(HIST_RES, r->f_total), r->f_total, ph, mask);
 		return;
 	}
 	if (!wire)
@@ -73,5 +84,7 @@ void agg_diag_free(struct agg_ent *e)
 
 const char *agg_diag_phase(unsigned kind, unsigned ph)
 {
+	if (kind == AGG_DIAG_FUSED && (ph == REC_FP_NET_OUT || ph == REC_FP_NET_BACK))
+		return "net_out+net_back";
 	return kind == AGG_DIAG_FUSED ? rec_fphase_name(ph) : kind == AGG_DIAG_WIRE ? rec_phase_name(ph) : "?";
 }

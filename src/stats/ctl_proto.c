@@ -29,6 +29,24 @@ static void put_counts(FILE *f, const struct agg_counts *c)
 }
 #define COUNTS_FIELDS (8 + MIX_N + PH_N + 2)
 
+/* FV after its F line (since 2.4): whether net_out holds net_back, the
+ * row's places and segments summed (verdict_sum.h) */
+static void put_verdict(FILE *f, const struct fsplit_row *r)
+{
+	const struct verdict_sum *v = &r->vs;
+
+	fprintf(f, "FV\t%s\t", agg_dim_name[r->dim]);
+	put_key(f, r->key);
+	fprintf(f, "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, !!(r->merged & REC_FM_NET_PAIR), v->n, v->overflow,
+		v->overflow_ns);
+	for (unsigned sg = 0; sg < REC_SEG_N; sg++)
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64, v->seg_sum[sg], v->seg_n[sg]);
+	for (unsigned i = 0; i < v->nset; i++)
+		fprintf(f, "\t%u:%" PRIu64, v->set[i], v->set_ns[i]);
+	fputc('\n', f);
+}
+#define FV_FIELDS (7 + 2 * REC_SEG_N)
+
 /* FT, then one F line per row of the fused split (docs/daemon-protocol.md) */
 static void put_fused(FILE *f, const struct fsplit_snap *fs)
 {
@@ -37,8 +55,9 @@ static void put_fused(FILE *f, const struct fsplit_snap *fs)
 		const struct fsplit_row *r = &fs->rows[i];
 		fprintf(f, "F\t%s\t", agg_dim_name[r->dim]);
 		put_key(f, r->key);
-		fprintf(f, "\t%s\t%u\t%" PRIu32 "\t%" PRIu32, rec_transport_name(r->transport), r->vantages, r->merged,
-			r->mask);
+		/* the pair's bit rides in FV: F's fields are as 2.1 had them */
+		fprintf(f, "\t%s\t%u\t%" PRIu32 "\t%" PRIu32, rec_transport_name(r->transport), r->vantages,
+			r->merged & ~REC_FM_NET_PAIR, r->mask);
 		const uint64_t v[] = { r->n, r->sum, r->p50, r->p99, r->max, r->tail_n, r->tail_sum, r->negative, r->partial };
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			fprintf(f, "\t%" PRIu64, v[k]);
@@ -47,6 +66,7 @@ static void put_fused(FILE *f, const struct fsplit_snap *fs)
 		for (int p = 0; p < REC_FP_N; p++)
 			fprintf(f, "\t%" PRIu64, r->tail[p]);
 		fputc('\n', f);
+		put_verdict(f, r);
 	}
 }
 #define F_FIELDS (7 + 9 + 2 * REC_FP_N)
@@ -211,10 +231,43 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -EPROTO;
 }
 
+/* FV: onto the F row just read, the same dimension and key */
+static int read_verdict(struct fsplit_snap *fs, char **f, int n, char *err, size_t errlen)
+{
+	struct fsplit_row *r = fs->n ? &fs->rows[fs->n - 1] : NULL;
+	uint64_t pair, u, ns;
+	char *end;
+
+	if (n < FV_FIELDS || n > FV_FIELDS + VSUM_SETS || !r || strcmp(f[1], agg_dim_name[r->dim]) ||
+	    strcmp(f[2], r->key) || r->vs.nset || r->vs.n || !num(f[3], &pair) || pair > 1)
+		return bad(err, errlen, "fused verdict");
+	struct verdict_sum *v = &r->vs;
+	if (!num(f[4], &v->n) || !num(f[5], &v->overflow) || !num(f[6], &v->overflow_ns))
+		return bad(err, errlen, "fused verdict");
+	for (unsigned sg = 0; sg < REC_SEG_N; sg++)
+		if (!num(f[7 + 2 * sg], &v->seg_sum[sg]) || !num(f[8 + 2 * sg], &v->seg_n[sg]) || v->seg_n[sg] > r->n)
+			return bad(err, errlen, "fused verdict");
+	for (int i = FV_FIELDS; i < n; i++) {
+		errno = 0;
+		u = strtoull(f[i], &end, 10);
+		if (errno || end == f[i] || *end != ':' || !u || u >> REC_PL_N || !num(end + 1, &ns) || !ns)
+			return bad(err, errlen, "fused verdict");
+		verdict_sum_add_set(v, (uint16_t)u, ns);
+	}
+	if (v->n > r->n || (unsigned)(n - FV_FIELDS) != v->nset)   /* a set twice */
+		return bad(err, errlen, "fused verdict");
+	v->ns += v->overflow_ns;
+	if (pair)
+		r->merged |= REC_FM_NET_PAIR;
+	return 0;
+}
+
 static int read_fused(struct fsplit_snap *fs, char **f, int n, char *err, size_t errlen)
 {
 	if (!fs)
 		return 0;
+	if (!strcmp(f[0], "FV"))
+		return read_verdict(fs, f, n, err, errlen);
 	if (!strcmp(f[0], "FT")) {
 		if (n != 4 || !num(f[1], &fs->rpcs) || !num(f[2], &fs->unsplit) || !num(f[3], &fs->overflow))
 			return bad(err, errlen, "fused totals");
@@ -410,7 +463,7 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 						      .tail_n = v[8] };
 		return 0;
 	}
-	if (!strcmp(f[0], "FT") || !strcmp(f[0], "F"))
+	if (!strcmp(f[0], "FT") || !strcmp(f[0], "F") || !strcmp(f[0], "FV"))
 		return read_fused(fs, f, n, err, errlen);
 	/* Unknown line types are ignored: a newer daemon may add some
 	 * within the same protocol version. */

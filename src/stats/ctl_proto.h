@@ -1,6 +1,6 @@
 /* The nfsrdmad <-> nfsrdma-top protocol over the daemon's UNIX socket,
- * version 2.3.  Line-based text, tab-separated fields; docs/daemon-protocol.md
- * is the reference.  The daemon greets with "NFSRDMA-CTL 2.3"; the client
+ * version 2.4.  Line-based text, tab-separated fields; docs/daemon-protocol.md
+ * is the reference.  The daemon greets with "NFSRDMA-CTL 2.4"; the client
  * sends "SNAPSHOT" and reads lines up to "END".  A minor version only adds
  * line types, which older clients skip: 1 added the fused split (FT, F). */
 #ifndef NFSRDMA_CTL_PROTO_H
@@ -13,7 +13,7 @@
 #include "src/stats/fsplit.h"
 
 #define CTL_PROTO_VERSION 2   /* 2: eight phases that add up to the total */
-#define CTL_PROTO_MINOR 3     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines */
+#define CTL_PROTO_MINOR 4     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines; 4: FV lines */
 #define CTL_GREETING "NFSRDMA-CTL"
 #define CTL_LINE_MAX 4096     /* longest line either side sends, its newline counted */
 
@@ -29,7 +29,7 @@ struct ctl_reader {
 	size_t cap[AGG_NDIM];
 };
 int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *err, size_t errlen);
-/* The same, the FT and F lines into fs (zeroed at the start, its rows
+/* The same, the FT, F and FV lines into fs (zeroed at the start, its rows
  * malloc'ed: fsplit_snap_free); ctl_read_line skips them. */
 int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
 			size_t errlen);

@@ -135,6 +135,7 @@ void fsplit_add(struct fsplit *f, const struct nfsrdma_record *r)
 		e->row.negative += !!(r->f_flags & RECFF_NEGATIVE);
 		e->row.partial += !!(r->f_flags & RECFF_EVICTED);
 		phase_diag_add(&e->d, r->f_total, ph);
+		verdict_sum_add(&e->row.vs, r);
 	}
 }
 

@@ -15,6 +15,9 @@
  * of src/stats/hist.h through src/stats/phase_diag.h, so a row's largest
  * share is the phase its diagnosis (the D lines, -z) names.
  *
+ * Per row also its places and clock-free segments summed (verdict_sum.h):
+ * the row's verdict, the place holding most of its time.
+ *
  * Memory is bounded: at most max_rows rows; a fused RPC whose row does
  * not fit is counted (overflow), never split into another row's numbers.
  * Single-threaded, like the aggregation. */
@@ -27,6 +30,7 @@
 
 #include "dissect/record.h"
 #include "src/stats/agg.h"
+#include "src/stats/verdict_sum.h"
 
 #define FSPLIT_ROWS_DEFAULT 1024
 
@@ -39,7 +43,7 @@ static inline bool fsplit_dim_ok(unsigned d)
 struct fsplit_row {
 	char key[AGG_KEY_MAX];
 	uint8_t dim, transport, vantages;  /* enum agg_dim, enum rec_transport, enum rec_vantage bits */
-	uint32_t merged;                   /* rec.f_merged: bit i, phase i runs on into i + 1 */
+	uint32_t merged;                   /* rec.f_merged: bit i, phase i runs on into i + 1; REC_FM_NET_PAIR */
 	uint32_t mask;                     /* OR of rec.f_mask: spans some RPC of the row bounded */
 	uint64_t n, sum;                   /* RPCs, summed fused totals (ns) */
 	uint64_t p50, p99, max;            /* of the totals (hist_pct; max exact), ns */
@@ -47,6 +51,7 @@ struct fsplit_row {
 	uint64_t negative, partial;        /* RPCs flagged RECFF_NEGATIVE, RECFF_EVICTED */
 	uint64_t phase[REC_FP_N];          /* span sums (a merged span in its first phase) */
 	uint64_t tail[REC_FP_N];           /* the same over the tail */
+	struct verdict_sum vs;             /* places and segments summed: the row's verdict */
 };
 
 struct fsplit_snap {

@@ -75,6 +75,7 @@ unsigned top_fused_spans(const struct fsplit_row *r, struct top_span sp[REC_FP_N
 		struct top_span *s = &sp[k];
 		s->first = first[k];
 		s->last = last[k];
+		s->pair = s->first == REC_FP_NET_OUT && s->last == s->first && (r->merged & REC_FM_NET_PAIR);
 		rec_fphase_span_name(r->merged, s->first, s->name, sizeof(s->name));
 		s->bounded = r->mask & (1u << s->first);
 		s->sum = r->phase[s->first];
@@ -83,6 +84,30 @@ unsigned top_fused_spans(const struct fsplit_row *r, struct top_span sp[REC_FP_N
 		s->p99_pct = share(s->tail, r->tail_sum);
 	}
 	return n;
+}
+
+int top_fused_span_at(const struct top_span *sp, unsigned n, unsigned p)
+{
+	for (unsigned k = 0; k < n; k++) {
+		if (p >= sp[k].first && p <= sp[k].last)
+			return (int)k;
+		if (p == REC_FP_NET_BACK && sp[k].first == REC_FP_NET_OUT && sp[k].pair)
+			return (int)k;
+	}
+	return -1;
+}
+
+const char *top_fused_verdict(const struct fsplit_row *r, bool words, char *buf, size_t len)
+{
+	struct verdict_of o;
+
+	if (!verdict_sum_get(&r->vs, &o))
+		return "-";
+	if (words)
+		return verdict_words(o.places, o.pm, buf, len);
+	char pl[160];
+	snprintf(buf, len, "%s %u%%", verdict_places_str(o.places, '|', pl, sizeof(pl)), (o.pm + 5) / 10);
+	return buf;
 }
 
 const char *top_vantages_str(unsigned vt, char *buf, size_t len)
@@ -104,12 +129,15 @@ const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len)
 	top_vantages_str(r->vantages, buf, len);
 	size_t n = strlen(buf);
 	for (unsigned s = 0; s < ns; s++) {
-		if (first[s] == last[s])
+		bool pair = first[s] == REC_FP_NET_OUT && last[s] == first[s] && (r->merged & REC_FM_NET_PAIR);
+		if (first[s] == last[s] && !pair)
 			continue;
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s", k++ ? ", " : " [");
 		for (unsigned p = first[s]; p <= last[s]; p++)
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", p != first[s] ? "+" : "",
 					      top_fphase_abbr[p]);
+		if (pair)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "+%s", top_fphase_abbr[REC_FP_NET_BACK]);
 	}
 	if (k)
 		snprintf(buf + n, n < len ? len - n : 0, "]");
@@ -122,17 +150,28 @@ static const char *const dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER"
  * the phases merged into it, "-" for a span no RPC of the row bounded */
 static void shares(FILE *f, const struct top_span *sp, unsigned n, bool tail)
 {
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned p = sp[k].first; p <= sp[k].last; p++) {
-			if (p)
-				fputc('/', f);
-			if (p != sp[k].first)
-				fputc('+', f);
-			else if (!sp[k].bounded)
-				fputc('-', f);
-			else
-				fprintf(f, "%.1f", tail ? sp[k].p99_pct : sp[k].mean_pct);
-		}
+	for (unsigned p = 0; p < REC_FP_N; p++) {
+		int k = top_fused_span_at(sp, n, p);
+		if (p)
+			fputc('/', f);
+		if (k < 0 || p != sp[k].first)
+			fputc('+', f);
+		else if (!sp[k].bounded)
+			fputc('-', f);
+		else
+			fprintf(f, "%.1f", tail ? sp[k].p99_pct : sp[k].mean_pct);
+	}
+}
+
+/* a clock-free segment's mean over the RPCs that had it (us), or "-" */
+static void seg_text(FILE *f, const struct fsplit_row *r, unsigned sg)
+{
+	uint64_t m;
+
+	if (verdict_sum_seg_mean(&r->vs, sg, &m))
+		fprintf(f, " %10.1f", m / 1e3);
+	else
+		fprintf(f, " %10s", "-");
 }
 
 void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view *v)
@@ -145,34 +184,40 @@ void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view
 	size_t n = top_fused_rows(fs, v, &rows);
 	enum agg_dim dim = top_fused_dim(v);
 	size_t w = strlen(dim_title[dim]), ws = strlen("vantages [merged]");
-	char vb[160];
+	char vb[160], vw[200];
 
 	fprintf(f, "fused RPCs %" PRIu64 "  not split %" PRIu64 "  over the row limit %" PRIu64 "\n", fs->rpcs,
 		fs->unsplit, fs->overflow);
 	fputs("split: % of the total (mean) and of the RPCs at or above the p99 (p99); "
-	      "+ merged into the phase before it (a vantage missing), - not bounded\n", f);
+	      "+ merged into the phase before it (a vantage missing; net_back: into net_out, the clocks cannot "
+	      "give the directions), - not bounded; cnet_us, snet_us: the clock-free client-side and "
+	      "server-side network round trips (mean); verdict: the place holding most of the time\n", f);
 	for (size_t i = 0; i < n; i++) {
 		if (strlen(rows[i]->key) > w)
 			w = strlen(rows[i]->key);
 		if (strlen(top_shape_str(rows[i], vb, sizeof(vb))) > ws)
 			ws = strlen(vb);
 	}
-	fprintf(f, "%-*s %-*s %8s %10s %10s %10s %10s %6s %5s  split%% ", (int)w, dim_title[dim], (int)ws,
-		"vantages [merged]", "rpcs", "mean_us", "p50_us", "p99_us", "max_us", "p99_n", "neg");
+	fprintf(f, "%-*s %-*s %8s %10s %10s %10s %10s %6s %5s %10s %10s  split%% ", (int)w, dim_title[dim], (int)ws,
+		"vantages [merged]", "rpcs", "mean_us", "p50_us", "p99_us", "max_us", "p99_n", "neg", "cnet_us",
+		"snet_us");
 	for (int p = 0; p < REC_FP_N; p++)
 		fprintf(f, "%s%s", p ? "/" : "", rec_fphase_name((unsigned)p));
-	fputc('\n', f);
+	fputs("  verdict\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct fsplit_row *r = rows[i];
 		struct top_span sp[REC_FP_N];
 		unsigned ns = top_fused_spans(r, sp);
-		fprintf(f, "%-*s %-*s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %6" PRIu64 " %5" PRIu64 "  mean ", (int)w,
+		fprintf(f, "%-*s %-*s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %6" PRIu64 " %5" PRIu64, (int)w,
 			r->key, (int)ws, top_shape_str(r, vb, sizeof(vb)), r->n, (double)(r->sum / r->n) / 1e3,
 			r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3, r->tail_n, r->negative);
+		seg_text(f, r, REC_SEG_CLIENT_NET);
+		seg_text(f, r, REC_SEG_SERVER_NET);
+		fputs("  mean ", f);
 		shares(f, sp, ns, false);
 		fputs("  p99 ", f);
 		shares(f, sp, ns, true);
-		fputc('\n', f);
+		fprintf(f, "  verdict: %s\n", top_fused_verdict(r, true, vw, sizeof(vw)));
 	}
 	if (!n)
 		fputs(fs->n ? "(no fused row matches the filter)\n" : "(no fused RPCs yet: a collecting nfsrdmad, or joined records)\n", f);
@@ -205,7 +250,7 @@ void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view
 		 * tells apart two rows of one key */
 		fputs("],\"merged\":[", f);
 		for (unsigned k = 0, m = 0; k < ns; k++)
-			if (sp[k].first != sp[k].last)
+			if (sp[k].first != sp[k].last || sp[k].pair)
 				fprintf(f, "%s\"%s\"", m++ ? "," : "", sp[k].name);
 		fprintf(f, "],\"rpcs\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"p99_rpcs\":%" PRIu64 ",\"p99_sum_ns\":%" PRIu64
@@ -221,7 +266,9 @@ void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view
 				fputs(",\"sum_ns\":null,\"mean_ns\":null,\"mean_pct\":null,\"p99_sum_ns\":null,"
 				      "\"p99_mean_ns\":null,\"p99_pct\":null}", f);
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		out_json_verdict_sum(f, &r->vs);
+		fputc('}', f);
 	}
 	fputs("]}", f);
 	free(rows);

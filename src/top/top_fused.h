@@ -25,10 +25,17 @@ struct top_span {
 	unsigned first, last;
 	char name[160];
 	bool bounded;
+	bool pair;                   /* net_out+net_back: the clocks cannot give the directions */
 	uint64_t sum, tail;          /* ns summed over the row's RPCs / over its p99 tail */
 	double mean_pct, p99_pct;    /* of the summed totals, of the tail's summed totals */
 };
 unsigned top_fused_spans(const struct fsplit_row *r, struct top_span sp[REC_FP_N]);
+/* The span (index into sp) that holds phase p, -1 none; net_back's is
+ * net_out's when the two are one span (net_out+net_back). */
+int top_fused_span_at(const struct top_span *sp, unsigned n, unsigned p);
+/* The row's verdict: "server_net 83%" (short: place names, for the
+ * screen) or "server-side network 83%" (words); "-" when none. */
+const char *top_fused_verdict(const struct fsplit_row *r, bool words, char *buf, size_t len);
 /* "client+wire+server" */
 const char *top_vantages_str(unsigned vt, char *buf, size_t len);
 /* A row's shape, what tells apart the rows of one key: its vantages and

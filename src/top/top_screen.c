@@ -76,17 +76,17 @@ static void fused_shares(char *line, size_t len, const struct top_span *sp, unsi
 {
 	size_t o = strlen(line);
 
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned p = sp[k].first; p <= sp[k].last && o < len; p++) {
-			char c[8];
-			if (p != sp[k].first)
-				snprintf(c, sizeof(c), "+");
-			else if (!sp[k].bounded)
-				snprintf(c, sizeof(c), "-");
-			else
-				snprintf(c, sizeof(c), "%.0f", tail ? sp[k].p99_pct : sp[k].mean_pct);
-			o += (size_t)snprintf(line + o, len - o, " %3s", c);
-		}
+	for (unsigned p = 0; p < REC_FP_N && o < len; p++) {
+		char c[8];
+		int k = top_fused_span_at(sp, n, p);
+		if (k < 0 || p != sp[k].first)
+			snprintf(c, sizeof(c), "+");
+		else if (!sp[k].bounded)
+			snprintf(c, sizeof(c), "-");
+		else
+			snprintf(c, sizeof(c), "%.0f", tail ? sp[k].p99_pct : sp[k].mean_pct);
+		o += (size_t)snprintf(line + o, len - o, " %3s", c);
+	}
 }
 
 /* The fused split in place of the table: two lines a row, the mean's
@@ -128,8 +128,10 @@ static void draw_fused(const struct top_view *v, const struct fsplit_snap *fs, i
 			 (unsigned long long)r->n, top_fmt_lat(r->sum / r->n, t1, sizeof(t1)));
 		fused_shares(line, sizeof(line), sp, ns, false);
 		mvaddnstr(y, 0, line, W);
-		snprintf(line, sizeof(line), "%-*s %-3s %6s p99  %7s", keyw, "", "", "",
-			 top_fmt_lat(r->p99, t1, sizeof(t1)));
+		/* the verdict where the p99 line leaves the key's columns blank */
+		char vd[200];
+		snprintf(line, sizeof(line), "%-*.*s p99  %7s", keyw + 11, keyw + 11,
+			 top_fused_verdict(r, false, vd, sizeof(vd)), top_fmt_lat(r->p99, t1, sizeof(t1)));
 		fused_shares(line, sizeof(line), sp, ns, true);
 		mvaddnstr(y + 1, 0, line, W);
 	}

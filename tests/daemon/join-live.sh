@@ -78,7 +78,60 @@ check "/metrics: fused phase histograms sum to the fused durations ($psum = $tot
 check "/metrics: a fused phase series carries op, client, server and transport" \
 	grep -qE '^nfsrdma_rpc_fused_phase_seconds_bucket\{protocol="NFSv3",operation="[A-Z]+",client="[^"]+",server="[^"]+",transport="rdma",phase="[a-z_+]+",le="\+Inf"\} [1-9]' "$TMP/metrics"
 check "/metrics: the execute phase (server vantage) is there" grep -q '^nfsrdma_rpc_fused_phase_seconds_count{.*phase="execute"} [1-9]' "$TMP/metrics"
+# segments, places and verdicts (docs/record.md "Segments and the
+# verdict"): the segments are clock-free, so their sums over the complete
+# RPCs are the offline join's to the nanosecond whatever the live clocks;
+# the places partition each RPC's total; promtool accepts the lot
+check "/metrics: segment seconds and RPCs = the offline join's complete records' seg sums" python3 - "$TMP/metrics" "$TMP/offline.json" <<'PY'
+import json, re, sys
+got = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'nfsrdma_rpc_segment_(seconds|rpcs)_total\{.*segment="(\w+)"\} (\S+)$', l)
+    if m:
+        k = (m.group(1), m.group(2)); got[k] = got.get(k, 0) + float(m.group(3))
+want = {}
+for l in open(sys.argv[2]):
+    if not l.startswith("{") or '"xid"' not in l: continue
+    r = json.loads(l)
+    if set(r.get("vantages", [])) != {"client", "wire", "server"}: continue
+    for s, v in (r.get("seg") or {}).items():
+        if v is not None and s in ("client_net", "server_net"):
+            want[("seconds", s)] = want.get(("seconds", s), 0) + v / 1e9
+            want[("rpcs", s)] = want.get(("rpcs", s), 0) + 1
+print("got", got, "want", want)
+ok = want and set(got) == set(want) and all(abs(got[k] - want[k]) < 1e-6 for k in want)
+sys.exit(0 if ok else 1)
+PY
+read -r psum dsum <<<"$(python3 -c 'import sys
+ps = ds = 0.0
+for l in open(sys.argv[1]):
+    if l.startswith("nfsrdma_rpc_place_seconds_total{"): ps += float(l.split()[-1])
+    elif l.startswith("nfsrdma_rpc_fused_duration_seconds_sum{"): ds += float(l.split()[-1])
+print(round(ps, 6), round(ds, 6))' "$TMP/metrics")"
+check "/metrics: place seconds add up to the fused durations ($psum = $dsum)" [ "$psum" = "$dsum" ]
+check "/metrics: verdicts carry the fused labels and a place of the eight (a|b when unresolved)" \
+	grep -qE '^nfsrdma_rpc_verdict_total\{protocol="NFSv3",operation="[A-Z]+",client="[^"]+",server="[^"]+",transport="rdma",place="(client_host|client_net|server_net|server_queue|execute|pull|push|reply_wait)(\|[a-z_]+)*"\} [1-9]' "$TMP/metrics"
+check "/metrics: no verdict names a direction" bash -c "! grep -E '^nfsrdma_rpc_(verdict|place_seconds)_total\{.*(net_out|net_back)' '$TMP/metrics'"
+if command -v promtool >/dev/null; then
+	check "/metrics: promtool check metrics accepts the exposition (segments, places, verdicts)" \
+		sh -c "promtool check metrics <'$TMP/metrics' >'$TMP/promtool.out' 2>&1"
+fi
 kill "$C"; wait "$C"
+check "/metrics: verdict counts = the collector's complete records' own verdicts" python3 - "$TMP/metrics" "$TMP/c.json" <<'PY'
+import json, re, sys
+got = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'nfsrdma_rpc_verdict_total\{.*place="([^"]+)"\} (\S+)$', l)
+    if m: got[m.group(1)] = got.get(m.group(1), 0) + int(m.group(2))
+want = {}
+for l in open(sys.argv[2]):
+    if not l.startswith("{") or '"xid"' not in l: continue
+    r = json.loads(l)
+    if set(r.get("vantages", [])) == {"client", "wire", "server"} and r.get("verdict"):
+        k = "|".join(r["verdict"]["place"]); want[k] = want.get(k, 0) + 1
+print("got", got, "want", want)
+sys.exit(0 if want and got == want else 1)
+PY
 fused "$TMP/c.json" >"$TMP/got"
 check "collector's fused records = the offline join's: same XIDs, same vantages ($(wc -l <"$TMP/want"))" \
 	cmp -s "$TMP/got" "$TMP/want"
@@ -91,6 +144,28 @@ check "JSON stats: join counters (remote = client records, complete = $nall, eve
 	[ "$(summary "$TMP/c.json" '(s["join"]["remote"], s["join"]["complete"], s["join"]["emitted"] == s["join"]["complete"] + s["join"]["partial"])')" = "($nclient, $nall, True)" ]
 check "JSON stats: a clock estimate per pair with offset and uncertainty" \
 	[ "$(summary "$TMP/c.json" 'all("offset_ns" in c and "uncertainty_ns" in c for c in s["join"]["clocks"]) and len(s["join"]["clocks"]) >= 2')" = "True" ]
+check "JSON stats: the join's verdict, places and segments = the sums of its fused records' own" python3 - "$TMP/c.json" <<'PY'
+import json, sys
+PL = ["client_host", "client_net", "server_net", "server_queue", "execute", "pull", "push", "reply_wait"]
+s, sets, segs, n = None, {}, {}, 0
+for l in open(sys.argv[1]):
+    if l.startswith("{\"type\":\"daemon_summary\""): s = json.loads(l)["summary"]["join"]
+    elif l.startswith("{") and '"xid"' in l:
+        r = json.loads(l)
+        if r.get("source") != "joined": continue
+        for p in r.get("places", []):
+            k = sum(1 << PL.index(x) for x in p["place"]); sets[k] = sets.get(k, 0) + p["ns"]
+        for k, v in (r.get("seg") or {}).items():
+            if v is not None:
+                segs.setdefault(k, [0, 0]); segs[k][0] += v; segs[k][1] += 1
+tot = sum(sets.values())
+best = max(sets, key=lambda b: (sets[b], -b))
+want_v = {"place": [PL[i] for i in range(8) if best >> i & 1], "share": round((sets[best] * 1000 + tot // 2) // tot / 1000, 3)}
+got_sets = {sum(1 << PL.index(x) for x in p["place"]): p["ns"] for p in s["places"]}
+got_segs = {k: [v["sum_ns"], v["rpcs"]] for k, v in s["seg"].items() if v}
+print("verdict", s["verdict"], want_v)
+sys.exit(0 if s["verdict"] == want_v and got_sets == sets and got_segs == segs else 1)
+PY
 check "collector: no warnings" [ ! -s "$TMP/c.err" ]
 
 # ---- jsonl: bad input: the bad line named (file:line), the rest read ----

@@ -18,6 +18,8 @@ bad input: a corrupt line names file:line and the run goes on; flags
 that cannot go with --join are refused; today's wire JSON (version 3
 fixture) is read as a vantage.
 Closing line: "join-traces: N passed, N failed"."""
+import csv
+import io
 import json
 import os
 import re
@@ -189,9 +191,10 @@ def bad_input(tmp):
     check(rc == 0 and len(named) == 3, "bad lines: exit %d, %d of 3 named file:line: %s" % (rc, len(named), err[-400:]))
     recs, report = records(out)
     check(report and report["in"]["client"] == len(lines) - 3, "bad lines: the other records all joined")
-    for flag in (["--check"], ["--fields", "default"], ["-w", os.path.join(tmp, "x.pcapng")]):
+    for flag in (["--check"], ["--fields", "frame.number"], ["-w", os.path.join(tmp, "x.pcapng")]):
         rc, out, err = run(["tests/captures/smoke.pcap", "--join", src] + flag)
-        check(rc == 2 and "--join" in err and not out, "--join with %s refused (exit %d)" % (flag[0], rc))
+        check(rc == 2 and "--join" in err and not out, "--join with %s refused (exit %d)" % (" ".join(flag), rc))
+    fields_join(src, os.path.join(tmp, "nfs3-read-write-server.jsonl"))
     rc, _, err = run(["--join", src])
     check(rc == 2, "--join with one file and no capture refused (exit %d)" % rc)
     rc, _, err = run(["tests/captures/smoke.pcap", "--join", src, "--join", src])
@@ -212,6 +215,53 @@ def bad_input(tmp):
         if fmt == ["-q", "-z", "proc"]:
             ok = rc == 0 and "== fused phases per operation" in out and "p99:" in out
         check(ok, "output format %s prints the fused records (exit %d)" % (fmt or "line", rc))
+
+
+def fields_join(client, server):
+    """--fields with --join: a row per joined record with its identity,
+    segments and verdict.  Each row against the record's --json: the
+    segment as the record gives it, and the verdict re-derived from the
+    record's places (the largest share, per mille of the total); a wire
+    field is refused, a joined one without --join too."""
+    base = ["tests/captures/nfs3-read-write.pcap", "--join", client, "--join", server]
+    rc, out, err = run(base + ["--fields", "default"])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    _, js, _ = run(base + ["--json"])
+    recs, _ = records(js)
+    check(rc == 0 and len(rows) == len(recs) > 20, "--join --fields default: a row per joined record (%d, %d; exit %d)"
+          % (len(rows), len(recs), rc))
+    cols = "ip.src,ip.dst,rpc.xid,nfsrdma.program,nfsrdma.op,nfsrdma.status,nfsrdma.seg_client_net," \
+           "nfsrdma.seg_server_net,nfsrdma.verdict,nfsrdma.verdict_share,nfsrdma.transport"
+    check(out.splitlines()[0] == cols if out else False, "--join --fields default: its columns")
+    bad = []
+    seen = 0
+    for row, r in zip(rows, recs):
+        if row["rpc.xid"] != r["xid"]:
+            bad.append("order: %s %s" % (row["rpc.xid"], r["xid"]))
+            continue
+        for sg in ("client_net", "server_net"):
+            v = (r.get("seg") or {}).get(sg)
+            want = "" if v is None else "%d.%09d" % (v // 10**9, v % 10**9)
+            if row["nfsrdma.seg_" + sg] != want:
+                bad.append("%s %s: %r, record %r" % (r["xid"], sg, row["nfsrdma.seg_" + sg], want))
+        pl = r.get("places") or []
+        tot = sum(p["ns"] for p in pl)
+        if not pl or not tot:
+            ok = row["nfsrdma.verdict"] == row["nfsrdma.verdict_share"] == ""
+        else:
+            best = max(pl, key=lambda p: p["ns"])
+            pm = (best["ns"] * 1000 + tot // 2) // tot
+            ok = row["nfsrdma.verdict"] == "|".join(best["place"]) and row["nfsrdma.verdict_share"] == "%d.%03d" % (pm // 1000, pm % 1000)
+            seen += 1
+        if not ok:
+            bad.append("%s verdict %s %s, places %s" % (r["xid"], row["nfsrdma.verdict"], row["nfsrdma.verdict_share"], pl))
+    check(not bad and seen > 20, "--join --fields: segments as the records give them, the verdict their largest place "
+          "(%d verdicts) %s" % (seen, bad[:3]))
+    rc, out, err = run(base + ["--fields", "rpc.xid,nfsrdma.verdict", "--tsv"])
+    check(rc == 0 and out.splitlines()[0] == "rpc.xid\tnfsrdma.verdict" and len(out.splitlines()) == len(recs) + 1,
+          "--join --fields a list, --tsv (exit %d)" % rc)
+    rc, out, err = run(["tests/captures/nfs3-read-write.pcap", "--fields", "nfsrdma.verdict"])
+    check(rc == 2 and not out and "needs --join" in err, "--fields nfsrdma.verdict without --join refused (exit %d)" % rc)
 
 
 def main():

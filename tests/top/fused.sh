@@ -15,7 +15,9 @@
 #    --help and of the man page's KEYS are the same;
 #  - a collector's live join (ZeroMQ forwarder on loopback): its split =
 #    the fused records it wrote itself (--json);
-#  - protocol 2.3: the greeting, and a 2.0 reader's rules still hold for
+#  - verdicts: each row's (JSON verdict, places, seg; the text line's
+#    words) = the one fused_expect.py sums from the records' places;
+#  - protocol 2.4: the greeting, FV after each F, and a 2.0 reader's rules still hold for
 #    every line it knows; against a 2.0 daemon top says there is no
 #    fused split (JSON "fused": null) instead of showing an empty one;
 #  - a hostile F line ends the session with one error, not a crash.
@@ -81,7 +83,8 @@ check "daemon -b --fused: every row's line with its shares" python3 "$EXP" text 
 check "daemon -b --fused: says it is the fused view, with the RPC count" \
 	bash -c "grep -q '^view fused op ' '$TMP/d.txt' && grep -q '^fused RPCs $njoined ' '$TMP/d.txt'"
 
-# protocol: the greeting says 2.3; a 2.0 reader's rules hold for every line it knows;
+# protocol: the greeting says 2.4; a 2.0 reader's rules hold for every line it knows;
+# every F line is followed by its FV line (the same dimension and key);
 # every S line is followed by its SP line (the same xid, a mask of the 8 phases),
 # every R line by its RP line (the same dimension and key, a mask of the 8 phases)
 python3 - "$SOCK" >"$TMP/proto.out" 2>&1 <<'EOF'
@@ -89,7 +92,7 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
 g = f.readline().rstrip("\n")
 word, ver = g.split(" ", 1)
-assert word == "NFSRDMA-CTL" and ver == "2.3", g
+assert word == "NFSRDMA-CTL" and ver == "2.4", g
 assert int(ver.split(".")[0]) == 2               # how a 2.0 client reads it (sscanf "%s %d")
 f.write("SNAPSHOT\n"); f.flush()
 kinds = {}
@@ -107,13 +110,16 @@ for line in f:
     if prev and prev[0] == "S": assert t[0] == "SP", line[:80]
     if t[0] == "RP": assert len(t) == 4 and prev[0] == "R" and prev[1:3] == t[1:3] and int(t[3]) < 256, line[:80]
     if prev and prev[0] == "R": assert t[0] == "RP", line[:80]
+    if t[0] == "FV": assert 19 <= len(t) <= 31 and prev[0] == "F" and prev[1:3] == t[1:3] and t[3] in "01", line[:80]
+    if prev and prev[0] == "F": assert t[0] == "FV", line[:80]
     prev = t
 assert kinds.get("T") == 1 and kinds.get("FT") == 1 and kinds.get("F", 0) > 10 and kinds.get("R", 0) > 10, kinds
 assert kinds.get("S", 0) > 0 and kinds.get("SP") == kinds.get("S"), kinds
 assert kinds.get("RP") == kinds.get("R"), kinds
+assert kinds.get("FV") == kinds.get("F"), kinds
 print("ok", kinds)
 EOF
-check "protocol 2.3: greeting, FT once, F lines, SP after each S, RP after each R, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
+check "protocol 2.4: greeting, FT once, F lines, FV after each F, SP after each S, RP after each R, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
 	grep -q '^ok' "$TMP/proto.out"
 
 # ---- interactive, in tmux ----
@@ -205,12 +211,23 @@ s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(4)
 T = "T\t1700000000000000000\t1700000000000000000\t1.000\t0.000\t0.000" + "\t0" * 28 + "\n"
 while True:
     c, _ = s.accept(); f = c.makefile("rw")
-    f.write("NFSRDMA-CTL 2\n" if mode == "old" else "NFSRDMA-CTL 2.1\n"); f.flush()
+    f.write("NFSRDMA-CTL 2\n" if mode == "old" else "NFSRDMA-CTL 2.4\n" if mode in ("v24", "badfv") else
+            "NFSRDMA-CTL 2.1\n"); f.flush()
     for line in f:
         if line.startswith("SNAPSHOT"):
             body = T
+            # one RPC of 10 ns, all client_queue; FV: 10 ns in client_host (bit 0)
+            good = "FT\t1\t0\t0\nF\top\tNFSv3 READ\trdma\t7\t0\t1\t1" + "\t10" * 4 + "\t1\t10\t0\t0" + \
+                   ("\t10" + "\t0" * 9) * 2 + "\n"
+            fv = "FV\top\tNFSv3 READ\t%s\t1\t0\t0" + "\t0" * 12 + "\t%s:10\n"
             if mode == "bad":
                 body += "FT\t1\t0\t0\nF\top\tNFSv3 READ\trdma\t9\t0\t1\t1\t10" + "\t0" * 27 + "\n"
+            elif mode == "v23":
+                body += good
+            elif mode == "v24":
+                body += good + fv % (1, 1)
+            elif mode == "badfv":   # a place past the eight
+                body += good + fv % (0, 256)
             f.write(body + "END\n"); f.flush()
     c.close()
 EOF
@@ -230,5 +247,28 @@ timeout 20 "$TOP" --socket "$TMP/bad.sock" --json -n 1 --connect-timeout 2 >"$TM
 rc=$?
 check "bad F line (vantages 9): exit 1, nothing on stdout, the reason on stderr (exit $rc)" \
 	bash -c "[ $rc = 1 ] && [ ! -s '$TMP/bad.json' ] && grep -q 'bad fused split line from the daemon' '$TMP/bad.err'"
+# a 2.3 daemon (F, no FV): its rows, no verdict; 2.4: FV's verdict and the
+# net_out+net_back span; a bad FV line: one error
+fake "$TMP/v23.sock" v23
+fake "$TMP/v24.sock" v24
+fake "$TMP/badfv.sock" badfv
+wait_for 5 test -S "$TMP/badfv.sock"
+"$TOP" --socket "$TMP/v23.sock" --json -n 1 >"$TMP/v23.json" 2>"$TMP/v23.err"
+check "2.3 daemon (no FV): its row, verdict null, no error" python3 -c '
+import json,sys; r=json.load(open(sys.argv[1]))["fused"]["rows"]
+sys.exit(0 if len(r) == 1 and r[0]["verdict"] is None and r[0]["rpcs"] == 1 else 1)' "$TMP/v23.json"
+"$TOP" --socket "$TMP/v24.sock" --json -n 1 >"$TMP/v24.json" 2>"$TMP/v24.err"
+check "2.4 daemon: FV gives the verdict (client_host, 1.000) and the pair (net_out+net_back merged)" python3 -c '
+import json,sys; r=json.load(open(sys.argv[1]))["fused"]["rows"][0]
+sys.exit(0 if r["verdict"] == {"place": ["client_host"], "share": 1.0} and r["merged"] == ["net_out+net_back"] and
+         [s["phase"] for s in r["spans"]][2] == "net_out+net_back" and len(r["spans"]) == 9 else 1)' "$TMP/v24.json"
+"$TOP" --socket "$TMP/v24.sock" -b -n 1 --fused >"$TMP/v24.txt" 2>>"$TMP/v24.err"
+check "2.4 daemon: -b --fused puts + at net_back's place and the verdict in words" \
+	grep -qE '^NFSv3 READ +client\+wire\+server \[out\+bck\] .* mean 100\.0(/[0-9.+-]+){9}  p99 .*  verdict: client host 100%$' "$TMP/v24.txt"
+check "2.3 and 2.4 daemons: no error" bash -c "[ ! -s '$TMP/v23.err' ] && [ ! -s '$TMP/v24.err' ]"
+timeout 20 "$TOP" --socket "$TMP/badfv.sock" --json -n 1 --connect-timeout 2 >"$TMP/badfv.json" 2>"$TMP/badfv.err"
+rc=$?
+check "bad FV line (place 256): exit 1, nothing on stdout, the reason on stderr (exit $rc)" \
+	bash -c "[ $rc = 1 ] && [ ! -s '$TMP/badfv.json' ] && grep -q 'bad fused verdict line from the daemon' '$TMP/badfv.err'"
 tmux kill-server 2>/dev/null
 finish $NAME

@@ -25,6 +25,36 @@ RES = 5
 NAMES = ["client_queue", "client_send", "net_out", "server_queue", "pull", "execute",
          "reply_build", "push", "net_back", "client_done"]
 VT = ["client", "wire", "server"]
+PLACES = ["client_host", "client_net", "server_net", "server_queue", "execute", "pull", "push", "reply_wait"]
+WORDS = ["client host", "client-side network", "server-side network", "server queue", "server execute",
+         "argument pull", "result push", "reply wait"]
+SEGS = ["client_net", "server_net", "client_net_out", "client_net_back", "server_net_out", "server_net_back"]
+
+
+def verdict(recs):
+    """The row's verdict from its records' "places" (docs/record.md): the
+    place-set with the largest summed ns (ties: the lower set of bits),
+    its share of all the places' ns per mille, and the words top prints;
+    the segments' sums and counts"""
+    sets, segs = {}, {}
+    for r in recs:
+        for p in r.get("places", []):
+            bits = sum(1 << PLACES.index(n) for n in p["place"])
+            sets[bits] = sets.get(bits, 0) + p["ns"]
+        for k, v in (r.get("seg") or {}).items():
+            if v is not None:
+                s = segs.setdefault(k, [0, 0])
+                s[0] += v
+                s[1] += 1
+    tot = sum(sets.values())
+    if not tot:
+        return {"sets": sets, "segs": segs, "verdict": None, "words": "-"}
+    bits = max(sets, key=lambda b: (sets[b], -b))
+    pm = (sets[bits] * 1000 + tot // 2) // tot
+    words = [WORDS[i] for i in range(len(PLACES)) if bits & (1 << i)]
+    w = words[0] if len(words) == 1 else "unresolved between " + ", ".join(words[:-1]) + " and " + words[-1]
+    return {"sets": sets, "segs": segs, "verdict": ([PLACES[i] for i in range(len(PLACES)) if bits & (1 << i)], pm),
+            "words": "%s %d%%" % (w, (pm + 5) // 10)}
 
 
 def bucket_lo(v):
@@ -74,14 +104,14 @@ def expect(path, dim, transport=None):
         spans = [(k, v) for k, v in r["ns"].items() if k != "total"]
         vts = tuple(v for v in VT if v in r["vantages"])
         k = (key_of(r, dim), vts, tuple(n for n, _ in spans))
-        rows.setdefault(k, []).append((r["ns"]["total"], spans, r.get("transport", "rdma")))
+        rows.setdefault(k, []).append((r["ns"]["total"], spans, r.get("transport", "rdma"), r))
     out = {}
     for k, recs in rows.items():
-        totals = sorted(t for t, _, _ in recs)
+        totals = sorted(x[0] for x in recs)
         n = len(totals)
         lo = bucket_lo(totals[rank(0.99, n) - 1])
         tail = [x for x in recs if x[0] >= lo]
-        s, ts = sum(totals), sum(t for t, _, _ in tail)
+        s, ts = sum(totals), sum(x[0] for x in tail)
         sp = []
         for i, name in enumerate(k[2]):
             vals = [x[1][i][1] for x in recs]
@@ -92,7 +122,8 @@ def expect(path, dim, transport=None):
                        "mean_pct": 100.0 * a / s if s else 0.0, "p99_pct": 100.0 * b / ts if ts else 0.0})
         out[k] = {"rpcs": n, "sum_ns": s, "mean_ns": s // n, "p50_ns": min(bucket_hi(totals[rank(0.5, n) - 1]), totals[-1]),
                   "p99_ns": min(bucket_hi(totals[rank(0.99, n) - 1]), totals[-1]), "max_ns": totals[-1],
-                  "p99_rpcs": len(tail), "p99_sum_ns": ts, "spans": sp, "transport": recs[0][2]}
+                  "p99_rpcs": len(tail), "p99_sum_ns": ts, "spans": sp, "transport": recs[0][2],
+                  "v": verdict([x[3] for x in recs])}
     return out
 
 
@@ -119,6 +150,17 @@ def cmp_json(path, dim, transport, top):
                 bad.append("%s %s: %s %s, expected %s" % (k[0], "+".join(k[1]), f_, g[f_], w[f_]))
         if sum(s["sum_ns"] or 0 for s in g["spans"]) != g["sum_ns"]:
             bad.append("%s %s: spans do not add up to the total" % (k[0], "+".join(k[1])))
+        v = w["v"]
+        gv = g.get("verdict")
+        if (gv and (gv["place"], round(gv["share"] * 1000))) != (v["verdict"] and tuple(v["verdict"])) and \
+                not (gv is None and v["verdict"] is None):
+            bad.append("%s %s: verdict %s, expected %s" % (k[0], "+".join(k[1]), gv, v["verdict"]))
+        gsets = {sum(1 << PLACES.index(n) for n in p["place"]): p["ns"] for p in g.get("places", [])}
+        if gsets != v["sets"] or g.get("places_overflow", {}).get("shares") != 0:
+            bad.append("%s %s: places %s, expected %s" % (k[0], "+".join(k[1]), gsets, v["sets"]))
+        gseg = {n: [s["sum_ns"], s["rpcs"]] for n, s in g.get("seg", {}).items() if s}
+        if gseg != v["segs"] or set(g.get("seg", {})) != set(SEGS):
+            bad.append("%s %s: seg %s, expected %s" % (k[0], "+".join(k[1]), gseg, v["segs"]))
         for gs, ws in zip(g["spans"], w["spans"]):
             if not ws["bounded"]:
                 if gs["sum_ns"] is not None:
@@ -136,11 +178,15 @@ def cmp_json(path, dim, transport, top):
 
 
 def shares(row, tail, sep, fmt):
-    out = []
+    """one field per phase, in NAMES' order: a span's share in its first
+    phase's, "+" in the others it covers (net_out+net_back: net_back's
+    is "+" though the two are not adjacent)"""
+    out = [None] * len(NAMES)
     for s in row["spans"]:
         parts = s["phase"].split("+")
-        v = "-" if not s["bounded"] else fmt % (s["p99_pct"] if tail else s["mean_pct"])
-        out += [v] + ["+"] * (len(parts) - 1)
+        out[NAMES.index(parts[0])] = "-" if not s["bounded"] else fmt % (s["p99_pct"] if tail else s["mean_pct"])
+        for p in parts[1:]:
+            out[NAMES.index(p)] = "+"
     return sep.join(out)
 
 
@@ -157,19 +203,22 @@ def main():
         text = sys.stdin.read().splitlines()
         missing = 0
         for k, w in want.items():
-            tail = "mean %s  p99 %s" % (shares(w, False, "/", "%.1f"), shares(w, True, "/", "%.1f"))
+            tail = "mean %s  p99 %s  verdict: %s" % (shares(w, False, "/", "%.1f"), shares(w, True, "/", "%.1f"),
+                                                    w["v"]["words"])
             if not any(l.startswith(k[0] + " ") and (" " + "+".join(k[1]) + " ") in l and l.endswith(tail) for l in text):
                 missing += 1
                 print("no line for %s %s ending %r" % (k[0], "+".join(k[1]), tail))
         return 1 if missing or not want else 0
     if mode == "screen":
         def merged(names):
-            m, p = 0, 0
+            m = 0
             for nm in names:
-                for _ in nm.split("+")[1:]:
+                parts = [NAMES.index(x) for x in nm.split("+")]
+                if parts == [2, 8]:          # net_out+net_back: rec.f_merged bit 31
+                    m |= 1 << 31
+                    continue
+                for p in parts[:-1]:
                     m |= 1 << p
-                    p += 1
-                p += 1
             return m
         # as top sorts: RPCs, key, then the most vantages (bitmask) first, fewer merges first
         order = sorted(want.items(), key=lambda kv: (-kv[1]["rpcs"], kv[0][0].encode(),

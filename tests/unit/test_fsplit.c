@@ -41,6 +41,113 @@ static const struct fsplit_row *find(const struct fsplit_snap *s, unsigned dim, 
 	return NULL;
 }
 
+/* Places, segments and the net_out+net_back pair: a row's verdict_sum,
+ * and the F + FV lines that carry them (F's merged without the pair's
+ * bit, as 2.3 readers take it; FV's pair field restores it). */
+static void verdict_rows(void)
+{
+	struct fsplit *f = fsplit_new(0);
+	struct nfsrdma_record r;
+	struct fsplit_snap s, s2;
+	const uint16_t nets = 1u << REC_PL_CLIENT_NET | 1u << REC_PL_SERVER_NET;
+
+	/* 3 READs, directions not resolved: net_out+net_back 8 ms (both
+	 * sides, one share), execute 2 ms; client_net 3 ms, server_net 5 ms
+	 * known in 2 of them.  Sums: nets 24 ms, execute 6 ms of 30 ms:
+	 * verdict client_net|server_net 800 pm. */
+	for (int i = 0; i < 3; i++) {
+		rec(&r, 2, REC_VT_ALL, REC_FM_NET_PAIR);
+		phases(&r, REC_FP_NET_OUT, 8000000, REC_FP_EXECUTE, 2000000);
+		r.f_nplace = 2;
+		r.f_place[0] = (struct rec_place_ns){ .ns = 8000000, .places = nets };
+		r.f_place[1] = (struct rec_place_ns){ .ns = 2000000, .places = 1u << REC_PL_EXECUTE };
+		if (i < 2) {
+			r.f_seg[REC_SEG_CLIENT_NET] = 3000000;
+			r.f_seg[REC_SEG_SERVER_NET] = 5000000;
+			r.f_seg_mask = 1u << REC_SEG_CLIENT_NET | 1u << REC_SEG_SERVER_NET;
+		}
+		fsplit_add(f, &r);
+	}
+	CHECK(fsplit_snapshot(f, &s) == 0 && s.n == 3, "pair rows");
+	const struct fsplit_row *a = find(&s, AGG_OP, "NFSv3 READ", REC_VT_ALL);
+	struct verdict_of o;
+	CHECK(a && a->merged == REC_FM_NET_PAIR && a->vs.n == 3 && a->vs.seg_n[REC_SEG_SERVER_NET] == 2 &&
+	      a->vs.seg_sum[REC_SEG_SERVER_NET] == 10000000 && verdict_sum_get(&a->vs, &o) && o.places == nets &&
+	      o.pm == 800, "op row: the pair, 3 RPCs, server_net 10 ms in 2, verdict nets 800 pm");
+	uint8_t first[REC_FP_N], last[REC_FP_N];
+	CHECK_EQ_U64(fsplit_spans(REC_FM_NET_PAIR, first, last), REC_FP_N - 1);   /* net_back: no span of its own */
+
+	struct agg_snap as, bs;
+	memset(&as, 0, sizeof(as));
+	memset(&bs, 0, sizeof(bs));
+	memset(&s2, 0, sizeof(s2));
+	char *buf = NULL, err[128];
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	ctl_write_snap_fused(mf, &as, &s);
+	fclose(mf);
+	/* F: merged 0 (the pair's bit is FV's); FV: pair 1, 3 RPCs, no
+	 * overflow, segments, the two sets */
+	CHECK(strstr(buf, "F\top\tNFSv3 READ\trdma\t7\t0\t") != NULL, "F line: merged without the pair's bit");
+	char want[256];
+	snprintf(want, sizeof(want), "FV\top\tNFSv3 READ\t1\t3\t0\t0\t6000000\t2\t10000000\t2\t0\t0\t0\t0\t0\t0\t0\t0"
+		 "\t%u:24000000\t%u:6000000\n", nets, 1u << REC_PL_EXECUTE);
+	CHECK(strstr(buf, want) != NULL, "FV line: %s", want);
+	struct ctl_reader rd = { { 0 } };
+	int rc = 0;
+	for (char *line = strtok(buf, "\n"); line && (rc = ctl_read_line_fused(&rd, &bs, &s2, line, err, sizeof(err))) == 0;)
+		line = strtok(NULL, "\n");
+	CHECK(rc == 1 && s2.n == s.n, "round trip (%d %s)", rc, rc < 0 ? err : "");
+	for (size_t i = 0; i < s.n && i < s2.n; i++)
+		CHECK(!memcmp(&s.rows[i], &s2.rows[i], sizeof(s.rows[i])), "round trip row %zu: pair, places, segments", i);
+	free(buf);
+
+	/* hostile FV lines, each after a good F */
+	static const char *const bad[] = {
+		"FV\top\tNFSv3 READ\t2\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0",          /* pair 2 */
+		"FV\top\tNFSv3 READ\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t256:5",   /* a ninth place */
+		"FV\top\tNFSv3 READ\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1:5\t1:5", /* a set twice */
+		"FV\top\tNFSv3 READ\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1:x",   /* not a number */
+		"FV\top\tNFSv3 READ\t0\t2\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0",          /* more RPCs than F */
+		"FV\top\tNFSv3 READ\t0\t1\t0\t0\t5\t2\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0",          /* a segment in 2 of 1 */
+		"FV\top\tNFSv3 WRITE\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0",         /* another row's key */
+		"FV\top\tNFSv3 READ\t0\t1\t0",                                                        /* short */
+	};
+	char good[512], line[512];
+	size_t gl = (size_t)snprintf(good, sizeof(good), "F\top\tNFSv3 READ\trdma\t7\t0\t1\t1\t5");
+	for (int k = 9; k < 36; k++)
+		gl += (size_t)snprintf(good + gl, sizeof(good) - gl, "\t%d", k == 16 || k == 26 ? 5 : 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fsplit_snap s3;
+		struct ctl_reader r3 = { { 0 } };
+		memset(&s3, 0, sizeof(s3));
+		snprintf(line, sizeof(line), "FT\t1\t0\t0");
+		rc = ctl_read_line_fused(&r3, &bs, &s3, line, err, sizeof(err));
+		snprintf(line, sizeof(line), "%s", good);
+		rc |= ctl_read_line_fused(&r3, &bs, &s3, line, err, sizeof(err));
+		CHECK(rc == 0, "FT and a good F (%s)", err);
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		CHECK(ctl_read_line_fused(&r3, &bs, &s3, line, err, sizeof(err)) == -EPROTO && strstr(err, "fused verdict"),
+		      "bad FV %zu refused", i);
+		fsplit_snap_free(&s3);
+	}
+	/* FV before any F */
+	{
+		struct fsplit_snap s3;
+		struct ctl_reader r3 = { { 0 } };
+		memset(&s3, 0, sizeof(s3));
+		snprintf(line, sizeof(line), "FT\t1\t0\t0");
+		ctl_read_line_fused(&r3, &bs, &s3, line, err, sizeof(err));
+		snprintf(line, sizeof(line), "FV\top\tx\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0");
+		CHECK(ctl_read_line_fused(&r3, &bs, &s3, line, err, sizeof(err)) == -EPROTO, "FV before any F refused");
+		fsplit_snap_free(&s3);
+	}
+	fsplit_snap_free(&s);
+	fsplit_snap_free(&s2);
+	agg_snap_free(&bs);
+	fsplit_free(f);
+}
+
 int main(void)
 {
 	struct fsplit *f = fsplit_new(0);
@@ -198,6 +305,8 @@ int main(void)
 	agg_snap_free(&bs);
 	fsplit_snap_free(&s);
 	fsplit_free(f);
+
+	verdict_rows();
 
 	/* bounded: two rows at most; a third key is counted, not split */
 	f = fsplit_new(2);
