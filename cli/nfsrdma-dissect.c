@@ -357,8 +357,7 @@ static void on_record(const struct nfsrdma_record *r, const struct dtree *t, voi
 	}
 }
 
-/* Findings not tied to a record (record findings are printed with it):
- * no XID or operation filter can select one. */
+/* Findings tied to no record: no XID or operation filter selects one. */
 static void on_finding(const struct dissect_finding *f, void *ctx)
 {
 	struct cli *c = ctx;
