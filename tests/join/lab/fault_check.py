@@ -238,11 +238,6 @@ def dominated(window, op, r, kern):
     return False
 
 
-def mean(v):
-    v = [x for x in v if x is not None]
-    return sum(v) / len(v) if v else None
-
-
 def median(v):
     v = sorted(x for x in v if x is not None)
     if not v:
