@@ -435,8 +435,47 @@ def check_window(w, recs, clean, what, rows, kern):
         check(n_dom >= 10, "%s: the fault dominated only %d RPCs" % (w, n_dom))
     if w in ("threads", "slots"):
         window_share(w, recs, expected(w, "READ")[0])
+        queue_matches(w, recs, kern)
     if w == "loss":
         loss_grew(recs, clean)
+
+
+def window_share(w, recs, places):
+    """The window's time summed over its RPCs, by place; printed, not
+    asserted: under TCG the client's soft-RoCE CPU (client_net) grows
+    with the streams as the queue does (slots: client_host 3940 ms
+    against client_net 3482 with 10 streams, 4394 against 4837 with 16)."""
+    tot = {}
+    for r in recs:
+        for p in r.get("places") or []:
+            k = "+".join(p["place"])
+            tot[k] = tot.get(k, 0) + p["ns"]
+    big = max(tot, key=tot.get) if tot else None
+    unasserted("%s: %s: not asserted: the window's summed places: %s; the largest %s %s (client_net grows "
+               "with the load under TCG as the queue does)" % (NAME, w, ", ".join(
+                   "%s %.0f ms" % (k, v / 1e6) for k, v in sorted(tot.items(), key=lambda kv: -kv[1])[:4]),
+                   "is" if big in places else "is not", "/".join(sorted(places))))
+
+
+def queue_matches(w, recs, kern):
+    """The queue the fault makes, per RPC, where the kernel put it: the
+    tool's server_queue against the server kernel's thread wait (threads),
+    its client_queue against the client kernel's backlog (slots), within
+    max(1 ms, 10 %) for >= 95 % of the window's RPCs (on three kept runs:
+    |difference| <= 1.03 ms at the 99th percentile)."""
+    ph = "server_queue" if w == "threads" else "client_queue"
+    n = ok = 0
+    for r in recs:
+        x = int(r["xid"], 16)
+        k = kern[1].get(x) if w == "threads" else (kern[0].get(x) or (None,))[0]
+        v = (r.get("ns") or {}).get(ph)
+        if k is None or v is None:
+            continue
+        n += 1
+        ok += abs(v - k) <= max(1e6, 0.1 * k)
+    check(n >= 0.9 * len(recs) and ok >= SHARE * n, "%s: %s matches the kernel's %s within max(1 ms, 10 %%) for %d of "
+          "%d RPCs (%d in the window)" % (w, ph, "thread wait" if w == "threads" else "backlog", ok, n, len(recs)))
+    print("%s: %s: %s matches the kernel's for %d of %d RPCs" % (NAME, w, ph, ok, n))
 
 
 def loss_grew(recs, clean):
@@ -448,21 +487,6 @@ def loss_grew(recs, clean):
     m = median(d)
     check(m is not None and m > 0, "loss: net+pull of the %d RPCs with rdma_retrans did not grow (median %s ms)"
           % (len(d), "%+.1f" % (m / 1e6) if m is not None else "-"))
-
-
-def window_share(w, recs, places):
-    """The window's time summed over its RPCs, by place: the injected place
-    holds the largest share (a queue the fault makes is the window's
-    main cost even where single RPCs were stalled more elsewhere)."""
-    tot = {}
-    for r in recs:
-        for p in r.get("places") or []:
-            k = "+".join(p["place"])
-            tot[k] = tot.get(k, 0) + p["ns"]
-    big = max(tot, key=tot.get) if tot else None
-    print("%s: %s: the window's summed places: %s" % (NAME, w, ", ".join(
-        "%s %.0f ms" % (k, v / 1e6) for k, v in sorted(tot.items(), key=lambda kv: -kv[1])[:4])))
-    check(big in places, "%s: the window's largest summed place is %s, not %s" % (w, big, "/".join(sorted(places))))
 
 
 def directions(w, op, t, cl):
