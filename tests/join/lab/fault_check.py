@@ -364,7 +364,7 @@ def check_verdict(w, op, rs, t, places, missing):
                  sorted({"+".join(sorted(verdict_places(r))) for r in have if r not in right})[:5]))
     every = sum(1 for r in rs if (verdict_places(r) or {None}) <= places)
     unasserted("%s: %s %s: %d RPCs, %d dominated by the fault, verdict right for %d of them; "
-          "not asserted: the verdict over all %d RPCs names %s for %d (%d stalled elsewhere by more than the fault put in%s)"
+          "not asserted: the verdict over all %d RPCs names %s for %d (%d not dominated: more of their life elsewhere%s)"
           % (NAME, w, op, len(rs), len(t), len(right), len(rs), "/".join(sorted(places)), every,
              len(rs) - len(t) - missing, ", %d without the kernels' numbers" % missing if missing else ""))
     return len(right), len(have)
