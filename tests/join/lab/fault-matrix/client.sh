@@ -31,7 +31,7 @@ daemon_start client --source kernel:client
 client_mounts
 dd if=/dev/urandom of=/tmp/data bs=64k count=4 status=none
 for d in "$LAB_MNT" /mnt/slow; do
-    for i in 1 2 3 4; do cp /tmp/data "$d/r$i"; done
+    for i in 1 2 3 4 5 6; do cp /tmp/data "$d/r$i"; done   # the most readers a window runs
 done
 sync
 lab_log "workload start"
@@ -42,11 +42,23 @@ for w in $FAULT_WINDOWS; do
     dir=$LAB_MNT
     [[ $w == slow ]] && dir=/mnt/slow
     fault_note "$w" work-start "$dir"
-    # the same load in every window, so the clean one is their control;
-    # each dd has one RPC in flight (64 KB syscalls, rsize 1 MB).  10
-    # streams (4 4 2) made every window's medians 5-20 ms noisier under
-    # TCG and still gave 6.1's transport no backlog at the cut slot table
-    workload "$dir" 2 2 1
+    # the same load in every window but threads and slots (below), so
+    # the clean one is their control; each dd has one RPC in flight (64
+    # KB syscalls, rsize 1 MB).  10 streams (4 4 2) everywhere made the
+    # medians 5-20 ms noisier under TCG
+    case $w in
+        # a queue the fault makes needs more RPCs in flight than it lets
+        # through; the checker compares these windows' floors and the
+        # kernels' waits, not their load, with the clean window.  threads:
+        # with 5 streams the kernel's thread wait dominated 14 of 334 RPCs
+        # in one run (the thread was often free), 124 of 388 in another.
+        # slots (4 credits): with 5 streams the backlog dominated 22 of
+        # 378 RPCs; with 10, 24-44 of ~400, and client_host held the
+        # window's largest summed share in one run of two
+        threads) workload "$dir" 4 4 2 ;;
+        slots) workload "$dir" 6 6 4 ;;
+        *) workload "$dir" 2 2 1 ;;
+    esac
     fault_note "$w" work-stop "$dir"
     client_inject "$w" off
     lab_signal "$w.disarm"

@@ -3,13 +3,17 @@
 # truth file (ROLE.faults).  Sourced after tests/join/lab/lib.sh.
 # shellcheck shell=bash
 
-# Order matters: "slots" remounts with a cut slot table, so it is last.
+# Order matters: "slots" remounts against a server granting few credits,
+# so it is last.  (The client's rdma_slot_table_entries never bit on 6.1:
+# its minimum is 4 and the transport never backlogged; the server's
+# credit grant is what the client's transport obeys, negotiated per
+# connection, so the server cuts it before the client's remount.)
 FAULT_WINDOWS=${LAB_ARG_WINDOWS:-"clean srv-delay cli-delay both-delay loss slow threads slots"}
 FAULT_SECS=${LAB_ARG_WINDOW_SECS:-8}   # workload seconds per window
 FAULT_DELAY_MS=20                      # netem delay, each side
 FAULT_LOSS_PCT=2                       # netem loss, the server's egress
 FAULT_DISK_MS=20                       # dm-delay write delay
-FAULT_SLOTS=2                          # rdma_slot_table_entries (the lowest the kernel takes)
+FAULT_CREDITS=4                        # svc_rdma max_requests (the sysctl's minimum)
 SLOW_DIR=$LAB_EXPORT/slow
 
 # fault_note WINDOW EVENT WHAT: one truth line on this guest's
@@ -69,6 +73,12 @@ server_inject() {
                 # what the kernel took (6.12 showed no queueing at all)
                 what+=" (threads reads back $(cat /proc/fs/nfsd/threads 2> /dev/null || echo '?'))"
             fi ;;
+        slots) what="svc_rdma max_requests $FAULT_CREDITS, client remounted"
+            if [[ $how == on ]]; then
+                credits0=$(cat /proc/sys/sunrpc/svc_rdma/max_requests)
+                echo "$FAULT_CREDITS" > /proc/sys/sunrpc/svc_rdma/max_requests
+                what+=" (reads back $(cat /proc/sys/sunrpc/svc_rdma/max_requests), was $credits0)"
+            fi ;;
     esac
     if [[ $how == on ]]; then
         fault_note "$w" start "$what"
@@ -78,6 +88,7 @@ server_inject() {
             srv-delay|both-delay|loss) netem_off ;;
             slow) slow_table 0 ;;
             threads) rpc.nfsd "$LAB_NFSD_THREADS" ;;
+            slots) echo "$credits0" > /proc/sys/sunrpc/svc_rdma/max_requests ;;
         esac
     fi
 }
@@ -87,13 +98,9 @@ client_inject() {
     case $w in
         cli-delay|both-delay) what="netem delay ${FAULT_DELAY_MS}ms eth0 egress"
             [[ $how == on ]] && netem_on delay "${FAULT_DELAY_MS}ms" ;;
-        slots) what="rdma_slot_table_entries $FAULT_SLOTS, remounted"
+        slots) what="remounted"
             if [[ $how == on ]]; then
                 umount /mnt/slow; umount "$LAB_MNT"
-                # the sysctl refuses values under the kernel's minimum
-                echo "$FAULT_SLOTS" > /proc/sys/sunrpc/rdma_slot_table_entries 2> /dev/null ||
-                    echo 4 > /proc/sys/sunrpc/rdma_slot_table_entries
-                what+=" (reads back $(cat /proc/sys/sunrpc/rdma_slot_table_entries))"
                 client_mounts
             fi ;;
     esac
