@@ -8,7 +8,8 @@
 #     xdr_bad_u32, bad_word);
 #   - an IP/UDP/TCP/GRH header length refused by ip_l4.c or roce.c (their
 #     invalid() calls whose diagnostic speaks of a length: "length",
-#     "PayLen", "shorter", "outside");
+#     "PayLen", "shorter", "outside"); an LRH PktLen or ERF rlen refused
+#     by ib.c or erf.c (their CUR_INVALID diagnostics naming it);
 #   - a cap of the RPC-over-RDMA headers (RPCRDMA_MAX_*, RPCRDMA2_MAX_* in
 #     rpcrdma.c, rpcrdma2.c: entries past it not stored, but counted);
 # named "file:diagnostic" (the call's last argument, or the refusal's first
@@ -73,6 +74,11 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
         if f in ('rpcrdma.c', 'rpcrdma2.c') and not re.match(r'\s*(/?\*|#)', line):
             for c in re.findall(r'\bRPCRDMA2?_MAX_[A-Z0-9_]+', code):
                 key = f + ':' + c
+                sites[key] += 1
+                where.setdefault(key, '%s:%d' % (path, i + 1))
+        if f in ('ib.c', 'erf.c'):
+            for m in re.finditer(r'\bcur_fail\(c, CUR_INVALID, "([^"]*(?:PktLen|rlen)[^"]*)"', code):
+                key = f + ':' + m.group(1)
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
         if f in ('ip_l4.c', 'roce.c'):

@@ -3,12 +3,15 @@
  * length at the most the packet holds decodes, one step more is INVALID
  * at that field; an RPC record mark of exactly RN_MARK_MAX (16 MiB) is a
  * fragment to read, one byte more is refused as not record marking,
- * counted, with one line naming it.  tests/unit/bounds_list.sh reads the
- * sites of both tables. */
+ * counted, with one line naming it; an InfiniBand LRH's PktLen and an
+ * ERF record's rlen at the least (and, for PktLen, the most) the packet
+ * allows.  tests/unit/bounds_list.sh reads the sites of both tables. */
 #include <errno.h>
 
 #include "test_rpc_net.h"
 
+#include "dissect/erf.h"
+#include "dissect/ib.h"
 #include "dissect/ip_l4.h"
 #include "dissect/roce.h"
 #include "dissect/rpc_net_int.h"
@@ -159,6 +162,106 @@ static void header(const struct hcase *k)
 	      k->site, k->bad, k->err_off, rc, cur_err_name(c.err), c.err_off, c.err_what ? c.err_what : "");
 }
 
+/* Link headers: a native InfiniBand packet from its LRH (LNH 2: BTH
+ * next; 3: a GRH first), PktLen v words, holding `body` bytes after the
+ * headers (then the ICRC and the VCRC); an ERF record header of rlen v,
+ * with one extension header when ext. */
+enum lfield { L_LRH_MIN, L_GRH_MIN, L_LRH_MAX, L_ERF, L_ERF_EXT };
+
+struct lcase {
+	const char *site;
+	enum lfield field;
+	int ok, bad;
+	size_t err_off;
+};
+
+static const struct lcase links[] = {
+	/* LRH + BTH = 20 bytes = 5 words; with a GRH 60 = 15 */
+	{ "ib.c:LRH PktLen shorter than the headers", L_LRH_MIN, 5, 4, 4 },
+	{ "ib.c:LRH PktLen shorter than the headers", L_GRH_MIN, 15, 14, 4 },
+	/* 32 bytes on the wire (LRH, BTH, 8 of payload, ICRC): 8 words, or 9
+	 * when the capture dropped the ICRC; 10 is more than the packet */
+	{ "ib.c:LRH PktLen longer than the packet", L_LRH_MAX, 9, 10, 4 },
+	{ "erf.c:ERF rlen shorter than the header", L_ERF, 16, 15, 10 },
+	{ "erf.c:ERF extension headers run past rlen", L_ERF_EXT, 24, 23, 16 },
+};
+
+static size_t link_hdr(uint8_t *b, enum lfield f, int v)
+{
+	struct fb x = { .n = 0 };
+
+	if (f == L_ERF || f == L_ERF_EXT) {
+		fb_be32(&x, 0);
+		fb_be32(&x, 1);
+		fb_u8(&x, (uint8_t)(ERF_TYPE_INFINIBAND_LINK | (f == L_ERF_EXT ? 0x80 : 0)));
+		fb_u8(&x, 0);
+		fb_be16(&x, (uint16_t)v);
+		fb_be16(&x, 0);
+		fb_be16(&x, 20);
+		if (f == L_ERF_EXT)
+			for (int i = 0; i < 8; i++)
+				fb_u8(&x, i == 0 ? 0x05 : 0);   /* no further extension */
+		memcpy(b, x.b, x.n);
+		return x.n;
+	}
+	bool grh = f == L_GRH_MIN;
+	size_t body = f == L_LRH_MAX ? 8 : 0;
+	fb_u8(&x, 0x02);
+	fb_u8(&x, grh ? 3 : 2);
+	fb_be16(&x, 0x0011);
+	fb_be16(&x, (uint16_t)v);
+	fb_be16(&x, 0x0022);
+	if (grh) {
+		fb_be32(&x, 0x60000000);
+		fb_be16(&x, (uint16_t)(12 + body + 4));
+		fb_u8(&x, 0x1b);
+		fb_u8(&x, 64);
+		for (int i = 0; i < 32; i++)
+			fb_u8(&x, (uint8_t)i);
+	}
+	fb_u8(&x, 0x04);    /* BTH: SEND_ONLY */
+	for (int i = 1; i < 12; i++)
+		fb_u8(&x, 0);
+	for (size_t i = 0; i < body; i++)
+		fb_u8(&x, 0x11);
+	fb_be32(&x, 0);     /* ICRC */
+	if (f != L_LRH_MAX)
+		fb_be16(&x, 0); /* VCRC */
+	memcpy(b, x.b, x.n);
+	return x.n;
+}
+
+static int link_parse(enum lfield f, struct cursor *c, size_t n)
+{
+	if (f == L_ERF || f == L_ERF_EXT) {
+		struct erf_hdr e;
+		return erf_parse(c, &e);
+	}
+	struct ib_frame fr;
+	memset(&fr, 0, sizeof(fr));
+	int rc = ib_parse_lrh_frame(c, n, &fr);
+	return rc;
+}
+
+static void link(const struct lcase *k)
+{
+	uint8_t b[128];
+	size_t n = link_hdr(b, k->field, k->ok);
+	struct cursor c = cur_make(b, n);
+	int rc = link_parse(k->field, &c, n);
+	int want = k->field == L_ERF || k->field == L_ERF_EXT ? 0 : 1;
+	CHECK(rc == want && cur_ok(&c), "%s: %d (the edge) must decode, got %d, %s (%s)", k->site, k->ok, rc,
+	      cur_err_name(c.err), c.err_what ? c.err_what : "");
+
+	n = link_hdr(b, k->field, k->bad);
+	c = cur_make(b, n);
+	rc = link_parse(k->field, &c, n);
+	const char *what = strchr(k->site, ':') + 1;
+	CHECK(rc == -EINVAL && c.err == CUR_INVALID && c.err_what && !strcmp(c.err_what, what) &&
+	      c.err_off == k->err_off, "%s: %d (one step past) must be INVALID at %zu, got %d, %s at %zu (%s)",
+	      k->site, k->bad, k->err_off, rc, cur_err_name(c.err), c.err_off, c.err_what ? c.err_what : "");
+}
+
 struct mcase {
 	const char *site;
 	uint32_t len;
@@ -196,6 +299,8 @@ int main(void)
 {
 	for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++)
 		header(&hdrs[i]);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		link(&links[i]);
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 		mark(marks[i].len, marks[i].refused);
 	return check_summary("test_bounds_net");
