@@ -407,6 +407,20 @@ static void held(const struct ocase *k)
 	th_done(&h);
 }
 
+/* A segment up to 64 MiB ahead of the next expected byte is held for the
+ * gap to fill; further ahead the stream is taken as lost track of. */
+static void far_ahead(uint32_t ahead, bool lost)
+{
+	uint8_t p[8] = { 0 };
+	start();
+	syn();
+	tcp_seg(&cli, &srv, CISN + 1 + ahead, 0x18, p, sizeof(p));
+	CHECK(st()->tcp_out_of_order == !lost && st()->tcp_gaps == lost,
+	      "a segment %u bytes ahead: %s (held %llu, gaps %llu)", ahead, lost ? "lost track" : "held",
+	      (unsigned long long)st()->tcp_out_of_order, (unsigned long long)st()->tcp_gaps);
+	th_done(&h);
+}
+
 /* The search for a record mark after the stream lost it covers a whole
  * segment of the largest size IPv4 allows: a call at its very end (at
  * 65,439, under RN_SCAN_MAX) is found.  A segment cannot be longer than
@@ -478,6 +492,8 @@ int main(void)
 	for (size_t i = 0; i < sizeof(ooo) / sizeof(ooo[0]); i++)
 		held(&ooo[i]);
 	scan_cap(scans[0].len);
+	far_ahead(64u << 20, false);
+	far_ahead((64u << 20) + 1, true);
 	for (size_t i = 0; i < sizeof(frags) / sizeof(frags[0]); i++)
 		frag_cap(frags[i].len, frags[i].refused);
 	return check_summary("test_bounds_net");
