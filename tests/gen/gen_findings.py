@@ -75,6 +75,27 @@ def case_write_pad_segment(new, body=4099, pad=4, fires=True):
     return rc, one("write-pad-segment", xid) if fires else Truth()
 
 
+def case_write_pad_segment_next(new):
+    """write-pad-segment on one call, not on the next: a GETATTR with no
+    Write list sent before the READ's reply.  Its header is decoded into
+    the same scratch as the READ's, so a check that looked one chunk past
+    the list it was given would find the READ's pad segment again."""
+    rc, x = new()
+    xid = x()
+    h, hp = 0x3521, 0x3520
+    rc.send(0, g.rdma1_call(xid, g.nfs3(xid, 6, g.nfs3_read_args(5, 0, 4099)),
+                          writes=[[(h, 4099, g.va(xid)), (hp, 4, 0x7fff0000)]]))
+    nxt = x()
+    rc.send(0, g.rdma1_call(nxt, g.nfs3(nxt, 1, opaque(fh(1)))))
+    rc.tag = ((xid, 0), "write")    # the READ's data, not the last call's
+    rc.write(1, h, g.va(xid), b"\x56" * 4099)
+    rc.tag = None
+    rc.send(1, g.rdma1_reply(xid, w.rpc_reply(xid) + g.nfs3_read_res(4099, 1),
+                           writes=[[(h, 4099, g.va(xid)), (hp, 0, 0x7fff0000)]]))
+    rc.send(1, g.rdma1_reply(nxt, w.rpc_reply(nxt) + g.nfs3_getattr_res()))
+    return rc, one("write-pad-segment", xid)
+
+
 def case_p0_in_msg(new):
     """p0-in-msg: an RDMA_MSG call that also offers a position-zero Read
     chunk (here: a copy of the call itself); the server pulls it anyway"""

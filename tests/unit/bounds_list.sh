@@ -8,14 +8,20 @@
 #     xdr_bad_u32, bad_word);
 #   - an IP/UDP/TCP/GRH header length refused by ip_l4.c or roce.c (their
 #     invalid() calls whose diagnostic speaks of a length: "length",
-#     "PayLen", "shorter", "outside");
+#     "PayLen", "shorter", "outside"); an LRH PktLen or ERF rlen refused
+#     by ib.c or erf.c (their CUR_INVALID diagnostics naming it);
 #   - a cap of the RPC-over-RDMA headers (RPCRDMA_MAX_*, RPCRDMA2_MAX_* in
 #     rpcrdma.c, rpcrdma2.c: entries past it not stored, but counted);
+#   - a comparison with a cap on what one message, stream or datagram may
+#     hold (CAPS below: bytes of a message kept, searched, held out of
+#     order, of a datagram; chunks and COMPOUND ops kept), a walk over a
+#     whole fixed array excepted, and those a smaller cap shadows
+#     (SHADOWED below);
 # named "file:diagnostic" (the call's last argument, or the refusal's first
 # string, or else the limit's name) or, for a cap, "file:MACRO".  The rows
-# are the table entries { "file:diagnostic", ... } of test_bounds.c and
-# test_bounds_net.c (the transport's).  Each site must have as many rows
-# as the source has sites of that name, so a bound added without its case
+# are the table entries { "file:diagnostic", ... } of test_bounds.c,
+# test_bounds_net.c (the transport's) and test_bounds_caps.c (a record's).
+# Each site must have as many rows as the source has sites of that name, so a bound added without its case
 # fails here, naming it.  The primitives (extract.h, xdr.c, xdr.h) have
 # fixed rows.
 # Closing line: "bounds-list: N passed, N failed".
@@ -52,6 +58,12 @@ def last_arg(text):
     a = args[-1].strip() if args else '?'
     return a[1:-1] if a.startswith('"') else a
 
+CAPS = r'RN_COPY_MAX|RN_SCAN_MAX|RN_OOO_SEGS|RN_OOO_BYTES|FRAG_BYTES|FRAG_MAX|XDR_DDP_MAX|REC_MAX_OPS'
+# Cap checks a smaller cap before them makes unreachable: the Write list
+# is cut at RPCRDMA_MAX_WCHUNKS (8) when decoded, under XDR_DDP_MAX (16);
+# test_bounds_caps.c asserts that order at compile time.
+SHADOWED = (('chunks.c', 'x->nwchunks < XDR_DDP_MAX'),
+            ('dissect_record.c', 'i < h->nwchunks && i < XDR_DDP_MAX'))
 sites = Counter()
 where = {}
 for path in sorted(glob.glob('dissect/*.[ch]')):
@@ -75,9 +87,30 @@ for path in sorted(glob.glob('dissect/*.[ch]')):
                 key = f + ':' + c
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
+        if f in ('ib.c', 'erf.c'):
+            for m in re.finditer(r'\bcur_fail\(c, CUR_INVALID, "([^"]*(?:PktLen|rlen)[^"]*)"', code):
+                key = f + ':' + m.group(1)
+                sites[key] += 1
+                where.setdefault(key, '%s:%d' % (path, i + 1))
         if f in ('ip_l4.c', 'roce.c'):
             for m in re.finditer(r'\binvalid\(c, [^"]*"([^"]*(?:length|PayLen|shorter|outside)[^"]*)"', code):
                 key = f + ':' + m.group(1)
+                sites[key] += 1
+                where.setdefault(key, '%s:%d' % (path, i + 1))
+        # the caps on what one message, stream or datagram may hold: each
+        # comparison with one (not a walk over a whole fixed array, nor a
+        # diagnostic's text) is a site of its own
+        if not re.match(r'\s*(/?\*|#)', line) and '"' not in code:
+            cmp = code.replace('->', '.')
+            for c in sorted(set(re.findall(r'\b(' + CAPS + r')\b', cmp))):
+                if not re.search(r'[<>]=?\s*\(?\s*' + c + r'\b|\b' + c + r'\s*[<>]', cmp):
+                    continue
+                walk = re.search(r'\bfor \([^;]*;([^;]*);', cmp)
+                if walk and len(re.findall(r'[<>]', walk.group(1))) == 1 and c in walk.group(1):
+                    continue
+                if any(f == sf and frag in code for sf, frag in SHADOWED):
+                    continue
+                key = f + ':' + c
                 sites[key] += 1
                 where.setdefault(key, '%s:%d' % (path, i + 1))
         lm = limit.search(code)
@@ -99,7 +132,7 @@ for prim in ('extract.h:cur_xdr_opaque', 'xdr.h:xdr_skip_opaque', 'xdr.c:xdr_str
     where[prim] = 'the primitive'
 
 rows = Counter()
-for t in ('tests/unit/test_bounds.c', 'tests/unit/test_bounds_net.c'):
+for t in ('tests/unit/test_bounds.c', 'tests/unit/test_bounds_net.c', 'tests/unit/test_bounds_caps.c'):
     rows += Counter(re.findall(r'^\s*\{ "([^"]+)"', open(t).read(), re.M))
 passed = failed = 0
 for key in sorted(sites):
@@ -107,7 +140,7 @@ for key in sorted(sites):
         passed += 1
     else:
         failed += 1
-        print('FAIL bounds-list: %s (%s): %d site(s), %d row(s) in tests/unit/test_bounds.c'
+        print('FAIL bounds-list: %s (%s): %d site(s), %d row(s) in tests/unit/test_bounds*.c'
               % (key, where[key], sites[key], rows[key]))
 for key in sorted(set(rows) - set(sites)):
     failed += 1

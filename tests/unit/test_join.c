@@ -504,8 +504,36 @@ static void test_stopped_vantage(void)
 	join_free(j);
 }
 
+/* A merged span's name at the edges of the phase list (docs/record.md's
+ * names): the last phase ends the name whatever bits follow it, and a
+ * buffer one byte short cuts the name rather than overrun. */
+static void test_span_names(void)
+{
+	static const struct { uint32_t merged; unsigned ph, len; const char *want; } rows[] = {
+		{ 0, REC_FP_CLIENT_QUEUE, 64, "client_queue" },
+		{ 1u << REC_FP_NET_BACK, REC_FP_NET_BACK, 64, "net_back+client_done" },
+		/* the last phase merged "into the next": there is none */
+		{ 1u << REC_FP_CLIENT_DONE, REC_FP_CLIENT_DONE, 64, "client_done" },
+		{ ~0u, REC_FP_NET_BACK, 64, "net_back+client_done" },
+		{ ~0u, REC_FP_PUSH, 64, "push+net_back+client_done" },
+		{ ~0u, REC_FP_CLIENT_QUEUE, 128, "client_queue+client_send+net_out+server_queue+pull+execute+"
+						 "reply_build+push+net_back+client_done" },
+		/* 20 characters: a buffer of 21 holds them, one of 20 cuts the last */
+		{ ~0u, REC_FP_NET_BACK, 21, "net_back+client_done" },
+		{ ~0u, REC_FP_NET_BACK, 20, "net_back+client_don" },
+		{ ~0u, REC_FP_NET_BACK, 1, "" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char nb[160];
+		memset(nb, 'x', sizeof(nb));
+		CHECK_EQ_STR(rec_fphase_span_name(rows[i].merged, rows[i].ph, nb, rows[i].len), rows[i].want);
+		CHECK(nb[rows[i].len] == 'x', "row %zu: wrote past its %u bytes", i, rows[i].len);
+	}
+}
+
 int main(void)
 {
+	test_span_names();
 	test_offsets(false);
 	test_offsets(true);
 	test_drift_and_step();

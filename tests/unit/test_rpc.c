@@ -28,6 +28,33 @@ int main(void)
 	CHECK_EQ_U64(m.body_off, x.n);
 	CHECK_EQ_U64(rpc_peek_type(x.b, x.n), RPC_CALL);
 
+	/* an AUTH_SYS credential of RPC_MAX_AUTH (400) bytes, its last 60
+	 * past the 16 gids: still read; 401 is refused at the length */
+	for (uint32_t len = RPC_MAX_AUTH; len <= RPC_MAX_AUTH + 1; len++) {
+		x.n = 0;
+		xb_u32(&x, 6); xb_u32(&x, 0); xb_u32(&x, 2); xb_u32(&x, 100003); xb_u32(&x, 3); xb_u32(&x, 1);
+		xb_u32(&x, AUTH_SYS);
+		xb_u32(&x, len);
+		size_t body = x.n;
+		xb_u32(&x, 7);
+		xb_opaque(&x, "edge", 4);
+		xb_u32(&x, 4321); xb_u32(&x, 99); xb_u32(&x, 16);
+		while (x.n < body + ((len + 3) & ~3u))
+			xb_u32(&x, 0);
+		xb_u32(&x, AUTH_NONE); xb_u32(&x, 0);
+		c = cur_make(x.b, x.n);
+		memset(&m, 0, sizeof(m));
+		int rc = rpc_decode(&m, &c, NULL);
+		if (len == RPC_MAX_AUTH) {
+			CHECK_EQ_U64(rc, 0);
+			CHECK_EQ_U64(m.sys_uid, 4321);
+			CHECK_EQ_U64(m.sys_gid, 99);
+			CHECK_EQ_STR(m.sys_machine, "edge");
+		} else {
+			CHECK(rc != 0 && c.err == CUR_INVALID && c.err_off == body - 4, "cred length 401 refused at it");
+		}
+	}
+
 	/* RPCSEC_GSS credential, with a -V tree */
 	x.n = 0;
 	xb_u32(&x, 5); xb_u32(&x, 0); xb_u32(&x, 2); xb_u32(&x, 100003); xb_u32(&x, 4); xb_u32(&x, 1);

@@ -14,8 +14,40 @@ static int dec(const struct xb *x, struct cursor *c)
 	return rpcrdma_decode(&h, c);
 }
 
+/* The edges of RDMA_MSGP's padding (RFC 5666 §3.9: the body starts at
+ * the next multiple of align): 4 and 4096 are taken, 2 and 8192 are
+ * silly values (no padding); and of peeking at the version word, which
+ * needs the first 8 bytes and no more. */
+static void msgp_edges(void)
+{
+	static const struct { uint32_t align; size_t body_off; } rows[] = {
+		{ 2, 36 }, { 4, 36 }, { 64, 64 }, { 4096, 4096 }, { 8192, 36 },
+	};
+	static struct xb x;
+	struct cursor c;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		x.n = 0;
+		xb_rdma_hdr(&x, 10, 1, RDMA_MSGP);
+		xb_u32(&x, rows[i].align);
+		xb_u32(&x, 1024);
+		xb_no_chunks(&x);
+		memset(x.b + x.n, 0, 8192 + 64 - x.n);   /* room for any padding and a body */
+		x.n = 8192 + 64;
+		CHECK_EQ_U64(dec(&x, &c), 0);
+		CHECK_EQ_U64(h.hdr_len, 36);
+		CHECK(h.body_off == rows[i].body_off, "align %u: body at %zu, not %zu", rows[i].align, h.body_off,
+		      rows[i].body_off);
+	}
+
+	const uint8_t v[8] = { 0, 0, 0, 9, 0, 0, 0, 1 };
+	CHECK_EQ_U64(rpcrdma_peek_vers(v, 8), 1);
+	CHECK_EQ_U64(rpcrdma_peek_vers(v, 7), 0);
+}
+
 int main(void)
 {
+	msgp_edges();
 	struct xb x;
 	struct cursor c;
 

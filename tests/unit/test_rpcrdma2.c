@@ -87,6 +87,11 @@ int main(void)
 	CHECK_EQ_U64(h.nprops, 2);
 	CHECK_EQ_U64(h.prop_val[0], 8192);
 	CHECK_EQ_STR(rpcrdma2_prop_name(h.prop_id[1]), "reverse-direction-support");
+	/* 7 and up exist only in -07: a connection taken for -00..-02 does
+	 * not change that (the lowest such type, at the edge) */
+	CHECK_EQ_U64(dec_hint(&x, RPCRDMA2_DRAFT00), 0);
+	CHECK_EQ_U64(h.layout, RPCRDMA2_DRAFT07);
+	CHECK_EQ_U64(h.nprops, 2);
 
 	/* ERROR VERS */
 	common(&x, 9, R2_ERROR);
