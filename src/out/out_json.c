@@ -383,6 +383,44 @@ static void json_vantages(struct jb *j, const struct nfsrdma_record *r)
 	jb_c(j, '}');
 }
 
+/* How many bytes moved and how: inline, by chunks, RDMA operations */
+static void json_transfer(struct jb *j, const struct nfsrdma_record *r)
+{
+	char b[256];
+
+	jkey(j, "bytes");
+	jb_lit(j, "{\"call_inline\":");
+	jb_u(j, r->call_inline);
+	jm(j, "reply_inline", r->reply_inline);
+	jm(j, "call_hdr", r->call_hdr);
+	jm(j, "reply_hdr", r->reply_hdr);
+	jm(j, "read_chunk", r->read_chunk_bytes);
+	jm(j, "read", r->read_bytes);
+	jm(j, "write_chunk", r->write_chunk_bytes);
+	jm(j, "write", r->write_bytes);
+	jm(j, "reply_chunk", r->reply_chunk_bytes);
+	jm(j, "reply", r->reply_bytes);
+	jm(j, "write_list_echo", r->write_list_echo);
+	jb_c(j, '}');
+	jkey(j, "chunks");
+	jb_lit(j, "{\"read_chunks\":");
+	jb_u(j, r->n_read_chunks);
+	jm(j, "read_segs", r->n_read_segs);
+	jm(j, "write_chunks", r->n_write_chunks);
+	jm(j, "write_segs", r->n_write_segs);
+	jm(j, "reply_segs", r->n_reply_segs);
+	jm(j, "rdma_reads", r->n_rdma_reads);
+	jm(j, "rdma_writes", r->n_rdma_writes);
+	js(j, "mix", rec_chunk_mix(r, b, sizeof(b)));
+	jb_c(j, '}');
+	jkey(j, "rdma_proc");
+	jb_lit(j, "{\"call\":");
+	jb_i(j, r->call_rdma_proc == 0xff ? -1 : r->call_rdma_proc);
+	jkey(j, "reply");
+	jb_i(j, r->reply_rdma_proc == 0xff ? -1 : r->reply_rdma_proc);
+	jb_c(j, '}');
+}
+
 void out_json(FILE *f, const struct nfsrdma_record *r)
 {
 	static const char *const srcs[] = { "?", "wire", "client-probe", "server-probe", "xdp", "joined" };
@@ -495,37 +533,7 @@ void out_json(FILE *f, const struct nfsrdma_record *r)
 	}
 	ju(j, "frame_call", r->frame_call);
 	ju(j, "frame_reply", r->frame_reply);
-	jkey(j, "bytes");
-	jb_lit(j, "{\"call_inline\":");
-	jb_u(j, r->call_inline);
-	jm(j, "reply_inline", r->reply_inline);
-	jm(j, "call_hdr", r->call_hdr);
-	jm(j, "reply_hdr", r->reply_hdr);
-	jm(j, "read_chunk", r->read_chunk_bytes);
-	jm(j, "read", r->read_bytes);
-	jm(j, "write_chunk", r->write_chunk_bytes);
-	jm(j, "write", r->write_bytes);
-	jm(j, "reply_chunk", r->reply_chunk_bytes);
-	jm(j, "reply", r->reply_bytes);
-	jm(j, "write_list_echo", r->write_list_echo);
-	jb_c(j, '}');
-	jkey(j, "chunks");
-	jb_lit(j, "{\"read_chunks\":");
-	jb_u(j, r->n_read_chunks);
-	jm(j, "read_segs", r->n_read_segs);
-	jm(j, "write_chunks", r->n_write_chunks);
-	jm(j, "write_segs", r->n_write_segs);
-	jm(j, "reply_segs", r->n_reply_segs);
-	jm(j, "rdma_reads", r->n_rdma_reads);
-	jm(j, "rdma_writes", r->n_rdma_writes);
-	js(j, "mix", rec_chunk_mix(r, b, sizeof(b)));
-	jb_c(j, '}');
-	jkey(j, "rdma_proc");
-	jb_lit(j, "{\"call\":");
-	jb_i(j, r->call_rdma_proc == 0xff ? -1 : r->call_rdma_proc);
-	jkey(j, "reply");
-	jb_i(j, r->reply_rdma_proc == 0xff ? -1 : r->reply_rdma_proc);
-	jb_c(j, '}');
+	json_transfer(j, r);
 	ju(j, "credits_asked", r->credits_asked);
 	ju(j, "credits_granted", r->credits_granted);
 	/* version 4 on (a version 3 record read back is written as it was) */
