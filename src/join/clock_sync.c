@@ -107,12 +107,24 @@ static double diff_u64(uint64_t x, uint64_t y)
 	return x >= y ? (double)(x - y) : -(double)(y - x);
 }
 
+/* llround for |d| < 9e15, inline: the join asks for an offset several
+ * times per record, and the libm call was a tenth of the estimate's cost.
+ * Exact there: d - trunc(d) is exact below 2^52, and above it every
+ * double is a whole number. */
+static inline int64_t round_half_away(double d)
+{
+	int64_t i = (int64_t)d;
+	double frac = d - (double)i;
+
+	return i + (frac >= 0.5) - (frac <= -0.5);
+}
+
 static int64_t add_sat(int64_t base, double d)
 {
 	double r = (double)base + d;
 
 	if (fabs(d) < 9.0e15) {
-		int64_t di = (int64_t)llround(d), out;
+		int64_t di = round_half_away(d), out;
 
 		if (!__builtin_add_overflow(base, di, &out))
 			return out;
@@ -686,6 +698,12 @@ static const struct fit *fit_at(const struct clock_sync *cs, uint64_t at_a_ns)
 	return at_a_ns < step_edge(cs) ? &cs->prev : &cs->fit;
 }
 
+/* B - A at A's time by a valid fit: estimate_with's offset alone */
+static inline int64_t fit_offset(const struct fit *f, uint64_t at_a_ns)
+{
+	return add_sat(f->base, f->mid + f->beta * diff_u64(at_a_ns, f->t0));
+}
+
 static int estimate_with(const struct clock_sync *cs, const struct fit *f, uint64_t at_a_ns,
 			 struct clock_est *out)
 {
@@ -701,7 +719,7 @@ static int estimate_with(const struct clock_sync *cs, const struct fit *f, uint6
 	}
 	double s = diff_u64(at_a_ns, f->t0);
 
-	out->offset_ns = add_sat(f->base, f->mid + f->beta * s);
+	out->offset_ns = fit_offset(f, at_a_ns);
 	out->drift_ppm = f->beta * 1e6;
 	/* +1: the rounding of the offset to whole nanoseconds */
 	out->uncertainty_ns = ceil_u64(f->hw + f->beta_hw * fabs(s) + 1.0);
@@ -720,14 +738,12 @@ int clock_sync_estimate(const struct clock_sync *cs, uint64_t at_a_ns, struct cl
  * refinement shrinks the error by the drift (< 1000 ppm). */
 static uint64_t a_time_by(const struct clock_sync *cs, const struct fit *f, uint64_t at_b_ns)
 {
-	struct clock_est e;
-	uint64_t a = f->valid ? f->t0 : at_b_ns;
+	if (!f->valid)   /* the hint's offset, or none: no time of A to refine */
+		return cs->has_hint ? at_b_ns - (uint64_t)cs->hint : at_b_ns;
+	uint64_t a = f->t0;
 
-	for (int k = 0; k < 3; k++) {
-		if (estimate_with(cs, f, a, &e) < 0)
-			return at_b_ns;
-		a = at_b_ns - (uint64_t)e.offset_ns;
-	}
+	for (int k = 0; k < 3; k++)
+		a = at_b_ns - (uint64_t)fit_offset(f, a);
 	return a;
 }
 

@@ -281,25 +281,44 @@ static void feed_pair(struct join *j, const struct jent *e, int u, int v)
 
 /* ---- emit ---- */
 
-static void emit_ent(struct join *j, uint32_t i, bool evicted)
+/* The clocks that put each vantage of e on its reference vantage's clock;
+ * true when one of them is confirming a step or a jump, or stepped and is
+ * one-sided again (the window or the end emits e then, fused with the
+ * clock once it has settled). */
+static bool ent_clocks(const struct join *j, const struct jent *e, struct fuse_clock clk[JV_N])
+{
+	int ref = (e->have & REC_VT_WIRE) ? JV_WIRE : (e->have & REC_VT_CLIENT) ? JV_CLIENT : JV_SERVER;
+	uint64_t t_ref = rec_time(&e->rec[ref], ref);
+	bool settling = false;
+
+	for (int v = 0; v < JV_N; v++) {
+		struct clock_est est;
+		clk[v] = (struct fuse_clock){ 0 };
+		if (!(e->have & (1u << v)) || clock_at(j, e->host[ref], e->host[v], t_ref, &est) < 0)
+			continue;
+		/* offset = v - ref: a time of v minus it is on ref's clock */
+		clk[v] = (struct fuse_clock){ .add_ns = -est.offset_ns, .uncertainty_ns = est.uncertainty_ns,
+					      .known = true, .bounded = est.bounded, .steps = est.steps };
+		if (v != ref && (est.unsettled || (est.steps && !est.bounded)))
+			settling = true;
+	}
+	return settling;
+}
+
+/* clk: the entry's clocks (ent_clocks), or NULL to find them */
+static void emit_ent(struct join *j, uint32_t i, bool evicted, const struct fuse_clock *clk)
 {
 	struct jent *e = E(j, i);
 	const struct nfsrdma_record *in[JV_N] = { 0 };
-	struct fuse_clock clk[JV_N] = { 0 };
-	int ref = (e->have & REC_VT_WIRE) ? JV_WIRE : (e->have & REC_VT_CLIENT) ? JV_CLIENT : JV_SERVER;
-	uint64_t t_ref = rec_time(&e->rec[ref], ref);
+	struct fuse_clock own[JV_N];
 
-	for (int v = 0; v < JV_N; v++) {
-		if (!(e->have & (1u << v)))
-			continue;
-		in[v] = &e->rec[v];
-		struct clock_est est;
-		if (clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0) {
-			/* offset = v - ref: a time of v minus it is on ref's clock */
-			clk[v] = (struct fuse_clock){ .add_ns = -est.offset_ns, .uncertainty_ns = est.uncertainty_ns,
-						      .known = true, .bounded = est.bounded, .steps = est.steps };
-		}
+	if (!clk) {
+		ent_clocks(j, e, own);
+		clk = own;
 	}
+	for (int v = 0; v < JV_N; v++)
+		if (e->have & (1u << v))
+			in[v] = &e->rec[v];
 	struct nfsrdma_record *out = &j->out;
 	fuse_records(in, clk, out);
 	out->f_flags |= e->fflags;
@@ -347,14 +366,14 @@ static void evict_old(struct join *j, size_t room)
 		bool old = j->o.window_ns && j->host_now[e->anchor_host] > e->anchor_t + j->o.window_ns;
 		if (!full && !old)
 			break;
-		emit_ent(j, j->fifo_head, true);
+		emit_ent(j, j->fifo_head, true, NULL);
 	}
 }
 
 void join_flush(struct join *j)
 {
 	while (j->fifo_head)
-		emit_ent(j, j->fifo_head, true);
+		emit_ent(j, j->fifo_head, true, NULL);
 }
 
 /* ---- matching ---- */
@@ -428,27 +447,12 @@ static void remember_split(struct join *j, unsigned uh, unsigned h, uint32_t wai
 		c->split[c->n - 1] = (__typeof__(c->split[0])){ waiting, arrived, E(j, waiting)->xid };
 }
 
-/* Whether a clock the entry would be fused with is confirming a step or
- * a jump, or stepped and is one-sided again: the window or the end emits
- * it, fused with the clock once it has settled. */
-static bool clock_settling(const struct join *j, const struct jent *e)
-{
-	int ref = (e->have & REC_VT_WIRE) ? JV_WIRE : (e->have & REC_VT_CLIENT) ? JV_CLIENT : JV_SERVER;
-	uint64_t t_ref = rec_time(&e->rec[ref], ref);
-
-	for (int v = 0; v < JV_N; v++) {
-		struct clock_est est;
-		if (v != ref && (e->have & (1u << v)) && clock_at(j, e->host[ref], e->host[v], t_ref, &est) == 0 &&
-		    (est.unsettled || (est.steps && !est.bounded)))
-			return true;
-	}
-	return false;
-}
-
 static void emit_if_complete(struct join *j, uint32_t i)
 {
-	if ((E(j, i)->have & j->o.expect) == j->o.expect && !j->o.hold_complete && !clock_settling(j, E(j, i)))
-		emit_ent(j, i, false);
+	struct fuse_clock clk[JV_N];
+
+	if ((E(j, i)->have & j->o.expect) == j->o.expect && !j->o.hold_complete && !ent_clocks(j, E(j, i), clk))
+		emit_ent(j, i, false, clk);
 }
 
 /* The step is believed: the XIDs that showed it are joined too, when
