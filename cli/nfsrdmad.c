@@ -24,6 +24,7 @@ enum {
 	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
 	K_SNAPLEN, K_WINDOW, K_FORWARD, K_COLLECT, K_COLLECT_ANY, K_COLLECT_ALLOW, K_CURVE_KEY,
 	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN, K_JOIN_WAIT, K_NO_HINTS,
+	K_KSTATS,
 	K_END
 };
 
@@ -33,6 +34,7 @@ static const struct opt opts[] = {
 	{ "json", 0, NULL, "JSON Lines on stdout: every record, then the periodic summaries", K_JSON },
 	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY },
 	{ "metrics", 0, "ADDR:PORT", "Prometheus endpoint (default 127.0.0.1:9464; none = off)", K_METRICS },
+	{ "kernel-stats", 0, "DIR", "export the kernel's NFS and RPC/RDMA counters from procfs at DIR (default /proc with a kernel source; none = off)", K_KSTATS },
 	{ "socket", 0, "PATH", "control socket for nfsrdma-top (default /run/nfsrdmad.sock; none = off)", K_SOCKET },
 	{ "socket-mode", 0, "MODE", "control socket permissions, octal (default 0660)", K_SOCKMODE },
 	{ "socket-group", 0, "GROUP", "group owning the control socket (default: --user's group)", K_SOCKGROUP },
@@ -70,6 +72,7 @@ struct cli {
 	bool given[K_END];      /* on the command line (not from the config file) */
 	int verbose;
 	const char *keygen;
+	bool kstat_given;
 };
 
 static int handle(int key, const char *arg, void *ctx)
@@ -129,6 +132,14 @@ static int handle(int key, const char *arg, void *ctx)
 		d->metrics = arg;
 		break;
 	}
+	case K_KSTATS:
+		if (strcmp(arg, "none") && arg[0] != '/') {
+			log_error("--kernel-stats %s: an absolute directory (procfs, or a copy of its files), or none", arg);
+			return -EINVAL;
+		}
+		d->kstat_root = strcmp(arg, "none") ? arg : NULL;
+		c->kstat_given = true;
+		break;
 	case K_SOCKET:
 		if (strlen(arg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
 			log_error("--socket %s: path too long for a socket (at most %zu bytes)", arg,
@@ -384,6 +395,10 @@ int main(int argc, char **argv)
 	}
 	if (needs(&c) < 0 || export_dir_ok(d) < 0)
 		return EXIT_USAGE;
+	/* the host's own counters beside its probes' records */
+	for (unsigned i = 0; i < d->nsources && !c.kstat_given; i++)
+		if (!strncmp(d->sources[i], "kernel", 6) && (!d->sources[i][6] || d->sources[i][6] == ':'))
+			d->kstat_root = "/proc";
 	char ferr[600];
 	if ((d->fwd.collect && fwd_check_collect(d->fwd.collect, d->fwd.collect_any, ferr, sizeof(ferr)) < 0) ||
 	    fwd_check_cfg(&d->fwd, ferr, sizeof(ferr)) < 0) {

@@ -70,7 +70,7 @@ tier_unit() {
 		found=1
 		run_counted "$t"
 	done
-	for t in tests/unit/*.sh tests/pcapng/check.sh tests/daemon/unit.sh tests/daemon/exit-codes.sh tests/daemon/forward.sh tests/daemon/join-live.sh tests/systemd/verify.sh; do
+	for t in tests/unit/*.sh tests/pcapng/check.sh tests/daemon/unit.sh tests/daemon/exit-codes.sh tests/daemon/forward.sh tests/daemon/join-live.sh tests/daemon/kstat.sh tests/systemd/verify.sh; do
 		run_script "$t"
 	done
 	[ $found -eq 1 ] || { echo "unit: no test binaries in $O/tests (run make)"; tier_fail=$((tier_fail + 1)); }

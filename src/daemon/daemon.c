@@ -26,6 +26,7 @@
 #include "src/daemon/coll_hist.h"
 #include "src/daemon/coll_join.h"
 #include "src/daemon/fwd_report.h"
+#include "src/daemon/kstat.h"
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/exit.h"
@@ -96,6 +97,7 @@ struct daemon {
 	bool agg_inline;             /* the one source thread aggregates (above) */
 	pthread_mutex_t agg_mu;      /* the aggregation and stdout, taken by the main
 				      * thread always and by an inline source per poll */
+	struct ks_skips kstat_skips; /* the kernel counters' lines not taken, since start */
 };
 
 static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now);
@@ -197,6 +199,8 @@ static void fwd_metrics_hook(FILE *f, void *ctx)
 	struct daemon *d = ctx;
 
 	fwd_report_metrics(f, d->fw, d->col);
+	if (d->c->kstat_root)
+		ks_write_metrics(f, d->c->kstat_root, &d->kstat_skips);
 	if (d->cj)
 		coll_join_report_metrics(d->cj, f);
 	if (d->ch)

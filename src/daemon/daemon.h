@@ -24,6 +24,7 @@ struct daemon_cfg {
 	bool json;                   /* JSON Lines of records + summaries on stdout */
 	double summary_interval;     /* seconds; 0: none */
 	const char *metrics;         /* "127.0.0.1:9464"; NULL or "none": off */
+	const char *kstat_root;      /* the kernel's counters under this procfs (kstat.h); NULL: off */
 	const char *socket_path;     /* NULL or "none": off */
 	unsigned socket_mode;        /* default 0660 */
 	const char *socket_group;    /* group owning the socket (NULL: the user's) */

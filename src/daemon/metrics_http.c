@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Label value escaping per the exposition format: \ " and newline. */
-static void lv(FILE *f, const char *s)
+void metrics_label_value(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
@@ -28,20 +28,20 @@ static void lv(FILE *f, const char *s)
 static void transport_label(FILE *f, const struct agg_ent *e, bool known)
 {
 	fputs(",transport=\"", f);
-	lv(f, known ? rec_transport_name(e->transport) : "other");
+	metrics_label_value(f, known ? rec_transport_name(e->transport) : "other");
 	fputc('"', f);
 }
 
 static void series_labels(FILE *f, const struct agg_ent *e)
 {
 	fputs("protocol=\"", f);
-	lv(f, e->label[1][0] ? e->label[0] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[0] : "other");
 	fputs("\",operation=\"", f);
-	lv(f, e->label[1][0] ? e->label[1] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[1] : "other");
 	fputs("\",client=\"", f);
-	lv(f, e->label[1][0] ? e->label[2] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[2] : "other");
 	fputs("\",server=\"", f);
-	lv(f, e->label[1][0] ? e->label[3] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[3] : "other");
 	fputc('"', f);
 	transport_label(f, e, e->label[1][0]);
 }
@@ -49,9 +49,9 @@ static void series_labels(FILE *f, const struct agg_ent *e)
 static void op_labels(FILE *f, const struct agg_ent *e)
 {
 	fputs("protocol=\"", f);
-	lv(f, e->label[1][0] ? e->label[0] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[0] : "other");
 	fputs("\",operation=\"", f);
-	lv(f, e->label[1][0] ? e->label[1] : "other");
+	metrics_label_value(f, e->label[1][0] ? e->label[1] : "other");
 	fputc('"', f);
 	transport_label(f, e, e->label[1][0]);
 }
@@ -67,9 +67,9 @@ static void conn_labels(FILE *f, const struct agg_ent *e)
 		return;
 	}
 	fprintf(f, "conn=\"%u\",client=\"", e->conn_id);
-	lv(f, e->label[2]);
+	metrics_label_value(f, e->label[2]);
 	fprintf(f, "\",client_qp=\"%u\",server=\"", e->qpn_client);
-	lv(f, e->label[3]);
+	metrics_label_value(f, e->label[3]);
 	fprintf(f, "\",server_qp=\"%u\"", e->qpn_server);
 	transport_label(f, e, true);
 }

@@ -13,6 +13,8 @@
 #define HTTP_REQ_MAX 8192   /* longest request head accepted */
 
 void metrics_write(FILE *f, const struct agg *a);
+/* a label value escaped per the exposition format: \\ " and newline */
+void metrics_label_value(FILE *f, const char *s);
 /* True once buf holds a whole request head. */
 bool http_request_complete(const char *buf, size_t len);
 /* Builds the whole response for the request head in req (malloc'ed into
