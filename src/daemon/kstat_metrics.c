@@ -116,24 +116,18 @@ static void write_mounts(FILE *f, const struct ks_mountstats *ms)
 			mount_labels(f, &ms->m[i], NULL);
 			fprintf(f, " %" PRIu64 "\n", ms->m[i].age);
 		}
-	for (unsigned k = 0; k < KS_BYTES; k++) {
-		snprintf(name, sizeof(name), "nfsrdma_mountstats_nfs_%s_total", bytes_names[k]);
-		family(f, name, "counter", "The mount's bytes: line (fs/nfs iostat.h)");
+	/* the bytes: and events: lines, a family a field */
+	for (unsigned k = 0; k < KS_BYTES + KS_EVENTS; k++) {
+		bool ev = k >= KS_BYTES;
+		snprintf(name, sizeof(name), "nfsrdma_mountstats_nfs_%s%s_total", ev ? "event_" : "",
+			 ev ? event_names[k - KS_BYTES] : bytes_names[k]);
+		family(f, name, "counter", ev ? "The mount's events: line (fs/nfs iostat.h)"
+					      : "The mount's bytes: line (fs/nfs iostat.h)");
 		for (unsigned i = 0; i < ms->nmount; i++)
-			if (ms->m[i].has_bytes) {
+			if (ev ? ms->m[i].has_events : ms->m[i].has_bytes) {
 				fputs(name, f);
 				mount_labels(f, &ms->m[i], NULL);
-				fprintf(f, " %" PRIu64 "\n", ms->m[i].bytes[k]);
-			}
-	}
-	for (unsigned k = 0; k < KS_EVENTS; k++) {
-		snprintf(name, sizeof(name), "nfsrdma_mountstats_nfs_event_%s_total", event_names[k]);
-		family(f, name, "counter", "The mount's events: line (fs/nfs iostat.h)");
-		for (unsigned i = 0; i < ms->nmount; i++)
-			if (ms->m[i].has_events) {
-				fputs(name, f);
-				mount_labels(f, &ms->m[i], NULL);
-				fprintf(f, " %" PRIu64 "\n", ms->m[i].events[k]);
+				fprintf(f, " %" PRIu64 "\n", ev ? ms->m[i].events[k - KS_BYTES] : ms->m[i].bytes[k]);
 			}
 	}
 	for (size_t x = 0; x < sizeof(xprt_metrics) / sizeof(xprt_metrics[0]); x++) {
