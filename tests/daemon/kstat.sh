@@ -31,10 +31,7 @@ scrape() {
 	wait "$pid" 2>/dev/null
 }
 
-# value OUT METRIC LABELS: the sample's value, labels a substring of its set
-value() {
-	awk -v m="$2" -v l="$3" 'index($0, m "{") == 1 && index($0, l) { print $NF; exit }' "$1"
-}
+. "$(dirname "$0")/kstat_lib.sh"
 
 mkroot() { # mkroot DIR MOUNTSTATS NFSD
 	mkdir -p "$1/self" "$1/net/rpc"
@@ -42,60 +39,9 @@ mkroot() { # mkroot DIR MOUNTSTATS NFSD
 	[ -n "$3" ] && cp "$3" "$1/net/rpc/nfsd"
 	return 0
 }
-
-# every per-op line of every NFS mount, every events/bytes field and the
-# transport's fields by the kernel's print order, against /metrics
-check_mountstats() {
-	local name=$1 ms=$2 out=$3 bad=0 n=0
-	while read -r kind mp op field want; do
-		n=$((n + 1))
-		local got
-		got=$(value "$out" "nfsrdma_mountstats_nfs_$field" "mountpoint=\"$mp\"${op:+,operation=\"$op\"}")
-		if [ "$got" != "$want" ]; then
-			bad=$((bad + 1))
-			[ $bad -le 5 ] && echo "  $name: $kind $mp $op $field: /metrics $got, file $want"
-		fi
-	done < <(awk '
-		BEGIN {
-			split("requests transmissions major_timeouts sent_bytes received_bytes", opf, " ")
-			split("read_bytes write_bytes direct_read_bytes direct_write_bytes total_read_bytes total_write_bytes read_pages write_pages", bf, " ")
-			split("inode_revalidate dnode_revalidate data_invalidate attribute_invalidate vfs_open vfs_lookup vfs_access vfs_update_page vfs_read_page vfs_read_pages vfs_write_page vfs_write_pages vfs_getdents vfs_setattr vfs_flush vfs_fsync vfs_lock vfs_file_release congestion_wait truncation write_extension silly_rename short_read short_write jukebox_delay pnfs_read pnfs_write", ef, " ")
-			# net/sunrpc/xprtrdma/transport.c xprt_rdma_print_stats, fields 2..27 after "rdma"
-			split("- bind_total connect_total - idle_time_seconds sends_total receives_total bad_transaction_ids_total cumulative_active_requests_total backlog_queue_total rdma_read_chunks_total rdma_write_chunks_total rdma_reply_chunks_total rdma_request_bytes_total rdma_reply_bytes_total rdma_pullup_copies_total rdma_fixup_copies_total rdma_hardway_registers_total rdma_failed_marshals_total rdma_bad_replies_total rdma_nomsg_calls_total rdma_mrs_recovered_total rdma_mrs_orphaned_total rdma_mrs_allocated_total rdma_local_invalidates_total rdma_empty_sendctx_queue_total rdma_reply_waits_for_send_total", rf, " ")
-			split("- bind_total connect_total - idle_time_seconds sends_total receives_total bad_transaction_ids_total cumulative_active_requests_total backlog_queue_total maximum_rpc_slots sending_queue_total pending_queue_total", tf, " ")
-		}
-		/^device / { nfs = ($8 == "nfs" || $8 == "nfs4"); mp = $5; ops = 0; next }
-		!nfs { next }
-		$1 == "per-op" { ops = 1; next }
-		ops && NF >= 9 { o = $1; sub(/:$/, "", o)
-			for (i = 1; i <= 5; i++) print "op", mp, o, "operations_" opf[i] "_total", $(i + 1) }
-		$1 == "bytes:" { for (i = 1; i <= 8; i++) print "bytes", mp, "", bf[i] "_total", $(i + 1) }
-		$1 == "events:" { for (i = 1; i <= 27; i++) print "events", mp, "", "event_" ef[i] "_total", $(i + 1) }
-		$1 == "xprt:" && $2 == "rdma" { for (i = 2; i <= 27; i++) if (rf[i] != "-") print "xprt", mp, "", "transport_" rf[i], $(i + 2) }
-		$1 == "xprt:" && $2 == "tcp" && NF == 15 { for (i = 2; i <= 13; i++) if (tf[i] != "-") print "xprt", mp, "", "transport_" tf[i], $(i + 2) }
-	' "$ms")
-	[ "$n" -gt 20 ] && [ "$bad" -eq 0 ] && echo "  $name: $n values equal to the file's"
-	[ "$n" -gt 20 ] && [ "$bad" -eq 0 ]
-}
-
-check_nfsd() {
-	local name=$1 f=$2 out=$3 bad=0 n=0
-	while read -r proto idx want; do
-		n=$((n + 1))
-		local got
-		got=$(awk -v p="$proto" -v i="$idx" '/^nfsrdma_nfsd_requests_total\{/ && index($0, "proto=\"" p "\"") { k[p]++ }
-			/^nfsrdma_nfsd_requests_total\{/ && index($0, "proto=\"" p "\"") && k[p] == i { print $NF; exit }' "$out")
-		[ "$got" = "$want" ] || { bad=$((bad + 1)); [ $bad -le 5 ] && echo "  $name: proc$proto[$idx] /metrics $got, file $want"; }
-	done < <(awk '$1 == "proc3" { for (i = 3; i <= NF; i++) print 3, i - 2, $i }
-		      $1 == "proc4ops" { for (i = 6; i <= NF; i++) print 4, i - 5, $i }' "$f")
-	local rpcs
-	rpcs=$(awk '$1 == "rpc" { print $2 }' "$f")
-	[ "$(value "$out" nfsrdma_nfsd_server_rpcs_total "" 2>/dev/null || true)" = "" ] &&
-		got=$(awk '/^nfsrdma_nfsd_server_rpcs_total / { print $2 }' "$out")
-	[ "$got" = "$rpcs" ] || { bad=$((bad + 1)); echo "  $name: rpc calls /metrics $got, file $rpcs"; }
-	[ "$n" -gt 10 ] && [ "$bad" -eq 0 ] && echo "  $name: $n procedure counts and the RPC calls equal to the file's"
-	[ "$n" -gt 10 ] && [ "$bad" -eq 0 ]
-}
+# the same files scraped: LO = HI
+check_mountstats() { expect_mountstats "$2" | bracket "$1" "$3" "$3"; }
+check_nfsd() { expect_nfsd "$2" | bracket "$1" "$3" "$3"; }
 
 # --- the kernels' own files, 6.1 and 6.12, NFSv3 and v4.1, RDMA and TCP ---
 for t in nfs3-read-write nfs3-read-write-k6.12 nfs41 nfs41-k6.12 nfs3-tcp; do
