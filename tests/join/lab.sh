@@ -41,6 +41,13 @@ run() {   # scenario [step-seconds [checker]]
 }
 
 run fuse-nfs3
+# the kernel's counters both guests' nfsrdmad exported in that run
+if [ -d "$tmp/fuse-nfs3" ]; then
+    line=$(tests/daemon/kstat_lab.sh "$tmp/fuse-nfs3" "$(cat "$tmp/fuse-nfs3/uname" 2>/dev/null || echo "kernel ?")" 2>&1)
+    printf '%s\n' "$line"
+    read -r p f < <(sed -nE 's/^kstat-lab: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
+    if [ -z "${p:-}" ]; then say_fail "kstat_lab.sh gave no count"; else pass=$((pass + p)); fail=$((fail + f)); fi
+fi
 run fuse-nfs41 1800
 run fuse-chrony "" check_chrony.py
 echo "fuse-lab: $pass passed, $fail failed"

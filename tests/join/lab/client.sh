@@ -9,7 +9,7 @@ source "$LAB_REPO/tests/join/lab/lib.sh"
 clock_note boot
 clock_shift $((-2 * 86400)) "client: apart from the server"
 beacon_start "$LAB_SERVER_IP"
-daemon_start client --source kernel:client --forward "$LAB_SERVER_IP:$COLLECT_PORT" --host-name client
+DAEMON_METRICS=127.0.0.1:9464 daemon_start client --source kernel:client --forward "$LAB_SERVER_IP:$COLLECT_PORT" --host-name client
 sleep 1
 lab_mount
 lab_log "workload start"
@@ -40,6 +40,7 @@ lab_signal workload.done
 # hold the probes a little past the intruder's try, then stop them: the
 # collector's join then has every record the forwarder sent
 sleep 2
+kstat_snapshot client
 daemon_stop client
 lab_signal client.stopped
 beacon_stop

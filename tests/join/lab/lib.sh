@@ -47,7 +47,7 @@ beacon_stop() {
 daemon_start() {
     local name=$1 i pid
     shift
-    "$NFSRDMAD" -v --json --socket none --metrics none "$@" \
+    "$NFSRDMAD" -v --json --socket none --metrics "${DAEMON_METRICS:-none}" "$@" \
         > "$LAB_OUT/$name.jsonl" 2> "$LAB_OUT/$name.err" &
     pid=$!
     echo "$pid" > "/tmp/$name.pid"
@@ -58,6 +58,27 @@ daemon_start() {
     done
     grep -q 'kernel probe: .* attached' "$LAB_OUT/$name.err" || { echo "nfsrdmad $name: probes not attached" >&2; return 1; }
     lab_log "probe $name attached"
+}
+
+# kstat_snapshot NAME: the kernel's counters as the daemon NAME (started
+# with DAEMON_METRICS=127.0.0.1:9464, a kernel source: --kernel-stats on
+# by default) exports them, scraped before and after a copy of the files
+# it reads (NAME.metrics.before/.after, NAME.kstat/ under $LAB_OUT): the
+# copy's counts lie between the two scrapes (tests/daemon/kstat_lab.sh).
+kstat_snapshot() {
+    local name=$1 d="$LAB_OUT/$1.kstat" url=http://127.0.0.1:9464/metrics
+    mkdir -p "$d/self" "$d/net/rpc" "$d/sys/sunrpc/svc_rdma"
+    python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+        "$url" > "$LAB_OUT/$name.metrics.before"
+    cat /proc/self/mountstats > "$d/self/mountstats"
+    [[ -r /proc/net/rpc/nfsd ]] && cat /proc/net/rpc/nfsd > "$d/net/rpc/nfsd"
+    local f
+    for f in /proc/sys/sunrpc/svc_rdma/*; do
+        [[ -r $f ]] && cat "$f" > "$d/sys/sunrpc/svc_rdma/${f##*/}"
+    done
+    python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+        "$url" > "$LAB_OUT/$name.metrics.after"
+    lab_log "kernel counters of $name saved"
 }
 
 # daemon_stop NAME: SIGINT (the daemon flushes and prints its last

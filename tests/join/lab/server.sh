@@ -12,7 +12,7 @@ fuse_hook() {
     clock_note boot
     clock_shift $((3 * 86400 + 3600)) "server: apart from the client"
     beacon_start "$LAB_CLIENT_IP"
-    daemon_start server --source kernel:server
+    DAEMON_METRICS=127.0.0.1:9464 daemon_start server --source kernel:server
     daemon_start live --source kernel:server --source live:eth0 \
         --collect "$LAB_SERVER_IP:$COLLECT_PORT" --collect-allow "$LAB_CLIENT_IP" \
         --summary-interval 2
@@ -32,6 +32,7 @@ timeout 20 "$NFSRDMAD" --forward "$LAB_SERVER_IP:$COLLECT_PORT" --host-name intr
     > "$LAB_OUT/intruder.out" 2> "$LAB_OUT/intruder.err" || true
 lab_wait client.stopped 100
 sleep 1
+kstat_snapshot server
 daemon_stop server
 daemon_stop live
 beacon_stop
