@@ -177,12 +177,23 @@ static void places(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1])
 	uint64_t one[REC_PL_N] = { 0 }, both = 0;
 	uint16_t seen = 0;
 
+	uint32_t by_wire = 0;   /* boundary b given by the wire */
+	for (unsigned b = 0; b <= REC_FP_N; b++)
+		by_wire |= (uint32_t)(vs[b] == JV_WIRE) << b;
+
 	r->f_nplace = 0;
-	for (unsigned p = 0; p < REC_FP_N; p++) {
-		if (!(r->f_mask & (1u << p)))
-			continue;
-		unsigned e = span_end(r, p);
-		uint16_t m = span_places(r, p, e, vs);
+	for (uint32_t todo = r->f_mask & ((1u << REC_FP_N) - 1); todo; todo &= todo - 1) {
+		unsigned p = (unsigned)__builtin_ctz(todo);
+		uint16_t m;
+		/* a phase alone, not a network one (most of every record):
+		 * span_places' answer without its walk */
+		if (!(r->f_merged & (1u << p)) && p != REC_FP_NET_OUT && p != REC_FP_NET_BACK) {
+			m = phase_place[p];
+			if (((by_wire >> p) & 3u) && p >= REC_FP_SERVER_QUEUE && p <= REC_FP_PUSH)
+				m |= PL(SERVER_NET);
+		} else {
+			m = span_places(r, p, span_end(r, p), vs);
+		}
 		if (m && !(m & (m - 1))) {
 			one[__builtin_ctz(m)] += r->f_phase[p];
 			seen |= m;
