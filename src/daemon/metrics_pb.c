@@ -242,9 +242,12 @@ static int labels(struct enc *e, const char *l, size_t n, Metric *m, char *key, 
 		if (kn == 2 && !memcmp(l + ks, "le", 2)) {
 			char buf[64];
 			size_t vn = j - vs < sizeof(buf) - 1 ? j - vs : sizeof(buf) - 1;
+			char *end;
 			memcpy(buf, l + vs, vn);
 			buf[vn] = 0;
-			*le = strtod(buf, NULL);
+			*le = strtod(buf, &end);
+			if (end == buf || *end)
+				return -EINVAL;
 		} else {
 			memcpy(key + kl, l + ks, j + 1 - ks);
 			kl += j + 1 - ks;
