@@ -134,7 +134,7 @@ static int family(struct enc *e, const char *name, size_t n)
 	return (e->fam.name = dup_n(e, name, n)) ? 0 : -ENOMEM;
 }
 
-/* HELP text: \\ and \n escaped. */
+/* HELP text (\\ and \n escaped) or, with quotes, a label value (\" too). */
 static char *unescape(struct enc *e, const char *s, size_t n, bool quotes)
 {
 	char *d = zal(e, n + 1), *o = d;
