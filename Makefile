@@ -13,7 +13,9 @@ include common.mk
 .DEFAULT_GOAL := all
 
 LIB_SRCS  := $(sort $(wildcard dissect/*.c pcap/*.c src/*/*.c))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/obj/%.o)
+# protoc-c's C for Prometheus's protobuf exposition (src/daemon/metrics_pb.c)
+PROTO_GEN := $(O)/gen/prom_metrics.pb-c
+LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/obj/%.o) $(O)/obj/gen/prom_metrics.pb-c.o
 LIB       := $(O)/libnfsrdma.a
 DISSECT_SRCS := $(sort $(wildcard dissect/*.c))
 DISSECT_OBJS := $(DISSECT_SRCS:%.c=$(O)/obj/%.o)
@@ -44,7 +46,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 # the ordinary compiler: the unit tier replays every committed corpus
 CORPUS_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/tests/corpus/%)
 
-LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) $(ZMQ_LIBS) -lm -lpthread
+LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCURSES_LIBS) $(ZMQ_LIBS) $(PROTOBUF_C_LIBS) -lm -lpthread
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
 .PHONY: print-ldlibs all lib bins bench-bins bpf tests fuzz deps check check-unit check-golden check-lab \
@@ -86,6 +88,22 @@ $(O)/obj/%.o: %.c $(BPF_SKELS)
 # fixed-size loops (phases, vantages, places) was 6-7 % of it.  Only
 # when the optimisation level is ours (OPT), not a CFLAGS given.
 $(O)/obj/src/join/%.o: OPT = -O3
+
+# Generated, so not held to our warnings; whatever includes its header
+# waits for it.
+$(PROTO_GEN).c $(PROTO_GEN).h: src/daemon/prom_metrics.proto
+	$(call msg,PROTOC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)protoc-c --proto_path=src/daemon --c_out=$(@D) $<
+$(O)/obj/gen/prom_metrics.pb-c.o: $(PROTO_GEN).c $(PROTO_GEN).h
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -std=gnu11 $(CFLAGS) -w -c $< -o $@
+$(O)/fuzzobj/gen/prom_metrics.pb-c.o: $(PROTO_GEN).c $(PROTO_GEN).h
+	$(call msg,FUZZCC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -w -fsanitize=fuzzer-no-link -c $< -o $@
+$(O)/obj/src/daemon/metrics_pb.o $(O)/fuzzobj/src/daemon/metrics_pb.o: $(PROTO_GEN).h
 
 # dissect/ is the decode library: it may include only its own headers
 # and libc's (docs/design.md, "Layers"); the archive is not made if not.
@@ -137,7 +155,7 @@ $(O)/tests/bpf/%: tests/bpf/%.c $(LIB) $(BPF_SKELS)
 # is compiled once more, coverage-instrumented, into its own archive.
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN)
-FUZZ_OBJS  := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o)
+FUZZ_OBJS  := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o) $(O)/fuzzobj/gen/prom_metrics.pb-c.o
 FUZZ_LIB   := $(O)/fuzz/libnfsrdma-fuzz.a
 
 $(O)/fuzzobj/%.o: %.c $(BPF_SKELS)

@@ -49,6 +49,8 @@ RDMA_LIBS    := -lrdmacm -libverbs
 NCURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 # nfsrdmad --forward / --collect (src/daemon/fwd_*.c)
 ZMQ_LIBS := $(shell $(PKG_CONFIG) --libs libzmq 2>/dev/null || echo -lzmq)
+# nfsrdmad's protobuf exposition, native histograms (src/daemon/metrics_pb.c)
+PROTOBUF_C_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null || echo -lprotobuf-c)
 # compressed captures (pcap/capstream.c): gzip, zstd, xz
 COMPRESS_LIBS := $(shell $(PKG_CONFIG) --libs zlib libzstd liblzma 2>/dev/null || echo -lz -lzstd -llzma)
 

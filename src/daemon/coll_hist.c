@@ -10,6 +10,7 @@
 
 #include "dissect/dissect.h"
 #include "dissect/record_names.h"
+#include "src/daemon/metrics_pb.h"
 #include "src/stats/agg.h"
 #include "src/stats/verdict_sum.h"
 
@@ -22,6 +23,7 @@ struct span {
 	uint8_t first, last;        /* phases it covers, first..last */
 	uint64_t cnt[AGG_PROM_NLE + 1];   /* by bound, last +Inf */
 	uint64_t sum, n;
+	struct hist h;              /* the native buckets' source (hist_native.h) */
 };
 
 struct series {
@@ -53,13 +55,26 @@ struct coll_hist *coll_hist_new(void)
 		free(h);
 		return NULL;
 	}
+	if (h)
+		hist_init(&h->other.total.h, HIST_RES);
 	return h;
+}
+
+static void series_free(struct series *s)
+{
+	hist_free(&s->total.h);
+	for (unsigned i = 0; i < s->nsp; i++)
+		hist_free(&s->sp[i].h);
 }
 
 void coll_hist_free(struct coll_hist *h)
 {
-	if (h)
+	if (h) {
+		for (uint32_t i = 0; i < h->n; i++)
+			series_free(&h->s[i]);
+		series_free(&h->other);
 		free(h->s);
+	}
 	free(h);
 }
 
@@ -94,6 +109,7 @@ static struct series *series_of(struct coll_hist *h, const struct nfsrdma_record
 	struct series *s = &h->s[h->n++];
 	memcpy(s->lab, lab, sizeof(lab));
 	s->transport = r->transport;
+	hist_init(&s->total.h, HIST_RES);
 	s->next = h->bucket[b];
 	h->bucket[b] = h->n;
 	return s;
@@ -111,6 +127,7 @@ static void observe(struct span *s, uint64_t v)
 	s->cnt[i]++;
 	s->sum += v;
 	s->n++;
+	hist_add(&s->h, v);
 }
 
 static struct span *span_of(struct coll_hist *h, struct series *s, unsigned first, unsigned last)
@@ -125,6 +142,7 @@ static struct span *span_of(struct coll_hist *h, struct series *s, unsigned firs
 	struct span *p = &s->sp[s->nsp++];
 	p->first = (uint8_t)first;
 	p->last = (uint8_t)last;
+	hist_init(&p->h, HIST_RES);
 	return p;
 }
 
@@ -170,7 +188,7 @@ static void labels(FILE *f, const struct series *s, bool other)
 }
 
 static void one(FILE *f, const char *name, const struct series *s, bool other, const struct span *k,
-		const char *phase)
+		const char *phase, bool native)
 {
 	uint64_t cum = 0;
 
@@ -194,6 +212,7 @@ static void one(FILE *f, const char *name, const struct series *s, bool other, c
 	if (phase)
 		fprintf(f, ",phase=\"%s\"", phase);
 	fprintf(f, "} %" PRIu64 "\n", k->n);
+	metrics_native_line(f, &k->h, native);
 }
 
 static void seg_lines(FILE *f, const struct coll_hist *h, bool count)
@@ -263,7 +282,7 @@ static void verdict_write(const struct coll_hist *h, FILE *f)
 	fprintf(f, "nfsrdma_rpc_fused_overflow_total{what=\"places\"} %" PRIu64 "\n", places);
 }
 
-void coll_hist_write(const struct coll_hist *h, FILE *f)
+void coll_hist_write(const struct coll_hist *h, FILE *f, bool native)
 {
 	char span[160];
 
@@ -273,7 +292,7 @@ void coll_hist_write(const struct coll_hist *h, FILE *f)
 	for (uint32_t i = 0; i <= h->n; i++) {
 		const struct series *s = i < h->n ? &h->s[i] : &h->other;
 		if (s->total.n)
-			one(f, "nfsrdma_rpc_fused_duration_seconds", s, i == h->n, &s->total, NULL);
+			one(f, "nfsrdma_rpc_fused_duration_seconds", s, i == h->n, &s->total, NULL, native);
 	}
 	fputs("# HELP nfsrdma_rpc_fused_phase_seconds Fused RPCs: time per end-to-end phase (docs/record.md); "
 	      "a span a missing vantage could not split is one phase named by its parts (a+b).  The phases of "
@@ -286,7 +305,7 @@ void coll_hist_write(const struct coll_hist *h, FILE *f)
 			uint32_t m = sp->last == REC_FP_N ? REC_FM_NET_PAIR :
 				     (uint32_t)(((1u << sp->last) - 1) & ~((1u << sp->first) - 1));
 			one(f, "nfsrdma_rpc_fused_phase_seconds", s, i == h->n, sp,
-			    rec_fphase_span_name(m, sp->first, span, sizeof(span)));
+			    rec_fphase_span_name(m, sp->first, span, sizeof(span)), native);
 		}
 	}
 	fputs("# HELP nfsrdma_rpc_fused_spans_overflow_total Fused phase spans not observed: a series had "

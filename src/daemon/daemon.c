@@ -194,7 +194,7 @@ static void *src_main(void *arg)
 
 /* ---- connections ---- */
 
-static void fwd_metrics_hook(FILE *f, void *ctx)
+static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
 {
 	struct daemon *d = ctx;
 
@@ -204,7 +204,7 @@ static void fwd_metrics_hook(FILE *f, void *ctx)
 	if (d->cj)
 		coll_join_report_metrics(d->cj, f);
 	if (d->ch)
-		coll_hist_write(d->ch, f);
+		coll_hist_write(d->ch, f, native);
 }
 
 static void conn_close(struct conn *k)

@@ -107,8 +107,13 @@ static int field_index(int layout, const char *name)
 static void write_mounts(FILE *f, const struct ks_mountstats *ms)
 {
 	char name[128];
-	bool any;
+	bool any, ops = false;
 
+	/* families only with samples: a protobuf scrape converts each */
+	for (unsigned i = 0; i < ms->nmount; i++)
+		ops |= ms->m[i].nop > 0;
+	if (!ms->nmount)
+		return;
 	family(f, "nfsrdma_mountstats_nfs_age_seconds_total", "counter", "Seconds the NFS mount has existed");
 	for (unsigned i = 0; i < ms->nmount; i++)
 		if (ms->m[i].has_age) {
@@ -157,7 +162,7 @@ static void write_mounts(FILE *f, const struct ks_mountstats *ms)
 		{ "operations_request_time_seconds_total", "Time from the RPC's start to its end (execute)", 1e-3 },
 		{ "operations_errors_total", "RPCs of the operation that ended in an error (statvers 1.1)", 1 },
 	};
-	for (unsigned k = 0; k < KS_OP_FIELDS; k++) {
+	for (unsigned k = 0; ops && k < KS_OP_FIELDS; k++) {
 		snprintf(name, sizeof(name), "nfsrdma_mountstats_nfs_%s", op_metrics[k].metric);
 		family(f, name, "counter", op_metrics[k].help);
 		for (unsigned i = 0; i < ms->nmount; i++)

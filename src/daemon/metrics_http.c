@@ -1,8 +1,11 @@
 /* Prometheus exposition of the aggregation engine (see metrics_http.h).
  * Counters are since start (Prometheus computes rates itself); the
- * duration histogram has fixed bounds (agg_prom_le) counted exactly per
- * record, not derived from the log-linear buckets. */
+ * duration histogram's classic buckets have fixed bounds (agg_prom_le)
+ * counted exactly per record; its native buckets (protobuf only) are the
+ * log-linear histogram every tool takes its percentiles from
+ * (hist_native.h). */
 #include "src/daemon/metrics_http.h"
+#include "src/daemon/metrics_pb.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -98,7 +101,7 @@ static void per_series(FILE *f, const struct agg *a, const char *name, const cha
 	}
 }
 
-void metrics_write(FILE *f, const struct agg *a)
+void metrics_write(FILE *f, const struct agg *a, bool native)
 {
 	const struct agg_totals *t = agg_totals(a);
 
@@ -128,6 +131,7 @@ void metrics_write(FILE *f, const struct agg *a)
 		fputs("nfsrdma_rpc_duration_seconds_count{", f);
 		series_labels(f, e);
 		fprintf(f, "} %" PRIu64 "\n", e->tot.lat_n);
+		metrics_native_line(f, &e->lat, native);
 	}
 
 	help(f, "nfsrdma_rpc_phase_seconds_total", "counter",
@@ -244,14 +248,27 @@ int http_respond(const char *req, size_t len, const struct agg *a, metrics_extra
 	FILE *f = open_memstream(&body, &blen);
 	if (!f)
 		return -ENOMEM;
-	metrics_write(f, a);
+	/* the protobuf exposition is the text one re-encoded (metrics_pb.h) */
+	bool pb = metrics_wants_pb(req, len);
+	metrics_write(f, a, pb);
 	if (extra)
-		extra(f, ctx);
+		extra(f, ctx, pb);
 	if (fclose(f)) {
 		free(body);
 		return -ENOMEM;
 	}
-	int ret = reply(out, outlen, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, blen, head);
+	if (pb) {
+		char *text = body;
+		size_t tlen = blen;
+		int rc = metrics_pb_encode(text, tlen, &body, &blen);
+		free(text);
+		if (rc == -EINVAL)
+			return reply(out, outlen, "500 Internal Server Error", "text/plain", "bad exposition\n", 15, head);
+		if (rc)
+			return rc;
+	}
+	int ret = reply(out, outlen, "200 OK", pb ? METRICS_PB_CTYPE : "text/plain; version=0.0.4; charset=utf-8", body,
+			blen, head);
 	free(body);
 	return ret;
 }

@@ -649,7 +649,7 @@ static void observe(struct clock_sync *cs, bool upper, uint64_t t, int64_t v)
 		const struct fit *f = &cs->fit;
 		double c = contradiction(f, upper, t, v);
 
-		if (c > fmax(TOL_FLOOR_NS, f->dhw)) {
+		if (c > (f->dhw > TOL_FLOOR_NS ? f->dhw : TOL_FLOOR_NS)) {   /* fmax without the call (NaN: the floor) */
 			if (!cs->suspect) {
 				cs->suspect = true;
 				cs->suspect_upper = upper;

@@ -13,7 +13,9 @@
  * Invariants (trap): the response is "HTTP/1.0 NNN ..." with a
  * Content-Length equal to the body that follows (0 body bytes for HEAD);
  * a 200 only answers a GET or HEAD; a complete request always gets a
- * response. */
+ * response; never a 500 (the protobuf encoder reads every line the text
+ * writers write); a protobuf body (an Accept preferring it) is delimited
+ * MetricFamily messages protoc-c's unpacker reads to the last byte. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/prom_metrics.pb-c.h"
 #include "src/stats/agg.h"
 #include "src/daemon/metrics_http.h"
 #include "src/probe/source_table.h"
@@ -95,6 +98,32 @@ static int method_of(const char *req, size_t len)
 	return j - i == 4 && !memcmp(req + i, "HEAD", 4) ? 2 : 0;
 }
 
+/* Delimited MetricFamily messages, every byte of them. */
+static void check_pb(const uint8_t *b, size_t len)
+{
+	size_t at = 0, families = 0;
+
+	while (at < len) {
+		uint64_t sz = 0;
+		unsigned sh = 0;
+		do {
+			if (at == len || sh > 63)
+				__builtin_trap();
+			sz |= (uint64_t)(b[at] & 0x7f) << sh;
+			sh += 7;
+		} while (b[at++] & 0x80);
+		Io__Prometheus__Client__MetricFamily *f =
+			sz <= len - at ? io__prometheus__client__metric_family__unpack(NULL, sz, b + at) : NULL;
+		if (!f || !f->name || !f->n_metric)
+			__builtin_trap();
+		io__prometheus__client__metric_family__free_unpacked(f, NULL);
+		at += sz;
+		families++;
+	}
+	if (!families)
+		__builtin_trap();
+}
+
 static void check_response(const char *req, size_t rlen, const char *out, size_t olen)
 {
 	static const char pfx[] = "HTTP/1.0 ";
@@ -125,6 +154,11 @@ static void check_response(const char *req, size_t rlen, const char *out, size_t
 		__builtin_trap();   /* only GET / HEAD succeed */
 	if (status == 200 && n == 0)
 		__builtin_trap();   /* "/" and "/metrics" are never empty */
+	if (status == 500)
+		__builtin_trap();   /* the text writers wrote a line the protobuf encoder cannot read */
+	const char *ct = memmem(out, (size_t)(eoh - out), "Content-Type: application/vnd.google.protobuf", 45);
+	if (status == 200 && m == 1 && ct)
+		check_pb((const uint8_t *)eoh + 4, body);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
