@@ -7,6 +7,7 @@
  * the one source keeps the records in the order the queue would.  agg_mu
  * then guards the aggregation and stdout between the two threads. */
 #include "src/daemon/daemon.h"
+#include "src/daemon/daemon_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,68 +38,12 @@
 #include "pcap/source_pcap.h"
 #include "src/probe/source_table.h"
 
-#define MAX_CONNS   32
-#define HTTP_IDLE_NS (10ull * 1000000000ull)
-#define OUT_MAX     (64u << 20)   /* a client that does not read is cut off */
 #define DRAIN_BATCH 256
 #define DRAIN_MAX   65536   /* records per drain, then the sockets get a turn */
 #define FWD_LINGER_MS 3000  /* at exit, queued records get this long to reach the collector */
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = 1; }
-
-struct src_thread {
-	struct daemon *d;
-	unsigned idx;
-	const char *spec;
-	struct source *s;
-	struct pcapng_export *exp;
-	pthread_t th;
-	bool started, lossless;
-	atomic_bool done;
-	pthread_mutex_t mu;          /* guards st */
-	struct source_stats st;
-	int last_err;
-	/* the slots of the queue this thread is filling (daemon_queue.c):
-	 * the records of one source_poll are committed together */
-	struct rec_resv resv;
-	size_t used, batch;
-	bool agg_held;               /* aggregating inline: this poll holds agg_mu */
-};
-
-enum conn_kind { C_CTL = 1, C_HTTP };
-
-struct conn {
-	int fd;
-	enum conn_kind kind;
-	char in[HTTP_REQ_MAX];
-	size_t inlen;
-	char *out;
-	size_t outlen, outpos;
-	bool close_after;
-	uint64_t t_open;
-};
-
-struct daemon {
-	const struct daemon_cfg *c;
-	struct rec_queue *q;
-	struct agg *agg;
-	struct src_thread src[DAEMON_MAX_SOURCES];
-	unsigned nsrc;
-	bool record_clock;           /* all sources are files read flat out */
-	int ctl_fd, http_fd;
-	struct conn conns[MAX_CONNS];
-	uint64_t refused;
-	struct forwarder *fw;        /* --forward: every local record goes there too */
-	struct collector *col;       /* --collect: peers' records come in here */
-	struct coll_join *cj;        /* collecting: local and peers' records meet here */
-	struct coll_hist *ch;        /* collecting: the fused phases' histograms */
-	struct fsplit *fs;           /* the fused split of joined records, for nfsrdma-top */
-	bool agg_inline;             /* the one source thread aggregates (above) */
-	pthread_mutex_t agg_mu;      /* the aggregation and stdout, taken by the main
-				      * thread always and by an inline source per poll */
-	struct ks_skips kstat_skips; /* the kernel counters' lines not taken, since start */
-};
 
 static void consume(struct daemon *d, const struct nfsrdma_record *r, uint64_t now);
 
@@ -190,185 +135,6 @@ static void *src_main(void *arg)
 	atomic_store(&t->done, true);
 	rec_queue_kick(t->d->q);   /* --exit-at-end notices without waiting */
 	return NULL;
-}
-
-/* ---- connections ---- */
-
-static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
-{
-	struct daemon *d = ctx;
-
-	fwd_report_metrics(f, d->fw, d->col);
-	if (d->c->kstat_root)
-		ks_write_metrics(f, d->c->kstat_root, &d->kstat_skips);
-	if (d->cj)
-		coll_join_report_metrics(d->cj, f);
-	if (d->ch)
-		coll_hist_write(d->ch, f, native);
-}
-
-static void conn_close(struct conn *k)
-{
-	if (k->fd >= 0)
-		close(k->fd);
-	free(k->out);
-	memset(k, 0, sizeof(*k));
-	k->fd = -1;
-}
-
-static int conn_append(struct conn *k, const char *data, size_t len)
-{
-	if (k->outlen - k->outpos + len > OUT_MAX)
-		return -ENOBUFS;
-	if (k->outpos) {
-		memmove(k->out, k->out + k->outpos, k->outlen - k->outpos);
-		k->outlen -= k->outpos;
-		k->outpos = 0;
-	}
-	char *o = realloc(k->out, k->outlen + len + 1);
-	if (!o)
-		return -ENOMEM;
-	memcpy(o + k->outlen, data, len);
-	k->out = o;
-	k->outlen += len;
-	return 0;
-}
-
-static void accept_conn(struct daemon *d, int lfd, enum conn_kind kind)
-{
-	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *k = &d->conns[i];
-		if (k->fd >= 0)
-			continue;
-		k->fd = fd;
-		k->kind = kind;
-		k->t_open = clock_mono_ns();
-		if (kind == C_CTL) {
-			char g[64];
-			int n = snprintf(g, sizeof(g), "%s %d.%d\n", CTL_GREETING, CTL_PROTO_VERSION, CTL_PROTO_MINOR);
-			conn_append(k, g, (size_t)n);
-		}
-		return;
-	}
-	d->refused++;
-	close(fd);
-}
-
-static void ctl_command(struct daemon *d, struct conn *k, const char *line)
-{
-	if (!strcmp(line, "SNAPSHOT")) {
-		struct agg_snap s;
-		struct fsplit_snap fs;
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f;
-		/* fused records may reach the split on an inline source's
-		 * thread too (consume), under the same lock as the aggregation */
-		pthread_mutex_lock(&d->agg_mu);
-		int rc = agg_snapshot(d->agg, d->record_clock ? 0 : clock_wall_ns(), &s);
-		if (rc == 0 && fsplit_snapshot(d->fs, &fs) < 0) {
-			agg_snap_free(&s);
-			rc = -ENOMEM;
-		}
-		pthread_mutex_unlock(&d->agg_mu);
-		if (rc < 0) {
-			conn_append(k, "ERR out of memory\n", 18);
-			return;
-		}
-		if (!(f = open_memstream(&buf, &len))) {
-			fsplit_snap_free(&fs);
-			agg_snap_free(&s);
-			conn_append(k, "ERR out of memory\n", 18);
-			return;
-		}
-		fwd_report_links(&s, d->fw, d->col);
-		ctl_write_snap_fused(f, &s, &fs);
-		fsplit_snap_free(&fs);
-		agg_snap_free(&s);
-		if (fclose(f) == 0 && conn_append(k, buf, len) < 0)
-			k->close_after = true;
-		free(buf);
-	} else if (!strcmp(line, "PING")) {
-		conn_append(k, "PONG\n", 5);
-	} else if (!strcmp(line, "QUIT")) {
-		k->close_after = true;
-	} else {
-		conn_append(k, "ERR unknown command\n", 20);
-	}
-}
-
-static void conn_input(struct daemon *d, struct conn *k)
-{
-	ssize_t n = read(k->fd, k->in + k->inlen, sizeof(k->in) - 1 - k->inlen);
-
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		conn_close(k);
-		return;
-	}
-	if (n < 0)
-		return;
-	k->inlen += (size_t)n;
-	k->in[k->inlen] = 0;
-	if (k->kind == C_HTTP) {
-		if (http_request_complete(k->in, k->inlen)) {
-			char *resp = NULL;
-			size_t rlen = 0;
-			pthread_mutex_lock(&d->agg_mu);
-			int rc = http_respond(k->in, k->inlen, d->agg, fwd_metrics_hook, d, &resp, &rlen);
-			pthread_mutex_unlock(&d->agg_mu);
-			if (rc == 0)
-				conn_append(k, resp, rlen);
-			free(resp);
-			k->close_after = true;
-			k->inlen = 0;
-		} else if (k->inlen >= sizeof(k->in) - 1) {
-			static const char too[] = "HTTP/1.0 431 Request Header Fields Too Large\r\n"
-						  "Content-Length: 0\r\nConnection: close\r\n\r\n";
-			conn_append(k, too, sizeof(too) - 1);
-			k->close_after = true;
-			k->inlen = 0;
-		}
-		return;
-	}
-	char *start = k->in;
-	size_t rest = k->inlen, len;
-	int rc;
-	while ((rc = ctl_next_line(start, rest, &len)) > 0) {
-		start[len] = 0;
-		if (len && start[len - 1] == '\r')
-			start[len - 1] = 0;
-		ctl_command(d, k, start);
-		start += len + 1;
-		rest -= len + 1;
-	}
-	memmove(k->in, start, rest);
-	k->inlen = rest;
-	if (rc < 0) {
-		conn_append(k, "ERR line too long\n", 18);
-		k->close_after = true;
-		k->inlen = 0;
-	}
-}
-
-static void conn_output(struct conn *k)
-{
-	while (k->outpos < k->outlen) {
-		ssize_t n = send(k->fd, k->out + k->outpos, k->outlen - k->outpos, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return;
-			conn_close(k);
-			return;
-		}
-		k->outpos += (size_t)n;
-	}
-	k->outpos = k->outlen = 0;
-	if (k->close_after)
-		conn_close(k);
 }
 
 /* ---- output ---- */
@@ -709,21 +475,21 @@ int daemon_run(const struct daemon_cfg *c)
 			if (idx[i] == -3)
 				continue;   /* the queue: drained above */
 			if (idx[i] == -1)
-				accept_conn(d, d->ctl_fd, C_CTL);
+				daemon_accept(d, d->ctl_fd, C_CTL);
 			else if (idx[i] == -2)
-				accept_conn(d, d->http_fd, C_HTTP);
+				daemon_accept(d, d->http_fd, C_HTTP);
 			else if (p[i].revents & POLLOUT)
-				conn_output(&d->conns[idx[i]]);
+				daemon_conn_output(&d->conns[idx[i]]);
 			else
-				conn_input(d, &d->conns[idx[i]]);
+				daemon_conn_input(d, &d->conns[idx[i]]);
 		}
 		uint64_t mnow = clock_mono_ns();
 		for (int i = 0; i < MAX_CONNS; i++) {
 			struct conn *k = &d->conns[i];
 			if (k->fd >= 0 && k->outlen > k->outpos)
-				conn_output(k);
+				daemon_conn_output(k);
 			if (k->fd >= 0 && k->kind == C_HTTP && mnow - k->t_open > HTTP_IDLE_NS)
-				conn_close(k);
+				daemon_conn_close(k);
 		}
 		if (next_sum && mnow >= next_sum) {
 			print_summary(d, d->record_clock ? 0 : clock_wall_ns());
@@ -778,7 +544,7 @@ out:
 	}
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (d->conns[i].fd >= 0)
-			conn_close(&d->conns[i]);
+			daemon_conn_close(&d->conns[i]);
 	if (d->ctl_fd >= 0) {
 		close(d->ctl_fd);
 		unlink(c->socket_path);   /* may fail after the privilege drop; harmless */
