@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dissect/programs.h"
 #include "src/base/log.h"
@@ -24,7 +25,10 @@ struct probe {
 	void *ctx, *tapctx;
 	unsigned sides, attached;   /* bit i = probe_probe_tps[i] */
 	struct bpf_link *links[32];
+	int prog_fd[32];            /* each attached program's (its info: probe_costs) */
 	struct probe_plan plan;     /* what the kernel has; unavailable events */
+	int stats_fd;               /* BPF_ENABLE_STATS held while we run; -1: none */
+	bool costs_on;              /* run-time stats counting (ours or the host's sysctl) */
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -43,6 +47,53 @@ static struct bpf_program *find_prog(struct probe *p, size_t i)
 	struct bpf_object *obj = probe_tps[i].side == PROBE_WANT_CLIENT ? p->cl->obj : p->sv->obj;
 
 	return bpf_object__find_program_by_name(obj, probe_tps[i].prog);
+}
+
+/* The kernel counts each program's runs and run time only while some
+ * process holds BPF_ENABLE_STATS (or the sysctl is on): held for the
+ * probes' life, released at close (the host's setting is left as it was). */
+static void cost_stats_on(struct probe *p)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (fd >= 0) {
+		p->stats_fd = fd;
+		p->costs_on = true;
+		return;
+	}
+	int e = errno;
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	p->costs_on = on == 1;
+	if (!p->costs_on)
+		log_warn("kernel probe: BPF run-time stats unavailable (%s; kernel.bpf_stats_enabled off): "
+			 "the probes' cost is not measured", strerror(e));
+}
+
+int probe_costs(const struct probe *p, struct probe_prog_cost *out, int max)
+{
+	int n = 0;
+
+	if (!p || !p->costs_on)
+		return 0;
+	for (size_t i = 0; i < probe_ntps && n < max; i++) {
+		if (!(p->attached & (1u << i)) || !p->links[i])
+			continue;
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (p->prog_fd[i] <= 0 || bpf_obj_get_info_by_fd(p->prog_fd[i], &info, &len) < 0)
+			continue;
+		out[n++] = (struct probe_prog_cost){ .prog = probe_tps[i].prog, .event = probe_tps[i].event,
+						     .side = probe_tps[i].side, .id = info.id,
+						     .run_ns = info.run_time_ns, .runs = info.run_cnt };
+	}
+	return n;
 }
 
 static int handle_rb(void *ctx, void *data, size_t size)
@@ -154,6 +205,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 	}
 	p->cb = cb;
 	p->ctx = ctx;
+	p->stats_fd = -1;
 	/* Which tracepoints exist and have the fields we read. */
 	probe_plan_build_held(&p->plan, root, want, c->skip);
 	unsigned off_sides = 0;
@@ -277,6 +329,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			continue;
 		}
 		p->attached |= 1u << i;
+		p->prog_fd[i] = bpf_program__fd(prog);
 	}
 	if (p->cl) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->cl->maps.events), handle_rb, p, NULL);
@@ -291,6 +344,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 		if (!p->rb)
 			goto rbfail;
 	}
+	cost_stats_on(p);
 	log_info("kernel probe: %s%s%s attached (%u tracepoints)", ok_sides & 1 ? "client" : "",
 		 ok_sides == 3 ? "+" : "", ok_sides & 2 ? "server" : "", (unsigned)__builtin_popcount(p->attached));
 	*out = p;
@@ -452,5 +506,7 @@ void probe_close(struct probe *p)
 		bpf_link__destroy(p->links[i]);
 	rpc_client_bpf__destroy(p->cl);
 	rpc_server_bpf__destroy(p->sv);
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
 	free(p);
 }

@@ -70,6 +70,18 @@ int probe_hist_read(struct probe *p, struct probe_hist_row **rows);
 /* Approximate quantile (0..1) of a row from its buckets (upper bound). */
 uint64_t probe_hist_quantile(const struct probe_hist_row *r, double q);
 
+/* What each attached program costs, by the kernel's own run-time
+ * accounting (held on by the probe: BPF_ENABLE_STATS): its runs and the
+ * nanoseconds they took since load.  Returns how many filled (0 when the
+ * kernel does not count: a warning said so at open). */
+struct probe_prog_cost {
+	const char *prog, *event;    /* program (tp_*), tracepoint */
+	unsigned side;               /* enum probe_want */
+	uint32_t id;                 /* the kernel's program id (bpftool prog show) */
+	uint64_t run_ns, runs;
+};
+int probe_costs(const struct probe *p, struct probe_prog_cost *out, int max);
+
 /* Stops new events (the ring buffers and counters stay readable), so a
  * final drain and counter read agree: without it an RPC finishing between
  * the two is counted but never delivered. */
