@@ -29,6 +29,16 @@ local runbook(name) = {
   runbook_url: rules[name].annotations.runbook_url,
 };
 
+// a dashboard target's expr as Grafana sends it: $__rate_interval 1m and
+// the variables as chosen (vars), every other one "All" (.*)
+local dash = mixin.grafanaDashboards;
+local panelExprs(file, title) = [t.expr for p in dash[file].panels if p.title == title for t in p.targets];
+local grafana(expr, vars) =
+  local e = std.strReplace(expr, '$__rate_interval', '1m');
+  local chosen = std.foldl(function(x, k) std.strReplace(x, '"$' + k + '"', '"' + vars[k] + '"'), std.objectFields(vars), e);
+  std.foldl(function(x, k) std.strReplace(x, '"$' + k + '"', '".*"'),
+            ['job', 'instance', 'protocol', 'operation', 'client', 'server', 'transport', 'phase', 'fphase'], chosen);
+
 // ---- A: the real runs as scraped, one sample a second -------------------
 // server-restart at recorded pace: 21 scrapes (its RPCs come in from about
 // 8-10 s), the collector and forwarder 3 each; then each series holds its
@@ -146,10 +156,24 @@ local fires(t, name, labels, summary, description) = {
 };
 local quiet(t, name) = { eval_time: t, alertname: name, exp_alerts: [] };
 
+local baselinePanel = [e for e in panelExprs('nfsrdma-phases.json', 'Share now and baseline (recorded)') if std.length(std.findSubstr('offset', e)) > 0];
+assert std.length(baselinePanel) == 1;
+
 local faults = {
   name: 'faults injected on the real runs',
   interval: '1m',
   input_series: [{ series: s.series, values: fault(s) } for s in runs] + injected,
+  // the RPC phases dashboard's baseline (it needs an hour of history, so
+  // tests/unit/mixin.sh's live Prometheus cannot give it): WRITE's share
+  // over minutes 55-115 is all server (fault 3)
+  promql_expr_test: [{
+    expr: grafana(baselinePanel[0], { instance: 'server-restart:9464', operation: 'WRITE', phase: 'pull|server' }),
+    eval_time: '175m',
+    exp_samples: [
+      { labels: 'instance_operation_phase:nfsrdma_rpc_phase_seconds:share1h{job="nfsrdmad",instance="server-restart:9464",protocol="NFSv3",operation="WRITE",transport="rdma",phase="%s"}' % ph[0], value: ph[1] }
+      for ph in [['pull', 0], ['server', 1]]
+    ],
+  }],
   alert_rule_test: [
     // before any fault (the real runs at minutes 0-20): nothing
     quiet('20m', n)
@@ -220,10 +244,34 @@ local faults = {
   ],
 };
 
+// ---- C: the panel on node_exporter's mountstats (no NFS mount here) ----
+// one mount: 60 requests and 90 transmissions a minute (30 retransmitted:
+// 0.5 a second), 15 transport connects a minute (0.25 a second)
+local mount = 'job="node",instance="client-a:9100",export="10.9.0.1:/export",protocol="rdma",mountaddr="10.9.0.1"';
+local kernelPanel = panelExprs('nfsrdma-overview.json', 'Kernel client: retransmissions and connects (node_exporter)');
+assert std.length(kernelPanel) == 2;
+local nodePanels = {
+  name: "node_exporter's mountstats panel",
+  interval: '1m',
+  input_series: [
+    { series: 'node_mountstats_nfs_operations_requests_total{%s,operation="READ"}' % mount, values: '0+60x10' },
+    { series: 'node_mountstats_nfs_operations_transmissions_total{%s,operation="READ"}' % mount, values: '0+90x10' },
+    { series: 'node_mountstats_nfs_transport_connect_total{%s}' % mount, values: '0+15x10' },
+  ],
+  promql_expr_test: [
+    {
+      expr: grafana(kernelPanel[i], {}),
+      eval_time: '5m',
+      exp_samples: [{ labels: '{instance="client-a:9100",export="10.9.0.1:/export"}', value: [0.5, 0.25][i] }],
+    }
+    for i in [0, 1]
+  ],
+};
+
 // JSON is YAML: jsonnet 0.18's std.manifestYamlDoc takes minutes on a
 // file this size, its JSON output no time
 {
   rule_files: ['../alerts.yaml', '../rules.yaml'],
   evaluation_interval: '1m',
-  tests: [asScraped, faults],
+  tests: [asScraped, faults, nodePanels],
 }
