@@ -19,8 +19,8 @@ import urllib.request
 ELSEWHERE = [
     (re.compile(r'node_mountstats_'), "node_exporter's mountstats collector (an NFS mount): "
      "dist/mixin/tests/alerts_test.yaml evaluates this expr on input series"),
-    (re.compile(r'offset 1h'), "an hour of history: the phase-shift alert's test in "
-     "dist/mixin/tests/alerts_test.yaml evaluates share1h offset 1h"),
+    (re.compile(r'offset 1h'), "an hour of history: dist/mixin/tests/alerts_test.yaml evaluates this "
+     "expr on the faults' input series (and the phase-shift alert on the same recorded share)"),
 ]
 
 

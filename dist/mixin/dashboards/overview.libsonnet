@@ -49,6 +49,8 @@ local k = import 'common.libsonnet';
                          k.quantiles(bucket('client'), '{{client}}'), 's'),
             p.timeseries('Latency percentiles per server', 'p50, p90, p99 of the chosen operations per server.',
                          k.quantiles(bucket('server'), '{{server}}'), 's'),
+            p.timeseries('p99 per client and server (recorded)', 'The recorded p99 of every operation together per client and server pair (instance_client_server:nfsrdma_rpc_duration_seconds:histogram_quantile, over %s).' % c.rateInterval,
+                         [p.target('instance_client_server:nfsrdma_rpc_duration_seconds:histogram_quantile{quantile="0.99",%s}' % conn, '{{client}} -> {{server}} {{transport}} ({{instance}})')], 's'),
             p.timeseries('Mean latency per operation', 'Mean RPC latency: the duration histogram\'s sum over its count.',
                          [p.target('sum by (protocol, operation) (rate(nfsrdma_rpc_duration_seconds_sum{%s}[%s])) / sum by (protocol, operation) (rate(nfsrdma_rpc_duration_seconds_count{%s}[%s]))' % [rpc, r, rpc, r], '{{protocol}} {{operation}}')], 's'),
             p.timeseries('Mean latency per client and server', 'Mean RPC latency per client and server pair.',
