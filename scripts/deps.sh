@@ -8,7 +8,7 @@ declare -A GROUP=(
 	[build]="gcc make clang llvm libclang-rt-14-dev pkg-config libpcap-dev libbpf-dev bpftool
 	         libelf-dev zlib1g-dev libzstd-dev liblzma-dev libibverbs-dev librdmacm-dev libncurses-dev
 	         libzmq3-dev libprotobuf-c-dev protobuf-c-compiler"
-	[test]="tshark prometheus tmux ethtool iproute2 systemd gzip zstd xz-utils bzip2 libzmq3-dev"
+	[test]="tshark prometheus jsonnet tmux ethtool iproute2 systemd gzip zstd xz-utils bzip2 libzmq3-dev"
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
 	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony"
 )

@@ -1,0 +1,1 @@
+(import 'overview.libsonnet') + (import 'phases.libsonnet') + (import 'verdict.libsonnet')
