@@ -4,6 +4,7 @@
  * collector's join and fused histograms), each non-blocking, cut off when
  * it stops reading. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,69 @@
 #include "src/daemon/coll_join.h"
 #include "src/daemon/daemon_int.h"
 #include "src/daemon/fwd_report.h"
+#include "src/probe/probe_load.h"
 #include "src/stats/ctl_proto.h"
+/* What the kernel probes cost (docs/probes.md, "What the probes cost"):
+ * each program's runs and run time by the kernel's own accounting, and a
+ * kernel source's run time per record it delivered. */
+static void probe_cost_metrics(FILE *f, struct daemon *d)
+{
+	static const char *const side_name[] = { "?", "client", "server", "both" };
+	struct probe_prog_cost pc[64];
+	bool head = false;
+
+	for (int pass = 0; pass < 3; pass++) {
+		for (unsigned i = 0; i < d->nsrc; i++) {
+			struct probe *p = source_kernel_probe(d->src[i].s);
+			int n = p ? probe_costs(p, pc, 64) : 0;
+			uint64_t ns = 0, records;
+			if (!n)
+				continue;
+			if (!head && pass < 2) {
+				fputs(pass ? "# HELP nfsrdma_probe_run_seconds_total Time the kernel spent in the probe program "
+					     "(the kernel's run-time accounting, bpf_stats_enabled)\n"
+					     "# TYPE nfsrdma_probe_run_seconds_total counter\n"
+					   : "# HELP nfsrdma_probe_runs_total Runs of the probe program (the kernel's accounting)\n"
+					     "# TYPE nfsrdma_probe_runs_total counter\n", f);
+				head = true;
+			}
+			if (!head && pass == 2) {
+				fputs("# HELP nfsrdma_probe_cost_per_rpc_seconds A kernel source's probe run time per "
+				      "record it delivered, since start\n# TYPE nfsrdma_probe_cost_per_rpc_seconds gauge\n", f);
+				head = true;
+			}
+			for (int k = 0; k < n; k++) {
+				ns += pc[k].run_ns;
+				if (pass == 2)
+					continue;
+				/* id: the kernel's program id, as bpftool prog show names it */
+				fprintf(f, "nfsrdma_probe_%s{side=\"%s\",program=\"%s\",tracepoint=\"%s\",id=\"%u\"} ",
+					pass ? "run_seconds_total" : "runs_total", side_name[pc[k].side & 3], pc[k].prog,
+					pc[k].event, pc[k].id);
+				if (pass)
+					fprintf(f, "%.9f\n", (double)pc[k].run_ns * 1e-9);
+				else
+					fprintf(f, "%" PRIu64 "\n", pc[k].runs);
+			}
+			pthread_mutex_lock(&d->src[i].mu);
+			records = d->src[i].st.records;
+			pthread_mutex_unlock(&d->src[i].mu);
+			if (pass == 2 && records) {
+				fputs("nfsrdma_probe_cost_per_rpc_seconds{source=\"", f);
+				metrics_label_value(f, d->src[i].spec);
+				fprintf(f, "\"} %.9f\n", (double)ns * 1e-9 / (double)records);
+			}
+		}
+		head = false;
+	}
+}
+
 static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
 {
 	struct daemon *d = ctx;
 
 	fwd_report_metrics(f, d->fw, d->col);
+	probe_cost_metrics(f, d);
 	if (d->c->kstat_root)
 		ks_write_metrics(f, d->c->kstat_root, &d->kstat_skips);
 	if (d->cj)

@@ -47,6 +47,12 @@ if [ -d "$tmp/fuse-nfs3" ]; then
     printf '%s\n' "$line"
     read -r p f < <(sed -nE 's/^kstat-lab: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
     if [ -z "${p:-}" ]; then say_fail "kstat_lab.sh gave no count"; else pass=$((pass + p)); fail=$((fail + f)); fi
+    # what the probes cost, held to the kernel's accounting (bpftool)
+    line=$(python3 tests/probe/cost_lab.py "$tmp/fuse-nfs3" "$(cat "$tmp/fuse-nfs3/uname" 2>/dev/null || echo "kernel ?")" 2>&1)
+    printf '%s\n' "$line"
+    p= f=
+    read -r p f < <(sed -nE 's/^probe-cost-lab: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
+    if [ -z "${p:-}" ]; then say_fail "cost_lab.py gave no count"; else pass=$((pass + p)); fail=$((fail + f)); fi
 fi
 run fuse-nfs41 1800
 run fuse-chrony "" check_chrony.py

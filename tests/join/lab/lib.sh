@@ -70,6 +70,8 @@ kstat_snapshot() {
     mkdir -p "$d/self" "$d/net/rpc" "$d/sys/sunrpc/svc_rdma"
     python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
         "$url" > "$LAB_OUT/$name.metrics.before"
+    # the kernel's own accounting of every BPF program, between the scrapes
+    bpftool -j prog show > "$LAB_OUT/$name.bpftool.json" 2> "$LAB_OUT/$name.bpftool.err" || true
     cat /proc/self/mountstats > "$d/self/mountstats"
     [[ -r /proc/net/rpc/nfsd ]] && cat /proc/net/rpc/nfsd > "$d/net/rpc/nfsd"
     local f
