@@ -73,6 +73,27 @@ static void probe_cost_metrics(FILE *f, struct daemon *d)
 	}
 }
 
+/* For nfsrdma-top's header: every kernel source's programs together */
+static void probe_cost_snap(struct daemon *d, struct agg_snap *s)
+{
+	struct probe_prog_cost pc[64];
+
+	for (unsigned i = 0; i < d->nsrc; i++) {
+		struct probe *p = source_kernel_probe(d->src[i].s);
+		int n = p ? probe_costs(p, pc, 64) : 0;
+		if (!n)
+			continue;
+		s->has_probe_cost = true;
+		for (int k = 0; k < n; k++) {
+			s->probe_run_ns += pc[k].run_ns;
+			s->probe_runs += pc[k].runs;
+		}
+		pthread_mutex_lock(&d->src[i].mu);
+		s->probe_records += d->src[i].st.records;
+		pthread_mutex_unlock(&d->src[i].mu);
+	}
+}
+
 static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
 {
 	struct daemon *d = ctx;
@@ -166,6 +187,7 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 			return;
 		}
 		fwd_report_links(&s, d->fw, d->col);
+		probe_cost_snap(d, &s);
 		ctl_write_snap_fused(f, &s, &fs);
 		fsplit_snap_free(&fs);
 		agg_snap_free(&s);

@@ -174,6 +174,10 @@ struct agg_snap {
 	bool slow_whole_run;              /* slow[] covers the run, not the recent window */
 	unsigned nlinks;
 	struct agg_link links[AGG_LINKS_MAX];
+	/* the kernel probes' cost (nfsrdmad with a kernel source): their run
+	 * time and runs by the kernel's accounting, and the records they gave */
+	bool has_probe_cost;
+	uint64_t probe_run_ns, probe_runs, probe_records;
 };
 
 struct agg;

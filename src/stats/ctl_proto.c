@@ -141,6 +141,9 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
 		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", l->records, l->dropped,
 			l->lost, l->malformed, l->refused);
 	}
+	if (s->has_probe_cost)
+		fprintf(f, "PC\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", s->probe_run_ns, s->probe_runs,
+			s->probe_records);
 	fputs("END\n", f);
 }
 
@@ -425,6 +428,12 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 		    mask > AGG_SLOW_ALL_PHASES)
 			return bad(err, errlen, "slow-XID phases");
 		w->phase_mask = (uint32_t)mask;
+		return 0;
+	}
+	if (!strcmp(f[0], "PC")) {
+		if (n != 4 || !num(f[1], &s->probe_run_ns) || !num(f[2], &s->probe_runs) || !num(f[3], &s->probe_records))
+			return bad(err, errlen, "probe cost");
+		s->has_probe_cost = true;
 		return 0;
 	}
 	if (!strcmp(f[0], "L")) {

@@ -189,6 +189,10 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 		else if (s->nlinks)
 			snprintf(line + ll, sizeof(line) - ll, "  forward: sent %llu dropped %llu",
 				 (unsigned long long)recs, (unsigned long long)fwd_drops);
+		ll = strlen(line);
+		if (s->has_probe_cost && s->probe_records)
+			snprintf(line + ll, sizeof(line) - ll, "  probes %.1f us/RPC",
+				 (double)s->probe_run_ns / 1e3 / (double)s->probe_records);
 		mvaddnstr(1, 0, line, W);
 	}
 	top_view_line(v, line, sizeof(line) - 16);

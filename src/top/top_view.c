@@ -261,6 +261,10 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		"  findings %" PRIu64 "  drops %" PRIu64 " (queue %" PRIu64 ", source %" PRIu64 ")  overflow %" PRIu64
 		"\n", s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
 		s->t.drops_queue + s->t.drops_source, s->t.drops_queue, s->t.drops_source, ovf);
+	if (s->has_probe_cost)
+		fprintf(f, "probes: %.1f us a record (%" PRIu64 " runs, %.3f s in the kernel's programs, %" PRIu64
+			" records)\n", s->probe_records ? (double)s->probe_run_ns / 1e3 / (double)s->probe_records : 0.0,
+			s->probe_runs, (double)s->probe_run_ns / 1e9, s->probe_records);
 	for (unsigned i = 0; i < s->nlinks; i++) {
 		const struct agg_link *l = &s->links[i];
 		if (l->kind == 'F')
@@ -368,9 +372,16 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 	out_json_str(f, feed);
 	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
 		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
-		",\"drops_source\":%" PRIu64 "},\"view\":\"%s\",\"sort\":\"%s\",\"transport\":%s%s%s,\"rows\":[",
-		s->win_s, s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings,
-		s->t.drops_queue, s->t.drops_source, agg_dim_name[v->dim], top_sort_name[v->sort],
+		",\"drops_source\":%" PRIu64 "},", s->win_s, s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply,
+		s->t.tot.findings, s->t.drops_queue, s->t.drops_source);
+	/* the kernel probes' cost (a daemon with a kernel source), else null */
+	if (s->has_probe_cost)
+		fprintf(f, "\"probe_cost\":{\"run_ns\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"records\":%" PRIu64
+			",\"ns_per_record\":%.1f},", s->probe_run_ns, s->probe_runs, s->probe_records,
+			s->probe_records ? (double)s->probe_run_ns / (double)s->probe_records : 0.0);
+	else
+		fputs("\"probe_cost\":null,", f);
+	fprintf(f, "\"view\":\"%s\",\"sort\":\"%s\",\"transport\":%s%s%s,\"rows\":[", agg_dim_name[v->dim], top_sort_name[v->sort],
 		v->transport >= 0 ? "\"" : "", v->transport >= 0 ? rec_transport_name((unsigned)v->transport) : "null",
 		v->transport >= 0 ? "\"" : "");
 	for (size_t i = 0; i < n; i++) {

@@ -125,6 +125,35 @@ int main(void)
 		agg_snap_free(&b);
 	}
 
+	/* the probes' cost (2.5): written only when the daemon has it, read back exactly */
+	s.has_probe_cost = true;
+	s.probe_run_ns = 47864800;
+	s.probe_runs = 1085;
+	s.probe_records = 173;
+	buf = NULL;
+	mf = open_memstream(&buf, &len);
+	ctl_write_snap(mf, &s);
+	fclose(mf);
+	CHECK(strstr(buf, "\nPC\t47864800\t1085\t173\n") != NULL, "PC line written");
+	rc = read_all(buf, &b, err, sizeof(err));
+	CHECK(rc == 1 && b.has_probe_cost && b.probe_run_ns == 47864800 && b.probe_runs == 1085 && b.probe_records == 173,
+	      "PC line read back (%d %s)", rc, rc < 0 ? err : "");
+	agg_snap_free(&b);
+	free(buf);
+	char nopc[] = "END\n";
+	rc = read_all(nopc, &b, err, sizeof(err));
+	CHECK(rc == 1 && !b.has_probe_cost, "no PC line: no cost (%d %s)", rc, rc < 0 ? err : "");
+	agg_snap_free(&b);
+	static const char *const badpc[] = { "PC\t1\t2\n", "PC\t1\tx\t3\n", "PC\t1\t2\t3\t4\n" };
+	for (size_t i = 0; i < sizeof(badpc) / sizeof(badpc[0]); i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "%s", badpc[i]);
+		err[0] = 0;
+		rc = read_all(line, &b, err, sizeof(err));
+		CHECK(rc == -EPROTO && strstr(err, "probe cost"), "bad PC %zu refused (%d %s)", i, rc, err);
+		agg_snap_free(&b);
+	}
+
 	agg_snap_free(&s);
 	agg_free(a);
 	return check_summary("ctl-slow");
