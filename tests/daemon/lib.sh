@@ -27,6 +27,20 @@ finish() { echo "$1: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
 # cannot NAME WHY: the suite cannot run; counts as a failure, says why
 cannot() { echo "$1: cannot run: $2"; echo "$1: 0 passed, 1 failed"; exit 1; }
 
+# prom_config FILE PORT: a Prometheus configuration scraping nfsrdmad on
+# 127.0.0.1:PORT every second
+prom_config() {
+	cat >"$1" <<EOC
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: nfsrdmad
+    static_configs:
+      - targets: ['127.0.0.1:$2']
+EOC
+}
+
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }

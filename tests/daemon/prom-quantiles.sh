@@ -52,15 +52,7 @@ check "Accept text before protobuf: the text exposition" \
 check "Prometheus 2.42's native-histogram Accept: the protobuf exposition" \
 	[ "$(ctype -H "Accept: $PB_ACCEPT")" = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited" ]
 
-cat >"$TMP/prometheus.yml" <<EOC
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: nfsrdmad
-    static_configs:
-      - targets: ['127.0.0.1:$mport']
-EOC
+prom_config "$TMP/prometheus.yml" "$mport"
 cport=$(free_port); nport=$(free_port)
 "$PROM" --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb-classic" \
 	--web.listen-address="127.0.0.1:$cport" >"$TMP/prom-classic.log" 2>&1 &

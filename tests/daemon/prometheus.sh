@@ -20,15 +20,7 @@ PIDS+=($!)
 check "nfsrdmad serves /metrics on 127.0.0.1:$mport" \
 	wait_for 10 curl -sf -o "$TMP/metrics.txt" "http://127.0.0.1:$mport/metrics"
 
-cat >"$TMP/prometheus.yml" <<EOC
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: nfsrdmad
-    static_configs:
-      - targets: ['127.0.0.1:$mport']
-EOC
+prom_config "$TMP/prometheus.yml" "$mport"
 "$PROM" --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 	--web.listen-address="127.0.0.1:$pport" >"$TMP/prom.log" 2>&1 &
 PIDS+=($!)
