@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "src/base/clock.h"
+#include "src/base/hostclock.h"
 #include "src/daemon/coll_hist.h"
 #include "src/daemon/coll_join.h"
 #include "src/daemon/daemon_int.h"
@@ -94,11 +95,31 @@ static void probe_cost_snap(struct daemon *d, struct agg_snap *s)
 	}
 }
 
+/* The host's clock as adjtimex says it at the scrape: what an alert on an
+ * unsynchronised host reads (the records' clock lines carry the same) */
+static void host_clock_metrics(FILE *f)
+{
+	struct host_clock hc;
+
+	if (host_clock_read(&hc, NULL, NULL) < 0 || hc.state < 0)
+		return;
+	fprintf(f, "# HELP nfsrdma_host_clock_synchronized 1 when the kernel says the clock is synchronised "
+		   "(adjtimex: STA_UNSYNC clear, not TIME_ERROR)\n# TYPE nfsrdma_host_clock_synchronized gauge\n"
+		   "nfsrdma_host_clock_synchronized %d\n", hc.synced ? 1 : 0);
+	fprintf(f, "# HELP nfsrdma_host_clock_maxerror_seconds The clock's maximum error, as the time daemon "
+		   "told the kernel (adjtimex maxerror)\n# TYPE nfsrdma_host_clock_maxerror_seconds gauge\n"
+		   "nfsrdma_host_clock_maxerror_seconds %.6f\n", (double)hc.maxerror_ns * 1e-9);
+	fprintf(f, "# HELP nfsrdma_host_clock_esterror_seconds The clock's estimated error (adjtimex esterror)\n"
+		   "# TYPE nfsrdma_host_clock_esterror_seconds gauge\n"
+		   "nfsrdma_host_clock_esterror_seconds %.6f\n", (double)hc.esterror_ns * 1e-9);
+}
+
 static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
 {
 	struct daemon *d = ctx;
 
 	fwd_report_metrics(f, d->fw, d->col);
+	host_clock_metrics(f);
 	probe_cost_metrics(f, d);
 	if (d->c->kstat_root)
 		ks_write_metrics(f, d->c->kstat_root, &d->kstat_skips);

@@ -90,6 +90,33 @@ check "connections are labelled conn/client/client_qp/server/server_qp/transport
 check "drops are exported" grep -q '^nfsrdma_dropped_records_total{reason="queue"} 0' "$TMP/metrics.txt"
 check "promtool check metrics accepts the exposition" \
 	sh -c "promtool check metrics <'$TMP/metrics.txt' >'$TMP/promtool.out' 2>&1"
+# the host's clock as the kernel says it: read here through adjtimex(2)
+# by ctypes, around a fresh scrape (maxerror only grows between syncs)
+host_clock_check() {
+	python3 - "http://127.0.0.1:$mport/metrics" <<'PY'
+import ctypes, sys, urllib.request
+class Timex(ctypes.Structure):
+    _fields_ = [("modes", ctypes.c_int), ("offset", ctypes.c_long), ("freq", ctypes.c_long),
+                ("maxerror", ctypes.c_long), ("esterror", ctypes.c_long), ("status", ctypes.c_int),
+                ("rest", ctypes.c_char * 256)]
+libc = ctypes.CDLL(None, use_errno=True)
+def read():
+    t = Timex()
+    state = libc.adjtimex(ctypes.byref(t))
+    return state, t
+s0, t0 = read()
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+s1, t1 = read()
+m = {l.split()[0]: float(l.split()[1]) for l in text.splitlines() if l.startswith("nfsrdma_host_clock_")}
+synced = lambda s, t: int(not (t.status & 0x40) and s != 5)
+ok = (m.get("nfsrdma_host_clock_synchronized") in (synced(s0, t0), synced(s1, t1)) and
+      t0.maxerror * 1e-6 - 1e-6 <= m.get("nfsrdma_host_clock_maxerror_seconds", -1) <= t1.maxerror * 1e-6 + 1e-6 and
+      min(t0.esterror, t1.esterror) * 1e-6 - 1e-6 <= m.get("nfsrdma_host_clock_esterror_seconds", -1) <= max(t0.esterror, t1.esterror) * 1e-6 + 1e-6)
+print(m, "adjtimex:", synced(s0, t0), t0.maxerror, t1.maxerror, t0.esterror)
+sys.exit(0 if ok else 1)
+PY
+}
+check "the host's clock (synchronised, maxerror, esterror) as adjtimex says it" host_clock_check
 check "non-GET is refused (405)" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$mport/metrics")" = 405 ]
 check "unknown path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/nope")" = 404 ]
 finish $NAME
