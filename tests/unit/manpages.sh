@@ -20,7 +20,7 @@ bad() { echo "FAIL manpages: $*"; fail=$((fail + 1)); }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # Pages of other packages a page may refer to (Debian's sections).
-SYSTEM_PAGES=" tcpdump(8) tshark(1) editcap(1) wireshark(1) prometheus(1) top(1) \
+SYSTEM_PAGES=" adjtimex(2) tcpdump(8) tshark(1) editcap(1) wireshark(1) prometheus(1) top(1) \
  systemctl(1) journalctl(1) systemd.service(5) systemd.exec(5) ethtool(8) ip(8) \
  rdma(8) pcap(3PCAP) "
 
