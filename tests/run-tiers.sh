@@ -104,8 +104,9 @@ tier_golden() {
 	# every lab capture: -z proc = top = daemon summary = Prometheus buckets;
 	# window rates of a file read flat out = records / the time they span
 	# RPCs by transport: Prometheus and top = the dissector's -z transport
+	# the Wireshark plugin: tshark -Y nfsrdma.total = the dissector's --min-latency, fields = records
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh tests/top/fused.sh tests/top/slowest-run.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh \
+		tests/export/tshark.sh tests/export/wireshark_lua.py tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh \
 		tests/join/check.py tests/join/diagnosis.py tests/join/plot.py; do
 		run_counted "$t"
 	done
