@@ -59,7 +59,7 @@ local function fname(s) return (s:gsub("%+", "_")) end
 
 local F = {
 	xid = ProtoField.uint32("nfsrdma.xid", "XID", base.HEX),
-	role = ProtoField.string("nfsrdma.role", "Frame is the first of the"),
+	role = ProtoField.string("nfsrdma.role", "Role (this frame is the first packet of the)"),
 	op = ProtoField.string("nfsrdma.op", "Operation"),
 	status = ProtoField.string("nfsrdma.status", "Status"),
 	transport = ProtoField.string("nfsrdma.transport", "Transport"),
@@ -458,7 +458,7 @@ local function add_fused(tree, r)
 	end
 	add_ns(sub, F.ftotal, ns.total, "Fused total: " .. ms(ns.total))
 	local seg = type(r.seg) == "table" and r.seg or {}
-	for _, n in ipairs(SEGS) do add_ns(sub, F.seg[n], seg[n]) end
+	for _, n in ipairs(SEGS) do add_ns(sub, F.seg[n], seg[n], string.format("Segment %s: %s", n, ms(seg[n]))) end
 	if type(r.places) == "table" then
 		for _, pl in ipairs(r.places) do
 			if type(pl.place) == "table" then
@@ -497,6 +497,7 @@ local function add_record(tree, e)
 	for _, n in ipairs(PHASES) do
 		add_ns(ph, F.phase[n], wire[n], string.format("%s: %s", n, ms(wire[n])))
 	end
+	if joined then add_fused(t, r) end
 	local ch = type(r.chunks) == "table" and r.chunks or {}
 	local by = type(r.bytes) == "table" and r.bytes or {}
 	local ct = t:add(F.chunks):set_text("Chunks: " .. tostring(ch.mix))
@@ -513,7 +514,6 @@ local function add_record(tree, e)
 		ft:add(F.finding_id, tostring(fi.id))
 	end
 	if #fl > 0 then t:append_text(string.format(", %d finding(s)", #fl)) end
-	if joined then add_fused(t, r) end
 end
 
 function proto.dissector(tvb, pinfo, tree)
@@ -536,13 +536,14 @@ end
 register_postdissector(proto)
 
 -- tshark reading the capture once never revisits a frame: say why no
--- field came rather than stay silent.
+-- field came rather than stay silent.  (The GUI draws taps while it
+-- loads a file too, before the check is done: not there.)
 local done = Listener.new(nil, nil)
 function done.draw()
 	if st.path and not st.decided and not st.warned then
 		if st.bad then
 			warn_once(st.bad)
-		else
+		elseif not gui_enabled() then
 			warn_once("no nfsrdma fields: the records are checked against the whole capture before any is added, " ..
 				"and tshark read it once (run tshark -2 -R frame)")
 		end
