@@ -237,6 +237,35 @@ local function ts_of(line, key)
 	return { secs = tonumber(d:sub(1, -10)), nsecs = tonumber(d:sub(-9)) }
 end
 
+-- The file's lines, read in blocks: a line over MAX_LINE comes back cut
+-- to MAX_LINE + 1 bytes (the caller refuses it) rather than held whole.
+local function bounded_lines(f)
+	local buf, pos, eof = "", 1, false
+	return function()
+		while true do
+			local nl = buf:find("\n", pos, true)
+			if nl then
+				local line = buf:sub(pos, nl - 1)
+				pos = nl + 1
+				return line
+			end
+			if #buf - pos + 1 > MAX_LINE then
+				local line = buf:sub(pos, pos + MAX_LINE)
+				buf, pos = "", 1
+				return line
+			end
+			if eof then
+				if pos > #buf then return nil end
+				local line = buf:sub(pos)
+				buf, pos = "", #buf + 1
+				return line
+			end
+			local chunk = f:read(65536)
+			if chunk then buf = buf:sub(pos) .. chunk; pos = 1 else eof = true end
+		end
+	end
+end
+
 -- state: the file loaded (recs, by_frame) and this pass's check.
 local st = {}
 
@@ -244,7 +273,7 @@ local function load_records(path)
 	local f, err = io.open(path, "rb")
 	if not f then return nil, err end
 	local by_frame, xids, n, lineno = {}, {}, 0, 0
-	for line in f:lines() do
+	for line in bounded_lines(f) do
 		lineno = lineno + 1
 		if #line > MAX_LINE then
 			f:close()

@@ -268,7 +268,8 @@ def check_bad():
             ("a bad escape", lines[0].replace('"source"', '"sou\\qrce"', 1) + "\n", ":1: bad escape"),
             ("a record without frame numbers", json.dumps({"xid": "0x1"}) + "\n", "without xid, frame_call"),
             ("an empty file", "", "no record"),
-            ("nesting 40 deep", "[" * 40 + "]" * 40 + "\n", "nested deeper")]:
+            ("nesting 40 deep", "[" * 40 + "]" * 40 + "\n", "nested deeper"),
+            ("a 2 MiB line", lines[0] + "\n" + " " * (2 << 20) + "\n", ":2: line longer than 1048576 bytes")]:
         f = os.path.join(TMP, "bad.jsonl")
         open(f, "w").write(text)
         bad_case(what, f, expect=expect)
