@@ -105,8 +105,9 @@ tier_golden() {
 	# window rates of a file read flat out = records / the time they span
 	# RPCs by transport: Prometheus and top = the dissector's -z transport
 	# native histograms: Prometheus's histogram_quantile = top's p50/p99 within 5 %
+	# the Wireshark plugin: tshark -Y nfsrdma.total = the dissector's --min-latency, fields = records
 	for t in tests/replay/offline.sh tests/daemon/prometheus.sh tests/daemon/prom-quantiles.sh tests/daemon/burst.sh tests/top/tmux.sh tests/top/batch.sh tests/top/fused.sh tests/top/slowest-run.sh \
-		tests/export/tshark.sh tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh \
+		tests/export/tshark.sh tests/export/wireshark_lua.py tests/daemon/percentiles.sh tests/daemon/rates.sh tests/daemon/transport.sh \
 		tests/join/check.py tests/join/diagnosis.py tests/join/plot.py; do
 		run_counted "$t"
 	done
