@@ -109,6 +109,9 @@ tier_golden() {
 		tests/join/check.py tests/join/diagnosis.py tests/join/plot.py; do
 		run_counted "$t"
 	done
+	# the Debian package: built in a copy, lintian, installed, run and
+	# purged in systemd-nspawn (a few minutes: the build)
+	run_script tests/dist/deb.sh
 }
 
 tier_lab() {
