@@ -107,7 +107,7 @@ for d in mixin wireshark; do
 	shared=1
 	while IFS= read -r f; do
 		check "package holds /usr/share/nfsrdma/$d/$f" has "/usr/share/nfsrdma/$d/$f"
-	done < <(cd "$SRC/dist/$d" && git ls-files -co --exclude-standard)
+	done < <(cd "$SRC/dist/$d" && git ls-files -co --exclude-standard | grep -Ev '(^|/)\.')   # not dot files
 done
 [ $shared = 1 ] || check "no /usr/share/nfsrdma without dist/mixin or dist/wireshark (no empty directory)" \
 	sh -c "! grep -q '^/usr/share/nfsrdma' '$TMP/paths'"
@@ -166,6 +166,19 @@ check "container booted, systemd is PID 1 (is-system-running: $state, $((t_boot 
 check "container has no network but lo" sh -c "[ \"\$(nsenter -t $LEADER -n ip -o link | awk -F': ' '{print \$2}')\" = lo ]"
 
 # ---- install ----
+# The host's root may hold nfsrdma already (the package, or `make install
+# PREFIX=/usr`): take it out of the overlay first, so what is checked
+# below is this package's doing.
+if [ "$(ct dpkg-query -W -f='${db:Status-Abbrev}' nfsrdma 2>/dev/null | cut -c1)" = i ]; then
+	echo "note: the host has the nfsrdma package installed: purged in the container first"
+	ct dpkg --purge nfsrdma >"$TMP/prepurge.log" 2>&1 || sed 's/^/    dpkg: /' "$TMP/prepurge.log"
+fi
+ct sh -c 'while read -r p; do if [ ! -d "$p" ] && { [ -e "$p" ] || [ -L "$p" ]; }; then echo "$p"; fi; done; \
+	for p in /etc/nfsrdma /var/lib/nfsrdma; do [ -e "$p" ] && echo "$p"; done; :' <"$TMP/paths" >"$TMP/host-has"
+while read -r p; do
+	echo "note: the host's root has $p (not from a package): removed in the container first"
+	ct rm -rf "$p" </dev/null
+done <"$TMP/host-has"
 # what of the package's paths the root has already: shared directories only
 ct sh -c 'while read -r p; do if [ -e "$p" ] || [ -L "$p" ]; then echo "$p"; fi; done' <"$TMP/paths" >"$TMP/before"
 ct sh -c 'while read -r p; do [ -d "$p" ] || echo "$p"; done' <"$TMP/before" >"$TMP/before-files"

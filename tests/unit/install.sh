@@ -42,6 +42,7 @@ mkdir -p "$fake/mixin/dashboards_out" "$fake/wireshark"
 echo '{}' >"$fake/mixin/dashboards_out/overview.json"
 echo 'groups: []' >"$fake/mixin/rules.yaml"
 echo '-- plugin' >"$fake/wireshark/nfsrdma.lua"
+mkdir -p "$fake/mixin/.cache"; echo vendor/ >"$fake/mixin/.gitignore"; echo x >"$fake/mixin/.cache/x"
 make --no-print-directory -s install ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" \
 	DIST_SHARE="$fake/mixin $fake/wireshark/" >/dev/null
 d=$stage/opt/nfsrdma/share/nfsrdma
@@ -49,6 +50,7 @@ ok cmp -s "$fake/mixin/dashboards_out/overview.json" "$d/mixin/dashboards_out/ov
 ok cmp -s "$fake/mixin/rules.yaml" "$d/mixin/rules.yaml"
 ok cmp -s "$fake/wireshark/nfsrdma.lua" "$d/wireshark/nfsrdma.lua"
 ok test "$(stat -c %a "$d/mixin/rules.yaml")" = 644
+ok test -z "$(find "$d" -name '.*')"
 # installed again, a file gone from the directory is gone from the install
 rm "$fake/mixin/rules.yaml"
 make --no-print-directory -s install ${SANITIZE:+SANITIZE=$SANITIZE} O="$O" PREFIX=/opt/nfsrdma DESTDIR="$stage" \
