@@ -119,6 +119,13 @@ sed 's/^/    lintian: /' "$TMP/lintian.out"
 check "lintian ran (exit $lrc; 0 or 1 = tags found)" [ $lrc -le 1 ]
 check "lintian: no error (E:)" sh -c "! grep -q '^E: ' '$TMP/lintian.out'"
 check "lintian: no warning (W:)" sh -c "! grep -q '^W: ' '$TMP/lintian.out'"
+# the same package with a known fault (a VCS file in it): lintian must
+# say W:, or the two checks above prove nothing
+dpkg-deb -R "$DEB" "$TMP/faulty" && touch "$TMP/faulty/usr/share/doc/nfsrdma/.gitignore" &&
+	dpkg-deb -b "$TMP/faulty" "$TMP/faulty.deb" >/dev/null
+lintian "$TMP/faulty.deb" >"$TMP/lintian-faulty.out" 2>/dev/null
+check "lintian flags the fault injected in a copy (W: package-contains-vcs-control-file)" \
+	grep -q '^W: nfsrdma: package-contains-vcs-control-file' "$TMP/lintian-faulty.out"
 t_lint=$(date +%s)
 
 # ---- 3. a container: overlay of this host's root ----
