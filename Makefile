@@ -202,7 +202,8 @@ lab-captures:
 # --- install -------------------------------------------------------------
 # What dist/ holds for other programs (the monitoring mixin, the Wireshark
 # plugin), installed by directory under DATADIR when the tree has them;
-# not their dot files (.gitignore and the like are no one's data).
+# not their dot files (.gitignore and the like are no one's data) nor
+# their tests/ (the project's own checks and fixtures: its CI runs them).
 DIST_SHARE ?= $(wildcard dist/mixin dist/wireshark)
 
 # Only what is installed is built (a package build need not compile the tests).
@@ -220,7 +221,8 @@ install: bins bpf
 		install -D -m 0644 dist/nfsrdmad.conf $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf
 	$(Q)$(foreach d,$(patsubst %/,%,$(DIST_SHARE)),rm -rf $(DESTDIR)$(DATADIR)/$(notdir $(d)) && \
 		cp -R $(d) $(DESTDIR)$(DATADIR)/ && chmod -R u+rwX,go+rX,go-w $(DESTDIR)$(DATADIR)/$(notdir $(d)) && \
-		find $(DESTDIR)$(DATADIR)/$(notdir $(d)) -mindepth 1 -name '.*' -prune -exec rm -rf {} + &&) true
+		find $(DESTDIR)$(DATADIR)/$(notdir $(d)) -mindepth 1 \( -name '.*' -o -path '*/$(notdir $(d))/tests' \) \
+			-prune -exec rm -rf {} + &&) true
 
 uninstall:
 	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \

@@ -107,7 +107,7 @@ for d in mixin wireshark; do
 	shared=1
 	while IFS= read -r f; do
 		check "package holds /usr/share/nfsrdma/$d/$f" has "/usr/share/nfsrdma/$d/$f"
-	done < <(cd "$SRC/dist/$d" && git ls-files -co --exclude-standard | grep -Ev '(^|/)\.')   # not dot files
+	done < <(cd "$SRC/dist/$d" && git ls-files -co --exclude-standard | grep -Ev '(^|/)\.|^tests/')   # not dot files, not its tests
 done
 [ $shared = 1 ] || check "no /usr/share/nfsrdma without dist/mixin or dist/wireshark (no empty directory)" \
 	sh -c "! grep -q '^/usr/share/nfsrdma' '$TMP/paths'"
