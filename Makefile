@@ -188,14 +188,14 @@ deps:
 	$(Q)scripts/deps.sh build test
 
 check:
-	$(Q)scripts/deps.sh build test lab
+	$(Q)scripts/deps.sh build test lab deb
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tiers.sh $(TIERS)
 
 # The tiers alone install what they use too: without tshark, Prometheus or
 # tmux their comparisons could not run.
 check-unit check-golden check-lab: all
-	$(Q)scripts/deps.sh build test $(if $(filter check-lab,$@),lab)
+	$(Q)scripts/deps.sh build test $(if $(filter check-lab,$@),lab) $(if $(filter check-golden,$@),deb)
 	$(Q)O=$(O) tests/run-tiers.sh $(@:check-%=%)
 
 DEMO_CAPTURE ?= tests/captures/nfs3-read-write.pcap
@@ -218,7 +218,14 @@ lab-captures:
 	$(Q)tests/lab/make-captures.sh
 
 # --- install -------------------------------------------------------------
-install: all
+# What dist/ holds for other programs (the monitoring mixin, the Wireshark
+# plugin), installed by directory under DATADIR when the tree has them;
+# not their dot files (.gitignore and the like are no one's data) nor
+# their tests/ (the project's own checks and fixtures: its CI runs them).
+DIST_SHARE ?= $(wildcard dist/mixin dist/wireshark)
+
+# Only what is installed is built (a package build need not compile the tests).
+install: bins bpf
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/bpf
 	$(Q)$(if $(CLI_BINS),install -m 0755 $(CLI_BINS) $(DESTDIR)$(BINDIR)/)
@@ -230,6 +237,10 @@ install: all
 	$(Q)sed 's|/usr/local/bin/|$(BINDIR)/|' dist/nfsrdmad.service >$(DESTDIR)$(UNITDIR)/nfsrdmad.service
 	$(Q)test -e $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf || \
 		install -D -m 0644 dist/nfsrdmad.conf $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf
+	$(Q)$(foreach d,$(patsubst %/,%,$(DIST_SHARE)),rm -rf $(DESTDIR)$(DATADIR)/$(notdir $(d)) && \
+		cp -R $(d) $(DESTDIR)$(DATADIR)/ && chmod -R u+rwX,go+rX,go-w $(DESTDIR)$(DATADIR)/$(notdir $(d)) && \
+		find $(DESTDIR)$(DATADIR)/$(notdir $(d)) -mindepth 1 \( -name '.*' -o -path '*/$(notdir $(d))/tests' \) \
+			-prune -exec rm -rf {} + &&) true
 
 uninstall:
 	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(BINDIR)/%) \

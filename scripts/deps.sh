@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nfsrdma needs, by group:
-#   scripts/deps.sh build test lab      (default: build)
+#   scripts/deps.sh build test lab deb  (default: build)
 # Idempotent and fast when everything is present: one dpkg-query, no apt.
 set -euo pipefail
 
@@ -11,6 +11,8 @@ declare -A GROUP=(
 	[test]="tshark prometheus jsonnet tmux ethtool iproute2 systemd gzip zstd xz-utils bzip2 libzmq3-dev"
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
 	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony"
+	# the Debian package: built (debian/), linted, installed in systemd-nspawn (tests/dist/deb.sh)
+	[deb]="build-essential dpkg-dev debhelper fakeroot lintian systemd-container curl"
 )
 
 groups=("$@")
@@ -18,7 +20,7 @@ groups=("$@")
 
 want=()
 for g in "${groups[@]}"; do
-	[ -n "${GROUP[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build, test, lab)" >&2; exit 2; }
+	[ -n "${GROUP[$g]+x}" ] || { echo "deps.sh: unknown group '$g' (build, test, lab, deb)" >&2; exit 2; }
 	# shellcheck disable=SC2206  # word splitting of the package list is intended
 	want+=(${GROUP[$g]})
 done

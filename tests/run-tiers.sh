@@ -111,6 +111,15 @@ tier_golden() {
 		tests/join/check.py tests/join/diagnosis.py tests/join/plot.py; do
 		run_counted "$t"
 	done
+	# the Debian package: built in a copy, lintian, installed, run and
+	# purged in systemd-nspawn (a few minutes: the build).  In the plain
+	# pass only: the package builds its own objects, never with the
+	# sanitizer, so the SANITIZE=1 pass would build the same package again.
+	if [ "${SANITIZE:-0}" = 1 ]; then
+		echo "deb: run by the plain pass (the package is built without the sanitizer)"
+	else
+		run_script tests/dist/deb.sh
+	fi
 }
 
 tier_lab() {
