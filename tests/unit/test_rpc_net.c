@@ -388,6 +388,20 @@ static void test_mid_stream(void)
 	CHECK(rec_nth(&h.r, RDMA_EV_RPC, 0) && rec_nth(&h.r, RDMA_EV_RPC, 0)->conn.side[1].udp_sport == 2049,
 	      "the port-2049 side is the server (side 1) with no SYN seen");
 	th_done(&h);
+
+	/* the search at its edge: the first segment [5, 48) ends 16 bytes
+	 * into reply 0xf2's record at 32 (its mark and the 12 bytes of xid,
+	 * REPLY, MSG_ACCEPTED a reply needs to be taken), the second holds
+	 * the rest: found at the segment's byte 27, the last place a record
+	 * can be; the second segment alone (16 zero bytes) holds none */
+	const size_t rec_len = 4 + REPLY_LEN, cut = rec_len + 16;
+	CHECK_EQ_U64(s.n, 2 * rec_len);
+	start();
+	sseg(&s, 5, cut);
+	sseg(&s, cut, s.n);
+	expect_msgs("mid-stream reply found 16 bytes before its segment's end", 1, y, 1, REPLY_LEN);
+	CHECK_EQ_U64(st()->rpc_resyncs, 1);
+	th_done(&h);
 }
 
 static void test_bad_mark(void)
