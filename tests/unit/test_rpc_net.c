@@ -402,6 +402,29 @@ static void test_mid_stream(void)
 	expect_msgs("mid-stream reply found 16 bytes before its segment's end", 1, y, 1, REPLY_LEN);
 	CHECK_EQ_U64(st()->rpc_resyncs, 1);
 	th_done(&h);
+
+	/* a rejected reply is a reply too (RFC 5531 rejected_reply):
+	 * MSG_DENIED with RPC_MISMATCH (0, then the versions low and high)
+	 * or AUTH_ERROR (1, then an auth_stat: 5, AUTH_TOOWEAK); found
+	 * mid-stream after reply 0xf1's tail like 0xf2 above */
+	for (uint32_t rej = 0; rej <= 1; rej++) {
+		struct bs sd = { .n = 0 };
+		bs_reply(&sd, 0xf1);
+		bs_mark(&sd, true, rej ? 20 : 24);
+		put32(sd.b, &sd.n, 0xf5);
+		put32(sd.b, &sd.n, 1);          /* REPLY */
+		put32(sd.b, &sd.n, 1);          /* MSG_DENIED */
+		put32(sd.b, &sd.n, rej);
+		put32(sd.b, &sd.n, rej ? 5 : 2);
+		if (!rej)
+			put32(sd.b, &sd.n, 2);
+		start();
+		sseg(&sd, 5, sd.n);
+		const uint32_t z[] = { 0xf5 };
+		expect_msgs(rej ? "mid-stream AUTH_ERROR reply" : "mid-stream RPC_MISMATCH reply", 1, z, 1,
+			    rej ? 20 : 24);
+		th_done(&h);
+	}
 }
 
 static void test_bad_mark(void)
