@@ -521,6 +521,43 @@ static void test_step_back(void)
 	clock_sync_free(cs);
 }
 
+/* The bounds held while a step is suspected, taken into the new window:
+ * the contradicting ones and the consistent ones from the step's time on,
+ * the step's own time included.  A and B agree (delays 50 us each way)
+ * for 20 s; then B's clock is 10 ms ahead.  At the first A time t0 after
+ * it, B's message (a lower bound of 10 ms - 50 us) contradicts the old fit
+ * and then A's (an upper bound of 10 ms + 50 us) does not: held at the
+ * step's very time.  Three more contradicting lower bounds make the step;
+ * A sends nothing more, so that upper bound is the new window's only one:
+ * with it the estimate is an interval (bounded), 10 ms +- 50 us. */
+static void test_step_held_at_its_time(void)
+{
+	struct clock_sync *cs = clock_sync_new();
+	struct clock_est e;
+
+	for (uint64_t t = SEC; t <= 21 * SEC; t += 100 * MS) {
+		clock_sync_a_to_b(cs, t, t + 50 * US);
+		clock_sync_b_to_a(cs, t - 50 * US, t);
+	}
+	CHECK(clock_sync_estimate(cs, 21 * SEC, &e) == 0 && e.bounded && llabs(e.offset_ns) <= (int64_t)(50 * US),
+	      "agreeing clocks: offset %" PRId64 " ns", e.offset_ns);
+	const uint64_t step = 10 * MS, t0 = 21 * SEC + 100 * MS;
+	for (uint64_t k = 0; k < 4; k++) {
+		uint64_t t = t0 + k * 100 * MS;
+		clock_sync_b_to_a(cs, t - 50 * US + step, t);
+		if (k == 0)
+			clock_sync_a_to_b(cs, t, t + 50 * US + step);
+	}
+	struct clock_sync_stats st;
+	clock_sync_stats(cs, &st);
+	CHECK_EQ_U64(st.steps, 1);
+	CHECK(clock_sync_estimate(cs, t0 + 300 * MS, &e) == 0, "an estimate after the step");
+	CHECK(e.bounded, "after the step, both directions: the upper bound held at the step's time is used");
+	CHECK(e.offset_ns >= (int64_t)(step - 50 * US) && e.offset_ns <= (int64_t)(step + 50 * US),
+	      "after the step: offset %" PRId64 " ns within 10 ms +- 50 us", e.offset_ns);
+	clock_sync_free(cs);
+}
+
 int main(void)
 {
 	test_step_back();
@@ -533,6 +570,7 @@ int main(void)
 	test_one_direction(false);
 	test_step(5 * (int64_t)MS);
 	test_step(-250 * (int64_t)MS);
+	test_step_held_at_its_time();
 	test_outlier(true, 3 * MS);
 	test_outlier(false, 3 * MS);
 	test_outlier(true, 5 * US);

@@ -38,19 +38,10 @@ static void seq_op(struct xb *x)
 	xb_u32(x, 9); xb_u32(x, 0); xb_u32(x, 0); xb_u32(x, 0);
 }
 
-int main(void)
+/* SEQUENCE PUTFH READ GETATTR with a Write chunk, and its reply. */
+static void test_read_write_list(void)
 {
 	struct xb x;
-
-	CHECK_EQ_STR(nfs4_op_name(25), "READ");
-	CHECK_EQ_STR(nfs4_op_name(53), "SEQUENCE");
-	CHECK_EQ_STR(nfs4_op_name(68), "READ_PLUS");
-	CHECK_EQ_STR(nfs4_op_name(75), "REMOVEXATTR");
-	CHECK_EQ_STR(nfs4_op_name(10044), "ILLEGAL");
-	CHECK_EQ_STR(nfs4_op_name(2), "OP_?");
-	CHECK_EQ_STR(nfs4_cb_op_name(11), "CB_SEQUENCE");
-	for (uint32_t op = 3; op <= 75; op++)
-		CHECK(strcmp(nfs4_op_name(op), "OP_?") != 0, "op %u named", op);
 
 	/* SEQUENCE PUTFH READ GETATTR, with one Write chunk */
 	memset(&rec, 0, sizeof(rec));
@@ -97,6 +88,13 @@ int main(void)
 	CHECK_EQ_U64(rec.res_count, 262144);
 	CHECK(rec.ops[2].flags & REC_OPF_DDP, "READ data by DDP");
 	CHECK_EQ_U64(ddp.write_used, 1);
+}
+
+/* Naming a COMPOUND as the client's procedure: after an error, by the
+ * GETATTR bitmap, the root's lookup. */
+static void test_naming(void)
+{
+	struct xb x;
 
 	/* error stops the compound: LOOKUP NOENT */
 	memset(&rec, 0, sizeof(rec));
@@ -150,6 +148,54 @@ int main(void)
 	CHECK(run(&prog_nfs4, 1, false, &x), "lookup_root args");
 	rec.prog = 100003; rec.vers = 4; rec.proc = 1;
 	CHECK_EQ_STR(nfs4_compound_name(&rec), "LOOKUP_ROOT");
+	/* the same GETFH and GETATTR after PUTFH of a known handle: not the
+	 * root's lookup; the bitmap (types, change, size) names it GETATTR */
+	memset(&rec, 0, sizeof(rec));
+	x.n = 0;
+	xb_str(&x, ""); xb_u32(&x, 1); xb_u32(&x, 4);
+	seq_op(&x);
+	xb_u32(&x, 22); xb_fh(&x, 4);
+	xb_u32(&x, 10);
+	xb_u32(&x, 9); xb_u32(&x, 1); xb_u32(&x, (1u << 1) | (1u << 3) | (1u << 4));
+	CHECK(run(&prog_nfs4, 1, false, &x), "putfh getfh getattr args");
+	rec.prog = 100003; rec.vers = 4; rec.proc = 1;
+	CHECK_EQ_STR(nfs4_compound_name(&rec), "GETATTR");
+}
+
+/* COPY failing (RFC 7862 §15.2.3): NFS4ERR_OFFLOAD_NO_REQS (10094)
+ * returns copy_requirements4 (two bools), any other error nothing;
+ * both replies decode to their last byte. */
+static void test_copy_errors(void)
+{
+	struct xb x;
+
+	for (int k = 0; k < 2; k++) {
+		uint32_t st = k ? 10008 : 10094;   /* NFS4ERR_DELAY */
+		memset(&rec, 0, sizeof(rec));
+		memset(&ddp, 0, sizeof(ddp));
+		x.n = 0;
+		xb_u32(&x, st); xb_str(&x, ""); xb_u32(&x, 3);
+		xb_u32(&x, 53); xb_u32(&x, 0);
+		for (int i = 0; i < 4; i++) xb_u32(&x, 0x11111111);
+		xb_u32(&x, 9); xb_u32(&x, 0); xb_u32(&x, 63); xb_u32(&x, 63); xb_u32(&x, 0);
+		xb_u32(&x, 22); xb_u32(&x, 0);
+		xb_u32(&x, 60); xb_u32(&x, st);
+		if (st == 10094) {
+			xb_u32(&x, 1);   /* cr_consecutive */
+			xb_u32(&x, 0);   /* cr_synchronous */
+		}
+		CHECK(run(&prog_nfs4, 1, true, &x), "COPY reply, status %u, %zu bytes, decoded to its end", st, x.n);
+		CHECK_EQ_U64(rec.status, st);
+		CHECK_EQ_U64(rec.ops[2].op, 60);
+		CHECK_EQ_U64(rec.ops[2].status, st);
+	}
+}
+
+/* The session ops' arguments walked; chunks on WRITE, OPEN and READ_PLUS;
+ * an unknown op. */
+static void test_sessions_and_chunks(void)
+{
+	struct xb x;
 
 	/* EXCHANGE_ID + CREATE_SESSION args walk */
 	memset(&rec, 0, sizeof(rec));
@@ -218,6 +264,12 @@ int main(void)
 	xb_u32(&x, 999); xb_u32(&x, 0);
 	CHECK(!run(&prog_nfs4, 1, false, &x), "unknown op is an error");
 	CHECK_EQ_U64(rec.ops[0].op, 999);
+}
+
+/* CB_COMPOUND; the pNFS RDMA layout. */
+static void test_cb_and_pnfs(void)
+{
+	struct xb x;
 
 	/* CB_COMPOUND: CB_SEQUENCE + CB_RECALL */
 	memset(&rec, 0, sizeof(rec));
@@ -255,5 +307,24 @@ int main(void)
 	xb_opaque(&y, x.b, (uint32_t)x.n);
 	CHECK(run(&prog_nfs4, 1, true, &y), "layoutget reply with rdma layout");
 	CHECK_EQ_U64(rec.offset, 0);
+}
+
+int main(void)
+{
+	CHECK_EQ_STR(nfs4_op_name(25), "READ");
+	CHECK_EQ_STR(nfs4_op_name(53), "SEQUENCE");
+	CHECK_EQ_STR(nfs4_op_name(68), "READ_PLUS");
+	CHECK_EQ_STR(nfs4_op_name(75), "REMOVEXATTR");
+	CHECK_EQ_STR(nfs4_op_name(10044), "ILLEGAL");
+	CHECK_EQ_STR(nfs4_op_name(2), "OP_?");
+	CHECK_EQ_STR(nfs4_cb_op_name(11), "CB_SEQUENCE");
+	for (uint32_t op = 3; op <= 75; op++)
+		CHECK(strcmp(nfs4_op_name(op), "OP_?") != 0, "op %u named", op);
+
+	test_read_write_list();
+	test_naming();
+	test_copy_errors();
+	test_sessions_and_chunks();
+	test_cb_and_pnfs();
 	return check_summary("test_nfs4");
 }

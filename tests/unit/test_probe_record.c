@@ -137,5 +137,16 @@ int main(void)
 	probe_to_record(&c, &r);
 	CHECK_EQ_U64(r.proc, 2);
 	CHECK(!strcmp(rec_name_str(&r, nb, sizeof(nb)), "NSMv1 MON"), "kernel MONITOR: %s", nb);
+	/* program names as each side's kernel has them: the client's struct
+	 * rpc_program "nfs", the server's svc_program "nfsd"; the others the
+	 * same on both sides; a name of the other side is not taken */
+	CHECK_EQ_U64(probe_prog_number("nfs", PROBE_SIDE_CLIENT), 100003);
+	CHECK_EQ_U64(probe_prog_number("nfsd", PROBE_SIDE_SERVER), 100003);
+	CHECK_EQ_U64(probe_prog_number("nfs", PROBE_SIDE_SERVER), 0);
+	CHECK_EQ_U64(probe_prog_number("nfsd", PROBE_SIDE_CLIENT), 0);
+	CHECK_EQ_U64(probe_prog_number("lockd", PROBE_SIDE_CLIENT), 100021);
+	CHECK_EQ_U64(probe_prog_number("lockd", PROBE_SIDE_SERVER), 100021);
+	CHECK_EQ_U64(probe_prog_number("nfsacl", PROBE_SIDE_SERVER), 100227);
+	CHECK_EQ_U64(probe_prog_number("nope", PROBE_SIDE_CLIENT), 0);
 	return check_summary("probe_record");
 }

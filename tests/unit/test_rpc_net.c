@@ -388,6 +388,43 @@ static void test_mid_stream(void)
 	CHECK(rec_nth(&h.r, RDMA_EV_RPC, 0) && rec_nth(&h.r, RDMA_EV_RPC, 0)->conn.side[1].udp_sport == 2049,
 	      "the port-2049 side is the server (side 1) with no SYN seen");
 	th_done(&h);
+
+	/* the search at its edge: the first segment [5, 48) ends 16 bytes
+	 * into reply 0xf2's record at 32 (its mark and the 12 bytes of xid,
+	 * REPLY, MSG_ACCEPTED a reply needs to be taken), the second holds
+	 * the rest: found at the segment's byte 27, the last place a record
+	 * can be; the second segment alone (16 zero bytes) holds none */
+	const size_t rec_len = 4 + REPLY_LEN, cut = rec_len + 16;
+	CHECK_EQ_U64(s.n, 2 * rec_len);
+	start();
+	sseg(&s, 5, cut);
+	sseg(&s, cut, s.n);
+	expect_msgs("mid-stream reply found 16 bytes before its segment's end", 1, y, 1, REPLY_LEN);
+	CHECK_EQ_U64(st()->rpc_resyncs, 1);
+	th_done(&h);
+
+	/* a rejected reply is a reply too (RFC 5531 rejected_reply):
+	 * MSG_DENIED with RPC_MISMATCH (0, then the versions low and high)
+	 * or AUTH_ERROR (1, then an auth_stat: 5, AUTH_TOOWEAK); found
+	 * mid-stream after reply 0xf1's tail like 0xf2 above */
+	for (uint32_t rej = 0; rej <= 1; rej++) {
+		struct bs sd = { .n = 0 };
+		bs_reply(&sd, 0xf1);
+		bs_mark(&sd, true, rej ? 20 : 24);
+		put32(sd.b, &sd.n, 0xf5);
+		put32(sd.b, &sd.n, 1);          /* REPLY */
+		put32(sd.b, &sd.n, 1);          /* MSG_DENIED */
+		put32(sd.b, &sd.n, rej);
+		put32(sd.b, &sd.n, rej ? 5 : 2);
+		if (!rej)
+			put32(sd.b, &sd.n, 2);
+		start();
+		sseg(&sd, 5, sd.n);
+		const uint32_t z[] = { 0xf5 };
+		expect_msgs(rej ? "mid-stream AUTH_ERROR reply" : "mid-stream RPC_MISMATCH reply", 1, z, 1,
+			    rej ? 20 : 24);
+		th_done(&h);
+	}
 }
 
 static void test_bad_mark(void)

@@ -221,11 +221,39 @@ static void test_ip_fragments(void)
 	th_done(&h);
 }
 
+/* 64 datagrams in reassembly at once is the most: the 65th's first
+ * fragment gives up the oldest.  All 65 first fragments carry one
+ * timestamp (a clock coarser than the burst), so the oldest is the one
+ * that came first, IP id 100; id 163, the last before the 65th, is
+ * still held and completes. */
+static void test_ip_fragments_full(void)
+{
+	static uint8_t dg[3100], m[3000];
+	big_call(dg, m);
+	const uint64_t t = 5ull * 1000000000ull;
+
+	start();
+	for (uint16_t id = 100; id <= 164; id++) {
+		h.ts = t - 1000;   /* th_feed adds 1000: every one at t */
+		udp_frag(&cli, &srv, id, 0, true, dg, 1480);
+	}
+	CHECK_EQ_U64(st()->ip_frag_dropped, 1);
+	CHECK(h.r.ndiag == 1 && strstr(h.r.diag[0], "(IP id 100) given up for a newer one"),
+	      "the first to come given up: %s", h.r.ndiag ? h.r.diag[0] : "(no line)");
+	udp_frag(&cli, &srv, 163, 1480, true, dg + 1480, 1480);
+	udp_frag(&cli, &srv, 163, 2960, false, dg + 2960, 48);
+	const struct rec_ev *e = rec_nth(&h.r, RDMA_EV_RPC, 0);
+	CHECK(rec_count(&h.r, RDMA_EV_RPC) == 1 && e && e->ev.data_len == 3000 && !memcmp(e->copy, m, 3000),
+	      "IP id 163, held, completes: the message");
+	th_done(&h);
+}
+
 int main(void)
 {
 	test_stream_cap();
 	test_buffer_caps();
 	test_udp();
 	test_ip_fragments();
+	test_ip_fragments_full();
 	return check_summary("test_rpc_net_caps");
 }

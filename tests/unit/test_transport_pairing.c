@@ -3,7 +3,7 @@
  * connections between the same hosts, the client/server decision (side[0]
  * = client) with events held until it is made, the hold bound, a REP
  * without its REQ, messages cut by the capture start, READs with the path
- * MTU unknown. */
+ * MTU unknown and learned. */
 #include "check.h"
 #include "dissect/ib.h"
 #include "test_transport_frames.h"
@@ -97,6 +97,39 @@ static void test_infer_roles_read(void)
 	CHECK_EQ_U64(e ? e->conn.pairing : 0, PAIR_INFERRED);
 	transport_flush(h.t);
 	th_done(&h);
+}
+
+/* The path MTU learned from a full First packet, at both ends of the
+ * range RoCE allows (256 and 4096 bytes): the server's reply of mtu + 100
+ * bytes (First at PSN 498, Last 499), then its READ of 2 * mtu bytes at
+ * 500, which uses PSNs 500 and 501 exactly; its next request at 503,
+ * before the READ's responses (which would tell the span), is one PSN
+ * (502) past that: a gap of one. */
+static void test_read_mtu_learned(void)
+{
+	static const uint32_t mtus[] = { 256, 4096 };
+	for (size_t i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++) {
+		uint32_t mtu = mtus[i];
+		th_init(&h, LINKTYPE_ETHERNET);
+		pkt(&S, 0xc001, &C, 0x00, 0x100, 498, mtu, 0);       /* SEND First */
+		pkt(&S, 0xc001, &C, 0x02, 0x100, 499, 100, 0);       /* SEND Last */
+		pkt(&S, 0xc001, &C, 0x0c, 0x100, 500, 0, 2 * mtu);   /* READ request */
+		pkt(&S, 0xc001, &C, 0x04, 0x100, 503, 10, 0);
+		pkt(&C, 0xc002, &S, 0x0d, 0x200, 500, mtu, 0);
+		pkt(&C, 0xc002, &S, 0x0f, 0x200, 501, mtu, 0);
+		transport_flush(h.t);
+		const struct rec_ev *e = rec_nth(&h.r, RDMA_EV_SEND, 0);
+		CHECK(e && e->ev.data_len == mtu + 100 && e->ev.npkts == 2 && !e->ev.flags,
+		      "MTU %u: the reply whole", mtu);
+		e = rec_nth(&h.r, RDMA_EV_READ, 0);
+		CHECK(e && e->ev.data_len == 2 * mtu && e->ev.dir == 1 && !(e->ev.flags & RDMA_EVF_INCOMPLETE),
+		      "MTU %u: the READ whole", mtu);
+		CHECK_EQ_U64(transport_stats(h.t)->psn_gaps, 1);
+		e = rec_nth(&h.r, RDMA_EV_GAP, 0);
+		CHECK(e && e->ev.psn_first == 502 && e->ev.npkts == 1 && e->ev.dir == 1,
+		      "MTU %u: PSN 502 missing, one packet", mtu);
+		th_done(&h);
+	}
 }
 
 /* No RDMA at all: first sender stays side[0], client_known false, the
@@ -237,6 +270,7 @@ int main(void)
 		pl[i] = (uint8_t)(i ^ 0x5a);
 	test_infer_roles();
 	test_infer_roles_read();
+	test_read_mtu_learned();
 	test_undecided();
 	test_two_conns();
 	test_rep_only();

@@ -737,6 +737,35 @@ static void test_snap_cut(void)
 	dissect_flush(d);
 	dissect_free(d);
 
+	/* cut after the RPC's xid, before its msg_type: a reply when its call
+	 * is outstanding (0x51 and 0x52, sent whole), a call when none is
+	 * (0x53) */
+	d = mk();
+	for (uint32_t xid = 0x51; xid <= 0x52; xid++) {
+		x.n = 0;
+		xb_rdma_hdr(&x, xid, 128, 0);
+		xb_no_chunks(&x);
+		xb_rpc_call(&x, xid, 100003, 3, 1);
+		xb_fh(&x, 3);
+		ev = tb_send(&c, 0, 5000 + xid, xid, &x);
+		dissect_event(&ev, d);
+	}
+	for (uint32_t xid = 0x51; xid <= 0x53; xid++) {
+		x.n = 0;
+		xb_rdma_hdr(&x, xid, 64, 0);
+		xb_no_chunks(&x);
+		xb_rpc_reply_ok(&x, xid);
+		ev = tb_send(&c, xid < 0x53 ? 1 : 0, 6000 + xid, 0x100 + xid, &x);
+		ev.data_len = 28 + 4;
+		ev.flags |= RDMA_EVF_TRUNC_DATA;
+		dissect_event(&ev, d);
+	}
+	CHECK_EQ_U64(ndiag, 0);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_replies, 2);
+	CHECK_EQ_U64(dissect_stats(d)->snap_cut_calls, 1);
+	dissect_flush(d);
+	dissect_free(d);
+
 	d = mk();
 	CHECK(!dissect_snap_note(dissect_stats(d), note, sizeof(note)) && !note[0], "no cut, no note");
 	dissect_free(d);
