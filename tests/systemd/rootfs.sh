@@ -25,7 +25,7 @@ PACKAGES=(systemd systemd-sysv dbus curl ca-certificates
           kmod iproute2 ethtool python3-minimal
           libpcap0.8 libbpf1 libelf1 zlib1g libdbus-1-3 libcap2
           libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200
-          libncursesw6 libtinfo6 libzmq5)
+          libncursesw6 libtinfo6 libzmq5 libprotobuf-c1)
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 log() { echo "rootfs.sh: $*" >&2; }
