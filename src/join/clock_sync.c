@@ -1,6 +1,7 @@
 /* Clock offset and drift between two hosts from causal bounds: see
  * clock_sync.h for the method, docs/clocks.md for the guarantees. */
 #include "clock_sync.h"
+#include "src/join/clock_num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -91,59 +92,6 @@ struct clock_sync {
 struct pt {
 	double s, v;
 };
-
-/* x - y without signed overflow */
-static double diff_i64(int64_t x, int64_t y)
-{
-	int64_t d;
-
-	if (!__builtin_sub_overflow(x, y, &d))
-		return (double)d;
-	return (double)x - (double)y;
-}
-
-static double diff_u64(uint64_t x, uint64_t y)
-{
-	return x >= y ? (double)(x - y) : -(double)(y - x);
-}
-
-/* llround for |d| < 9e15, inline: the join asks for an offset several
- * times per record, and the libm call was a tenth of the estimate's cost.
- * Exact there: d - trunc(d) is exact below 2^52, and above it every
- * double is a whole number. */
-static inline int64_t round_half_away(double d)
-{
-	int64_t i = (int64_t)d;
-	double frac = d - (double)i;
-
-	return i + (frac >= 0.5) - (frac <= -0.5);
-}
-
-static int64_t add_sat(int64_t base, double d)
-{
-	double r = (double)base + d;
-
-	if (fabs(d) < 9.0e15) {
-		int64_t di = round_half_away(d), out;
-
-		if (!__builtin_add_overflow(base, di, &out))
-			return out;
-	}
-	if (r >= 9.2233720368547748e18)
-		return INT64_MAX;
-	if (r <= -9.2233720368547748e18)
-		return INT64_MIN;
-	return (int64_t)r;
-}
-
-static uint64_t ceil_u64(double x)
-{
-	if (!(x > 0))            /* also NaN */
-		return x == 0 ? 0 : (x < 0 ? 0 : UINT64_MAX);
-	if (x >= 1.8446744073709552e19)
-		return UINT64_MAX;
-	return (uint64_t)ceil(x);
-}
 
 struct clock_sync *clock_sync_new(void)
 {

@@ -326,6 +326,15 @@ int ctl_read_line(struct ctl_reader *rd, struct agg_snap *s, char *line, char *e
 	return ctl_read_line_fused(rd, s, NULL, line, err, errlen);
 }
 
+/* PC run_ns runs records: the kernel probes' cost (2.5) */
+static int read_probe_cost(char **f, int n, struct agg_snap *s, char *err, size_t errlen)
+{
+	if (n != 4 || !num(f[1], &s->probe_run_ns) || !num(f[2], &s->probe_runs) || !num(f[3], &s->probe_records))
+		return bad(err, errlen, "probe cost");
+	s->has_probe_cost = true;
+	return 0;
+}
+
 int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
 			size_t errlen)
 {
@@ -430,12 +439,8 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 		w->phase_mask = (uint32_t)mask;
 		return 0;
 	}
-	if (!strcmp(f[0], "PC")) {
-		if (n != 4 || !num(f[1], &s->probe_run_ns) || !num(f[2], &s->probe_runs) || !num(f[3], &s->probe_records))
-			return bad(err, errlen, "probe cost");
-		s->has_probe_cost = true;
-		return 0;
-	}
+	if (!strcmp(f[0], "PC"))
+		return read_probe_cost(f, n, s, err, errlen);
 	if (!strcmp(f[0], "L")) {
 		if (n != 9 || (strcmp(f[1], "forward") && strcmp(f[1], "collect")))
 			return bad(err, errlen, "link");
