@@ -9,8 +9,11 @@ declare -A GROUP=(
 	         libelf-dev zlib1g-dev libzstd-dev liblzma-dev libibverbs-dev librdmacm-dev libncurses-dev
 	         libzmq3-dev libprotobuf-c-dev protobuf-c-compiler"
 	[test]="tshark prometheus jsonnet tmux ethtool iproute2 systemd gzip zstd xz-utils bzip2 libzmq3-dev"
+	# lab: the guests, and (from cmake on) Chimera's build, tests/lab/chimera/build.sh
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
-	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony"
+	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony
+	       cmake ninja-build flex bison uthash-dev libjansson-dev libxxhash-dev liburcu-dev liburing-dev
+	       libunwind-dev libnuma-dev libaio-dev libkrb5-dev libssl-dev uuid-dev"
 	# the Debian package: built (debian/), linted, installed in systemd-nspawn (tests/dist/deb.sh)
 	[deb]="build-essential dpkg-dev debhelper fakeroot lintian systemd-container curl"
 )

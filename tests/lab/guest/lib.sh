@@ -175,6 +175,7 @@ lab_nfsd_down() {
 
 # lab_server_finish: server-side statistics for the ground truth.
 lab_server_finish() {
+    lab_chimera_finish
     [[ -r /proc/net/rpc/nfsd ]] && cat /proc/net/rpc/nfsd > "$LAB_OUT/server.nfsd-stats"
     [[ -r /proc/fs/nfsd/portlist ]] && cat /proc/fs/nfsd/portlist > "$LAB_OUT/server.portlist"
     return 0
@@ -236,4 +237,88 @@ lab_client_finish() {
             echo "lab[$LAB_ROLE]: umount $mnt failed" >&2
     done
     return 0
+}
+
+# ---------------------------------------------------------------- chimera --
+# A second RPC-over-RDMA server (tests/lab/chimera/README.md): Chimera's
+# userspace daemon, built on the host by tests/lab/chimera/build.sh
+# (LAB_CHIMERA_BIN, seen through the 9p root), serving a memfs export at
+# $LAB_EXPORT over RDMA on 20049 and TCP on 2049, with its own portmapper
+# and mountd (20048), so neither rpcbind nor knfsd runs.
+
+# lab_chimera_start: write the config, start the daemon (log in
+# $LAB_OUT/chimera.log), wait until its TCP services and the RDMA listener
+# are up, then signal server.ready.
+lab_chimera_start() {
+    [[ -x ${LAB_CHIMERA_BIN:-} ]] || { echo "lab[server]: LAB_CHIMERA_BIN not executable: '${LAB_CHIMERA_BIN:-}'" >&2; return 1; }
+    # threads: one vCPU; rdma_max_inline 0: Debian 12's rxe sends inline
+    # payloads as zero bytes (tests/lab/chimera/patches/libevpl-04-*)
+    cat > /tmp/chimera.json <<JSON
+{
+    "server": {
+        "threads": 1, "delegation_threads": 1,
+        "rdma": true, "rdma_hostname": "0.0.0.0", "rdma_port": 20049,
+        "rdma_max_inline": 0, "nfs4_grace_time": 1
+    },
+    "mounts": { "${LAB_EXPORT#/}": { "module": "memfs", "path": "/" } },
+    "exports": { "$LAB_EXPORT": { "path": "$LAB_EXPORT" } }
+}
+JSON
+    cp /tmp/chimera.json "$LAB_OUT/chimera.json"
+    rm -f /tmp/chimera.exit
+    # the subshell keeps the daemon's exit status (a crash is a finding)
+    ( "$LAB_CHIMERA_BIN" -c /tmp/chimera.json > "$LAB_OUT/chimera.log" 2>&1 &
+      echo $! > /tmp/chimera.pid
+      wait $!
+      echo $? > /tmp/chimera.exit ) &
+    local i
+    for ((i = 0; i < 20; i++)); do [[ -s /tmp/chimera.pid ]] && break; sleep 0.1; done
+    for ((i = 0; i < 240; i++)); do
+        kill -0 "$(cat /tmp/chimera.pid)" 2>/dev/null || { echo "lab[server]: chimera exited at start:" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
+        if [[ -n $(ss -Hltn '( sport = :2049 )') && -n $(ss -Hltn '( sport = :20048 )') ]] &&
+            rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN.*20049'; then
+            break
+        fi
+        sleep 0.5
+    done
+    rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN.*20049' || { echo "lab[server]: chimera's RDMA listener never came up" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
+    rdma res show cm_id > "$LAB_OUT/server.cm_id" 2>&1 || true
+    lab_log "chimera up (pid $(cat /tmp/chimera.pid))"
+    lab_signal server.ready
+}
+
+# lab_chimera_restart: stop the daemon and start it again (a fresh, empty
+# memfs export); a daemon that had died is noted in chimera.deaths.
+lab_chimera_restart() {
+    local pid i
+    pid=$(cat /tmp/chimera.pid)
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid"
+        for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+        kill -KILL "$pid" 2>/dev/null || true
+        for ((i = 0; i < 20; i++)); do [[ -f /tmp/chimera.exit ]] && break; sleep 0.2; done
+    else
+        echo "died before restart $(cat /tmp/chimera.exit 2>/dev/null || echo '?')" >> "$LAB_OUT/chimera.deaths"
+    fi
+    cat "$LAB_OUT/chimera.log" >> "$LAB_OUT/chimera.log.all"
+    lab_chimera_start
+}
+
+# lab_chimera_finish: whether the daemon was still running when the client
+# was done (server.chimera-alive: "yes", or "no STATUS" with its exit
+# status, 128+N for signal N), then stop it. Called by lab_server_finish.
+lab_chimera_finish() {
+    local pid i
+    [[ -f /tmp/chimera.pid ]] || return 0
+    [[ -f $LAB_OUT/chimera.log.all ]] && cat "$LAB_OUT/chimera.log" >> "$LAB_OUT/chimera.log.all"
+    pid=$(cat /tmp/chimera.pid)
+    if kill -0 "$pid" 2>/dev/null; then
+        echo yes > "$LAB_OUT/server.chimera-alive"
+        kill -TERM "$pid"
+        for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+        kill -KILL "$pid" 2>/dev/null || true
+    else
+        echo "no $(cat /tmp/chimera.exit 2>/dev/null || echo '?')" > "$LAB_OUT/server.chimera-alive"
+    fi
+    rdma res show cm_id > "$LAB_OUT/server.cm_id.end" 2>&1 || true
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Judges a run of tests/lab/chimera/replay: the lab's committed captures
+(knfsd's answers in them) replayed by nfsrdma-replay against Chimera.
+
+  check_replay.py OUTDIR
+
+For every capture replayed: the report is valid JSON, the replay reached
+the target (calls replayed, no transport error, nothing lost), and every
+call whose status differs from knfsd's in the capture is one of the
+differences tests/lab/chimera/replay-differences.txt explains (a different
+server may answer differently and be right; each line says which it is).
+Chimera must have run through every replay (chimera.deaths absent).
+Writes OUTDIR/replay-table.tsv: capture, calls, same, different, errors,
+lost. Closing line: "chimera-replay: N passed, N failed"."""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS chimera-replay: " + what)
+    else:
+        failed += 1
+        print("FAIL chimera-replay: " + what)
+    return ok
+
+
+def explained():
+    """(capture, op, trace status, replay status) -> why."""
+    out = {}
+    for line in open(os.path.join(HERE, "replay-differences.txt")):
+        if line.strip() and not line.startswith("#"):
+            f = line.rstrip("\n").split("\t")
+            out[(f[0], f[1], int(f[2]), int(f[3]))] = f[4]
+    return out
+
+
+def main():
+    out = sys.argv[1]
+    known = explained()
+    names = sorted(f[len("replay-"):-3] for f in os.listdir(out) if f.startswith("replay-") and f.endswith(".rc"))
+    check(len(names) >= 5, "%d captures replayed (>= 5)" % len(names))
+    rows = []
+    for c in names:
+        try:
+            j = json.loads(open(os.path.join(out, "replay-%s.out" % c)).read())
+        except (OSError, ValueError) as e:
+            check(False, "%s: JSON report (%s): %s" % (c, e, open(os.path.join(out, "replay-%s.err" % c)).read()[-300:]))
+            continue
+        t = j["totals"]
+        check(t["replayed"] > 0 and t["errors"] == 0 and t["lost"] == 0,
+              "%s: %d of %d calls replayed, %d errors, %d lost" % (c, t["replayed"], t["trace"], t["errors"], t["lost"]))
+        why = []
+        for m in j["mismatches"]:
+            k = (c, m["op"], m["trace_status"], m["replay_status"])
+            if k in known:
+                why.append(known[k])
+            else:
+                check(False, "%s: %s (xid %s) status %d, knfsd's in the capture %d: not explained in "
+                      "replay-differences.txt" % (c, m["op"], m["xid"], m["replay_status"], m["trace_status"]))
+        check(len(why) == len(j["mismatches"]) and len(j["mismatches"]) == t["mismatches"],
+              "%s: %d same status as knfsd, %d different, each explained" % (c, t["same_status"], t["mismatches"]))
+        rows.append((c, t["trace"], t["replayed"], t["same_status"], t["mismatches"], t["errors"], t["lost"]))
+    deaths = os.path.join(out, "chimera.deaths")
+    check(not os.path.exists(deaths), "Chimera ran through every replay%s"
+          % (": " + open(deaths).read().strip() if os.path.exists(deaths) else ""))
+    with open(os.path.join(out, "replay-table.tsv"), "w") as f:
+        f.write("capture\ttrace\treplayed\tsame\tdifferent\terrors\tlost\n")
+        for r in rows:
+            f.write("\t".join(str(x) for x in r) + "\n")
+            print("chimera-replay: %-18s trace %4d replayed %4d same %4d different %3d errors %d lost %d" % r)
+    print("chimera-replay: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
