@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tests/lab/chimera/lab.sh [nfs3] [nfs41] [replay]: the lab tier against a
-# second RPC-over-RDMA implementation, Chimera's userspace server
-# (tests/lab/chimera/README.md; default: all three, one boot after the
-# other). nfs3/nfs41: the kernel's client with its probes and the capture,
-# judged by check.py; replay: the catalogue replayed against Chimera,
-# judged by check_replay.py. LAB_KVERSION picks the client's kernel (the
+# tests/lab/chimera/lab.sh [nfs3] [nfs41] [client-nfs3] [replay]: the lab
+# tier against a second RPC-over-RDMA implementation, Chimera
+# (tests/lab/chimera/README.md; default: all four, one boot after the
+# other). nfs3/nfs41: the kernel's client with its probes and the capture
+# against Chimera's server; client-nfs3: Chimera's userspace client against
+# knfsd with the server probes; each judged by check.py and truth.py;
+# replay: the catalogue replayed against Chimera, by check_replay.py. LAB_KVERSION picks the client's kernel (the
 # server guest only hosts Chimera). Ends with "chimera-lab: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -48,17 +49,22 @@ scenario() {   # NAME: boot it, keep its output in $tmp/NAME
 }
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(nfs3 nfs41 replay)
+[ ${#suites[@]} -gt 0 ] || suites=(nfs3 nfs41 client-nfs3 replay)
 for s in "${suites[@]}"; do
     case $s in
-    nfs3 | nfs41)
+    nfs3 | nfs41 | client-nfs3 | knfsd-nfs3 | knfsd-nfs41)
         scenario "$s" || continue
         out=$(python3 tests/lab/chimera/check.py "$tmp/$s" "$O/bin/nfsrdma-dissect" "$s" 2>&1)
         printf '%s\n' "$out"
         count "chimera-$s" "$out"
         # the second opinion: the kernel's XIDs and tshark against the dissector
-        out=$(python3 tests/unit/truth.py "$tmp/$s/capture.pcap" 2>&1)
-        printf '%s\n' "$out" | grep -E '^(PASS|FAIL|info) ' | sed "s#truth: capture:#truth: chimera-$s:#"
+        # (client-nfs3: the client guest kernel's RPCs went to Chimera over
+        # loopback, never on the wire: its trace is not this capture's truth)
+        [ "$s" = client-nfs3 ] && mv "$tmp/$s/client.trace" "$tmp/$s/client-loopback.trace"
+        # (named chimera-*: truth.py then holds findings to findings.txt)
+        ln -sf capture.pcap "$tmp/$s/chimera-$s.pcap"
+        out=$(python3 tests/unit/truth.py "$tmp/$s/chimera-$s.pcap" 2>&1)
+        printf '%s\n' "$out" | grep -E '^(PASS|FAIL|info) '
         count truth "$out"
         [ -n "${CHIMERA_KEEP_CAPTURES:-}" ] && cp "$tmp/$s/capture.pcap" "$CHIMERA_KEEP_CAPTURES/chimera-$s.pcap"
         ;;
@@ -68,7 +74,7 @@ for s in "${suites[@]}"; do
         printf '%s\n' "$out"
         count chimera-replay "$out"
         ;;
-    *) no "unknown suite $s (nfs3, nfs41, replay)" ;;
+    *) no "unknown suite $s (nfs3, nfs41, client-nfs3, knfsd-nfs3, knfsd-nfs41, replay)" ;;
     esac
 done
 echo "chimera-lab: $pass passed, $fail failed"

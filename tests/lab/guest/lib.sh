@@ -246,14 +246,17 @@ lab_client_finish() {
 # $LAB_EXPORT over RDMA on 20049 and TCP on 2049, with its own portmapper
 # and mountd (20048), so neither rpcbind nor knfsd runs.
 
-# lab_chimera_start: write the config, start the daemon (log in
-# $LAB_OUT/chimera.log), wait until its TCP services and the RDMA listener
-# are up, then signal server.ready.
+# lab_chimera_start [CONFIG]: start the daemon with CONFIG (a JSON file;
+# default: the memfs server below), its log in $LAB_OUT/chimera.log; wait
+# until its TCP services (and, when the config serves RDMA, its RDMA
+# listener) are up; in the server guest, then signal server.ready.
 lab_chimera_start() {
-    [[ -x ${LAB_CHIMERA_BIN:-} ]] || { echo "lab[server]: LAB_CHIMERA_BIN not executable: '${LAB_CHIMERA_BIN:-}'" >&2; return 1; }
-    # threads: one vCPU; rdma_max_inline 0: Debian 12's rxe sends inline
-    # payloads as zero bytes (tests/lab/chimera/patches/libevpl-04-*)
-    cat > /tmp/chimera.json <<JSON
+    local conf=${1:-/tmp/chimera.json} i
+    [[ -x ${LAB_CHIMERA_BIN:-} ]] || { echo "lab[$LAB_ROLE]: LAB_CHIMERA_BIN not executable: '${LAB_CHIMERA_BIN:-}'" >&2; return 1; }
+    if [[ -z ${1:-} ]]; then
+        # threads: one vCPU; rdma_max_inline 0: Debian 12's rxe sends
+        # inline payloads as zero bytes (patches/libevpl-04-*)
+        cat > "$conf" <<JSON
 {
     "server": {
         "threads": 1, "delegation_threads": 1,
@@ -264,27 +267,32 @@ lab_chimera_start() {
     "exports": { "$LAB_EXPORT": { "path": "$LAB_EXPORT" } }
 }
 JSON
-    cp /tmp/chimera.json "$LAB_OUT/chimera.json"
-    rm -f /tmp/chimera.exit
+    fi
+    cp "$conf" "$LAB_OUT/chimera.json"
+    echo "$conf" > /tmp/chimera.conf-path
+    local rdma=0
+    grep -q '"rdma": *true' "$conf" && rdma=1
+    rm -f /tmp/chimera.exit /tmp/chimera.pid
     # the subshell keeps the daemon's exit status (a crash is a finding)
-    ( "$LAB_CHIMERA_BIN" -c /tmp/chimera.json > "$LAB_OUT/chimera.log" 2>&1 &
+    ( "$LAB_CHIMERA_BIN" -c "$conf" > "$LAB_OUT/chimera.log" 2>&1 &
       echo $! > /tmp/chimera.pid
       wait $!
       echo $? > /tmp/chimera.exit ) &
-    local i
     for ((i = 0; i < 20; i++)); do [[ -s /tmp/chimera.pid ]] && break; sleep 0.1; done
+    lab_chimera_listening() {
+        [[ -n $(ss -Hltn '( sport = :2049 )') && -n $(ss -Hltn '( sport = :20048 )') ]] &&
+            { ((rdma == 0)) || rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN.*:20049'; }
+    }
     for ((i = 0; i < 240; i++)); do
-        kill -0 "$(cat /tmp/chimera.pid)" 2>/dev/null || { echo "lab[server]: chimera exited at start:" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
-        if [[ -n $(ss -Hltn '( sport = :2049 )') && -n $(ss -Hltn '( sport = :20048 )') ]] &&
-            rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN.*20049'; then
-            break
-        fi
+        kill -0 "$(cat /tmp/chimera.pid)" 2>/dev/null || { echo "lab[$LAB_ROLE]: chimera exited at start:" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
+        lab_chimera_listening && break
         sleep 0.5
     done
-    rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN.*20049' || { echo "lab[server]: chimera's RDMA listener never came up" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
-    rdma res show cm_id > "$LAB_OUT/server.cm_id" 2>&1 || true
+    lab_chimera_listening || { echo "lab[$LAB_ROLE]: chimera's services never came up (rdma=$rdma)" >&2; tail -20 "$LAB_OUT/chimera.log" >&2; return 1; }
+    rdma res show cm_id > "$LAB_OUT/$LAB_ROLE.cm_id" 2>&1 || true
     lab_log "chimera up (pid $(cat /tmp/chimera.pid))"
-    lab_signal server.ready
+    [[ $LAB_ROLE == server ]] && lab_signal server.ready
+    return 0
 }
 
 # lab_chimera_restart: stop the daemon and start it again (a fresh, empty
@@ -301,7 +309,7 @@ lab_chimera_restart() {
         echo "died before restart $(cat /tmp/chimera.exit 2>/dev/null || echo '?')" >> "$LAB_OUT/chimera.deaths"
     fi
     cat "$LAB_OUT/chimera.log" >> "$LAB_OUT/chimera.log.all"
-    lab_chimera_start
+    lab_chimera_start "$(cat /tmp/chimera.conf-path)"
 }
 
 # lab_chimera_finish: whether the daemon was still running when the client
@@ -313,12 +321,12 @@ lab_chimera_finish() {
     [[ -f $LAB_OUT/chimera.log.all ]] && cat "$LAB_OUT/chimera.log" >> "$LAB_OUT/chimera.log.all"
     pid=$(cat /tmp/chimera.pid)
     if kill -0 "$pid" 2>/dev/null; then
-        echo yes > "$LAB_OUT/server.chimera-alive"
+        echo yes > "$LAB_OUT/$LAB_ROLE.chimera-alive"
         kill -TERM "$pid"
         for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
         kill -KILL "$pid" 2>/dev/null || true
     else
-        echo "no $(cat /tmp/chimera.exit 2>/dev/null || echo '?')" > "$LAB_OUT/server.chimera-alive"
+        echo "no $(cat /tmp/chimera.exit 2>/dev/null || echo '?')" > "$LAB_OUT/$LAB_ROLE.chimera-alive"
     fi
-    rdma res show cm_id > "$LAB_OUT/server.cm_id.end" 2>&1 || true
+    rdma res show cm_id > "$LAB_OUT/$LAB_ROLE.cm_id.end" 2>&1 || true
 }
