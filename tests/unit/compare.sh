@@ -218,6 +218,24 @@ for an, bn in PAIRS:
         want = [str(o["a"]["rpcs"]) if o["a"] else "-", str(o["b"]["rpcs"]) if o["b"] else "-"]
         check(first.get(o["op"]) == want, "%s vs %s text: %s rpcs %s, JSON %s" % (an, bn, o["op"], first.get(o["op"]), want))
 
+# every key of the transport's JSON is documented in docs/record.md
+rc, objs, _ = compare_json(CAPS + "nfs3-readdirplus.pcap", CAPS + "nfs3-read-write.pcap")
+doc = open("docs/record.md").read()
+def keys_of(o):
+    for k, v in o.items():
+        yield k
+        if isinstance(v, dict):
+            yield from keys_of(v)
+xk = set()
+for o in objs:
+    for side in ("a", "b"):
+        if isinstance(o.get(side), dict) and o[side].get("xprt"):
+            xk |= set(keys_of(o[side]["xprt"]))
+    xk |= set(k for k in o.get("ratio", {}) if k not in ("1", "2"))
+xk -= {"1", "2"}
+undoc = sorted(k for k in xk if "`%s`" % k not in doc)
+check(len(xk) > 30 and not undoc, "xprt keys missing from docs/record.md: %s (%d keys)" % (undoc, len(xk)))
+
 # one side only: NFSv4.0 has SETCLIENTID, v4.1 has none; the row stays
 rc, objs, _ = compare_json(CAPS + "nfs40.pcap", CAPS + "nfs41.pcap")
 only_a = [o for o in objs if o.get("type") == "compare" and o["a"] and not o["b"]]
