@@ -57,7 +57,7 @@ static const struct opt opts[] = {
 	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV },
 	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT },
 	{ "plot-slowest", 0, "N", "with --join, --plot draws the fused phases per operation and a waterfall of the N slowest RPCs (client, wire and server lanes; default 20, at most 1000)", K_PLOT_SLOWEST },
-	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, and B/A", K_COMPARE },
+	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, chunk mix, inline sizes, credits, and B/A", K_COMPARE },
 	{ "join", 0, "FILE", "join the capture's RPCs with the records of FILE (JSON Lines from nfsrdmad or --json; repeatable: client and server probes): one fused record per RPC, its clocks aligned", K_JOIN },
 	OPT_END
 };

@@ -6,7 +6,13 @@
  *
  * Payload: the RPC message and its bulk data, without the transport's own
  * header: inline bytes minus the transport header (call_hdr / reply_hdr:
- * the RPC-over-RDMA header) plus the bytes RDMA READ and WRITE moved. */
+ * the RPC-over-RDMA header) plus the bytes RDMA READ and WRITE moved.
+ *
+ * Beside them, the transport's choices (struct cmp_xprt), which is where
+ * two RPC-over-RDMA implementations serving one workload differ: chunk
+ * mix, message types, inline sizes, credits, Reply chunk use; per
+ * operation and per capture.  Only RPCs over RDMA count there: over
+ * TCP or UDP there are no chunks, credits or inline threshold. */
 #ifndef NFSRDMA_COMPARE_H
 #define NFSRDMA_COMPARE_H
 
@@ -20,6 +26,41 @@
 
 enum { CMP_A, CMP_B, CMP_SIDES };
 
+/* RPCs by chunk mix, as the summaries' "chunks" (src/stats/agg.h): an
+ * RPC counts in each kind it used; inline only when it used none. */
+enum cmp_mix { CMP_MIX_INLINE, CMP_MIX_READ, CMP_MIX_WRITE, CMP_MIX_REPLY, CMP_MIX_P0, CMP_MIX_N };
+/* RPC-over-RDMA message types (rdma_proc), and one for a value past them */
+enum { CMP_PROC_N = 5, CMP_PROC_OTHER = CMP_PROC_N, CMP_PROC_SLOTS };
+/* rdma_vers counted per value 0..2; the last slot holds any other */
+enum { CMP_VERS_SLOTS = 4 };
+
+/* A minimum and maximum over the RPCs that had the field (n). */
+struct cmp_range {
+	uint64_t n, min, max;
+};
+
+/* One direction's inline messages (SEND payload, header included). */
+struct cmp_inline {
+	uint64_t n, sum, max;
+};
+
+/* The transport's facts over some RPCs over RDMA. */
+struct cmp_xprt {
+	uint64_t rdma;                       /* RPCs over RDMA: the rest counts these */
+	uint64_t mix[CMP_MIX_N];
+	uint64_t call_proc[CMP_PROC_SLOTS];  /* calls seen, by message type */
+	uint64_t reply_proc[CMP_PROC_SLOTS];
+	struct cmp_inline call_inline, reply_inline;
+	struct cmp_range credits_asked;      /* calls seen */
+	struct cmp_range credits_granted;    /* replies seen */
+	uint64_t reply_chunk_used;           /* replies that went (partly) in the Reply chunk */
+	uint64_t reply_chunk_bytes;          /* bytes RDMA WRITE moved into it */
+	/* per capture only: the largest inline message per direction (a
+	 * lower bound on the receiver's inline threshold), and versions */
+	uint64_t max_to_server, max_to_client;
+	uint64_t vers[CMP_VERS_SLOTS];
+};
+
 /* One operation on one side. */
 struct cmp_side {
 	uint64_t rpcs;                 /* records */
@@ -29,6 +70,7 @@ struct cmp_side {
 	uint64_t phase_sum[REC_PH_N];  /* ns, over the timed ones: add up to lat_sum */
 	uint64_t phase_n[REC_PH_N];    /* timed records in which the phase happened */
 	struct hist lat;
+	struct cmp_xprt x;
 };
 
 struct cmp_op {
@@ -41,6 +83,7 @@ struct compare {
 	struct cmp_op **op;
 	size_t n, cap;
 	uint64_t rpcs[CMP_SIDES];
+	struct cmp_xprt all[CMP_SIDES];   /* every operation together */
 };
 
 /* NULL when out of memory.  The file names are kept, not copied. */
@@ -70,8 +113,23 @@ int compare_read(struct compare *c, int side, const char *file, const struct com
 uint64_t cmp_call_bytes(const struct nfsrdma_record *r);
 uint64_t cmp_reply_bytes(const struct nfsrdma_record *r);
 
+/* Adds record r's transport facts to x (nothing for TCP / UDP). */
+void cmp_xprt_add(struct cmp_xprt *x, const struct nfsrdma_record *r);
+extern const char *const cmp_mix_name[CMP_MIX_N];
+extern const char *const cmp_proc_name[CMP_PROC_SLOTS];
+
 /* The aligned table: per operation one row per metric, A, B and B/A. */
 void compare_print(const struct compare *c, FILE *f);
+/* The transport rows of one operation (compare_xprt.c), or of the
+ * whole capture, in compare_print's columns (CMP_METRIC_W wide); kw the
+ * key column's width. */
+enum { CMP_METRIC_W = 18 };
+void compare_print_xprt(FILE *f, int kw, const char *key, const struct cmp_xprt *a,
+			const struct cmp_xprt *b, bool capture);
+/* The JSON object of x (its "xprt" key), null without an RPC over RDMA. */
+void compare_json_xprt(FILE *f, const struct cmp_xprt *x, bool capture);
+/* The ratios (B/A) of the transport facts, each key after a comma. */
+void compare_json_xprt_ratio(FILE *f, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture);
 /* --json: one {"type":"compare"} line per operation, then one
  * {"type":"compare_total"} (docs/record.md, "JSON Lines"). */
 void compare_print_json(const struct compare *c, FILE *f);

@@ -68,7 +68,7 @@ static void text_cell(FILE *f, struct cell c, int m, int w)
 static void text_row(FILE *f, int kw, const char *key, const char *metric, struct cell a,
 		     struct cell b, int m)
 {
-	fprintf(f, "%-*s %-16s", kw, key, metric);
+	fprintf(f, "%-*s %-*s", kw, key, CMP_METRIC_W, metric);
 	text_cell(f, a, m, 14);
 	text_cell(f, b, m, 14);
 	struct cell r = ratio(a, b);
@@ -97,7 +97,7 @@ void compare_print(const struct compare *c, FILE *f)
 	fprintf(f, "== compare per operation ==\n");
 	for (int s = 0; s < CMP_SIDES; s++)
 		fprintf(f, "%c: %s (%" PRIu64 " RPCs)\n", 'A' + s, c->file[s], c->rpcs[s]);
-	fprintf(f, "%-*s %-16s %14s %14s %8s\n", kw, "operation", "metric", "A", "B", "B/A");
+	fprintf(f, "%-*s %-*s %14s %14s %8s\n", kw, "operation", CMP_METRIC_W, "metric", "A", "B", "B/A");
 	struct cmp_side tot[CMP_SIDES];
 	memset(tot, 0, sizeof(tot));
 	for (size_t i = 0; i < c->n; i++) {
@@ -111,6 +111,7 @@ void compare_print(const struct compare *c, FILE *f)
 			text_row(f, kw, m == M_RPCS ? o->key : "", m < M_PHASE0 ? metric[m] : name,
 				 cell_of(a, m), cell_of(b, m), m);
 		}
+		compare_print_xprt(f, kw, "", &a->x, &b->x, false);
 		for (int s = 0; s < CMP_SIDES; s++) {
 			tot[s].rpcs += o->side[s].rpcs;
 			tot[s].call_bytes += o->side[s].call_bytes;
@@ -121,6 +122,7 @@ void compare_print(const struct compare *c, FILE *f)
 	for (size_t k = 0; k < sizeof(tot_m) / sizeof(tot_m[0]); k++)
 		text_row(f, kw, k ? "" : "total", metric[tot_m[k]], cell_of(&tot[CMP_A], tot_m[k]),
 			 cell_of(&tot[CMP_B], tot_m[k]), tot_m[k]);
+	compare_print_xprt(f, kw, "", &c->all[CMP_A], &c->all[CMP_B], true);
 }
 
 static void json_ratio(FILE *f, const char *name, struct cell a, struct cell b, bool first)
@@ -165,6 +167,8 @@ static void json_side(FILE *f, const struct cmp_side *s)
 	} else {
 		fputs(",\"mean_ns\":null,\"phase_mean_ns\":null", f);
 	}
+	fputs(",\"xprt\":", f);
+	compare_json_xprt(f, &s->x, false);
 	fputs("}", f);
 }
 
@@ -189,6 +193,7 @@ void compare_print_json(const struct compare *c, FILE *f)
 		json_ratio(f, "call_bytes", cell_of(a, M_CALL), cell_of(b, M_CALL), false);
 		json_ratio(f, "reply_bytes", cell_of(a, M_REPLY), cell_of(b, M_REPLY), false);
 		json_ratio(f, "mean", cell_of(a, M_MEAN), cell_of(b, M_MEAN), false);
+		compare_json_xprt_ratio(f, &a->x, &b->x, false);
 		fputs("}}\n", f);
 		for (int s = 0; s < CMP_SIDES; s++) {
 			tot[s].rpcs += o->side[s].rpcs;
@@ -203,12 +208,15 @@ void compare_print_json(const struct compare *c, FILE *f)
 			ops += c->op[i]->side[s].rpcs != 0;
 		fprintf(f, ",\"%c\":{\"file\":", 'a' + s);
 		out_json_str(f, c->file[s]);
-		fprintf(f, ",\"rpcs\":%" PRIu64 ",\"ops\":%zu,\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64 "}",
-			tot[s].rpcs, ops, tot[s].call_bytes, tot[s].reply_bytes);
+		fprintf(f, ",\"rpcs\":%" PRIu64 ",\"ops\":%zu,\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64
+			",\"xprt\":", tot[s].rpcs, ops, tot[s].call_bytes, tot[s].reply_bytes);
+		compare_json_xprt(f, &c->all[s], true);
+		fputc('}', f);
 	}
 	fputs(",\"ratio\":{", f);
 	json_ratio(f, "rpcs", cell_of(&tot[CMP_A], M_RPCS), cell_of(&tot[CMP_B], M_RPCS), true);
 	json_ratio(f, "call_bytes", cell_of(&tot[CMP_A], M_CALL), cell_of(&tot[CMP_B], M_CALL), false);
 	json_ratio(f, "reply_bytes", cell_of(&tot[CMP_A], M_REPLY), cell_of(&tot[CMP_B], M_REPLY), false);
+	compare_json_xprt_ratio(f, &c->all[CMP_A], &c->all[CMP_B], true);
 	fputs("}}\n", f);
 }

@@ -14,7 +14,11 @@
 # side keeps its row, the phases add up to the total, a capture with
 # nothing in it makes exit status 3 with the other side still shown,
 # --plot writes a well-formed SVG naming every operation, and every flag
-# of the conflict table is refused with exit status 2.
+# of the conflict table is refused with exit status 2.  The transport's
+# facts ("xprt": chunk mix, message types, inline sizes, credits, Reply
+# chunk use; per capture the largest inline message per direction and the
+# versions) are counted here from the same records' chunks, rdma_proc,
+# bytes and credits, over the RPCs whose transport is rdma.
 # Closing line: "compare: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}" || exit 1
@@ -46,16 +50,78 @@ def nearest_rank(sorted_v, p):
     k = max(1, math.ceil(p * len(sorted_v)))
     return sorted_v[k - 1]
 
+MIX = ["inline", "read", "write", "reply", "p0"]
+PROCS = ["msg", "nomsg", "msgp", "done", "error", "other"]
+
+def xprt_new():
+    return {"rdma_rpcs": 0, "chunks": dict.fromkeys(MIX, 0),
+            "rdma_proc": {"call": dict.fromkeys(PROCS, 0), "reply": dict.fromkeys(PROCS, 0)},
+            "call_inline": [], "reply_inline": [], "credits_asked": [], "credits_granted": [],
+            "reply_chunk": {"rpcs": 0, "bytes": 0}, "to_server": 0, "to_client": 0, "vers": {}}
+
+def xprt_add(x, r):
+    if r["transport"] != "rdma":
+        return
+    x["rdma_rpcs"] += 1
+    for k in r["chunks"]["mix"].split("+"):
+        x["chunks"][k] += 1
+    back = r["flags"] & 4
+    for d, bit, to in (("call", 1, "to_client" if back else "to_server"),
+                       ("reply", 2, "to_server" if back else "to_client")):
+        if not r["flags"] & bit:
+            continue
+        p = r["rdma_proc"][d]
+        if p >= 0:
+            x["rdma_proc"][d][PROCS[min(p, 5)]] += 1
+        n = r["bytes"][d + "_inline"]
+        x[d + "_inline"].append(n)
+        x[to] = max(x[to], n)
+        x["credits_asked" if d == "call" else "credits_granted"].append(r["credits_" + ("asked" if d == "call" else "granted")])
+    if r["flags"] & 64 or r["bytes"]["reply"]:
+        x["reply_chunk"]["rpcs"] += 1
+    x["reply_chunk"]["bytes"] += r["bytes"]["reply"]
+    v = str(r["rdma_vers"]) if r["rdma_vers"] < 3 else "other"
+    x["vers"][v] = x["vers"].get(v, 0) + 1
+
+def judge_xprt(tag, got, x, capture):
+    if not x["rdma_rpcs"]:
+        check(got is None, "%s: no RPC over RDMA, yet xprt %s" % (tag, got))
+        return
+    if got is None:
+        check(False, "%s: %d RPCs over RDMA, xprt null" % (tag, x["rdma_rpcs"]))
+        return
+    for k in ("rdma_rpcs", "chunks", "rdma_proc", "reply_chunk"):
+        check(got[k] == x[k], "%s: xprt %s %s, records say %s" % (tag, k, got[k], x[k]))
+    for d in ("call_inline", "reply_inline"):
+        v = x[d]
+        want = {"n": len(v), "sum": sum(v), "mean": round(sum(v) / len(v), 1) if v else None,
+                "max": max(v) if v else None}
+        check(got[d] == want, "%s: xprt %s %s, records say %s" % (tag, d, got[d], want))
+    for k in ("credits_asked", "credits_granted"):
+        v = x[k]
+        want = {"min": min(v), "max": max(v)} if v else None
+        check(got[k] == want, "%s: xprt %s %s, records say %s" % (tag, k, got[k], want))
+    if capture:
+        check(got["inline_max"] == {"to_server": x["to_server"], "to_client": x["to_client"]},
+              "%s: inline_max %s, records say %d / %d" % (tag, got["inline_max"], x["to_server"], x["to_client"]))
+        check(got["rdma_versions"] == x["vers"], "%s: versions %s, records say %s" % (tag, got["rdma_versions"], x["vers"]))
+    else:
+        check("inline_max" not in got, "%s: the capture's keys in an operation's xprt" % tag)
+
 def expected(cap, extra=()):
-    """Per operation, what --compare must say of this capture."""
+    """Per operation, what --compare must say of this capture; "" holds
+    the capture's transport facts."""
     rc, out, _ = run(["--json"] + list(extra) + [cap])
-    ops = {}
+    ops = {"": {"xprt": xprt_new()}}
     for line in out.splitlines():
         r = json.loads(line)
         if "type" in r:
             continue
+        xprt_add(ops[""]["xprt"], r)
         e = ops.setdefault(r["program"] + " " + r["procedure"],
-                           {"rpcs": 0, "call_bytes": 0, "reply_bytes": 0, "lat": [], "phase": [None] * 8})
+                           {"rpcs": 0, "call_bytes": 0, "reply_bytes": 0, "lat": [], "phase": [None] * 8,
+                            "xprt": xprt_new()})
+        xprt_add(e["xprt"], r)
         b = r["bytes"]
         e["rpcs"] += 1
         e["call_bytes"] += max(b["call_inline"] - b["call_hdr"], 0) + b["read"]
@@ -77,6 +143,7 @@ def judge_side(cap, op, got, want):
         return
     lat = sorted(want["lat"])
     check(got["rpcs"] == want["rpcs"], "%s: rpcs %d, records say %d" % (tag, got["rpcs"], want["rpcs"]))
+    judge_xprt(tag, got["xprt"], want["xprt"], False)
     check(got["timed"] == len(lat), "%s: timed %d, records say %d" % (tag, got["timed"], len(lat)))
     for k in ("call_bytes", "reply_bytes"):
         check(got[k] == want[k], "%s: %s %d, records say %d" % (tag, k, got[k], want[k]))
@@ -111,7 +178,7 @@ def compare_json(a, b, extra=()):
     return rc, [json.loads(ln) for ln in lines], err
 
 PAIRS = [("nfs3-read-write", "parallel"), ("nfs3-metadata", "nfs3-symlink"), ("nfs40", "nfs41"),
-         ("smoke", "smoke")]
+         ("smoke", "smoke"), ("nfs3-readdirplus", "nfs3-read-write"), ("nfs3-tcp", "nfs3-read-write")]
 for an, bn in PAIRS:
     a, b = CAPS + an + ".pcap", CAPS + bn + ".pcap"
     rc, objs, err = compare_json(a, b)
@@ -123,6 +190,8 @@ for an, bn in PAIRS:
     check(tot["type"] == "compare_total" and [o["type"] for o in objs[:-1]] == ["compare"] * len(rows),
           "%s vs %s: compare lines, then one compare_total" % (an, bn))
     wa, wb = expected(a), expected(b)
+    for side, w in (("a", wa), ("b", wb)):
+        judge_xprt("%s vs %s: capture %s" % (an, bn, side), tot[side]["xprt"], w.pop("")["xprt"], True)
     check(sorted(o["op"] for o in rows) == sorted(set(wa) | set(wb)),
           "%s vs %s: operations %s, the records have %s" % (an, bn, [o["op"] for o in rows], sorted(set(wa) | set(wb))))
     check([o["op"] for o in rows] == sorted(o["op"] for o in rows), "%s vs %s: rows sorted by name" % (an, bn))
@@ -148,6 +217,24 @@ for an, bn in PAIRS:
     for o in rows:
         want = [str(o["a"]["rpcs"]) if o["a"] else "-", str(o["b"]["rpcs"]) if o["b"] else "-"]
         check(first.get(o["op"]) == want, "%s vs %s text: %s rpcs %s, JSON %s" % (an, bn, o["op"], first.get(o["op"]), want))
+
+# every key of the transport's JSON is documented in docs/record.md
+rc, objs, _ = compare_json(CAPS + "nfs3-readdirplus.pcap", CAPS + "nfs3-read-write.pcap")
+doc = open("docs/record.md").read()
+def keys_of(o):
+    for k, v in o.items():
+        yield k
+        if isinstance(v, dict):
+            yield from keys_of(v)
+xk = set()
+for o in objs:
+    for side in ("a", "b"):
+        if isinstance(o.get(side), dict) and o[side].get("xprt"):
+            xk |= set(keys_of(o[side]["xprt"]))
+    xk |= set(k for k in o.get("ratio", {}) if k not in ("1", "2"))
+xk -= {"1", "2"}
+undoc = sorted(k for k in xk if "`%s`" % k not in doc)
+check(len(xk) > 30 and not undoc, "xprt keys missing from docs/record.md: %s (%d keys)" % (undoc, len(xk)))
 
 # one side only: NFSv4.0 has SETCLIENTID, v4.1 has none; the row stays
 rc, objs, _ = compare_json(CAPS + "nfs40.pcap", CAPS + "nfs41.pcap")

@@ -1,0 +1,258 @@
+/* --compare: the transport's facts of each side, as text rows and JSON
+ * (compare.h, struct cmp_xprt).  A count is shown as both sides' values
+ * without a ratio: two servers given one workload answer the same RPCs,
+ * so the counts say which side chose what, and their quotient would say
+ * nothing a reader cannot see.  Sizes (means, maxima, bytes) do get B/A. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "src/out/compare.h"
+
+/* One text cell: its characters, or "-" when the side has nothing. */
+struct tcell {
+	char s[32];
+};
+
+static struct tcell t_none(void)
+{
+	struct tcell c;
+
+	snprintf(c.s, sizeof(c.s), "-");
+	return c;
+}
+
+static struct tcell t_u64(const struct cmp_xprt *x, uint64_t v)
+{
+	struct tcell c;
+
+	if (!x->rdma)
+		return t_none();
+	snprintf(c.s, sizeof(c.s), "%" PRIu64, v);
+	return c;
+}
+
+static struct tcell t_mean(const struct cmp_inline *in)
+{
+	struct tcell c;
+
+	if (!in->n)
+		return t_none();
+	snprintf(c.s, sizeof(c.s), "%.1f", (double)in->sum / (double)in->n);
+	return c;
+}
+
+static struct tcell t_max(const struct cmp_inline *in)
+{
+	struct tcell c;
+
+	if (!in->n)
+		return t_none();
+	snprintf(c.s, sizeof(c.s), "%" PRIu64, in->max);
+	return c;
+}
+
+/* "min..max", one number when they are equal */
+static struct tcell t_range(const struct cmp_range *g)
+{
+	struct tcell c;
+
+	if (!g->n)
+		return t_none();
+	if (g->min == g->max)
+		snprintf(c.s, sizeof(c.s), "%" PRIu64, g->min);
+	else
+		snprintf(c.s, sizeof(c.s), "%" PRIu64 "..%" PRIu64, g->min, g->max);
+	return c;
+}
+
+/* the versions seen, "1" or "1,2" ("?" for a value past 2) */
+static struct tcell t_vers(const struct cmp_xprt *x)
+{
+	struct tcell c;
+	size_t n = 0;
+
+	if (!x->rdma)
+		return t_none();
+	c.s[0] = 0;
+	for (int v = 0; v < CMP_VERS_SLOTS; v++)
+		if (x->vers[v] && n + 3 < sizeof(c.s)) {
+			int k = snprintf(c.s + n, sizeof(c.s) - n, "%s%c", n ? "," : "",
+					 v < CMP_VERS_SLOTS - 1 ? '0' + v : '?');
+			n += (size_t)k;
+		}
+	return c;
+}
+
+/* B/A of two sizes, set when both sides have one and A's is not 0 */
+struct q {
+	bool set;
+	double v;
+};
+
+static struct q q_of(bool a_set, double a, bool b_set, double b)
+{
+	struct q r = { a_set && b_set && a > 0, 0 };
+
+	if (r.set)
+		r.v = b / a;
+	return r;
+}
+
+static struct q q_mean(const struct cmp_inline *a, const struct cmp_inline *b)
+{
+	return q_of(a->n, a->n ? (double)a->sum / (double)a->n : 0, b->n,
+		    b->n ? (double)b->sum / (double)b->n : 0);
+}
+
+static struct q q_max(const struct cmp_inline *a, const struct cmp_inline *b)
+{
+	return q_of(a->n, (double)a->max, b->n, (double)b->max);
+}
+
+static void row(FILE *f, int kw, const char **key, const char *metric, struct tcell a, struct tcell b,
+		struct q r)
+{
+	fprintf(f, "%-*s %-*s %14s %14s", kw, *key, CMP_METRIC_W, metric, a.s, b.s);
+	if (r.set)
+		fprintf(f, " %8.2f\n", r.v);
+	else
+		fprintf(f, " %8s\n", "-");
+	*key = "";   /* the key on its first row only */
+}
+
+static const struct q no_q = { false, 0 };
+
+/* A count row; left out of an operation when 0 on both sides. */
+static void count_row(FILE *f, int kw, const char **key, const char *metric, const struct cmp_xprt *a,
+		      uint64_t va, const struct cmp_xprt *b, uint64_t vb, bool always)
+{
+	if (always || va || vb)
+		row(f, kw, key, metric, t_u64(a, va), t_u64(b, vb), no_q);
+}
+
+void compare_print_xprt(FILE *f, int kw, const char *key, const struct cmp_xprt *a,
+			const struct cmp_xprt *b, bool capture)
+{
+	char name[40];
+
+	if (!a->rdma && !b->rdma)
+		return;
+	count_row(f, kw, &key, "rdma_rpcs", a, a->rdma, b, b->rdma, true);
+	for (int m = 0; m < CMP_MIX_N; m++) {
+		snprintf(name, sizeof(name), "chunk_%s", cmp_mix_name[m]);
+		count_row(f, kw, &key, name, a, a->mix[m], b, b->mix[m], capture && m != CMP_MIX_P0);
+	}
+	for (int p = 0; p < CMP_PROC_SLOTS; p++) {
+		/* the capture always shows the three RFC 8166 has most use of */
+		bool core = capture && (p == 0 || p == 1 || p == 4);
+		snprintf(name, sizeof(name), "call_rdma_%s", cmp_proc_name[p]);
+		count_row(f, kw, &key, name, a, a->call_proc[p], b, b->call_proc[p], core);
+		snprintf(name, sizeof(name), "reply_rdma_%s", cmp_proc_name[p]);
+		count_row(f, kw, &key, name, a, a->reply_proc[p], b, b->reply_proc[p], core);
+	}
+	row(f, kw, &key, "call_inline_mean", t_mean(&a->call_inline), t_mean(&b->call_inline),
+	    q_mean(&a->call_inline, &b->call_inline));
+	row(f, kw, &key, "call_inline_max", t_max(&a->call_inline), t_max(&b->call_inline),
+	    q_max(&a->call_inline, &b->call_inline));
+	row(f, kw, &key, "reply_inline_mean", t_mean(&a->reply_inline), t_mean(&b->reply_inline),
+	    q_mean(&a->reply_inline, &b->reply_inline));
+	row(f, kw, &key, "reply_inline_max", t_max(&a->reply_inline), t_max(&b->reply_inline),
+	    q_max(&a->reply_inline, &b->reply_inline));
+	row(f, kw, &key, "credits_asked", t_range(&a->credits_asked), t_range(&b->credits_asked), no_q);
+	row(f, kw, &key, "credits_granted", t_range(&a->credits_granted), t_range(&b->credits_granted), no_q);
+	count_row(f, kw, &key, "reply_chunk_rpcs", a, a->reply_chunk_used, b, b->reply_chunk_used, capture);
+	if (capture || a->reply_chunk_used || b->reply_chunk_used)
+		row(f, kw, &key, "reply_chunk_bytes", t_u64(a, a->reply_chunk_bytes), t_u64(b, b->reply_chunk_bytes),
+		    q_of(a->rdma, (double)a->reply_chunk_bytes, b->rdma, (double)b->reply_chunk_bytes));
+	if (!capture)
+		return;
+	row(f, kw, &key, "inline_max_to_srv", t_u64(a, a->max_to_server), t_u64(b, b->max_to_server),
+	    q_of(a->rdma, (double)a->max_to_server, b->rdma, (double)b->max_to_server));
+	row(f, kw, &key, "inline_max_to_cli", t_u64(a, a->max_to_client), t_u64(b, b->max_to_client),
+	    q_of(a->rdma, (double)a->max_to_client, b->rdma, (double)b->max_to_client));
+	row(f, kw, &key, "rdma_versions", t_vers(a), t_vers(b), no_q);
+}
+
+static void j_inline(FILE *f, const char *name, const struct cmp_inline *in)
+{
+	fprintf(f, ",\"%s\":{\"n\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"mean\":", name, in->n, in->sum);
+	if (in->n)
+		fprintf(f, "%.1f,\"max\":%" PRIu64 "}", (double)in->sum / (double)in->n, in->max);
+	else
+		fputs("null,\"max\":null}", f);
+}
+
+static void j_range(FILE *f, const char *name, const struct cmp_range *g)
+{
+	if (g->n)
+		fprintf(f, ",\"%s\":{\"min\":%" PRIu64 ",\"max\":%" PRIu64 "}", name, g->min, g->max);
+	else
+		fprintf(f, ",\"%s\":null", name);
+}
+
+static void j_procs(FILE *f, const uint64_t *slot)
+{
+	for (int p = 0; p < CMP_PROC_SLOTS; p++)
+		fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "{", cmp_proc_name[p], slot[p]);
+	fputc('}', f);
+}
+
+void compare_json_xprt(FILE *f, const struct cmp_xprt *x, bool capture)
+{
+	if (!x->rdma) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"rdma_rpcs\":%" PRIu64 ",\"chunks\":", x->rdma);
+	for (int m = 0; m < CMP_MIX_N; m++)
+		fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "{", cmp_mix_name[m], x->mix[m]);
+	fputs("},\"rdma_proc\":{\"call\":", f);
+	j_procs(f, x->call_proc);
+	fputs(",\"reply\":", f);
+	j_procs(f, x->reply_proc);
+	fputc('}', f);
+	j_inline(f, "call_inline", &x->call_inline);
+	j_inline(f, "reply_inline", &x->reply_inline);
+	j_range(f, "credits_asked", &x->credits_asked);
+	j_range(f, "credits_granted", &x->credits_granted);
+	fprintf(f, ",\"reply_chunk\":{\"rpcs\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", x->reply_chunk_used,
+		x->reply_chunk_bytes);
+	if (capture) {
+		fprintf(f, ",\"inline_max\":{\"to_server\":%" PRIu64 ",\"to_client\":%" PRIu64 "}",
+			x->max_to_server, x->max_to_client);
+		fputs(",\"rdma_versions\":{", f);
+		bool first = true;
+		for (int v = 0; v < CMP_VERS_SLOTS; v++)
+			if (x->vers[v]) {
+				if (v < CMP_VERS_SLOTS - 1)
+					fprintf(f, "%s\"%d\":%" PRIu64, first ? "" : ",", v, x->vers[v]);
+				else
+					fprintf(f, "%s\"other\":%" PRIu64, first ? "" : ",", x->vers[v]);
+				first = false;
+			}
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
+static void j_q(FILE *f, const char *name, struct q r)
+{
+	if (r.set)
+		fprintf(f, ",\"%s\":%.4f", name, r.v);
+	else
+		fprintf(f, ",\"%s\":null", name);
+}
+
+void compare_json_xprt_ratio(FILE *f, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture)
+{
+	j_q(f, "call_inline_mean", q_mean(&a->call_inline, &b->call_inline));
+	j_q(f, "call_inline_max", q_max(&a->call_inline, &b->call_inline));
+	j_q(f, "reply_inline_mean", q_mean(&a->reply_inline, &b->reply_inline));
+	j_q(f, "reply_inline_max", q_max(&a->reply_inline, &b->reply_inline));
+	j_q(f, "reply_chunk_bytes",
+	    q_of(a->rdma, (double)a->reply_chunk_bytes, b->rdma, (double)b->reply_chunk_bytes));
+	if (!capture)
+		return;
+	j_q(f, "inline_max_to_server", q_of(a->rdma, (double)a->max_to_server, b->rdma, (double)b->max_to_server));
+	j_q(f, "inline_max_to_client", q_of(a->rdma, (double)a->max_to_client, b->rdma, (double)b->max_to_client));
+}
