@@ -13,7 +13,7 @@ declare -A GROUP=(
 	[lab]="qemu-system-x86 busybox-static cpio kmod nfs-kernel-server nfs-common
 	       iproute2 rdma-core ibverbs-utils rdmacm-utils perftest debootstrap systemd-container chrony
 	       cmake ninja-build flex bison uthash-dev libjansson-dev libxxhash-dev liburcu-dev liburing-dev
-	       libunwind-dev libnuma-dev libaio-dev libkrb5-dev libssl-dev uuid-dev"
+	       libunwind-dev libnuma-dev libaio-dev libkrb5-dev libssl-dev uuid-dev ccache"
 	# the Debian package: built (debian/), linted, installed in systemd-nspawn (tests/dist/deb.sh)
 	[deb]="build-essential dpkg-dev debhelper fakeroot lintian systemd-container curl"
 )

@@ -71,7 +71,14 @@ if [[ ! -f $OUT/ok ]]; then
 	# Baseline x86-64 (the lab's TCG guests have no AVX2), no CUDA, no
 	# io_uring (bookworm's liburing 2.3 lacks io_uring_setup_buf_ring), no
 	# tests: only the daemon is needed.
-	cmake -S "$tree" -B "$OUT/build" -G Ninja >"$OUT/cmake.log" 2>&1 \
+	# ccache (when installed) keyed on paths relative to the build, so a
+	# rebuild after a patch changes recompiles only what the patch touched
+	launcher=()
+	if command -v ccache >/dev/null; then
+		export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+		launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
+	fi
+	cmake -S "$tree" -B "$OUT/build" -G Ninja "${launcher[@]}" >"$OUT/cmake.log" 2>&1 \
 		-DCMAKE_BUILD_TYPE=Release -DDISABLE_TESTS=ON \
 		-DCHIMERA_ENABLE_PYNFS_TESTS=OFF -DCAIRN_ENABLED=OFF \
 		-DIO_URING_ENABLED=OFF -DCHIMERA_VFS_IO_URING=OFF \
