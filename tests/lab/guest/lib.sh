@@ -274,10 +274,13 @@ JSON
     grep -q '"rdma": *true' "$conf" && rdma=1
     rm -f /tmp/chimera.exit /tmp/chimera.pid
     # the subshell keeps the daemon's exit status (a crash is a finding)
+    # (the scenario scripts run with errexit: the status is caught, not
+    # left to end the subshell before it is written)
     ( "$LAB_CHIMERA_BIN" -c "$conf" > "$LAB_OUT/chimera.log" 2>&1 &
       echo $! > /tmp/chimera.pid
-      wait $!
-      echo $? > /tmp/chimera.exit ) &
+      rc=0
+      wait $! || rc=$?
+      echo $rc > /tmp/chimera.exit ) &
     for ((i = 0; i < 20; i++)); do [[ -s /tmp/chimera.pid ]] && break; sleep 0.1; done
     lab_chimera_listening() {
         [[ -n $(ss -Hltn '( sport = :2049 )') && -n $(ss -Hltn '( sport = :20048 )') ]] &&
