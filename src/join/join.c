@@ -386,6 +386,19 @@ static bool ep_differ(const struct rec_endpoint *a, const struct rec_endpoint *b
 	return a->family != b->family || memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) != 0;
 }
 
+/* Two records of one XID that name different RPCs (program, version where
+ * both know it, procedure) are two RPCs: an implementation that numbers
+ * XIDs from 1 on every connection (Chimera's client: its portmap NULL over
+ * TCP, its MOUNT NULL, an NFS NULL and an NFS GETATTR over RDMA were all
+ * XID 1).  A record that names a program knows its procedure's number
+ * (the probes read both from the kernel's RPC). */
+static bool rpc_differ(const struct nfsrdma_record *a, const struct nfsrdma_record *b)
+{
+	if (!a->prog || !b->prog)
+		return false;
+	return a->prog != b->prog || (a->vers && b->vers && a->vers != b->vers) || a->proc != b->proc;
+}
+
 /* Could r (vantage v, host h, own time t) be the RPC of entry e?  0 yes;
  * 1 no (endpoints); 2 no but for the clocks: *uh, *shift say which host
  * of e and how far r's time is from where the estimate puts it. */
@@ -398,7 +411,7 @@ static int mismatch(const struct join *j, const struct jent *e, const struct nfs
 		if (!(e->have & (1u << u)))
 			continue;
 		const struct nfsrdma_record *o = &e->rec[u];
-		if (ep_differ(&o->caller, &r->caller) || ep_differ(&o->callee, &r->callee))
+		if (ep_differ(&o->caller, &r->caller) || ep_differ(&o->callee, &r->callee) || rpc_differ(o, r))
 			return 1;
 		struct clock_est est;
 		uint64_t tu = rec_time(o, u);

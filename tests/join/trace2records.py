@@ -38,14 +38,24 @@ def kv(rest):
     return dict(m.groups() for m in re.finditer(r'([\w.-]+)=(\S+)', rest))
 
 
+PROCS = {100227: ["NULL", "GETACL", "SETACL"],
+         100005: ["NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT"],
+         100000: ["NULL", "SET", "UNSET", "GETPORT", "DUMP", "CALLIT"]}
+
+
 def proc_number(prog, vers, name):
+    """The procedure's number, None when this table does not know it (the
+    record then names no program: the join matches it by the XID alone, as
+    it would a probe's record that knows no program)."""
     if name == "NULL":
         return 0
     if prog == 100003 and vers == 3 and name in NFS3:
         return NFS3.index(name)
     if prog == 100003 and vers == 4:
         return 1
-    return 0
+    if name in PROCS.get(prog, []):
+        return PROCS[prog].index(name)
+    return None
 
 
 def record(source, xid, **k):
@@ -56,8 +66,10 @@ def record(source, xid, **k):
     r = {"v": 3, "source": source, "conn": k.get("conn", 0), "xid": "0x%08x" % xid,
          "caller": {"addr": k.get("caller", "?"), "qpn": 0, "lid": 0, "port": 0},
          "callee": {"addr": "?", "qpn": 0, "lid": 0, "port": 0},
-         "transport": "rdma", "rdma_vers": 1, "flags": 3, "prog": k.get("prog", 0),
-         "vers": k.get("vers", 0), "proc": k.get("proc", 0), "rpc_status": 0, "auth": 1,
+         "transport": "rdma", "rdma_vers": 1, "flags": 3,
+         # a procedure the table does not know: no program named either
+         "prog": k.get("prog", 0) if k.get("proc") is not None else 0,
+         "vers": k.get("vers", 0), "proc": k.get("proc") or 0, "rpc_status": 0, "auth": 1,
          "name": k.get("name", ""), "ts": ts,
          "bytes": {"call_hdr": k.get("call_hdr", 0)},
          "kernel": {"marshal": k.get("marshal", 0), "backlog_us": k.get("backlog", 0),

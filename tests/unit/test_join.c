@@ -531,6 +531,51 @@ static void test_span_names(void)
 	}
 }
 
+/* One XID, two RPCs at once: a portmap NULL over TCP on the wire and an NFS
+ * GETATTR over RDMA that the wire and the server probe saw (an
+ * implementation numbering XIDs from 1 on each connection).  The server
+ * probe's record joins the GETATTR, never the NULL. */
+static void test_xid_reused_across_programs(void)
+{
+	struct hclock hw = { 0 }, hs = { .off = 3 * (int64_t)S };
+	struct join_opts o = { .expect = REC_VT_WIRE | REC_VT_SERVER };
+	struct sink s = { 0 };
+	struct join *j = join_new(&o, on_fused, &s);
+	struct nfsrdma_record r;
+	struct truth t = timeline(0, T0);
+
+	mk_wire(&r, 1, &t, &hw, T0);   /* portmap NULL, TCP */
+	r.prog = 100000, r.vers = 2, r.proc = 0, r.transport = REC_TR_TCP;
+	join_add(j, &r, 1);
+	struct truth t2 = timeline(1, T0 + 2000 * US);
+	mk_wire(&r, 1, &t2, &hw, T0);  /* NFSv3 GETATTR, RDMA */
+	r.prog = 100003, r.vers = 3, r.proc = 1;
+	join_add(j, &r, 1);
+	mk_server(&r, 1, &t2, &hs, T0);
+	r.prog = 100003, r.vers = 3, r.proc = 1;
+	join_add(j, &r, 2);
+	join_flush(j);
+	const struct join_stats *st = join_stats(j);
+	CHECK_EQ_U64(st->emitted, 2);
+	CHECK_EQ_U64(st->complete, 1);
+	CHECK_EQ_U64(st->dup_xids, 0);
+	CHECK_EQ_U64(st->by_vantages[REC_VT_WIRE | REC_VT_SERVER], 1);
+	/* emitted last, at the flush: the NULL, alone (the GETATTR left complete) */
+	CHECK_EQ_U64(s.last.prog, 100000);
+	CHECK_EQ_U64(s.last.vantages, REC_VT_WIRE);
+	/* the probe's record without a program (an older probe): the XID decides as before */
+	join_free(j);
+	j = join_new(&o, on_fused, &s);
+	mk_wire(&r, 2, &t2, &hw, T0);
+	r.prog = 100003, r.vers = 3, r.proc = 1;
+	join_add(j, &r, 1);
+	mk_server(&r, 2, &t2, &hs, T0);
+	join_add(j, &r, 2);
+	join_flush(j);
+	CHECK_EQ_U64(join_stats(j)->complete, 1);
+	join_free(j);
+}
+
 int main(void)
 {
 	test_span_names();
@@ -540,5 +585,6 @@ int main(void)
 	test_missing_and_reuse();
 	test_retransmit_dup_window();
 	test_stopped_vantage();
+	test_xid_reused_across_programs();
 	return check_summary("join");
 }

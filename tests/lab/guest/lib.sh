@@ -184,7 +184,7 @@ lab_server_finish() {
 # ---------------------------------------------------------------- client --
 
 # lab_mount [EXTRA_OPTS]: mount the server's export on $LAB_MNT with
-# LAB_NFS_VERS / LAB_NFS_PROTO / LAB_NFS_OPTS (+ EXTRA_OPTS).
+# LAB_NFS_VERS / LAB_NFS_PROTO / LAB_NFS_OPTS (+ EXTRA_OPTS), LAB_NFS_PATH.
 lab_mount() {
     local port src opts
     case $LAB_NFS_PROTO in
@@ -198,6 +198,9 @@ lab_mount() {
     else
         src=$LAB_SERVER_IP:/
     fi
+    # LAB_NFS_PATH: the server's path to mount instead (Chimera's NFSv4
+    # pseudo-root is not its export, as knfsd's fsid=0 one is)
+    [[ -n ${LAB_NFS_PATH:-} ]] && src=$LAB_SERVER_IP:$LAB_NFS_PATH
     [[ -n $LAB_NFS_OPTS ]] && opts+=",$LAB_NFS_OPTS"
     [[ -n ${1:-} ]] && opts+=",$1"
     mkdir -p "$LAB_MNT"
