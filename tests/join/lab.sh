@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lab tier for the join across hosts (tests/join/lab/README.md): the
-# fuse-nfs3 and fuse-nfs41 scenarios, one at a time, each with the real
+# Lab tier for the join across hosts (tests/join/lab/README.md):
+#   tests/join/lab.sh [fuse-nfs3] [fuse-nfs41] [fuse-chrony]  (default: all)
+# the fuse-nfs3 and fuse-nfs41 scenarios, one at a time, each with the real
 # client and server probes (nfsrdmad in both guests), the host's capture,
 # the guests' clocks apart and clock beacons for the truth, the live join
 # in the server guest; each run checked by tests/join/lab/check.py.
@@ -40,9 +41,12 @@ run() {   # scenario [step-seconds [checker]]
     pass=$((pass + p)); fail=$((fail + f))
 }
 
-run fuse-nfs3
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(fuse-nfs3 fuse-nfs41 fuse-chrony)
+want() { printf '%s\n' "${suites[@]}" | grep -qx "$1"; }
+want fuse-nfs3 && run fuse-nfs3
 # the kernel's counters both guests' nfsrdmad exported in that run
-if [ -d "$tmp/fuse-nfs3" ]; then
+if want fuse-nfs3 && [ -d "$tmp/fuse-nfs3" ]; then
     line=$(tests/daemon/kstat_lab.sh "$tmp/fuse-nfs3" "$(cat "$tmp/fuse-nfs3/uname" 2>/dev/null || echo "kernel ?")" 2>&1)
     printf '%s\n' "$line"
     read -r p f < <(sed -nE 's/^kstat-lab: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
@@ -54,7 +58,7 @@ if [ -d "$tmp/fuse-nfs3" ]; then
     read -r p f < <(sed -nE 's/^probe-cost-lab: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
     if [ -z "${p:-}" ]; then say_fail "cost_lab.py gave no count"; else pass=$((pass + p)); fail=$((fail + f)); fi
 fi
-run fuse-nfs41 1800
-run fuse-chrony "" check_chrony.py
+want fuse-nfs41 && run fuse-nfs41 1800
+want fuse-chrony && run fuse-chrony "" check_chrony.py
 echo "fuse-lab: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

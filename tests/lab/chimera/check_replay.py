@@ -32,12 +32,13 @@ def check(ok, what):
 
 
 def explained():
-    """(capture, op, trace status, replay status) -> why."""
+    """(capture, op, trace RPC accept status, its NFS status, replay RPC
+    accept status, its NFS status) -> why."""
     out = {}
     for line in open(os.path.join(HERE, "replay-differences.txt")):
         if line.strip() and not line.startswith("#"):
             f = line.rstrip("\n").split("\t")
-            out[(f[0], f[1], int(f[2]), int(f[3]))] = f[4]
+            out[(f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]))] = f[6]
     return out
 
 
@@ -58,12 +59,13 @@ def main():
               "%s: %d of %d calls replayed, %d errors, %d lost" % (c, t["replayed"], t["trace"], t["errors"], t["lost"]))
         why = []
         for m in j["mismatches"]:
-            k = (c, m["op"], m["trace_status"], m["replay_status"])
+            k = (c, m["op"], m["trace_rpc"], m["trace_status"], m["replay_rpc"], m["replay_status"])
             if k in known:
                 why.append(known[k])
             else:
-                check(False, "%s: %s (xid %s) status %d, knfsd's in the capture %d: not explained in "
-                      "replay-differences.txt" % (c, m["op"], m["xid"], m["replay_status"], m["trace_status"]))
+                check(False, "%s: %s (xid %s) RPC/NFS status %d/%d, knfsd's in the capture %d/%d: not explained "
+                      "in replay-differences.txt" % (c, m["op"], m["xid"], m["replay_rpc"], m["replay_status"],
+                                                     m["trace_rpc"], m["trace_status"]))
         check(len(why) == len(j["mismatches"]) and len(j["mismatches"]) == t["mismatches"],
               "%s: %d same status as knfsd, %d different, each explained" % (c, t["same_status"], t["mismatches"]))
         rows.append((c, t["trace"], t["replayed"], t["same_status"], t["mismatches"], t["errors"], t["lost"]))

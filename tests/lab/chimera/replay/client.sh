@@ -1,12 +1,31 @@
-# chimera/replay client: no kernel mount; nfsrdma-replay is the NFS client.
-# Each capture of the catalogue replayed as fast as the target answers,
-# mutations allowed, on a fresh export; the JSON report compares every
-# call's status with the one knfsd gave in the capture.
+# chimera/replay client: no kernel mount for the replays; nfsrdma-replay is
+# the NFS client. Each capture of the catalogue replayed as fast as the
+# target answers, mutations allowed, on a fresh export (Chimera restarted);
+# the JSON report compares every call's status with the one knfsd gave in
+# the capture. What a capture's server had before the capture began is made
+# first through this guest kernel's NFS client (TCP): nfs3-readdirplus's
+# 200 files. NFSv4 replays start at /export (Chimera's pseudo-root holds
+# the export; knfsd's fsid=0 root is it).
 # shellcheck shell=bash
 source "$LAB_REPO/tests/replay/lib-guest.sh"
 S=$LAB_SERVER_IP
+populate_bigdir() {   # as tests/lab/scenarios/nfs3-readdirplus/server.sh
+    local m=/mnt/populate i
+    mkdir -p "$m"
+    mount -t nfs -o vers=3,proto=tcp,port=2049,nolock,mountproto=tcp,mountport=20048 "$S:$LAB_EXPORT" "$m"
+    mkdir -p "$m/bigdir"
+    for i in $(seq -w 1 200); do
+        echo "$i" > "$m/bigdir/$(printf 'file-%s-with-a-rather-long-name-to-make-readdirplus-replies-big' "$i")"
+    done
+    umount "$m"
+}
 for c in ${LAB_ARG_CAPTURES:-nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke nfs41 nfs42}; do
     rp_reset
-    rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "$LAB_REPO/tests/captures/$c.pcap"
+    args=()
+    case $c in
+    nfs3-readdirplus) populate_bigdir ;;
+    nfs4*) args=(--export "$LAB_EXPORT") ;;
+    esac
+    rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "${args[@]}" "$LAB_REPO/tests/captures/$c.pcap"
 done
 lab_signal client.steps-done
