@@ -9,35 +9,6 @@
 #include "src/stats/agg.h"
 #include "src/out/recfmt.h"
 
-/* An operation as nfsrdma-dissect -z proc --json and nfsrdma-top --json
- * name it: the same keys, times in integer ns (nfsrdmad's summary). */
-void out_agg_ops_json(FILE *f, const struct agg_snap *s)
-{
-	for (size_t i = 0; i < s->nrows[AGG_OP]; i++) {
-		const struct agg_row *r = &s->rows[AGG_OP][i];
-		fputs(i ? ",{\"key\":" : "{\"key\":", f);
-		out_json_str(f, r->key);
-		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
-			   ",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
-			   ",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-			   ",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"chunks\":{",
-			   r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply,
-			   r->tot.bytes_inline, r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->p50, r->p90, r->p99,
-			   r->p999, r->max);
-		for (int m = 0; m < MIX_N; m++)
-			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
-		fputs("}}", f);
-	}
-}
-
-void out_json_time(FILE *f, uint64_t ns)
-{
-	if (ns)
-		fprintf(f, "%" PRIu64, ns);
-	else
-		fputs("null", f);
-}
-
 void out_json_strn(FILE *f, const char *s, size_t max)
 {
 	struct jw jb;
@@ -52,6 +23,53 @@ void out_json_strn(FILE *f, const char *s, size_t max)
 #define ju(j, k, v)   (jkey(j, k), jw_u(j, v))
 #define js(j, k, v)   (jkey(j, k), jw_str(j, v))
 #define jm(j, k, v)   ju(j, k, v)
+
+/* An operation as nfsrdma-dissect -z proc --json and nfsrdma-top --json
+ * name it: the same keys, times in integer ns (nfsrdmad's summary). */
+void out_agg_ops_json(FILE *f, const struct agg_snap *s)
+{
+	struct jw jb, *j = &jb;
+
+	jw_init(j, f);
+	for (size_t i = 0; i < s->nrows[AGG_OP]; i++) {
+		const struct agg_row *r = &s->rows[AGG_OP][i];
+		jw_lit(j, i ? ",{\"key\":" : "{\"key\":");
+		jw_str(j, r->key);
+		ju(j, "records", r->tot.records);
+		ju(j, "calls", r->tot.calls);
+		ju(j, "replies", r->tot.replies);
+		ju(j, "errors", r->tot.errors);
+		ju(j, "unanswered", r->tot.noreply);
+		ju(j, "bytes_inline", r->tot.bytes_inline);
+		ju(j, "bytes_ddp", r->tot.bytes_ddp);
+		ju(j, "latencies", r->tot.lat_n);
+		jkey(j, "rate");
+		jw_fixed(j, r->rate, 3);
+		ju(j, "p50_ns", r->p50);
+		ju(j, "p90_ns", r->p90);
+		ju(j, "p99_ns", r->p99);
+		ju(j, "p999_ns", r->p999);
+		ju(j, "max_ns", r->max);
+		jkey(j, "chunks");
+		for (int m = 0; m < MIX_N; m++) {
+			jw_c(j, m ? ',' : '{');
+			jw_str(j, agg_mix_name[m]);
+			jw_c(j, ':');
+			jw_u(j, r->tot.mix[m]);
+		}
+		jw_lit(j, "}}");
+	}
+	jw_flush(j);
+}
+
+void out_json_time(FILE *f, uint64_t ns)
+{
+	struct jw j;
+
+	jw_init(&j, f);
+	jw_time(&j, ns);
+	jw_flush(&j);
+}
 
 /* k: ,"name":{"addr": */
 static void jep(struct jw *j, const char *k, const struct rec_endpoint *e)
