@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* p (capacity *cap elements of elem bytes) reallocated to hold at least
  * need, the capacity doubling from *cap (from min when 0) and at most
@@ -19,14 +20,17 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem, size_t min, siz
 	((__typeof__(cap))-1 > 0 ? (size_t)(__typeof__(cap))-1 : (size_t)((1ull << (8 * sizeof(cap) - 1)) - 1))
 
 /* p (a pointer lvalue) and cap (its capacity, any integer lvalue) grown
- * so that p holds at least need elements: 0, or -ENOMEM with both as
- * they were.  cap and need are evaluated more than once. */
-#define ARR_RESERVE(p, cap, need, min) __extension__({                                      \
+ * so that p holds at least need elements, the capacity at most max (a
+ * doubling past it stops at it): 0, or -ENOMEM with both as they were.
+ * cap and need are evaluated more than once. */
+#define ARR_RESERVE_MAX(p, cap, need, min, max) __extension__({                             \
 	int grow_r_ = 0;                                                                       \
 	if ((size_t)(need) > (size_t)(cap)) {                                                  \
-		size_t grow_c_ = (size_t)(cap);                                                \
+		size_t grow_c_ = (size_t)(cap), grow_m_ = (size_t)(max);                       \
+		if (grow_m_ > GROW_TYPE_MAX(cap))                                              \
+			grow_m_ = GROW_TYPE_MAX(cap);                                          \
 		void *grow_q_ = grow_array((p), &grow_c_, (size_t)(need), sizeof(*(p)), (min), \
-					   GROW_TYPE_MAX(cap));                                \
+					   grow_m_);                                           \
 		if (grow_q_) {                                                                 \
 			(p) = grow_q_;                                                         \
 			(cap) = (__typeof__(cap))grow_c_;                                      \
@@ -36,5 +40,7 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem, size_t min, siz
 	}                                                                                      \
 	grow_r_;                                                                               \
 })
+/* the same, bounded by cap's type alone */
+#define ARR_RESERVE(p, cap, need, min) ARR_RESERVE_MAX(p, cap, need, min, SIZE_MAX)
 
 #endif

@@ -54,5 +54,17 @@ int main(void)
 	size_t c2 = 0;
 	CHECK(grow_array(NULL, &c2, SIZE_MAX, 1, 3, SIZE_MAX) == NULL, "doubling overflow");
 	CHECK_EQ_U64(c2, 0);
+	/* a bound of the caller's: the doubling stops at it, past it fails */
+	int *b = NULL;
+	size_t bc = 0;
+	CHECK(ARR_RESERVE_MAX(b, bc, 1, 64, 100) == 0, "under the bound");
+	CHECK_EQ_U64(bc, 64);
+	CHECK(ARR_RESERVE_MAX(b, bc, 65, 64, 100) == 0, "doubling clamped");
+	CHECK_EQ_U64(bc, 100);
+	int *bk = b;
+	CHECK(ARR_RESERVE_MAX(b, bc, 101, 64, 100) == -ENOMEM, "past the bound");
+	CHECK(b == bk, "the array untouched past the bound");
+	CHECK_EQ_U64(bc, 100);
+	free(b);
 	return check_summary("grow");
 }
