@@ -44,7 +44,7 @@ static void buf_free(struct buf *b)
 /* ------------------------------------------------------------- events */
 
 
-void conn_deliver(struct conn_table *t, const struct rdma_event *ev)
+static void conn_deliver(struct conn_table *t, const struct rdma_event *ev)
 {
 	if (ev->flags & RDMA_EVF_INCOMPLETE)
 		t->st->incomplete_msgs++;

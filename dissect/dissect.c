@@ -112,7 +112,7 @@ bool dissect_snap_note(const struct dissect_stats *st, char *buf, size_t len)
 	return true;
 }
 
-void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
+static void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
 		uint64_t ts, unsigned id, uint32_t a, uint64_t b)
 {
 	if (!d->cbs.finding)
@@ -329,7 +329,8 @@ bool dx_unknown_call_answered(const struct dissect *d, struct uconn *u, int dir,
 	return false;
 }
 
-bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now)
+/* True while a call of unknown version on u may still be answered. */
+static bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now)
 {
 	for (unsigned i = 0; i < 8; i++)
 		if (unknown_live(d, &u->unknown[i], now))

@@ -60,22 +60,3 @@ void dt_add(struct dtree *t, const char *fmt, ...)
 	t->buf[t->len] = 0;
 }
 
-void dt_append(struct dtree *t, const struct dtree *from)
-{
-	if (!from || !from->len)
-		return;
-	const char *p = from->buf, *end = from->buf + from->len;
-	size_t ind = (size_t)t->depth * 4;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (dt_reserve(t, ind + l + 1))
-			return;
-		memset(t->buf + t->len, ' ', ind);
-		memcpy(t->buf + t->len + ind, p, l);
-		t->len += ind + l;
-		t->buf[t->len++] = '\n';
-		t->buf[t->len] = 0;
-		p += l + 1;
-	}
-}

@@ -59,12 +59,13 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-uint64_t cmp_call_bytes(const struct nfsrdma_record *r)
+/* The payload of a record (see above). */
+static uint64_t cmp_call_bytes(const struct nfsrdma_record *r)
 {
 	return minus(r->call_inline, r->call_hdr) + r->read_bytes;
 }
 
-uint64_t cmp_reply_bytes(const struct nfsrdma_record *r)
+static uint64_t cmp_reply_bytes(const struct nfsrdma_record *r)
 {
 	return minus(r->reply_inline, r->reply_hdr) + r->write_bytes + r->reply_bytes;
 }

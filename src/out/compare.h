@@ -66,9 +66,6 @@ struct compare_how {
 int compare_read(struct compare *c, int side, const char *file, const struct compare_how *how,
 		 bool *nothing);
 
-/* The payload of a record (see above). */
-uint64_t cmp_call_bytes(const struct nfsrdma_record *r);
-uint64_t cmp_reply_bytes(const struct nfsrdma_record *r);
 
 /* The aligned table: per operation one row per metric, A, B and B/A. */
 void compare_print(const struct compare *c, FILE *f);

@@ -63,8 +63,3 @@ bool source_flat_out(const struct source *s)
 	return source_pcap_flat_out(s) || (s && s->type == &source_type_jsonl);
 }
 
-void source_help(FILE *out)
-{
-	for (size_t i = 0; i < NTYPES; i++)
-		fprintf(out, "  %-8s %s\n", types[i]->prefix, types[i]->help);
-}

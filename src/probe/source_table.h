@@ -19,7 +19,5 @@ int source_open(struct source **out, const char *spec, const struct source_opts 
  * records (read as fast as they parse).  Record time is then the only
  * clock, and nothing may be dropped for lack of time. */
 bool source_flat_out(const struct source *s);
-/* One line per known source type, for --help. */
-void source_help(FILE *out);
 
 #endif
