@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The number of buckets of resolution res. */
-static unsigned hist_nbuckets(unsigned res)
+unsigned hist_nbuckets(unsigned res)
 {
 	return HIST_NBUCKETS(res);
 }
@@ -88,7 +87,7 @@ unsigned hist_index(unsigned res, uint64_t v)
 	return (unsigned)(sub + (e - res) * sub + ((v >> (e - res)) & (sub - 1)));
 }
 
-static uint64_t hist_bucket_lo(unsigned res, unsigned i)
+uint64_t hist_bucket_lo(unsigned res, unsigned i)
 {
 	unsigned sub = 1u << res;
 
@@ -210,3 +209,13 @@ uint64_t hist_pct(const struct hist *h, double p)
 	return h->max;
 }
 
+uint64_t hist_count_le(const struct hist *h, uint64_t v)
+{
+	uint64_t acc = 0;
+
+	if (v >= h->max)
+		return h->n;
+	for (unsigned i = 0, nb = hist_nbuckets(h->res); i < nb && hist_bucket_hi(h->res, i) <= v; i++)
+		acc += hist_count(h, i);
+	return acc;
+}

@@ -90,9 +90,14 @@ uint64_t hist_pct(const struct hist *h, double p);
 /* The same over bare counts of resolution res (storage that is not a
  * struct hist: the load generator's) with their sample count and max. */
 uint64_t hist_pct_counts(unsigned res, const uint64_t *c, uint64_t n, uint64_t max, double p);
-/* Bucket layout (tests, exports): the bucket of v, and the largest value
- * bucket i holds. */
+/* Samples <= v, counting whole buckets whose upper bound is <= v (exact
+ * for v a bucket's upper bound, and for v >= max). */
+uint64_t hist_count_le(const struct hist *h, uint64_t v);
+/* Bucket layout (tests, exports): number of buckets, bucket of v, and the
+ * smallest and largest value bucket i holds. */
+unsigned hist_nbuckets(unsigned res);
 unsigned hist_index(unsigned res, uint64_t v);
+uint64_t hist_bucket_lo(unsigned res, unsigned i);
 uint64_t hist_bucket_hi(unsigned res, unsigned i);
 /* Samples in bucket i. */
 uint64_t hist_count(const struct hist *h, unsigned i);
