@@ -197,7 +197,6 @@ struct ep_key conn_side_key(const struct conn *c, int i);
 void conn_diag(struct conn_table *t, uint64_t frame, enum cur_err kind, const char *msg);
 void conn_fpush(struct conn_table *t, struct fvec *v, uint64_t frame);
 int conn_buf_reserve(struct buf *b, size_t need);
-void conn_deliver(struct conn_table *t, const struct rdma_event *ev);
 void conn_ev_at(struct rdma_event *ev, enum rdma_ev_type type, struct conn *c, int dir, uint64_t ts,
 		uint64_t frame);
 void conn_announce(struct conn_table *t, struct conn *c);

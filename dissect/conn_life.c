@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
 #include "dissect/conn_int.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -23,30 +24,14 @@ void conn_fpush(struct conn_table *t, struct fvec *v, uint64_t frame)
 	if (!t->track)
 		return;
 	t->frame_used = true;
-	if (v->n == v->cap) {
-		uint32_t ncap = v->cap ? v->cap * 2 : 16;
-		uint64_t *f = realloc(v->f, ncap * sizeof(*f));
-		if (!f)
-			return;
-		v->f = f;
-		v->cap = ncap;
-	}
+	if (ARR_RESERVE(v->f, v->cap, v->n + 1, 16) < 0)
+		return;
 	v->f[v->n++] = frame;
 }
 
 int conn_buf_reserve(struct buf *b, size_t need)
 {
-	if (need <= b->cap)
-		return 0;
-	size_t ncap = b->cap ? b->cap : 4096;
-	while (ncap < need)
-		ncap *= 2;
-	uint8_t *p = realloc(b->p, ncap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = ncap;
-	return 0;
+	return ARR_RESERVE(b->p, b->cap, need, 4096);
 }
 
 static void buf_free(struct buf *b)
@@ -59,7 +44,7 @@ static void buf_free(struct buf *b)
 /* ------------------------------------------------------------- events */
 
 
-void conn_deliver(struct conn_table *t, const struct rdma_event *ev)
+static void conn_deliver(struct conn_table *t, const struct rdma_event *ev)
 {
 	if (ev->flags & RDMA_EVF_INCOMPLETE)
 		t->st->incomplete_msgs++;
@@ -110,14 +95,8 @@ static bool hold_push(struct conn_table *t, struct conn *c, const struct rdma_ev
 	if (q->n >= HOLD_MAX_EVENTS || q->arena.len + ev->data_len > HOLD_MAX_BYTES ||
 	    t->held_bytes + ev->data_len > HOLD_ALL_BYTES)
 		return false;
-	if (q->n == q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 16;
-		struct held *n = realloc(q->ev, ncap * sizeof(*n));
-		if (!n)
-			return false;
-		q->ev = n;
-		q->cap = ncap;
-	}
+	if (ARR_RESERVE(q->ev, q->cap, q->n + 1, 16) < 0)
+		return false;
 	if (ev->data_len && conn_buf_reserve(&q->arena, q->arena.len + ev->data_len) < 0)
 		return false;
 	size_t fbytes = (size_t)ev->nframes * sizeof(uint64_t);
@@ -190,14 +169,8 @@ static void dir_free(struct dir_state *d)
 
 struct conn *conn_new(struct conn_table *t, uint64_t ts, uint64_t frame)
 {
-	if (t->nconns == t->cap_conns) {
-		size_t ncap = t->cap_conns ? t->cap_conns * 2 : 64;
-		struct conn **n = realloc(t->conns, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		t->conns = n;
-		t->cap_conns = ncap;
-	}
+	if (ARR_RESERVE(t->conns, t->cap_conns, t->nconns + 1, 64) < 0)
+		return NULL;
 	struct conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;

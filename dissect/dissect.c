@@ -3,6 +3,7 @@
  * each transport event (SEND, RDMA READ/WRITE, connection end) on its way.
  * Calls and replies become records in dissect_record.c; RPC-over-RDMA
  * version 2 SENDs are taken apart in dissect_v2.c. */
+#include "dissect/grow.h"
 #include "dissect/dissect.h"
 
 #include <arpa/inet.h>
@@ -111,7 +112,7 @@ bool dissect_snap_note(const struct dissect_stats *st, char *buf, size_t len)
 	return true;
 }
 
-void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
+static void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
 		uint64_t ts, unsigned id, uint32_t a, uint64_t b)
 {
 	if (!d->cbs.finding)
@@ -135,14 +136,8 @@ void dx_note_now(struct dissect *d, uint64_t frame, uint32_t conn_id, uint32_t x
 
 static void note_push(struct xentry *x, uint64_t frame, uint8_t role)
 {
-	if (x->nnotes == x->cap_notes) {
-		uint32_t cap = x->cap_notes ? x->cap_notes * 2 : 16;
-		struct xnote *n = realloc(x->notes, cap * sizeof(*n));
-		if (!n)
-			return;
-		x->notes = n;
-		x->cap_notes = cap;
-	}
+	if (ARR_RESERVE(x->notes, x->cap_notes, x->nnotes + 1, 16) < 0)
+		return;
 	x->notes[x->nnotes].frame = frame;
 	x->notes[x->nnotes++].role = role;
 }
@@ -245,15 +240,10 @@ void dx_note_record(struct dissect *d, struct xentry *x)
 struct uconn *dx_uconn_get(struct dissect *d, const struct rdma_conn *c)
 {
 	if (c->id >= d->nconns) {
-		size_t n = d->nconns ? d->nconns : 16;
-		while (n <= c->id)
-			n *= 2;
-		struct uconn *u = realloc(d->conns, n * sizeof(*u));
-		if (!u)
+		size_t old = d->nconns;
+		if (ARR_RESERVE(d->conns, d->nconns, (size_t)c->id + 1, 16) < 0)
 			return NULL;
-		memset(u + d->nconns, 0, (n - d->nconns) * sizeof(*u));
-		d->conns = u;
-		d->nconns = n;
+		memset(d->conns + old, 0, (d->nconns - old) * sizeof(*d->conns));
 	}
 	struct uconn *u = &d->conns[c->id];
 	if (!u->conn)
@@ -339,7 +329,8 @@ bool dx_unknown_call_answered(const struct dissect *d, struct uconn *u, int dir,
 	return false;
 }
 
-bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now)
+/* True while a call of unknown version on u may still be answered. */
+static bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now)
 {
 	for (unsigned i = 0; i < 8; i++)
 		if (unknown_live(d, &u->unknown[i], now))

@@ -86,8 +86,6 @@ void dx_diag(struct dissect *d, uint64_t frame, size_t off, const char *layer,
 /* Reports a failed cursor: "truncated: <field>" / "invalid: <field>". */
 void dx_diag_cur(struct dissect *d, uint64_t frame, size_t base, const struct cursor *c,
 		 const char *layer);
-void dx_finding(struct dissect *d, uint32_t conn_id, uint32_t xid, uint64_t frame,
-		uint64_t ts, unsigned id, uint32_t a, uint64_t b);
 void dx_note_now(struct dissect *d, uint64_t frame, uint32_t conn_id, uint32_t xid, uint8_t role);
 void dx_note_attach(struct dissect *d, struct xentry *x, const struct rdma_event *ev, uint8_t role);
 void dx_note_record(struct dissect *d, struct xentry *x);
@@ -98,8 +96,6 @@ void dx_decode_reply(struct dissect *d, struct xentry *x, const uint8_t *buf, si
 		     uint64_t frame, size_t base);
 /* The record of x is complete (or given up on): out it goes, x is freed. */
 void dx_emit(struct dissect *d, struct xentry *x);
-/* x is given up on unanswered. */
-void dx_expire(struct dissect *d, struct xentry *x);
 void dx_evict(struct dissect *d);
 struct uconn *dx_uconn_get(struct dissect *d, const struct rdma_conn *c);
 /* dissect_rpc.c: an ONC RPC message from TCP or UDP (RDMA_EV_RPC) */
@@ -136,8 +132,6 @@ bool dx_snap_cut(struct dissect *d, const struct cursor *c, bool is_reply);
 /* Takes the call of xid from side dir out of u->unknown: true if it was there. */
 bool dx_unknown_call_answered(const struct dissect *d, struct uconn *u, int dir, uint32_t xid,
 			      uint64_t now);
-/* True while a call of unknown version on u may still be answered. */
-bool dx_unknown_call_pending(const struct dissect *d, const struct uconn *u, uint64_t now);
 /* Inline threshold for messages sent by side dir (vers 1 or 2). */
 uint32_t dx_inline_limit(const struct uconn *u, const struct rdma_conn *c, int dir, uint32_t vers);
 void dx_handle_call(struct dissect *d, struct uconn *u, const struct rdma_event *ev,

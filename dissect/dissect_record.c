@@ -245,7 +245,8 @@ void dx_emit(struct dissect *d, struct xentry *x)
 	xid_remove(&d->xids, x);
 }
 
-void dx_expire(struct dissect *d, struct xentry *x)
+/* x is given up on unanswered. */
+static void dx_expire(struct dissect *d, struct xentry *x)
 {
 	x->rec.flags |= RECF_TIMEOUT;
 	x->rec.rpc_status = REC_RPC_NONE;

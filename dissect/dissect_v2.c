@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
 #include "dissect/check.h"
 #include "dissect/dissect_int.h"
 #include "dissect/programs.h"
@@ -21,16 +22,8 @@ static void cont_frames(struct dissect *d, struct v2cont *k, const struct rdma_e
 	d->noted = true;
 	if (!ev->nframes)
 		return;
-	if (k->nframes + ev->nframes > k->cap_frames) {
-		uint32_t cap = k->cap_frames ? k->cap_frames : 16;
-		while (cap < k->nframes + ev->nframes)
-			cap *= 2;
-		uint64_t *f = realloc(k->frames, cap * sizeof(*f));
-		if (!f)
-			return;
-		k->frames = f;
-		k->cap_frames = cap;
-	}
+	if (ARR_RESERVE(k->frames, k->cap_frames, k->nframes + ev->nframes, 16) < 0)
+		return;
 	memcpy(k->frames + k->nframes, ev->frames, ev->nframes * sizeof(*ev->frames));
 	k->nframes += ev->nframes;
 }
@@ -58,16 +51,8 @@ static bool cont_add(struct v2cont *k, const uint8_t *p, size_t n)
 		return true;
 	if (k->len + n > CHUNK_REASM_MAX)
 		return false;
-	if (k->len + n > k->cap) {
-		size_t cap = k->cap ? k->cap : 8192;
-		while (cap < k->len + n)
-			cap *= 2;
-		uint8_t *b = realloc(k->buf, cap);
-		if (!b)
-			return false;
-		k->buf = b;
-		k->cap = cap;
-	}
+	if (ARR_RESERVE(k->buf, k->cap, k->len + n, 8192) < 0)
+		return false;
 	memcpy(k->buf + k->len, p, n);
 	k->len += n;
 	return true;

@@ -1,3 +1,4 @@
+#include "dissect/grow.h"
 #include "dissect/dtree.h"
 #include "dissect/name_text.h"
 
@@ -33,15 +34,7 @@ static int dt_reserve(struct dtree *t, size_t need)
 		return 0;
 	if (t->len + need + 1 > t->limit)
 		return -1;
-	size_t cap = t->cap ? t->cap : 1024;
-	while (cap < t->len + need + 1)
-		cap *= 2;
-	char *b = realloc(t->buf, cap);
-	if (!b)
-		return -1;
-	t->buf = b;
-	t->cap = cap;
-	return 0;
+	return ARR_RESERVE(t->buf, t->cap, t->len + need + 1, 1024) < 0 ? -1 : 0;
 }
 
 void dt_add(struct dtree *t, const char *fmt, ...)
@@ -67,22 +60,3 @@ void dt_add(struct dtree *t, const char *fmt, ...)
 	t->buf[t->len] = 0;
 }
 
-void dt_append(struct dtree *t, const struct dtree *from)
-{
-	if (!from || !from->len)
-		return;
-	const char *p = from->buf, *end = from->buf + from->len;
-	size_t ind = (size_t)t->depth * 4;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (dt_reserve(t, ind + l + 1))
-			return;
-		memset(t->buf + t->len, ' ', ind);
-		memcpy(t->buf + t->len + ind, p, l);
-		t->len += ind + l;
-		t->buf[t->len++] = '\n';
-		t->buf[t->len] = 0;
-		p += l + 1;
-	}
-}

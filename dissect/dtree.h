@@ -19,8 +19,6 @@ void dt_free(struct dtree *t);
 void dt_add(struct dtree *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline void dt_push(struct dtree *t) { if (t) t->depth++; }
 static inline void dt_pop(struct dtree *t) { if (t && t->depth > 0) t->depth--; }
-/* Appends another tree's text at the current depth. */
-void dt_append(struct dtree *t, const struct dtree *from);
 
 #define DT(tree, ...) do { if (tree) dt_add((tree), __VA_ARGS__); } while (0)
 

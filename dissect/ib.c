@@ -110,7 +110,7 @@ const char *ib_aeth_name(uint8_t syn)
 	}
 }
 
-int ib_parse_lrh(struct cursor *c, struct ib_lrh *l)
+static int ib_parse_lrh(struct cursor *c, struct ib_lrh *l)
 {
 	uint8_t b0 = cur_u8(c, "LRH");
 	uint8_t b1 = cur_u8(c, "LRH");

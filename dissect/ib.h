@@ -172,7 +172,6 @@ struct ib_pkt {
  * transport packet, 0 for raw/IP-non-IBA packets (LNH 0/1), negative errno
  * on bad input (cursor error set, f->layer names the layer). */
 int ib_parse_lrh_frame(struct cursor *c, size_t wire_len, struct ib_frame *f);
-int ib_parse_lrh(struct cursor *c, struct ib_lrh *l);
 int ib_parse_grh(struct cursor *c, struct ib_grh *g);
 
 /* Parses the BTH and extended headers from f->bth (advanced past them).

@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <string.h>
 
+static const char *rpc_auth_name(uint32_t flavor);
+static const char *rpc_gss_proc_name(uint32_t p);
+static const char *rpc_gss_svc_name(uint32_t s);
+
 int rpc_peek_type(const uint8_t *p, size_t len)
 {
 	if (len < 8)
@@ -141,7 +145,7 @@ int rpc_decode(struct rpc_msg *m, struct cursor *c, struct dtree *tree)
 	return 0;
 }
 
-const char *rpc_auth_name(uint32_t f)
+static const char *rpc_auth_name(uint32_t f)
 {
 	switch (f) {
 	case AUTH_NONE: return "AUTH_NONE";
@@ -172,13 +176,13 @@ const char *rpc_auth_stat_name(uint32_t s)
 	return s < 15 ? n[s] : "AUTH_?";
 }
 
-const char *rpc_gss_proc_name(uint32_t p)
+static const char *rpc_gss_proc_name(uint32_t p)
 {
 	static const char *const n[] = { "DATA", "INIT", "CONTINUE_INIT", "DESTROY" };
 	return p < 4 ? n[p] : "GSS_?";
 }
 
-const char *rpc_gss_svc_name(uint32_t s)
+static const char *rpc_gss_svc_name(uint32_t s)
 {
 	static const char *const n[] = { "?", "none", "integrity", "privacy" };
 	return s < 4 ? n[s] : "?";

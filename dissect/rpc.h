@@ -40,10 +40,7 @@ int rpc_decode(struct rpc_msg *m, struct cursor *c, struct dtree *tree);
  * RPC_REPLY or -1, from the msg_type word at p+4. */
 int rpc_peek_type(const uint8_t *p, size_t len);
 
-const char *rpc_auth_name(uint32_t flavor);
 const char *rpc_accept_name(uint32_t s);
 const char *rpc_auth_stat_name(uint32_t s);
-const char *rpc_gss_proc_name(uint32_t p);
-const char *rpc_gss_svc_name(uint32_t s);
 
 #endif

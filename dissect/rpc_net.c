@@ -12,6 +12,8 @@
 #include "dissect/rpc.h"
 #include "dissect/rpc_net_int.h"
 
+static bool rn_port_listed(const struct rpc_net *n, uint16_t port);
+
 static const uint16_t default_ports[] = { 2049, 111, 20048 };
 
 static inline uint32_t be32(const uint8_t *p)
@@ -50,7 +52,7 @@ int rpc_net_add_port(struct rpc_net *n, uint16_t port)
 void rpc_net_set_enabled(struct rpc_net *n, bool on) { n->enabled = on; }
 void rpc_net_set_frame_tracking(struct rpc_net *n, bool on) { n->track = on; }
 
-bool rn_port_listed(const struct rpc_net *n, uint16_t port)
+static bool rn_port_listed(const struct rpc_net *n, uint16_t port)
 {
 	for (unsigned i = 0; i < n->nports; i++)
 		if (n->ports[i] == port)
@@ -67,14 +69,14 @@ void rn_diag(struct rpc_net *n, uint64_t frame, size_t off, const char *layer, e
 	n->diag(&g, n->ctx);
 }
 
-void rn_remember_call(struct rn_dir *d, uint32_t xid)
+static void rn_remember_call(struct rn_dir *d, uint32_t xid)
 {
 	d->calls[d->calls_next++ % RN_RECENT_CALLS] = xid;
 	if (d->ncalls < RN_RECENT_CALLS)
 		d->ncalls++;
 }
 
-bool rn_recent_call(const struct rn_dir *d, uint32_t xid)
+static bool rn_recent_call(const struct rn_dir *d, uint32_t xid)
 {
 	for (unsigned i = 0; i < d->ncalls; i++)
 		if (d->calls[i] == xid)

@@ -105,11 +105,8 @@ struct rpc_net {
 /* rpc_net.c */
 void rn_diag(struct rpc_net *n, uint64_t frame, size_t off, const char *layer, enum cur_err kind,
 	     const char *msg);
-bool rn_port_listed(const struct rpc_net *n, uint16_t port);
 /* The flow carries RPC from now on: give it its id, say it is new. */
 void rn_make_rpc(struct rpc_net *n, struct rn_stream *s);
-void rn_remember_call(struct rn_dir *d, uint32_t xid);
-bool rn_recent_call(const struct rn_dir *d, uint32_t xid);
 /* Could body (n bytes captured of an RPC message of msg_len bytes sent by
  * side dir) be the start of an RPC message on s? */
 bool rn_rpc_plausible(const struct rn_stream *s, int dir, const uint8_t *body, size_t n,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
 #include "dissect/rpc_net_int.h"
 
 static inline uint32_t be32(const uint8_t *p)
@@ -61,14 +62,8 @@ static void msg_frame(struct rpc_net *n, struct rn_dir *d, uint64_t ts, uint64_t
 	d->npkts++;
 	if (!n->track)
 		return;
-	if (d->nframes == d->cap_frames) {
-		uint32_t c = d->cap_frames ? d->cap_frames * 2 : 16;
-		uint64_t *f = realloc(d->frames, c * sizeof(*f));
-		if (!f)
-			return;
-		d->frames = f;
-		d->cap_frames = c;
-	}
+	if (ARR_RESERVE(d->frames, d->cap_frames, d->nframes + 1, 16) < 0)
+		return;
 	d->frames[d->nframes++] = frame;
 	n->used = true;
 }

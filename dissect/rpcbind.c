@@ -51,7 +51,8 @@ bool rpcb_uaddr_port(const char *uaddr, uint32_t *port)
 	return false;
 }
 
-const char *rpcb_prot_name(uint32_t prot)
+/* "tcp", "udp" for a v2 protocol number; NULL otherwise. */
+static const char *rpcb_prot_name(uint32_t prot)
 {
 	return prot == RPCB_IPPROTO_TCP ? "tcp" : prot == RPCB_IPPROTO_UDP ? "udp" : NULL;
 }

@@ -35,7 +35,5 @@ const char *rpcb_status_name(uint32_t st);
  * are the port's high and low bytes, decimal 0-255 ("10.9.0.1.8.1" and
  * "fe80::1.8.1" are port 2049).  False when it is not one. */
 bool rpcb_uaddr_port(const char *uaddr, uint32_t *port);
-/* "tcp", "udp" for a v2 protocol number; NULL otherwise. */
-const char *rpcb_prot_name(uint32_t prot);
 
 #endif

@@ -310,12 +310,6 @@ nomem:
 	return -ENOMEM;
 }
 
-int capstream_open(struct capstream **out, FILE **fp, const char *path, const char *name,
-		   char *err, size_t errlen)
-{
-	return capstream_open_tee(out, fp, path, name, -1, err, errlen);
-}
-
 int capstream_open_tee(struct capstream **out, FILE **fp, const char *path, const char *name, int tee_fd,
 		       char *err, size_t errlen)
 {

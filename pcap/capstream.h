@@ -12,13 +12,6 @@
 
 struct capstream;
 
-/* Opens path ("-": stdin) for reading; name is what messages call it.
- * Returns 0 and *fp (fclose it, then capstream_free) or a negative errno
- * with one line in err: the system's reason, or for a format that cannot
- * be read (bzip2, lz4, a tar or zip archive, a snoop capture) what it
- * looks like and what to do. */
-int capstream_open(struct capstream **cs, FILE **fp, const char *path, const char *name,
-		   char *err, size_t errlen);
 /* The same, and every byte read from the input is also written to tee_fd
  * (-1: none) as read (still compressed), from the first: a stream read
  * once (a pipe, stdin) can be read again from tee_fd's file.  A copy that

@@ -2,6 +2,7 @@
  * byte is read: a block must hold its own header and trailer, be a whole
  * number of 32-bit words and end inside the file; a packet must fit its
  * block; an option must fit its block's option area. */
+#include "dissect/grow.h"
 #include "pcap/pcapng_map.h"
 
 #include <errno.h>
@@ -145,15 +146,9 @@ static void add_iface(struct pcapng_map *m, uint32_t len)
 		warn(m, at, "more than %u interfaces in one pcapng section: the rest are ignored", MAX_IFS);
 		return;
 	}
-	if (m->nifs == m->cap_ifs) {
-		uint32_t n = m->cap_ifs ? m->cap_ifs * 2 : 8;
-		struct ng_iface *p = realloc(m->ifs, n * sizeof(*p));
-		if (!p) {
-			warn(m, at, "out of memory for interface %u", m->nifs);
-			return;
-		}
-		m->ifs = p;
-		m->cap_ifs = n;
+	if (ARR_RESERVE(m->ifs, m->cap_ifs, m->nifs + 1, 8) < 0) {
+		warn(m, at, "out of memory for interface %u", m->nifs);
+		return;
 	}
 	if (len < 20) {
 		warn(m, at, "pcapng interface description block of %u bytes is too short: interface %u's packets are skipped",

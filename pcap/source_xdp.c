@@ -406,7 +406,8 @@ static void xsrc_stats(const struct source *src, struct source_stats *st)
 		     (s->ring ? xdp_ring_stats(s->ring)->resyncs : 0);
 }
 
-int source_is_xdp(const struct source *s)
+/* True when s is an xdp: source. */
+static int source_is_xdp(const struct source *s)
 {
 	return s && s->type == &source_type_xdp;
 }

@@ -23,8 +23,6 @@
 
 extern const struct source_type source_type_xdp;
 
-/* True when s is an xdp: source. */
-int source_is_xdp(const struct source *s);
 /* "native" or "generic". */
 const char *source_xdp_mode(const struct source *s);
 /* Frames the program has seen since attach (all frames, not only RoCE). */

@@ -141,5 +141,3 @@ void xdp_feed_flush(struct xdp_feed *f)
 }
 
 const struct xdp_feed_stats *xdp_feed_stats(const struct xdp_feed *f) { return &f->st; }
-const struct dissect_stats *xdp_feed_dissect_stats(const struct xdp_feed *f) { return dissect_stats(f->d); }
-const struct transport_stats *xdp_feed_transport_stats(const struct xdp_feed *f) { return dissect_feed_transport_stats(f->feed); }

@@ -43,7 +43,5 @@ int xdp_feed_record(struct xdp_feed *f, const void *buf, size_t len, uint64_t ts
 void xdp_feed_flush(struct xdp_feed *f);
 
 const struct xdp_feed_stats *xdp_feed_stats(const struct xdp_feed *f);
-const struct dissect_stats *xdp_feed_dissect_stats(const struct xdp_feed *f);
-const struct transport_stats *xdp_feed_transport_stats(const struct xdp_feed *f);
 
 #endif

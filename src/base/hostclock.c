@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/base/hostclock.h"
+#include "src/base/json.h"
 
 #define TRIES 5
 /* the kernel's dynamic POSIX clock id of an open PTP device */
@@ -146,29 +147,63 @@ int host_clock_read(struct host_clock *hc, const char *devdir, const char *sysdi
 
 void host_clock_json(FILE *f, const struct host_clock *hc, const char *host)
 {
-	fputs("{\"type\":\"clock\"", f);
+	struct jw jb, *j = &jb;
+
+	jw_init(j, f);
+	jw_lit(j, "{\"type\":\"clock\"");
 	if (host) {
-		fputs(",\"host\":\"", f);
-		for (const char *c = host; *c && c - host < 255; c++)   /* a host name is no place for JSON syntax */
-			fputc((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\' ? '?' : *c, f);
-		fputc('"', f);
+		/* a host name is no place for JSON syntax: what the join
+		 * matches it against was made the same way */
+		char h[256];
+		size_t n = 0;
+		for (const char *c = host; *c && n < sizeof(h) - 1; c++)
+			h[n++] = (unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\' ? '?' : *c;
+		h[n] = 0;
+		JW_KEY(j, "host");
+		jw_str(j, h);
 	}
-	fprintf(f, ",\"mono_ns\":%" PRIu64 ",\"realtime_ns\":%" PRIu64 ",\"tai_ns\":", hc->mono_ns, hc->realtime_ns);
-	if (hc->tai_ns)
-		fprintf(f, "%" PRIu64, hc->tai_ns);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"spread_ns\":%" PRIu64 ",\"synced\":%s,\"state\":%d,\"status\":%d,\"esterror_ns\":%" PRIu64
-		",\"maxerror_ns\":%" PRIu64 ",\"offset_ns\":%" PRId64 ",\"freq_ppm\":%.3f,\"tai_offset_s\":%d,\"ptp\":[",
-		hc->spread_ns, hc->synced ? "true" : "false", hc->state, hc->status, hc->esterror_ns,
-		hc->maxerror_ns, hc->offset_ns, hc->freq_ppm, hc->tai_offset_s);
+	JW_KEY(j, "mono_ns");
+	jw_u(j, hc->mono_ns);
+	JW_KEY(j, "realtime_ns");
+	jw_u(j, hc->realtime_ns);
+	JW_KEY(j, "tai_ns");
+	jw_time(j, hc->tai_ns);
+	JW_KEY(j, "spread_ns");
+	jw_u(j, hc->spread_ns);
+	JW_KEY(j, "synced");
+	jw_bool(j, hc->synced);
+	JW_KEY(j, "state");
+	jw_i(j, hc->state);
+	JW_KEY(j, "status");
+	jw_i(j, hc->status);
+	JW_KEY(j, "esterror_ns");
+	jw_u(j, hc->esterror_ns);
+	JW_KEY(j, "maxerror_ns");
+	jw_u(j, hc->maxerror_ns);
+	JW_KEY(j, "offset_ns");
+	jw_i(j, hc->offset_ns);
+	JW_KEY(j, "freq_ppm");
+	jw_fixed(j, hc->freq_ppm, 3);
+	JW_KEY(j, "tai_offset_s");
+	jw_i(j, hc->tai_offset_s);
+	JW_KEY(j, "ptp");
+	jw_c(j, '[');
 	for (unsigned k = 0; k < hc->nptp; k++) {
-		fprintf(f, "%s{\"dev\":\"%s\",\"name\":\"%s\",\"phc_minus_realtime_ns\":", k ? "," : "",
-			hc->ptp[k].dev, hc->ptp[k].name);
-		if (hc->ptp[k].err)
-			fprintf(f, "null,\"error\":\"%s\"}", strerror(-hc->ptp[k].err));
-		else
-			fprintf(f, "%" PRId64 ",\"error\":null}", hc->ptp[k].phc_minus_realtime_ns);
+		jw_lit(j, k ? ",{\"dev\":" : "{\"dev\":");
+		jw_str(j, hc->ptp[k].dev);
+		JW_KEY(j, "name");
+		jw_str(j, hc->ptp[k].name);
+		JW_KEY(j, "phc_minus_realtime_ns");
+		if (hc->ptp[k].err) {
+			jw_null(j);
+			JW_KEY(j, "error");
+			jw_str(j, strerror(-hc->ptp[k].err));
+		} else {
+			jw_i(j, hc->ptp[k].phc_minus_realtime_ns);
+			jw_lit(j, ",\"error\":null");
+		}
+		jw_c(j, '}');
 	}
-	fputs("]}\n", f);
+	jw_lit(j, "]}\n");
+	jw_flush(j);
 }

@@ -21,9 +21,7 @@ void log_set_level(enum log_level level) { log_level_cur = level; }
 enum log_level log_get_level(void) { return log_level_cur; }
 void log_set_context(const char *where) { log_where = where; }
 unsigned long log_error_count(void) { return log_errors; }
-unsigned long log_warn_count(void) { return log_warns; }
-
-void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
 

@@ -12,7 +12,6 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Count of LOG_ERROR/LOG_WARN lines emitted, so mains can set exit status. */
 unsigned long log_error_count(void);
-unsigned long log_warn_count(void);
 
 /* Where the input being handled comes from ("nfsrdmad.conf:3"), put before
  * every message until cleared with NULL, so a setting's error is one line
@@ -21,8 +20,6 @@ void log_set_context(const char *where);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void log_vmsg(enum log_level level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
 
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)

@@ -30,7 +30,7 @@ static int version_short(const struct opt *opts)
 	return 'V';
 }
 
-void opt_usage(const struct opt_spec *spec, FILE *out)
+static void opt_usage(const struct opt_spec *spec, FILE *out)
 {
 	size_t n = opt_count(spec->opts);
 

@@ -30,7 +30,6 @@ struct opt_spec {
  * the index of the first operand, or a negative errno on bad usage (the
  * reason is already logged). */
 int opt_parse(const struct opt_spec *spec, int argc, char **argv);
-void opt_usage(const struct opt_spec *spec, FILE *out);
 
 /* Strict number parsing: whole string, range checked, suffixes k/M/G for
  * sizes.  Return 0 or -EINVAL/-ERANGE after logging "--name: why". */

@@ -13,8 +13,6 @@
  * Returns 0 and the root handle, or a negative errno (err says why). */
 int mount3_mnt(const char *host, const char *path, const struct rpc_cred *cred,
 	       struct nfs_fh *root, char *err, size_t errlen);
-/* Portmapper GETPORT over TCP (port 111).  Returns the port or -errno. */
-int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto);
 /* Their reply decoders, apart from the sockets (hostile input:
  * tests/fuzz/fuzz_nfs3_clnt.c).  GETPORT: the port, -EPROTO (an RPC
  * error) or -ENOENT.  MNT: 0 and the root handle, or -errno (err says why). */

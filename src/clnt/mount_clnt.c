@@ -75,7 +75,8 @@ static int sync_call(const char *host, uint16_t port, struct nfs_msg *m, uint8_t
 	return ret;
 }
 
-int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto)
+/* Portmapper GETPORT over TCP (port 111).  Returns the port or -errno. */
+static int pmap_getport(const char *host, uint32_t prog, uint32_t vers, uint32_t proto)
 {
 	struct nfs_msg m;
 	uint8_t args[16], rbuf[256];

@@ -196,7 +196,5 @@ unsigned nfs4_deleg_pairs(const struct nfs4_res *tr, const struct nfs4_res *rr,
 void nfs4_enc_setclientid(struct xenc *e, const uint8_t verf[8], const void *id, uint32_t id_len,
 			  uint32_t cb_program, const char *netid, const char *addr, uint32_t cb_ident);
 void nfs4_enc_setclientid_confirm(struct xenc *e, uint64_t clientid, const uint8_t confirm[8]);
-void nfs4_enc_renew(struct xenc *e, uint64_t clientid);
-void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid);
 
 #endif

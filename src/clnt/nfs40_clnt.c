@@ -37,13 +37,13 @@ void nfs4_enc_setclientid_confirm(struct xenc *e, uint64_t clientid, const uint8
 	xenc_fixed(e, confirm, 8);
 }
 
-void nfs4_enc_renew(struct xenc *e, uint64_t clientid)
+static void nfs4_enc_renew(struct xenc *e, uint64_t clientid)
 {
 	xenc_u32(e, NFS4_OP_RENEW);
 	xenc_u64(e, clientid);
 }
 
-void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid)
+static void nfs4_enc_open_confirm(struct xenc *e, const struct nfs4_stateid *sid, uint32_t seqid)
 {
 	xenc_u32(e, NFS4_OP_OPEN_CONFIRM);
 	xenc_u32(e, sid->seqid);
@@ -115,19 +115,6 @@ int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_
 		return ret < 0 ? ret : -EPROTO;
 	}
 	s->have_client = true;
-	s->last_renew_ns = xprt_now_ns();
-	return 0;
-}
-
-int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st)
-{
-	struct nfs4_res r;
-	int ret = nfs41_call_sync(x, s, c, nfs40_build_renew, s, 512, &r);
-	*st = ret == 0 ? r.status : 0;
-	if (ret < 0)
-		return ret;
-	if (r.status)
-		return -EPROTO;
 	s->last_renew_ns = xprt_now_ns();
 	return 0;
 }

@@ -88,9 +88,6 @@ bool nfs40_seqid_advances(uint32_t status);
  * Returns 0 or a negative errno (err says why). */
 int nfs40_client_open(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c,
 		      char *err, size_t errlen);
-/* RENEW of the session's client ID.  Returns 0, -EPROTO (an NFS error,
- * *st) or another negative errno. */
-int nfs40_renew(struct xprt *x, struct nfs41_session *s, const struct rpc_cred *c, uint32_t *st);
 /* RENEW's one op, for a caller that does not wait (ctx: the session). */
 unsigned nfs40_build_renew(struct xenc *e, void *session);
 /* PUTFH fh, OPEN_CONFIRM sid seqid, synchronously; res: the reply. */

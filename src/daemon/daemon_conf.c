@@ -1,5 +1,6 @@
 /* Config file reader (see daemon_conf.h).  Values are strdup'ed and kept
  * for the life of the process, as option arguments are. */
+#include "dissect/grow.h"
 #include "src/daemon/daemon_conf.h"
 
 #include <ctype.h>
@@ -59,14 +60,11 @@ void conf_release(void)
 static void keep(char *v)
 {
 	if (nkept == capkept) {
-		size_t cap = capkept ? 2 * capkept : 16;
-		char **k = realloc(kept, cap * sizeof(*k));
-		if (!k)
+		bool first = !kept;
+		if (ARR_RESERVE(kept, capkept, nkept + 1, 16) < 0)
 			return;   /* not freed at exit: harmless */
-		if (!kept)
+		if (first)
 			atexit(conf_release);
-		kept = k;
-		capkept = cap;
 	}
 	kept[nkept++] = v;
 }

@@ -175,8 +175,6 @@ void fwd_tick(struct forwarder *f)
 	}
 }
 
-bool fwd_connected(const struct forwarder *f) { return f->connected; }
-
 void fwd_record(struct forwarder *f, const struct nfsrdma_record *r)
 {
 	if (!f->sock) {

@@ -55,7 +55,6 @@ void fwd_get_stats(const struct forwarder *f, struct fwd_stats *s);
 /* Reads the link's connection events (logged: connected, lost, refused);
  * the daemon calls it once per loop. */
 void fwd_tick(struct forwarder *f);
-bool fwd_connected(const struct forwarder *f);
 const char *fwd_target(const struct forwarder *f);
 /* Gives queued messages up to linger_ms to leave, then closes the
  * connection; the counts stay readable until fwd_close. */

@@ -101,7 +101,9 @@ static void per_series(FILE *f, const struct agg *a, const char *name, const cha
 	}
 }
 
-void metrics_write(FILE *f, const struct agg *a, bool native)
+/* native: each histogram series followed by its native buckets' line
+ * (metrics_pb.h), for the protobuf exposition only. */
+static void metrics_write(FILE *f, const struct agg *a, bool native)
 {
 	const struct agg_totals *t = agg_totals(a);
 

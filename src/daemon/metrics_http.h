@@ -13,9 +13,6 @@
 
 #define HTTP_REQ_MAX 8192   /* longest request head accepted */
 
-/* native: each histogram series followed by its native buckets' line
- * (metrics_pb.h), for the protobuf exposition only. */
-void metrics_write(FILE *f, const struct agg *a, bool native);
 /* a label value escaped per the exposition format: \\ " and newline */
 void metrics_label_value(FILE *f, const char *s);
 /* True once buf holds a whole request head. */

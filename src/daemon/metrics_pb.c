@@ -1,5 +1,6 @@
 /* See metrics_pb.h.  The text is the daemon's own, so its reader is
  * strict: a line it cannot read is a writer's bug, -EINVAL, not skipped. */
+#include "dissect/grow.h"
 #include "src/daemon/metrics_pb.h"
 
 #include <ctype.h>
@@ -53,14 +54,8 @@ struct enc {
 
 static void *zal(struct enc *e, size_t n)
 {
-	if (e->nmem == e->capmem) {
-		size_t cap = e->capmem ? 2 * e->capmem : 64;
-		void **m = realloc(e->mem, cap * sizeof(*m));
-		if (!m)
-			return NULL;
-		e->mem = m;
-		e->capmem = cap;
-	}
+	if (ARR_RESERVE(e->mem, e->capmem, e->nmem + 1, 64) < 0)
+		return NULL;
 	void *p = calloc(1, n ? n : 1);
 	if (p)
 		e->mem[e->nmem++] = p;

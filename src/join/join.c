@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
 #include "src/join/fuse.h"
 #include "src/join/join.h"
 #include "src/join/join_int.h"
@@ -87,16 +88,8 @@ static uint32_t ent_alloc(struct join *j)
 		j->free_head = E(j, i)->hnext;
 		return i;
 	}
-	if (j->nent == j->cap) {
-		size_t cap = j->cap ? 2 * j->cap : 64;
-		if (cap > j->o.max_pending)
-			cap = j->o.max_pending;
-		struct jent *n = realloc(j->ent, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		j->ent = n;
-		j->cap = cap;
-	}
+	if (ARR_RESERVE_MAX(j->ent, j->cap, j->nent + 1, 64, j->o.max_pending) < 0)
+		return 0;
 	return (uint32_t)++j->nent;
 }
 

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 
+#include "src/base/json.h"
 #include "src/join/join_int.h"
 
 static const char *const vname[JV_N] = { "client", "wire", "server" };
@@ -20,6 +21,7 @@ struct clk_ctx {
 	FILE *f;
 	const char *const *names;
 	bool json, first;
+	struct jw *jw;   /* json: the line being built */
 };
 
 static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
@@ -34,20 +36,31 @@ static void clk_line(unsigned a, unsigned b, const struct clock_est *e, void *p)
 	const char *na = host_name(c->names, a, ba, sizeof(ba)), *nb = host_name(c->names, b, bb, sizeof(bb));
 
 	if (c->json) {
-		/* names are file names: the caller passes JSON-safe ones or NULL */
-		fprintf(c->f, "%s{\"a\":%u,\"b\":%u,\"offset_ns\":%" PRId64 ",\"drift_ppm\":%.3f,"
-			"\"uncertainty_ns\":", c->first ? "" : ",", a, b, e->offset_ns, e->drift_ppm);
-		if (e->uncertainty_ns == UINT64_MAX)
-			fputs("null", c->f);
-		else
-			fprintf(c->f, "%" PRIu64, e->uncertainty_ns);
-		fprintf(c->f, ",\"samples\":%" PRIu64 ",\"steps\":%u,\"bounded\":%s,\"source\":\"%s\","
-			"\"causal_uncertainty_ns\":", e->samples, e->steps, e->bounded ? "true" : "false",
-			e->from_hosts ? "hosts" : "causal");
-		if (causal == UINT64_MAX)
-			fputs("null}", c->f);
-		else
-			fprintf(c->f, "%" PRIu64 "}", causal);
+		struct jw *j = c->jw;
+
+		if (!c->first)
+			jw_c(j, ',');
+		jw_lit(j, "{\"a\":");
+		jw_u(j, a);
+		JW_KEY(j, "b");
+		jw_u(j, b);
+		JW_KEY(j, "offset_ns");
+		jw_i(j, e->offset_ns);
+		JW_KEY(j, "drift_ppm");
+		jw_fixed(j, e->drift_ppm, 3);
+		JW_KEY(j, "uncertainty_ns");
+		jw_u_or_null(j, e->uncertainty_ns != UINT64_MAX, e->uncertainty_ns);
+		JW_KEY(j, "samples");
+		jw_u(j, e->samples);
+		JW_KEY(j, "steps");
+		jw_u(j, e->steps);
+		JW_KEY(j, "bounded");
+		jw_bool(j, e->bounded);
+		JW_KEY(j, "source");
+		jw_str(j, e->from_hosts ? "hosts" : "causal");
+		JW_KEY(j, "causal_uncertainty_ns");
+		jw_u_or_null(j, causal != UINT64_MAX, causal);
+		jw_c(j, '}');
 		c->first = false;
 		return;
 	}
@@ -99,32 +112,76 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 			fprintf(f, "join: the %s vantage stopped: the last %" PRIu64 " RPCs lack it\n", vname[v],
 				s->stopped_after[v]);
 	}
-	struct clk_ctx c = { j, f, names, false, true };
+	struct clk_ctx c = { j, f, names, false, true, NULL };
 	join_clock_each(j, clk_line, &c);
 	if (j->claims)
 		claims_report(j->claims, f, names, false);
 }
 
+/* the counters of one vantage each: {"client":N,"wire":N,"server":N} */
+static void json_by_vantage(struct jw *j, const uint64_t v[JV_N])
+{
+	for (unsigned i = 0; i < JV_N; i++) {
+		jw_c(j, i ? ',' : '{');
+		jw_str(j, vname[i]);
+		jw_c(j, ':');
+		jw_u(j, v[i]);
+	}
+	jw_c(j, '}');
+}
+
 void join_report_json(const struct join *j, FILE *f, const char *const *names)
 {
 	const struct join_stats *s = &j->st;
+	struct jw jb, *w = &jb;
 
-	fprintf(f, "{\"type\":\"join\",\"in\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
-		"},\"rejected\":%" PRIu64 ",\"emitted\":%" PRIu64 ",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64
-		",\"evicted\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"dup_xids\":%" PRIu64 ",\"negative\":%" PRIu64
-		",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
-		",\"clock\":%" PRIu64 "},\"unaligned\":%" PRIu64 ",\"missing\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64
-		"},\"stopped_after\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64 ",\"server\":%" PRIu64 "},\"clocks\":[",
-		s->in[0], s->in[1], s->in[2], s->rejected, s->emitted, s->complete, s->partial, s->evicted,
-		s->retransmits, s->dup_xids, s->negative, s->negative_by[0], s->negative_by[1], s->negative_by[2],
-		s->negative_by[3], s->unaligned, s->missing[0], s->missing[1], s->missing[2],
-		s->stopped_after[0], s->stopped_after[1], s->stopped_after[2]);
-	struct clk_ctx c = { j, f, names, true, true };
+	jw_init(w, f);
+	jw_lit(w, "{\"type\":\"join\"");
+	JW_KEY(w, "in");
+	json_by_vantage(w, s->in);
+	JW_KEY(w, "rejected");
+	jw_u(w, s->rejected);
+	JW_KEY(w, "emitted");
+	jw_u(w, s->emitted);
+	JW_KEY(w, "complete");
+	jw_u(w, s->complete);
+	JW_KEY(w, "partial");
+	jw_u(w, s->partial);
+	JW_KEY(w, "evicted");
+	jw_u(w, s->evicted);
+	JW_KEY(w, "retransmits");
+	jw_u(w, s->retransmits);
+	JW_KEY(w, "dup_xids");
+	jw_u(w, s->dup_xids);
+	JW_KEY(w, "negative");
+	jw_u(w, s->negative);
+	JW_KEY(w, "negative_by");
+	jw_lit(w, "{\"client\":");
+	jw_u(w, s->negative_by[0]);
+	JW_KEY(w, "wire");
+	jw_u(w, s->negative_by[1]);
+	JW_KEY(w, "server");
+	jw_u(w, s->negative_by[2]);
+	JW_KEY(w, "clock");
+	jw_u(w, s->negative_by[3]);
+	jw_c(w, '}');
+	JW_KEY(w, "unaligned");
+	jw_u(w, s->unaligned);
+	JW_KEY(w, "missing");
+	json_by_vantage(w, s->missing);
+	JW_KEY(w, "stopped_after");
+	json_by_vantage(w, s->stopped_after);
+	JW_KEY(w, "clocks");
+	jw_c(w, '[');
+	struct clk_ctx c = { j, f, names, true, true, w };
 	join_clock_each(j, clk_line, &c);
-	fputs("],\"clock_claims\":[", f);
+	jw_lit(w, "],\"clock_claims\":[");
+	/* clock_claim.c writes its own objects to f */
+	jw_flush(w);
 	if (j->claims)
 		claims_report(j->claims, f, names, true);
-	fputs("]}\n", f);
+	jw_lit(w, "]}\n");
+	jw_flush(w);
 }
 
 void join_report_claims_json(const struct join *j, FILE *f)

@@ -11,6 +11,7 @@
 #include "pcap/source.h"
 #include "src/base/log.h"
 #include "src/join/rec_json.h"
+#include "src/join/source_jsonl.h"
 
 #define JSONL_BATCH     256          /* records per poll: the daemon's loop stays responsive */
 #define JSONL_LINE_MAX  (1u << 20)   /* a record line is ~2 KB; anything this long is not one */
@@ -31,7 +32,6 @@ struct source_jsonl {
 static int jsonl_open(struct source **out, const char *arg, const struct source_opts *o, source_record_fn cb,
 		      void *ctx, char *err, size_t errlen)
 {
-	extern const struct source_type source_type_jsonl;
 	struct source_jsonl *s;
 
 	(void)o;

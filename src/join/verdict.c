@@ -3,7 +3,10 @@
 #include "src/join/fuse.h"
 #include "src/join/verdict.h"
 
-uint64_t verdict_pair_unc(const struct nfsrdma_record *r, unsigned a, unsigned b)
+/* The uncertainty of a difference of two times from vantages a and b
+ * (JV_*) on the record's clock: 0 on one vantage's own clock,
+ * UINT64_MAX when either was not bounded. */
+static uint64_t verdict_pair_unc(const struct nfsrdma_record *r, unsigned a, unsigned b)
 {
 	if (a == b)
 		return 0;

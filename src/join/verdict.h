@@ -16,9 +16,5 @@
  * clocks cannot split them), f_place and the verdict. */
 void verdict_derive(struct nfsrdma_record *r, const uint8_t vs[REC_FP_N + 1]);
 
-/* The uncertainty of a difference of two times from vantages a and b
- * (JV_*) on the record's clock: 0 on one vantage's own clock,
- * UINT64_MAX when either was not bounded. */
-uint64_t verdict_pair_unc(const struct nfsrdma_record *r, unsigned a, unsigned b);
 
 #endif

@@ -1,4 +1,5 @@
 /* --compare: the per-operation counts of two captures (compare.h). */
+#include "dissect/grow.h"
 #include "src/out/compare.h"
 
 #include <errno.h>
@@ -37,14 +38,8 @@ static struct cmp_op *op_get(struct compare *c, const char *key)
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->op[i]->key, key))
 			return c->op[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct cmp_op **v = realloc(c->op, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		c->op = v;
-		c->cap = cap;
-	}
+	if (ARR_RESERVE(c->op, c->cap, c->n + 1, 32) < 0)
+		return NULL;
 	struct cmp_op *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
@@ -64,12 +59,13 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-uint64_t cmp_call_bytes(const struct nfsrdma_record *r)
+/* The payload of a record (see above). */
+static uint64_t cmp_call_bytes(const struct nfsrdma_record *r)
 {
 	return minus(r->call_inline, r->call_hdr) + r->read_bytes;
 }
 
-uint64_t cmp_reply_bytes(const struct nfsrdma_record *r)
+static uint64_t cmp_reply_bytes(const struct nfsrdma_record *r)
 {
 	return minus(r->reply_inline, r->reply_hdr) + r->write_bytes + r->reply_bytes;
 }

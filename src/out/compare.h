@@ -109,9 +109,6 @@ struct compare_how {
 int compare_read(struct compare *c, int side, const char *file, const struct compare_how *how,
 		 bool *nothing);
 
-/* The payload of a record (see above). */
-uint64_t cmp_call_bytes(const struct nfsrdma_record *r);
-uint64_t cmp_reply_bytes(const struct nfsrdma_record *r);
 
 /* Adds record r's transport facts to x (nothing for TCP / UDP). */
 void cmp_xprt_add(struct cmp_xprt *x, const struct nfsrdma_record *r);

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "src/base/json.h"
 #include "src/out/compare.h"
 #include "src/out/out.h"
 
@@ -125,98 +126,138 @@ void compare_print(const struct compare *c, FILE *f)
 	compare_print_xprt(f, kw, "", &c->all[CMP_A], &c->all[CMP_B], true);
 }
 
-static void json_ratio(FILE *f, const char *name, struct cell a, struct cell b, bool first)
+static void json_ratio(struct jw *j, const char *name, struct cell a, struct cell b, bool first)
 {
 	struct cell r = ratio(a, b);
 
-	fprintf(f, "%s\"%s\":", first ? "" : ",", name);
+	if (!first)
+		jw_c(j, ',');
+	jw_str(j, name);
+	jw_c(j, ':');
 	if (r.set)
-		fprintf(f, "%.4f", r.v);
+		jw_fixed(j, r.v, 4);
 	else
-		fputs("null", f);
+		jw_null(j);
 }
 
-static void json_side(FILE *f, const struct cmp_side *s)
+/* each phase's value, null when no RPC of this side had it (absent is
+ * not zero), as in the records' JSON */
+static void json_phases(struct jw *j, const struct cmp_side *s, bool mean)
+{
+	for (unsigned ph = 0; ph < REC_PH_N; ph++) {
+		jw_c(j, ph ? ',' : '{');
+		jw_str(j, rec_phase_name(ph));
+		jw_c(j, ':');
+		if (!s->phase_n[ph])
+			jw_null(j);
+		else if (mean)
+			jw_fixed(j, (double)s->phase_sum[ph] / (double)s->timed, 1);
+		else
+			jw_u(j, s->phase_sum[ph]);
+	}
+	jw_c(j, '}');
+}
+
+static void json_side(struct jw *j, const struct cmp_side *s)
 {
 	if (!s->rpcs) {
-		fputs("null", f);
+		jw_null(j);
 		return;
 	}
-	fprintf(f, "{\"rpcs\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-		",\"max_ns\":%" PRIu64 ",\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64
-		",\"lat_sum_ns\":%" PRIu64, s->rpcs, s->timed, hist_pct(&s->lat, 0.50),
-		hist_pct(&s->lat, 0.99), s->lat.max, s->call_bytes, s->reply_bytes, s->lat_sum);
-	/* a phase no RPC of this side had is null, not 0 (absent is not
-	 * zero), as in the records' JSON */
-	fputs(",\"phase_sum_ns\":{", f);
-	for (unsigned ph = 0; ph < REC_PH_N; ph++)
-		if (s->phase_n[ph])
-			fprintf(f, "%s\"%s\":%" PRIu64, ph ? "," : "", rec_phase_name(ph), s->phase_sum[ph]);
-		else
-			fprintf(f, "%s\"%s\":null", ph ? "," : "", rec_phase_name(ph));
-	fputs("}", f);
+	jw_lit(j, "{\"rpcs\":");
+	jw_u(j, s->rpcs);
+	JW_KEY(j, "timed");
+	jw_u(j, s->timed);
+	JW_KEY(j, "p50_ns");
+	jw_u(j, hist_pct(&s->lat, 0.50));
+	JW_KEY(j, "p99_ns");
+	jw_u(j, hist_pct(&s->lat, 0.99));
+	JW_KEY(j, "max_ns");
+	jw_u(j, s->lat.max);
+	JW_KEY(j, "call_bytes");
+	jw_u(j, s->call_bytes);
+	JW_KEY(j, "reply_bytes");
+	jw_u(j, s->reply_bytes);
+	JW_KEY(j, "lat_sum_ns");
+	jw_u(j, s->lat_sum);
+	JW_KEY(j, "phase_sum_ns");
+	json_phases(j, s, false);
 	if (s->timed) {
-		fprintf(f, ",\"mean_ns\":%.1f,\"phase_mean_ns\":{", (double)s->lat_sum / (double)s->timed);
-		for (unsigned ph = 0; ph < REC_PH_N; ph++)
-			if (s->phase_n[ph])
-				fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", rec_phase_name(ph),
-					(double)s->phase_sum[ph] / (double)s->timed);
-			else
-				fprintf(f, "%s\"%s\":null", ph ? "," : "", rec_phase_name(ph));
-		fputs("}", f);
+		JW_KEY(j, "mean_ns");
+		jw_fixed(j, (double)s->lat_sum / (double)s->timed, 1);
+		JW_KEY(j, "phase_mean_ns");
+		json_phases(j, s, true);
 	} else {
-		fputs(",\"mean_ns\":null,\"phase_mean_ns\":null", f);
+		jw_lit(j, ",\"mean_ns\":null,\"phase_mean_ns\":null");
 	}
-	fputs(",\"xprt\":", f);
-	compare_json_xprt(f, &s->x, false);
-	fputs("}", f);
+	/* the transport's facts write to the FILE: the writer's buffer first */
+	JW_KEY(j, "xprt");
+	jw_flush(j);
+	compare_json_xprt(j->f, &s->x, false);
+	jw_c(j, '}');
 }
 
 void compare_print_json(const struct compare *c, FILE *f)
 {
 	struct cmp_side tot[CMP_SIDES];
+	struct jw jb, *j = &jb;
 
+	jw_init(j, f);
 	memset(tot, 0, sizeof(tot));
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cmp_op *o = c->op[i];
 		const struct cmp_side *a = &o->side[CMP_A], *b = &o->side[CMP_B];
-		fputs("{\"type\":\"compare\",\"op\":", f);
-		out_json_str(f, o->key);
-		fputs(",\"a\":", f);
-		json_side(f, a);
-		fputs(",\"b\":", f);
-		json_side(f, b);
-		fputs(",\"ratio\":{", f);
-		json_ratio(f, "rpcs", cell_of(a, M_RPCS), cell_of(b, M_RPCS), true);
-		json_ratio(f, "p50", cell_of(a, M_P50), cell_of(b, M_P50), false);
-		json_ratio(f, "p99", cell_of(a, M_P99), cell_of(b, M_P99), false);
-		json_ratio(f, "call_bytes", cell_of(a, M_CALL), cell_of(b, M_CALL), false);
-		json_ratio(f, "reply_bytes", cell_of(a, M_REPLY), cell_of(b, M_REPLY), false);
-		json_ratio(f, "mean", cell_of(a, M_MEAN), cell_of(b, M_MEAN), false);
-		compare_json_xprt_ratio(f, &a->x, &b->x, false);
-		fputs("}}\n", f);
+		jw_lit(j, "{\"type\":\"compare\"");
+		JW_KEY(j, "op");
+		jw_str(j, o->key);
+		JW_KEY(j, "a");
+		json_side(j, a);
+		JW_KEY(j, "b");
+		json_side(j, b);
+		JW_KEY(j, "ratio");
+		jw_c(j, '{');
+		json_ratio(j, "rpcs", cell_of(a, M_RPCS), cell_of(b, M_RPCS), true);
+		json_ratio(j, "p50", cell_of(a, M_P50), cell_of(b, M_P50), false);
+		json_ratio(j, "p99", cell_of(a, M_P99), cell_of(b, M_P99), false);
+		json_ratio(j, "call_bytes", cell_of(a, M_CALL), cell_of(b, M_CALL), false);
+		json_ratio(j, "reply_bytes", cell_of(a, M_REPLY), cell_of(b, M_REPLY), false);
+		json_ratio(j, "mean", cell_of(a, M_MEAN), cell_of(b, M_MEAN), false);
+		jw_flush(j);
+		compare_json_xprt_ratio(j->f, &a->x, &b->x, false);
+		jw_lit(j, "}}\n");
 		for (int s = 0; s < CMP_SIDES; s++) {
 			tot[s].rpcs += o->side[s].rpcs;
 			tot[s].call_bytes += o->side[s].call_bytes;
 			tot[s].reply_bytes += o->side[s].reply_bytes;
 		}
 	}
-	fputs("{\"type\":\"compare_total\"", f);
+	jw_lit(j, "{\"type\":\"compare_total\"");
 	for (int s = 0; s < CMP_SIDES; s++) {
 		size_t ops = 0;
 		for (size_t i = 0; i < c->n; i++)
 			ops += c->op[i]->side[s].rpcs != 0;
-		fprintf(f, ",\"%c\":{\"file\":", 'a' + s);
-		out_json_str(f, c->file[s]);
-		fprintf(f, ",\"rpcs\":%" PRIu64 ",\"ops\":%zu,\"call_bytes\":%" PRIu64 ",\"reply_bytes\":%" PRIu64
-			",\"xprt\":", tot[s].rpcs, ops, tot[s].call_bytes, tot[s].reply_bytes);
-		compare_json_xprt(f, &c->all[s], true);
-		fputc('}', f);
+		jw_lit(j, s == CMP_A ? ",\"a\":{\"file\":" : ",\"b\":{\"file\":");
+		jw_str(j, c->file[s]);
+		JW_KEY(j, "rpcs");
+		jw_u(j, tot[s].rpcs);
+		JW_KEY(j, "ops");
+		jw_u(j, ops);
+		JW_KEY(j, "call_bytes");
+		jw_u(j, tot[s].call_bytes);
+		JW_KEY(j, "reply_bytes");
+		jw_u(j, tot[s].reply_bytes);
+		JW_KEY(j, "xprt");
+		jw_flush(j);
+		compare_json_xprt(j->f, &c->all[s], true);
+		jw_c(j, '}');
 	}
-	fputs(",\"ratio\":{", f);
-	json_ratio(f, "rpcs", cell_of(&tot[CMP_A], M_RPCS), cell_of(&tot[CMP_B], M_RPCS), true);
-	json_ratio(f, "call_bytes", cell_of(&tot[CMP_A], M_CALL), cell_of(&tot[CMP_B], M_CALL), false);
-	json_ratio(f, "reply_bytes", cell_of(&tot[CMP_A], M_REPLY), cell_of(&tot[CMP_B], M_REPLY), false);
-	compare_json_xprt_ratio(f, &c->all[CMP_A], &c->all[CMP_B], true);
-	fputs("}}\n", f);
+	JW_KEY(j, "ratio");
+	jw_c(j, '{');
+	json_ratio(j, "rpcs", cell_of(&tot[CMP_A], M_RPCS), cell_of(&tot[CMP_B], M_RPCS), true);
+	json_ratio(j, "call_bytes", cell_of(&tot[CMP_A], M_CALL), cell_of(&tot[CMP_B], M_CALL), false);
+	json_ratio(j, "reply_bytes", cell_of(&tot[CMP_A], M_REPLY), cell_of(&tot[CMP_B], M_REPLY), false);
+	jw_flush(j);
+	compare_json_xprt_ratio(j->f, &c->all[CMP_A], &c->all[CMP_B], true);
+	jw_lit(j, "}}\n");
+	jw_flush(j);
 }

@@ -352,13 +352,6 @@ int pcapng_export_close(struct pcapng_export *x)
 	return rc;
 }
 
-void pcapng_export_get_stats(const struct pcapng_export *x, struct pcapng_export_stats *st)
-{
-	*st = x->st;
-	if (x->w)
-		st->bytes += pcapng_writer_bytes(x->w);
-}
-
 /* Records reach the export through the frame notes that carry them. */
 static void file_record(const struct nfsrdma_record *r, void *ctx)
 {

@@ -39,7 +39,6 @@ int pcapng_export_new(struct pcapng_export **out, struct source *src,
 		      const struct pcapng_export_opts *o, char *err, size_t errlen);
 /* Writes what is queued and closes the file; returns 0 or the first write error. */
 int pcapng_export_close(struct pcapng_export *x);
-void pcapng_export_get_stats(const struct pcapng_export *x, struct pcapng_export_stats *st);
 
 /* Whole capture file -> annotated pcapng (nfsrdma-dissect -w): the file
  * in, or when read_from is not NULL the bytes of in kept there (the spool

@@ -1,30 +1,40 @@
 /* A group's verdict as JSON (out.h, out_json_verdict_sum). */
-#include <inttypes.h>
-
+#include "src/base/json.h"
 #include "src/out/out.h"
 #include "src/stats/verdict_sum.h"
 
-static void json_places(FILE *f, uint16_t places)
+static void json_places(struct jw *j, uint16_t places)
 {
-	fputc('[', f);
+	jw_c(j, '[');
 	for (unsigned pl = 0, k = 0; pl < REC_PL_N; pl++)
-		if (places & (1u << pl))
-			fprintf(f, "%s\"%s\"", k++ ? "," : "", rec_place_name(pl));
-	fputc(']', f);
+		if (places & (1u << pl)) {
+			if (k++)
+				jw_c(j, ',');
+			jw_str(j, rec_place_name(pl));
+		}
+	jw_c(j, ']');
 }
 
 void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
 {
 	struct verdict_of o;
 	uint8_t idx[VSUM_SETS];
+	struct jw jb, *j = &jb;
 
-	fputs(",\"verdict\":", f);
+	jw_init(j, f);
+	JW_KEY(j, "verdict");
 	if (verdict_sum_get(v, &o)) {
-		fputs("{\"place\":", f);
-		json_places(f, o.places);
-		fprintf(f, ",\"share\":%u.%03u}", o.pm / 1000, o.pm % 1000);
+		jw_lit(j, "{\"place\":");
+		json_places(j, o.places);
+		JW_KEY(j, "share");
+		jw_u(j, o.pm / 1000);
+		jw_c(j, '.');
+		jw_c(j, (char)('0' + o.pm % 1000 / 100));
+		jw_c(j, (char)('0' + o.pm % 100 / 10));
+		jw_c(j, (char)('0' + o.pm % 10));
+		jw_c(j, '}');
 	} else {
-		fputs("null", f);
+		jw_null(j);
 	}
 	/* largest first, as a record's own places */
 	for (unsigned i = 0; i < v->nset; i++)
@@ -35,21 +45,39 @@ void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
 			idx[k] = idx[k - 1];
 			idx[k - 1] = t;
 		}
-	fputs(",\"places\":[", f);
+	JW_KEY(j, "places");
+	jw_c(j, '[');
 	for (unsigned i = 0; i < v->nset; i++) {
-		fputs(i ? ",{\"place\":" : "{\"place\":", f);
-		json_places(f, v->set[idx[i]]);
-		fprintf(f, ",\"ns\":%" PRIu64 "}", v->set_ns[idx[i]]);
+		jw_lit(j, i ? ",{\"place\":" : "{\"place\":");
+		json_places(j, v->set[idx[i]]);
+		JW_KEY(j, "ns");
+		jw_u(j, v->set_ns[idx[i]]);
+		jw_c(j, '}');
 	}
-	fprintf(f, "],\"places_overflow\":{\"shares\":%" PRIu64 ",\"ns\":%" PRIu64 "},\"seg\":{", v->overflow,
-		v->overflow_ns);
+	jw_c(j, ']');
+	JW_KEY(j, "places_overflow");
+	jw_lit(j, "{\"shares\":");
+	jw_u(j, v->overflow);
+	JW_KEY(j, "ns");
+	jw_u(j, v->overflow_ns);
+	jw_c(j, '}');
+	JW_KEY(j, "seg");
 	for (unsigned sg = 0; sg < REC_SEG_N; sg++) {
-		fprintf(f, "%s\"%s\":", sg ? "," : "", rec_seg_name(sg));
-		if (v->seg_n[sg])
-			fprintf(f, "{\"sum_ns\":%" PRIu64 ",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 "}", v->seg_sum[sg],
-				v->seg_n[sg], v->seg_sum[sg] / v->seg_n[sg]);
-		else
-			fputs("null", f);
+		jw_c(j, sg ? ',' : '{');
+		jw_str(j, rec_seg_name(sg));
+		jw_c(j, ':');
+		if (v->seg_n[sg]) {
+			jw_lit(j, "{\"sum_ns\":");
+			jw_u(j, v->seg_sum[sg]);
+			JW_KEY(j, "rpcs");
+			jw_u(j, v->seg_n[sg]);
+			JW_KEY(j, "mean_ns");
+			jw_u(j, v->seg_sum[sg] / v->seg_n[sg]);
+			jw_c(j, '}');
+		} else {
+			jw_null(j);
+		}
 	}
-	fputc('}', f);
+	jw_c(j, '}');
+	jw_flush(j);
 }

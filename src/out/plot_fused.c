@@ -26,7 +26,8 @@ static const char *const lane_name[LANE_N] = { "client", "wire", "server" };
 static const unsigned char fphase_lane[REC_FP_N] = { LANE_CLIENT, LANE_CLIENT, LANE_WIRE, LANE_SERVER, LANE_SERVER,
 						     LANE_SERVER, LANE_SERVER, LANE_SERVER, LANE_WIRE, LANE_CLIENT };
 
-const char *plot_fphase_color(unsigned ph)
+/* The colour of fused phase ph, shared by every view of the fused phases. */
+static const char *plot_fphase_color(unsigned ph)
 {
 	return ph < REC_FP_N ? fphase_color[ph] : "#999";
 }
@@ -77,11 +78,6 @@ void plot_fused_free(struct plot_fused *p)
 	}
 	free(p->slow);
 	free(p);
-}
-
-size_t plot_fused_count(const struct plot_fused *p)
-{
-	return p ? p->n : 0;
 }
 
 static struct fop *op_get(struct plot_fused *p, const char *key)

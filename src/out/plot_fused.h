@@ -18,11 +18,8 @@ struct plot_fused;
 /* slowest: the waterfall's rows (1..PLOT_SLOWEST_MAX). */
 struct plot_fused *plot_fused_new(unsigned slowest);
 void plot_fused_add(struct plot_fused *p, const struct nfsrdma_record *r);
-size_t plot_fused_count(const struct plot_fused *p);
 /* 0 or negative errno with one line in err. */
 int plot_fused_write(struct plot_fused *p, const char *path, const char *title, char *err, size_t errlen);
 void plot_fused_free(struct plot_fused *p);
-/* The colour of fused phase ph, shared by every view of the fused phases. */
-const char *plot_fphase_color(unsigned ph);
 
 #endif

@@ -75,7 +75,7 @@ const char *plot_phase_note(unsigned ph)
 	return ph < PH_N ? phase_note[ph] : "";
 }
 
-const char *plot_phase_name(unsigned ph)
+static const char *plot_phase_name(unsigned ph)
 {
 	return rec_phase_name(ph);
 }

@@ -25,6 +25,5 @@ void plot_free(struct plot *p);
  * name of each phase (the drawing itself: svg.h). */
 const char *plot_phase_color(unsigned ph);
 const char *plot_phase_note(unsigned ph);
-const char *plot_phase_name(unsigned ph);
 
 #endif

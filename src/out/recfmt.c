@@ -91,24 +91,6 @@ const char *fmt_dur0(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-const char *rec_phase_str(const struct nfsrdma_record *r, unsigned ph, char *buf, size_t len)
-{
-	if (ph >= REC_PH_N || !rec_phase_seen(r, ph))
-		snprintf(buf, len, "-");
-	else
-		fmt_dur0(r->d_phase[ph], buf, len);
-	return buf;
-}
-
-const char *rec_total_str(const struct nfsrdma_record *r, char *buf, size_t len)
-{
-	if (!rec_total_known(r))
-		snprintf(buf, len, "-");
-	else
-		fmt_dur0(r->d_total, buf, len);
-	return buf;
-}
-
 static uint64_t dur_unit(uint64_t total)
 {
 	return total < 1000 ? 1 : total < 1000000000 ? 1000 : 1000000;

@@ -18,10 +18,6 @@ const char *rec_status_str(const struct nfsrdma_record *r, char *buf, size_t len
 const char *rec_ops_str(const struct nfsrdma_record *r, char *buf, size_t len);
 /* "1.234ms", "56us", "2.5s", "-" for 0 */
 const char *fmt_dur(uint64_t ns, char *buf, size_t len);
-/* A phase (rec_phase) or the total: "-" when it did not happen (or the
- * total is unknown), "0ns" when it took no time. */
-const char *rec_phase_str(const struct nfsrdma_record *r, unsigned ph, char *buf, size_t len);
-const char *rec_total_str(const struct nfsrdma_record *r, char *buf, size_t len);
 /* The phases a record's line shows, in time order: call, then queue, pull
  * and server when the arguments were pulled, else queue+server, then push,
  * wait and reply.  Returns how many were written to ph (<= REC_PH_N). */

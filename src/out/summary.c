@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
 #include "dissect/dissect.h"
 #include "dissect/nfs4.h"
 #include "dissect/programs.h"
@@ -87,14 +88,8 @@ static struct sum_ent *ent_get(struct summary *s, const char *key)
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->e[i]->key, key))
 			return s->e[i];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-		struct sum_ent **e = realloc(s->e, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		s->e = e;
-		s->cap = cap;
-	}
+	if (ARR_RESERVE(s->e, s->cap, s->n + 1, 32) < 0)
+		return NULL;
 	struct sum_ent *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;

@@ -352,7 +352,8 @@ static void build(struct probe_plan *pl, const char *root, unsigned want, const 
 	}
 }
 
-int probe_tp_index(const char *event)
+/* Index of an event in probe_tps, or -1. */
+static int probe_tp_index(const char *event)
 {
 	for (size_t i = 0; i < probe_ntps; i++)
 		if (!strcmp(probe_tps[i].event, event))

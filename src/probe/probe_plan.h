@@ -63,8 +63,6 @@ void probe_plan_build_held(struct probe_plan *pl, const char *root, unsigned wan
 void probe_plan_say(struct probe_plan *pl, bool fatal);
 /* Marks event i unavailable after the fact (attach failed), with a line. */
 void probe_plan_drop(struct probe_plan *pl, size_t i, const char *why);
-/* Index of an event in probe_tps, or -1. */
-int probe_tp_index(const char *event);
 bool probe_plan_has(const struct probe_plan *pl, const char *event);
 
 #endif

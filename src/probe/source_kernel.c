@@ -17,6 +17,7 @@
 #include "src/probe/probe_load.h"
 #include "src/probe/probe_record.h"
 #include "pcap/source.h"
+#include "src/probe/source_kernel.h"
 
 struct source_kernel {
 	struct source base;
@@ -25,8 +26,6 @@ struct source_kernel {
 	void *ctx;
 	uint64_t records;
 };
-
-extern const struct source_type source_type_kernel;
 
 static void on_event(const struct probe_event *e, void *ctx)
 {

@@ -7,12 +7,9 @@
 #include <string.h>
 
 #include "pcap/source_pcap.h"
-
-extern const struct source_type source_type_pcap;
-extern const struct source_type source_type_live;
-extern const struct source_type source_type_kernel;
-extern const struct source_type source_type_xdp;
-extern const struct source_type source_type_jsonl;
+#include "pcap/source_xdp.h"
+#include "src/join/source_jsonl.h"
+#include "src/probe/source_kernel.h"
 
 static const struct source_type *const types[] = {
 	&source_type_pcap,
@@ -63,8 +60,3 @@ bool source_flat_out(const struct source *s)
 	return source_pcap_flat_out(s) || (s && s->type == &source_type_jsonl);
 }
 
-void source_help(FILE *out)
-{
-	for (size_t i = 0; i < NTYPES; i++)
-		fprintf(out, "  %-8s %s\n", types[i]->prefix, types[i]->help);
-}

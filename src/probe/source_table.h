@@ -1,6 +1,7 @@
 /* The source table: opening any record source (pcap/source.h) by its
  * spec.  It names every implementation (pcap/source_pcap.c,
- * pcap/source_xdp.c, and the kernel probes of src/probe/source_kernel.c),
+ * pcap/source_xdp.c, the kernel probes of src/probe/source_kernel.c and
+ * the JSON Lines records of src/join/source_jsonl.c),
  * so it lives here, above all of them; the interface stays in pcap/. */
 #ifndef NFSRDMA_SOURCE_TABLE_H
 #define NFSRDMA_SOURCE_TABLE_H
@@ -19,7 +20,5 @@ int source_open(struct source **out, const char *spec, const struct source_opts 
  * records (read as fast as they parse).  Record time is then the only
  * clock, and nothing may be dropped for lack of time. */
 bool source_flat_out(const struct source *s);
-/* One line per known source type, for --help. */
-void source_help(FILE *out);
 
 #endif

@@ -2,6 +2,7 @@
  * own, keyed by the requester's address, NFS version and NFSv4 minor
  * version.  A Linux client that mounts v4.1 and then v4.2 from one address
  * holds two client IDs and two sessions on the server; so does the replay. */
+#include "dissect/grow.h"
 #include "src/replay/replay_engine.h"
 
 #include <arpa/inet.h>
@@ -55,14 +56,8 @@ int replay_clients(struct trace *t)
 		else
 			for (k = 0; k < t->nclients && !same_client(&t->clients[k], tc, vers, minor); k++)
 				;
-		if (k == t->nclients && k < TR_MAX_CLIENTS && k == t->clients_cap) {
-			unsigned cap = t->clients_cap ? 2 * t->clients_cap : 16;
-			struct tclient *c = realloc(t->clients, cap * sizeof(*c));
-			if (!c)
-				return -ENOMEM;
-			t->clients = c;
-			t->clients_cap = cap;
-		}
+		if (k == t->nclients && k < TR_MAX_CLIENTS && ARR_RESERVE(t->clients, t->clients_cap, k + 1, 16) < 0)
+			return -ENOMEM;
 		if (k == t->nclients) {
 			if (k == TR_MAX_CLIENTS) {
 				k = TR_MAX_CLIENTS - 1;

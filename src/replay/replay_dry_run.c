@@ -7,6 +7,7 @@
 #include "dissect/name_text.h"
 #include "dissect/nfs_status.h"
 #include "dissect/xdr.h"
+#include "src/base/json.h"
 #include "src/clnt/nfs3.h"
 #include "src/out/out.h"
 
@@ -95,55 +96,79 @@ static void dry_text(FILE *f, const struct dry_call *d)
 	fputc('\n', f);
 }
 
-static void json_key_str(FILE *f, const char *key, const char *v)
+static void json_key_str(struct jw *j, const char *key, const char *v)
 {
-	fprintf(f, ",\"%s\":", key);
-	out_json_str(f, v);
+	jw_c(j, ',');
+	jw_str(j, key);
+	jw_c(j, ':');
+	jw_str(j, v);
 }
 
 /* docs/replay.md, "--dry-run --json" */
 static void dry_json(FILE *f, const struct dry_call *d)
 {
 	const struct tcall *tc = d->tc;
+	struct jw jb, *j = &jb;
 
-	fprintf(f, "{\"type\":\"call\",\"n\":%zu,\"xid\":\"0x%08x\",\"frame\":%" PRIu64, d->n, tc->xid,
-		tc->frame);
-	json_key_str(f, "op", tc->name);
-	fprintf(f, ",\"client\":%u,\"supported\":%s", tc->client + 1u, d->supported ? "true" : "false");
-	if (d->after)
-		fprintf(f, ",\"after\":%" PRIu64, d->after);
+	jw_init(j, f);
+	jw_lit(j, "{\"type\":\"call\"");
+	JW_KEY(j, "n");
+	jw_u(j, d->n);
+	JW_KEY(j, "xid");
+	jw_c(j, '"');
+	jw_hex8(j, tc->xid);
+	jw_c(j, '"');
+	JW_KEY(j, "frame");
+	jw_u(j, tc->frame);
+	json_key_str(j, "op", tc->name);
+	JW_KEY(j, "client");
+	jw_u(j, tc->client + 1u);
+	JW_KEY(j, "supported");
+	jw_bool(j, d->supported);
+	if (d->after) {
+		JW_KEY(j, "after");
+		jw_u(j, d->after);
+	}
 	if (d->supported) {
 		if (d->v4) {
-			fputs(",\"ops\":[", f);
+			JW_KEY(j, "ops");
+			jw_c(j, '[');
 			const char *p = d->ops;
 			for (bool first = true; *p; first = false) {
 				size_t len = strcspn(p, ",");
-				char op[64];
-				snprintf(op, sizeof(op), "%.*s", (int)len, p);
-				fputs(first ? "" : ",", f);
-				out_json_str(f, op);
+				if (!first)
+					jw_c(j, ',');
+				jw_strn(j, p, len < 63 ? len : 63);   /* an op's name as it was cut */
 				p += len + (p[len] == ',');
 			}
-			fputs("],\"names\":[", f);
+			jw_lit(j, "],\"names\":[");
 			for (unsigned k = 0; k < d->names.n; k++) {
-				fputs(k ? "," : "", f);
-				out_json_str(f, d->names.name[k]);
+				if (k)
+					jw_c(j, ',');
+				jw_str(j, d->names.name[k]);
 			}
-			fputc(']', f);
+			jw_c(j, ']');
 		}
 		if (d->path)
-			json_key_str(f, "path", d->path);
+			json_key_str(j, "path", d->path);
 		if (d->name)
-			json_key_str(f, "name", d->name);
+			json_key_str(j, "name", d->name);
 		if (d->to)
-			json_key_str(f, "to", d->to);
-		json_key_str(f, "status", d->status);
-		fprintf(f, ",\"inflight\":%u,\"mutation\":%s,\"read_chunk\":%s,\"write_chunk\":%s,"
-			"\"reply_chunk\":%s", tc->inflight, d->mutation ? "true" : "false",
-			tc->has_read_chunk ? "true" : "false", tc->has_write_chunk ? "true" : "false",
-			tc->has_reply_chunk ? "true" : "false");
+			json_key_str(j, "to", d->to);
+		json_key_str(j, "status", d->status);
+		JW_KEY(j, "inflight");
+		jw_u(j, tc->inflight);
+		JW_KEY(j, "mutation");
+		jw_bool(j, d->mutation);
+		JW_KEY(j, "read_chunk");
+		jw_bool(j, tc->has_read_chunk);
+		JW_KEY(j, "write_chunk");
+		jw_bool(j, tc->has_write_chunk);
+		JW_KEY(j, "reply_chunk");
+		jw_bool(j, tc->has_reply_chunk);
 	}
-	fputs("}\n", f);
+	jw_lit(j, "}\n");
+	jw_flush(j);
 }
 
 /* --dry-run: what would be sent, with the trace's paths; no network.
@@ -159,15 +184,20 @@ int replay_dry_run(struct engine *e)
 			   e->v4 ? "from PUTROOTFH" : "from the first FSINFO";
 
 	if (json) {
-		fputs("{\"type\":\"trace\"", f);
-		json_key_str(f, "trace", e->o->trace);
-		fprintf(f, ",\"calls\":%zu", e->t.n);
+		struct jw jb, *j = &jb;
+
+		jw_init(j, f);
+		jw_lit(j, "{\"type\":\"trace\"");
+		json_key_str(j, "trace", e->o->trace);
+		JW_KEY(j, "calls");
+		jw_u(j, e->t.n);
 		if (e->t.export_path[0])
-			json_key_str(f, "export", e->t.export_path);
+			json_key_str(j, "export", e->t.export_path);
 		else
-			fputs(",\"export\":null", f);   /* not in the trace */
-		json_key_str(f, "root", root);
-		fputs("}\n", f);
+			jw_lit(j, ",\"export\":null");   /* not in the trace */
+		json_key_str(j, "root", root);
+		jw_lit(j, "}\n");
+		jw_flush(j);
 	} else {
 		char q[4 * sizeof(e->t.export_path)];
 		fprintf(f, "trace %s: %zu NFS calls, export %s, root %s\n", e->o->trace, e->t.n,
@@ -231,18 +261,41 @@ int replay_dry_run(struct engine *e)
 			return 0;
 	}
 	if (json) {
-		fprintf(f, "{\"type\":\"dry_run\",\"replayable\":%" PRIu64 ",\"mutations\":%" PRIu64
-			",\"unsupported\":%" PRIu64 ",\"trace_retransmits\":%" PRIu64 ",\"cross_client_deps\":%"
-			PRIu64 ",\"clients\":[", n, mut, unsup, e->t.retransmits, e->deps);
+		struct jw jb, *j = &jb;
+
+		jw_init(j, f);
+		jw_lit(j, "{\"type\":\"dry_run\"");
+		JW_KEY(j, "replayable");
+		jw_u(j, n);
+		JW_KEY(j, "mutations");
+		jw_u(j, mut);
+		JW_KEY(j, "unsupported");
+		jw_u(j, unsup);
+		JW_KEY(j, "trace_retransmits");
+		jw_u(j, e->t.retransmits);
+		JW_KEY(j, "cross_client_deps");
+		jw_u(j, e->deps);
+		JW_KEY(j, "clients");
+		jw_c(j, '[');
 		for (unsigned k = 0; k < e->t.nclients; k++) {
 			const struct tclient *c = &e->t.clients[k];
-			fprintf(f, "%s{\"client\":%u", k ? "," : "", k + 1);
-			json_key_str(f, "label", c->label);
-			fprintf(f, ",\"vers\":%u,\"minor\":%u,\"first_conn\":%u,\"calls\":%" PRIu64
-				",\"own_state_before_start\":%s}", c->vers, c->minor, c->first_conn, c->calls,
-				replay_needs_own_state(&e->t, k) ? "true" : "false");
+			jw_lit(j, k ? ",{\"client\":" : "{\"client\":");
+			jw_u(j, k + 1);
+			json_key_str(j, "label", c->label);
+			JW_KEY(j, "vers");
+			jw_u(j, c->vers);
+			JW_KEY(j, "minor");
+			jw_u(j, c->minor);
+			JW_KEY(j, "first_conn");
+			jw_u(j, c->first_conn);
+			JW_KEY(j, "calls");
+			jw_u(j, c->calls);
+			JW_KEY(j, "own_state_before_start");
+			jw_bool(j, replay_needs_own_state(&e->t, k));
+			jw_c(j, '}');
 		}
-		fputs("]}\n", f);
+		jw_lit(j, "]}\n");
+		jw_flush(j);
 	} else {
 		fprintf(f, "%" PRIu64 " call(s) wait for another client's call (after #N)\n", e->deps);
 		for (unsigned k = 0; k < e->t.nclients; k++)

@@ -71,8 +71,6 @@ bool replay_nfs3_layout(const struct tcall *tc, struct layout *l);
 struct engine;
 /* Gives every trace call its row (tcall.row). */
 void replay_rows(struct engine *e);
-/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
-const char *replay_row_name(const struct engine *e, unsigned row);
 
 struct opstat {
 	uint64_t trace, replayed, refused, skipped, unsupported, ok, mismatch, errors, lost;

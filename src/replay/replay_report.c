@@ -26,7 +26,8 @@ void replay_rows(struct engine *e)
 	}
 }
 
-const char *replay_row_name(const struct engine *e, unsigned row)
+/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
+static const char *replay_row_name(const struct engine *e, unsigned row)
 {
 	return row < e->nrows ? e->rowname[row] : "other";
 }

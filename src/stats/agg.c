@@ -1,4 +1,5 @@
 /* Aggregation engine (see agg.h). */
+#include "dissect/grow.h"
 #include "src/stats/agg.h"
 
 #include <stdbool.h>
@@ -99,13 +100,10 @@ static struct agg_ent *lookup(struct agg *a, enum agg_dim d, const char *key)
 	if (t->n >= t->max)
 		return other_of(a, d);
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct agg_ent **o = realloc(t->order, cap * sizeof(*o));
-		if (!o)
+		size_t old = t->cap;
+		if (ARR_RESERVE(t->order, t->cap, t->n + 1, 64) < 0)
 			return NULL;
-		a->mem += (cap - t->cap) * sizeof(*o);
-		t->order = o;
-		t->cap = cap;
+		a->mem += (t->cap - old) * sizeof(*t->order);
 	}
 	if (!(e = ent_new(a, d, key)))
 		return NULL;

@@ -65,7 +65,7 @@ static bool in_region(const struct agg *a, const void *p)
 	return a->region && (const char *)p >= a->region && (const char *)p < a->region + a->region_size;
 }
 
-void agg_release(struct agg *a, void *p)
+static void agg_release(struct agg *a, void *p)
 {
 	if (!in_region(a, p))
 		free(p);

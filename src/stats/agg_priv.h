@@ -78,6 +78,5 @@ void agg_ent_free(struct agg *a, struct agg_ent *e);
  * agg_release gives back what came from malloc (and ignores the rest,
  * which goes with the engine). */
 void *agg_zalloc(struct agg *a, size_t size);
-void agg_release(struct agg *a, void *p);
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "src/stats/phase_diag.h"
 
+static void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase);
+
 int phase_diag_init(struct phase_diag *d, unsigned nph)
 {
 	memset(d, 0, sizeof(*d));
@@ -29,7 +31,8 @@ void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase)
 	phase_diag_add_at(d, hist_index(d->tot.res, total), total, phase);
 }
 
-void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase)
+/* The same with total's bucket i = hist_index(HIST_RES, total) known. */
+static void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase)
 {
 	phase_diag_add_masked(d, i, total, phase, ~0u);
 }

@@ -53,8 +53,6 @@ int phase_diag_init(struct phase_diag *d, unsigned nph);
 void phase_diag_free(struct phase_diag *d);
 /* One RPC: its total and its nph phase times (which partition it). */
 void phase_diag_add(struct phase_diag *d, uint64_t total, const uint64_t *phase);
-/* The same with total's bucket i = hist_index(HIST_RES, total) known. */
-void phase_diag_add_at(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase);
 /* The same with phase p counted as 0 where bit p of mask is clear (a
  * record's phases as it has them, no vector built first). */
 void phase_diag_add_masked(struct phase_diag *d, unsigned i, uint64_t total, const uint64_t *phase, unsigned mask);

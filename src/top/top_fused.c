@@ -110,7 +110,8 @@ const char *top_fused_verdict(const struct fsplit_row *r, bool words, char *buf,
 	return buf;
 }
 
-const char *top_vantages_str(unsigned vt, char *buf, size_t len)
+/* "client+wire+server" */
+static const char *top_vantages_str(unsigned vt, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -121,7 +122,10 @@ const char *top_vantages_str(unsigned vt, char *buf, size_t len)
 	return buf;
 }
 
-const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len)
+/* A row's shape, what tells apart the rows of one key: its vantages and
+ * the spans a missing vantage merged, in the screen's abbreviations
+ * ("client+wire [sq+pul+exe+rb]"; nothing merged: the vantages alone). */
+static const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len)
 {
 	uint8_t first[REC_FP_N], last[REC_FP_N];
 	unsigned ns = fsplit_spans(r->merged, first, last), k = 0;

@@ -36,12 +36,6 @@ int top_fused_span_at(const struct top_span *sp, unsigned n, unsigned p);
 /* The row's verdict: "server_net 83%" (short: place names, for the
  * screen) or "server-side network 83%" (words); "-" when none. */
 const char *top_fused_verdict(const struct fsplit_row *r, bool words, char *buf, size_t len);
-/* "client+wire+server" */
-const char *top_vantages_str(unsigned vt, char *buf, size_t len);
-/* A row's shape, what tells apart the rows of one key: its vantages and
- * the spans a missing vantage merged, in the screen's abbreviations
- * ("client+wire [sq+pul+exe+rb]"; nothing merged: the vantages alone). */
-const char *top_shape_str(const struct fsplit_row *r, char *buf, size_t len);
 /* Three characters per phase, for the screen's columns (legend in the
  * help screen and the man page). */
 extern const char *const top_fphase_abbr[REC_FP_N];

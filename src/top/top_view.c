@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-const char *const top_sort_name[SORT_N] = { "records", "rate", "errors", "p50", "p99", "max", "key" };
+static const char *const top_sort_name[SORT_N] = { "records", "rate", "errors", "p50", "p99", "max", "key" };
 const char *const top_dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
 
 int top_dim_parse(const char *s)

@@ -12,7 +12,6 @@
 #include "src/stats/fsplit.h"
 
 enum top_sort { SORT_RECORDS = 0, SORT_RATE, SORT_ERRORS, SORT_P50, SORT_P99, SORT_MAX, SORT_KEY, SORT_N };
-extern const char *const top_sort_name[SORT_N];
 extern const char *const top_dim_title[AGG_NDIM];   /* "OPERATION", "CLIENT", ... */
 
 struct top_view {

@@ -89,7 +89,7 @@ static void free_buffers(struct rdma_ep *ep)
 }
 
 /* Tears down everything bound to the current cm_id (QP, CQ, PD, MRs). */
-void rdma_ep_teardown(struct rdma_ep *ep)
+static void rdma_ep_teardown(struct rdma_ep *ep)
 {
 	if (ep->id) {
 		if (ep->connected)

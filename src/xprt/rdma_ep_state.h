@@ -89,8 +89,6 @@ void rdma_ep_recv_queue(struct rdma_ep *ep, uint32_t i);
 int rdma_ep_recv_flush(struct rdma_ep *ep);
 
 /* rdma_ep_conn.c: the connection */
-/* Tears down everything bound to the current cm_id (QP, CQ, PD, MRs). */
-void rdma_ep_teardown(struct rdma_ep *ep);
 int rdma_ep_reconnect(struct rdma_ep *ep);
 /* Connection lost: every call in flight is completed as lost. */
 int rdma_ep_fail_all(struct rdma_ep *ep, const char *why);
