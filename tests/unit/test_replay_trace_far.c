@@ -75,7 +75,8 @@ static void seg(struct cap *c, bool from_client, uint8_t flags, const uint8_t *p
 	tcp[12] = 0x50;
 	tcp[13] = flags;
 	be16(tcp + 14, 65535);
-	memcpy(tcp + 20, p, n);
+	if (n)
+		memcpy(tcp + 20, p, n);
 	*seq += (uint32_t)n + ((flags & 0x02) ? 1 : 0);
 	size_t len = 54 + n;
 	uint8_t ph[16];
