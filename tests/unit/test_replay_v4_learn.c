@@ -4,8 +4,13 @@
  * given back at once, with the handle of the file it is on (the GETFH
  * after the OPEN, else the handle the call's PUTFH went with); one the
  * trace's OPEN got too is not; nor is one whose trace OPEN failed.  The
- * replies are built by hand: SEQUENCE, PUTFH, OPEN [, GETFH]. */
+ * replies are built by hand: SEQUENCE, PUTFH, OPEN [, GETFH].  Also: only
+ * the first nsid stateids of a reply are its results; and (NFSv4.0,
+ * replay_v40_after) an OPEN the target wants confirmed stays pending
+ * until an OPEN_CONFIRM has run. */
 #include "check.h"
+
+#include <errno.h>
 
 #include "src/replay/replay_engine.h"
 
@@ -13,6 +18,8 @@ static const uint8_t T_OPEN[12] = { 't', 'r', 'a', 'c', 'e', '-', 'o', 'p', 'e',
 static const uint8_t T_DELEG[12] = { 't', 'r', 'a', 'c', 'e', '-', 'd', 'e', 'l', 'e', 'g', 1 };
 static const uint8_t G_OPEN[12] = { 't', 'a', 'r', 'g', 'e', 't', '-', 'o', 'p', 'e', 'n', 2 };
 static const uint8_t G_DELEG[12] = { 't', 'a', 'r', 'g', 'e', 't', '-', 'd', 'e', 'l', 'e', 2 };
+static const uint8_t T_LOCK[12] = { 't', 'r', 'a', 'c', 'e', '-', 'l', 'o', 'c', 'k', 0, 1 };
+static const uint8_t G_STALE[12] = { 's', 't', 'a', 'l', 'e', '-', 's', 't', 'a', 't', 'e', 2 };
 
 /* A reply: SEQUENCE, PUTFH, OPEN (status opst), and a GETFH of fh
  * (when given); the OPEN's stateid (other, seqid 1), and a READ
@@ -195,11 +202,92 @@ static void test_two_clients(void)
 	engine(&cl[0]);
 }
 
+/* Only the first nsid stateids of a reply are its results: a slot past
+ * them (here a stale stateid left by an earlier decode into the same
+ * struct) maps nothing.  The trace's reply: the OPEN's stateid (op 2) and
+ * a LOCK's (op 3); the target's: the OPEN's alone, its LOCK refused
+ * (NFS4ERR_DENIED), with slot 1 naming op 3. */
+static void test_sid_past_nsid(void)
+{
+	struct rclient cl;
+	struct engine *e = engine(&cl);
+	struct nfs4_res tr, rr;
+	reply(&tr, 0, T_OPEN, NULL, NULL);
+	reply(&rr, 0, G_OPEN, NULL, NULL);
+	tr.nres = rr.nres = 4;
+	tr.op[3] = rr.op[3] = NFS4_OP_LOCK;
+	rr.opst[3] = rr.status = 10010;
+	tr.sid[1].seqid = 1;
+	memcpy(tr.sid[1].other, T_LOCK, 12);
+	tr.sid_at[1] = 3;
+	tr.nsid = 2;
+	rr.sid[1].seqid = 1;
+	memcpy(rr.sid[1].other, G_STALE, 12);
+	rr.sid_at[1] = 3;
+	replay_v4_learn(e, &rr, &tr);
+	struct nfs4_stateid t = { .seqid = 1 }, g;
+	memcpy(t.other, T_OPEN, 12);
+	memset(&g, 0, sizeof(g));
+	CHECK(replay_v4_map_stateid(e, &t, &g) == 0 && sid_is(&g, G_OPEN, 1), "trace open -> target open");
+	memcpy(t.other, T_LOCK, 12);
+	memset(&g, 0, sizeof(g));
+	int ret = replay_v4_map_stateid(e, &t, &g);
+	CHECK(ret == -ENOENT, "the trace's lock stateid maps to nothing the target gave (%d, %s)", ret,
+	      memcmp(g.other, G_STALE, 12) ? "not the stale one" : "the stale one");
+	engine(&cl);
+}
+
+/* NFSv4.0: an OPEN the target wants confirmed stays pending (sent before
+ * the next call) until an OPEN_CONFIRM has run: not settled by another op
+ * of the owner that ran (a CLOSE, whose seqid advances: RFC 7530 9.1.7),
+ * settled by the trace's own OPEN_CONFIRM that ran, not by one the
+ * COMPOUND never reached (its PUTFH failed: NFS4ERR_STALE). */
+static void test_v40_confirm_pending(void)
+{
+	struct rclient cl;
+	struct engine *e = engine(&cl);
+	struct nfs40_owner o;
+	memset(&o, 0, sizeof(o));
+	o.seqid = 5;
+	struct v40use u = { .o = &o, .idx = 1, .op = NFS4_OP_CLOSE, .seqid = 5 };
+	struct rcall rc;
+	memset(&rc, 0, sizeof(rc));
+	rc.use = &u;
+	rc.nuse = 1;
+	struct nfs4_res rr;
+	memset(&rr, 0, sizeof(rr));
+	rr.has_status = rr.complete = true;
+	rr.nres = 2;
+	rr.op[0] = NFS4_OP_PUTFH;
+	rr.op[1] = NFS4_OP_CLOSE;
+	e->v40_confirm = true;
+	replay_v40_after(e, &rc, &rr, NULL);
+	CHECK(e->v40_confirm, "a CLOSE that ran leaves the OPEN to confirm pending");
+	CHECK_EQ_U64(o.seqid, 6);
+
+	u.op = rr.op[1] = NFS4_OP_OPEN_CONFIRM;
+	u.seqid = 6;
+	replay_v40_after(e, &rc, &rr, NULL);
+	CHECK(!e->v40_confirm, "the trace's OPEN_CONFIRM that ran settles it");
+	CHECK_EQ_U64(o.seqid, 7);
+
+	e->v40_confirm = true;
+	u.seqid = 7;
+	rr.nres = 1;
+	rr.status = rr.opst[0] = 70;
+	replay_v40_after(e, &rc, &rr, NULL);
+	CHECK(e->v40_confirm, "an OPEN_CONFIRM the COMPOUND never reached does not");
+	CHECK_EQ_U64(o.seqid, 7);
+	engine(&cl);
+}
+
 int main(void)
 {
 	test_unasked_by_name();
 	test_unasked_by_handle();
 	test_not_unasked();
 	test_two_clients();
+	test_sid_past_nsid();
+	test_v40_confirm_pending();
 	return check_summary("test_replay_v4_learn");
 }
