@@ -9,6 +9,7 @@
  * one the transport opened, and a third time against a server that lost
  * the session (BADSESSION); the dissector's -V lines for the bind and
  * for SEQUENCE's status flags. */
+#include "read_full.h"
 #include "check.h"
 
 #include <arpa/inet.h>
@@ -119,21 +120,6 @@ struct srv {
 	uint32_t status[3];           /* the NFS4 status of each connection's reply */
 };
 
-static ssize_t read_full(int fd, uint8_t *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		if (poll(&pf, 1, 5000) <= 0)
-			return -1;
-		ssize_t r = read(fd, p + got, n - got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 static void *serve(void *arg)
 {
 	struct srv *s = arg;
@@ -142,10 +128,10 @@ static void *serve(void *arg)
 		if (fd < 0)
 			return NULL;
 		uint8_t mark[4];
-		if (read_full(fd, mark, 4) == 4) {
+		if (read_full(fd, mark, 4, 5000) == 4) {
 			uint32_t len = ((uint32_t)mark[0] << 24 | (uint32_t)mark[1] << 16 |
 					(uint32_t)mark[2] << 8 | mark[3]) & 0x7fffffffu;
-			if (len <= sizeof(s->call[i]) && read_full(fd, s->call[i], len) == (ssize_t)len) {
+			if (len <= sizeof(s->call[i]) && read_full(fd, s->call[i], len, 5000) == (ssize_t)len) {
 				s->call_len[i] = len;
 				uint32_t xid = (uint32_t)s->call[i][0] << 24 | (uint32_t)s->call[i][1] << 16 |
 					       (uint32_t)s->call[i][2] << 8 | s->call[i][3];

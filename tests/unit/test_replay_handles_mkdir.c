@@ -17,6 +17,7 @@
  * NOENT, MKDIR: ACCES; NFSv4: CREATE's ACCES) and counted: each case
  * expects none.
  * Closing line: "test_replay_handles_mkdir: N passed, N failed". */
+#include "read_full.h"
 #include "check.h"
 
 #include <arpa/inet.h>
@@ -112,21 +113,6 @@ static void v4_body(struct xenc *e, enum step s)
 	xenc_opaque(e, fh->data, fh->len);
 }
 
-static ssize_t read_full(int fd, uint8_t *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		if (poll(&pf, 1, 20000) <= 0)
-			return -1;
-		ssize_t r = read(fd, p + got, n - got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 /* Keeps what call i asked. */
 static void note_call(struct srv *s, unsigned i, const uint8_t *msg, size_t len)
 {
@@ -159,10 +145,10 @@ static void *serve(void *arg)
 		return NULL;
 	for (;;) {
 		uint8_t mark[4], msg[2048], out[1024];
-		if (read_full(fd, mark, 4) != 4)
+		if (read_full(fd, mark, 4, 20000) != 4)
 			break;
 		uint32_t len = xenc_get_u32(mark) & 0x7fffffffu;
-		if (len > sizeof(msg) || read_full(fd, msg, len) != (ssize_t)len)
+		if (len > sizeof(msg) || read_full(fd, msg, len, 20000) != (ssize_t)len)
 			break;
 		unsigned i = s->ncalls++;
 		enum step st;
