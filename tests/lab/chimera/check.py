@@ -127,7 +127,7 @@ def truth_xids(out, side):
 def main():
     global NAME
     out, dissect, NAME = sys.argv[1], sys.argv[2], "chimera-" + sys.argv[3]
-    vers = "4.1" if "41" in sys.argv[3] else "3"
+    vers = {"41": "4.1", "42": "4.2"}.get(sys.argv[3][-2:], "3")
     # the side whose kernel has the probes: the client's, but when Chimera
     # is the client (client-*): then knfsd's
     side = "server" if sys.argv[3].startswith("client-") else "client"

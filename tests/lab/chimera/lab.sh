@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tests/lab/chimera/lab.sh [nfs3] [nfs41] [client-nfs3] [replay]: the lab
+# tests/lab/chimera/lab.sh [nfs3] [nfs41] [nfs42] [client-nfs3] [replay]: the lab
 # tier against a second RPC-over-RDMA implementation, Chimera
-# (tests/lab/chimera/README.md; default: all four, one boot after the
-# other). nfs3/nfs41: the kernel's client with its probes and the capture
+# (tests/lab/chimera/README.md; default: all five, one boot after the
+# other). nfs3/nfs41/nfs42: the kernel's client with its probes and the capture
 # against Chimera's server; client-nfs3: Chimera's userspace client against
 # knfsd with the server probes; each judged by check.py and truth.py;
 # replay: the catalogue replayed against Chimera, by check_replay.py. LAB_KVERSION picks the client's kernel (the
@@ -51,10 +51,10 @@ scenario() {   # NAME: boot it, keep its output in $tmp/NAME
 }
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(nfs3 nfs41 client-nfs3 replay)
+[ ${#suites[@]} -gt 0 ] || suites=(nfs3 nfs41 nfs42 client-nfs3 replay)
 for s in "${suites[@]}"; do
     case $s in
-    nfs3 | nfs41 | client-nfs3 | knfsd-nfs3 | knfsd-nfs41)
+    nfs3 | nfs41 | nfs42 | client-nfs3 | knfsd-nfs3 | knfsd-nfs41)
         scenario "$s" || continue
         out=$(python3 tests/lab/chimera/check.py "$tmp/$s" "$O/bin/nfsrdma-dissect" "$s" 2>&1)
         printf '%s\n' "$out"
@@ -76,7 +76,7 @@ for s in "${suites[@]}"; do
         printf '%s\n' "$out"
         count chimera-replay "$out"
         ;;
-    *) no "unknown suite $s (nfs3, nfs41, client-nfs3, knfsd-nfs3, knfsd-nfs41, replay)" ;;
+    *) no "unknown suite $s (nfs3, nfs41, nfs42, client-nfs3, knfsd-nfs3, knfsd-nfs41, replay)" ;;
     esac
 done
 echo "chimera-lab: $pass passed, $fail failed"
