@@ -29,6 +29,11 @@ R5 transport: the dissector's records of the mount's transport only (the
 R6 backchannel: the server's callbacks (NFSv4-CB: CB_NULL, CB_RECALL)
    are not the client's RPCs.
 
+A capture cut from a longer run (its NOTE says so: chimera-oversize) has
+the whole run's mountstats and a cut trace: there the capture's calls per
+op must lie within the kernel's transmissions, and an op the kernel resent
+must show more than once.
+
 Trace times map to capture times by the median offset over the XIDs in
 both.  One PASS/FAIL line per assertion, closing with
 "mountstats: N passed, N failed"."""
@@ -273,6 +278,30 @@ def compare(name, tdir, pcap):
        (name, sum(ms.values()), dict(dis - ms), dict(ms - dis)))
 
 
+def compare_cut(name, tdir, pcap):
+    """A capture cut from a longer run (NAME.truth/NOTE says so): its
+    mountstats and trace hold the whole run. The capture is a prefix of
+    it, so per op the dissector's calls are at most the kernel's
+    transmissions, and an op the kernel sent more often than it ran
+    (chimera-oversize: one READDIRPLUS resent on every reconnection) shows
+    more than once in the capture."""
+    tx, ops = collections.Counter(), collections.Counter()
+    for m in mountstats(os.path.join(tdir, "client.mountstats")):
+        for op, v in m["ops"].items():
+            ops[op] += v[0]
+            tx[op] += v[1] if len(v) > 1 else v[0]
+    recs, rc = dissected(pcap)
+    seen = collections.Counter(op for _, _, op, tr, _ in recs if tr == "rdma")
+    over = {op: (n, tx[op]) for op, n in seen.items() if n > tx[op]}
+    ok(rc == 0 and seen and not over,
+          "%s (cut from a longer run): the capture's calls per op within the kernel's transmissions (over: %s)"
+          % (name, over))
+    resent = {op: tx[op] - ops[op] for op in tx if tx[op] > ops[op]}
+    ok(all(seen[op] >= 2 for op in resent),
+          "%s (cut): each op the kernel resent (%s) is in the capture more than once (%s)"
+          % (name, resent, {op: seen[op] for op in resent}))
+
+
 def main():
     caps = sys.argv[1:] or sorted(glob.glob(os.path.join(top, "tests", "captures", "*.pcap")))
     for pcap in caps:
@@ -280,7 +309,10 @@ def main():
         tdir = pcap[:-5] + ".truth"
         if not os.path.isdir(tdir):   # a run-scenario OUTDIR: capture.pcap beside the truth
             tdir = os.path.dirname(os.path.abspath(pcap))
-        if os.path.exists(os.path.join(tdir, "client.mountstats")):
+        note = os.path.join(tdir, "NOTE")
+        if os.path.exists(note) and "cut" in open(note).read():
+            compare_cut(name, tdir, pcap)
+        elif os.path.exists(os.path.join(tdir, "client.mountstats")):
             compare(name, tdir, pcap)
     if passed + failed == 0:
         ok(False, "no lab capture with a client.mountstats in %s" % " ".join(caps[:3]))
