@@ -283,6 +283,15 @@ def floor(v, p=0.0):
 # median of the RPCs the fault dominated (DOMINATED) with the clean median.
 
 
+# READ's net_back carries the 64 KB RDMA Write before the reply, soft-RoCE
+# CPU work under TCG: its floor moves from run to run with nothing
+# injected (the clean windows' READ net floors on three kept runs: 1.88,
+# 2.10, 3.84 ms; a CI run failed threads READ at -1.67 ms against 10 % of
+# a 13 ms queue).  Large enough for that, small against the time a
+# misplaced queue would carry into net.
+READ_NET_JITTER_NS = 2_500_000
+
+
 def seg_of(r, name):
     """A segment's ns: the coarse ones from the fused phases, client_net and
     server_net from the record's "seg"."""
@@ -450,8 +459,9 @@ def check_window(w, recs, clean, what, rows, kern):
                 unasserted("%s: %s %s: not asserted: untouched %s moved %+.2f ms (%d RPCs, clean %d: fewer than %d "
                            "make no floor)" % (NAME, w, op, s, (a - b) / 1e6, len(pop), len(cl), FLOOR_MIN))
             elif ref > 0:
-                check(abs(a - b) < 0.1 * ref, "%s %s: untouched %s moved %+.2f ms (limit %.2f ms)"
-                      % (w, op, s, (a - b) / 1e6, 0.1 * ref / 1e6))
+                lim = max(0.1 * ref, READ_NET_JITTER_NS if (s, op) == ("net", "READ") else 0)
+                check(abs(a - b) < lim, "%s %s: untouched %s moved %+.2f ms (limit %.2f ms)"
+                      % (w, op, s, (a - b) / 1e6, lim / 1e6))
         rows.append((w, what, op, len(rs), len(t), right, have, found, found_med, grows, moved, unc))
         directions(w, op, pop, cl)
     if w in ("srv-delay", "cli-delay", "both-delay", "threads", "slots"):
