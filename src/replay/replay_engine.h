@@ -253,8 +253,10 @@ struct engine {
 		struct opstat *os;
 		bool barrier, v4;
 	} pre;
-	bool grouped;                /* --clients: the root is the group's directory */
-	struct nfs_fh group_root;
+	/* the handle the trace's PUTROOTFH goes as (PUTFH): --export's
+	 * directory, --clients' group directory below it */
+	bool have_v4_root;
+	struct nfs_fh v4_root;
 	struct fhmap sidmap;     /* replay_sid_key (client + trace other, 14) -> target other + seqids */
 	struct fhmap delegmap;   /* replay_sid_key of a trace delegation the target did not grant ->
 				  * the trace's open stateid other (12) of the same OPEN */
@@ -326,6 +328,9 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 /* --clients: the group's directory replay-gG under the target's root
  * becomes the replay's root.  0 or a negative errno (said in the log). */
 int replay_group_root(struct engine *e);
+/* NFSv4 trace and --export: the path's directory below the target's
+ * pseudo-root becomes the replay's root.  0 or a negative errno (said). */
+int replay_export_root(struct engine *e);
 
 /* replay_learn.c: before replaying */
 /* Learns the trace's names from its own replies. */

@@ -291,24 +291,97 @@ int replay_resolve(struct engine *e, const struct nfs_fh *tfh, struct nfs_fh *ou
 	return -ENOENT;
 }
 
+/* NFSv4.1+: the root's look-ups go on a client ID and session of their
+ * own, gone before the trace's calls: the traced clients' own would
+ * otherwise exist before their EXCHANGE_ID (RECLAIM_COMPLETE would be
+ * COMPLETE_ALREADY, DESTROY_CLIENTID CLIENTID_BUSY). */
+struct own_session {
+	struct nfs41_session *saved, tmp;
+	bool on;
+};
+
+static void own_session_begin(struct engine *e, struct own_session *os, const char *tag)
+{
+	os->saved = e->v4s;
+	os->on = e->cur && e->cur->v4 && e->v4s->minor >= 1;
+	if (os->on) {
+		nfs41_session_init(&os->tmp, e->v4s->minor, tag);
+		e->v4s = &os->tmp;
+	}
+}
+
+static void own_session_end(struct engine *e, struct own_session *os)
+{
+	if (!os->on)
+		return;
+	if (os->tmp.have_session || os->tmp.have_client)
+		nfs41_session_close(e->x, &os->tmp, &e->cred);
+	e->v4s = os->saved;
+	os->on = false;
+}
+
+/* From now on the trace's PUTROOTFH goes as PUTFH of fh. */
+static void set_root(struct engine *e, const struct nfs_fh *fh)
+{
+	e->v4_root = *fh;
+	e->have_v4_root = true;
+	e->root = *fh;
+	e->have_root = true;
+	if (e->have_troot)
+		fhmap_put(&e->tmap, &e->troot, NULL, fh, true);
+}
+
+int replay_export_root(struct engine *e)
+{
+	const char *path = e->o->export_path;
+	struct own_session os;
+	struct nfs_fh dir, fh;
+	bool have = false;
+	int ret = 0;
+
+	if (!e->v4 || !path)
+		return 0;
+	own_session_begin(e, &os, "replay-export");
+	for (const char *p = path; *p;) {
+		char comp[256];
+		size_t n = strcspn(p, "/");
+		if (n >= sizeof(comp)) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		if (n && !(n == 1 && *p == '.')) {
+			memcpy(comp, p, n);
+			comp[n] = 0;
+			if ((ret = target_lookup(e, have ? &dir : NULL, comp, &fh)) < 0)
+				break;
+			dir = fh;
+			have = true;
+		}
+		p += n + (p[n] == '/');
+	}
+	own_session_end(e, &os);
+	if (ret < 0) {
+		log_error("replay: --export %s: not found below the target's NFSv4 pseudo-root (%s)", path,
+			  strerror(-ret));
+		return ret;
+	}
+	if (have) {
+		set_root(e, &dir);
+		log_info("replay: the trace's PUTROOTFH goes as PUTFH of %s on the target (--export)", path);
+	}
+	return 0;
+}
+
 int replay_group_root(struct engine *e)
 {
 	char name[32];
 	struct nfs_fh dir = e->root, fh;
+	struct own_session os;
+	char tag[32];
 
 	snprintf(name, sizeof(name), "replay-g%u", e->o->group);
-	/* NFSv4.1+: looked up by a client ID and session of its own, gone
-	 * before the trace's calls: the traced clients' own would otherwise
-	 * exist before their EXCHANGE_ID (RECLAIM_COMPLETE would be
-	 * COMPLETE_ALREADY, DESTROY_CLIENTID CLIENTID_BUSY) */
-	struct nfs41_session *saved = e->v4s, tmp;
-	bool own = e->cur && e->cur->v4 && e->v4s->minor >= 1;
-	if (own) {
-		char tag[32];
-		snprintf(tag, sizeof(tag), "replay-g%u-root", e->o->group);
-		nfs41_session_init(&tmp, e->v4s->minor, tag);
-		e->v4s = &tmp;
-	}
+	snprintf(tag, sizeof(tag), "replay-g%u-root", e->o->group);
+	own_session_begin(e, &os, tag);
 	const struct nfs_fh *in = e->have_root ? &dir : NULL;
 	int ret = target_lookup(e, in, name, &fh);
 	bool made = false;
@@ -322,10 +395,7 @@ int replay_group_root(struct engine *e)
 		/* a capture that changes nothing (the groups' parent refuses
 		 * the others without --allow-mutations): the groups cannot
 		 * collide, and share the export's root */
-		if (own && (tmp.have_session || tmp.have_client))
-			nfs41_session_close(e->x, &tmp, &e->cred);
-		if (own)
-			e->v4s = saved;
+		own_session_end(e, &os);
 		log_info("replay: --clients: no directory %s in the target's export; group %u reads "
 			 "from the export's root", name, e->o->group);
 		return 0;
@@ -334,21 +404,12 @@ int replay_group_root(struct engine *e)
 		log_info("replay: --clients: made the directory %s in the target's export", name);
 	if (made && e->o->result)
 		e->o->result->made_dir = true;
-	if (own) {
-		if (tmp.have_session || tmp.have_client)
-			nfs41_session_close(e->x, &tmp, &e->cred);
-		e->v4s = saved;
-	}
+	own_session_end(e, &os);
 	if (ret < 0) {
 		log_error("replay: --clients: no directory %s in the target's export, and none could be "
 			  "made (%s); each group replays in its own one", name, strerror(-ret));
 		return ret;
 	}
-	e->group_root = fh;
-	e->grouped = true;
-	e->root = fh;
-	e->have_root = true;
-	if (e->have_troot)
-		fhmap_put(&e->tmap, &e->troot, NULL, &fh, true);
+	set_root(e, &fh);
 	return 0;
 }

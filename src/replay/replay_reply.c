@@ -38,7 +38,7 @@ static bool v4_same(const struct nfs4_res *rr, const struct nfs4_res *tr, uint32
 		return false;
 	unsigned n = rr->nres < NFS4_RES_MAXOPS ? rr->nres : NFS4_RES_MAXOPS;
 	for (unsigned k = 0; k < n; k++) {
-		/* --clients: the trace's PUTROOTFH went as PUTFH of the group's root */
+		/* --export, --clients: the trace's PUTROOTFH went as PUTFH of the root */
 		bool root = rr->op[k] == NFS4_OP_PUTFH && tr->op[k] == NFS4_OP_PUTROOTFH;
 		if ((rr->op[k] != tr->op[k] && !root) || rr->opst[k] != tr->opst[k])
 			return false;

@@ -609,6 +609,8 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		 e->t.have_root ? "from the trace's MOUNT" : !e->have_troot ? "unknown" :
 		 e->v4 ? "from its PUTROOTFH" : "from its first FSINFO");
 
+	if (replay_export_root(e) < 0)
+		goto out;
 	if (o->group && replay_group_root(e) < 0)
 		goto out;
 	if (replay_setup_own(e) < 0)

@@ -301,7 +301,7 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		.map_sessionid = rw_map_sessionid, .exchange_id = rw_exchange_id,
 		.cs_sequence = rw_cs_sequence, .map_returned = rw_map_returned,
 		.map_claimed = rw_map_claimed, .cb = e->cur->cbloc.back_channel || e->cur->cbloc.netid ? &e->cur->cbloc : NULL,
-		.root = e->grouped ? &e->group_root : NULL,
+		.root = e->have_v4_root ? &e->v4_root : NULL,
 	};
 	const struct nfs40_rewrite_ops v40 = { .sc_confirm = rw_sc_confirm, .map_seqid = rw_map_seqid };
 	struct xenc x;

@@ -13,6 +13,10 @@
  *   - NFSv3: LOOKUP NOENT, MKDIR ACCES: no group root, an error;
  *   - NFSv4.0: the same three with COMPOUNDs (PUTROOTFH, LOOKUP or
  *     CREATE, GETFH), the refusal NFS4ERR_ACCESS.
+ *   - NFSv4.0 --export /topdir/subdir (replay_export_root): PUTROOTFH, LOOKUP topdir,
+ *     GETFH; then PUTFH of the handle it gave, LOOKUP subdir, GETFH: the last
+ *     handle is the replay's root; a component the server does not have
+ *     (NOENT) is an error and no root.
  * A call past the script is answered with a refusal (NFSv3 LOOKUP:
  * NOENT, MKDIR: ACCES; NFSv4: CREATE's ACCES) and counted: each case
  * expects none.
@@ -61,7 +65,9 @@ struct srv {
 	uint32_t proc[MAXCALLS];
 	uint32_t ops[MAXCALLS][4];
 	unsigned nops[MAXCALLS];
-	bool named[MAXCALLS];         /* the call carries GNAME */
+	const char *name[MAXCALLS];   /* what call i must name (NULL: GNAME) */
+	bool named[MAXCALLS];         /* the call carries its name */
+	bool putfh_theirs[MAXCALLS];  /* NFSv4: PUTFH of THEIRS */
 	bool in_root[MAXCALLS];       /* NFSv3: the directory handle is ROOT */
 };
 
@@ -121,7 +127,9 @@ static void note_call(struct srv *s, unsigned i, const uint8_t *msg, size_t len)
 	if (rpc_decode(&rm, &c, NULL) < 0)
 		return;
 	s->proc[i] = rm.proc;
-	s->named[i] = memmem(msg, len, GNAME, strlen(GNAME)) != NULL;
+	const char *want = s->name[i] ? s->name[i] : GNAME;
+	s->named[i] = memmem(msg, len, want, strlen(want)) != NULL;
+	s->putfh_theirs[i] = memmem(msg, len, THEIRS.data, THEIRS.len) != NULL;
 	if (!s->v4) {
 		uint32_t n;
 		const uint8_t *p = cur_xdr_opaque(&c, 64, &n, "dir");
@@ -190,8 +198,9 @@ struct run {
 	bool grouped;
 };
 
-/* replay_group_root of group GROUP against a server playing the script. */
-static struct run run_case(struct srv *s)
+/* replay_group_root of group GROUP (export NULL) or replay_export_root of
+ * export against a server playing the script. */
+static struct run run_case(struct srv *s, const char *export)
 {
 	struct run out = { .ret = -ECANCELED };
 	s->lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -223,6 +232,7 @@ static struct run run_case(struct srv *s)
 	ro.allow_mutations = true;
 	ro.group = GROUP;
 	ro.result = &res;
+	ro.export_path = export;
 	CHECK(e != NULL, "engine");
 	if (ret == 0 && x && e) {
 		e->o = &ro;
@@ -237,10 +247,10 @@ static struct run run_case(struct srv *s)
 			e->root = ROOT;
 			e->have_root = true;
 		}
-		out.ret = replay_group_root(e);
+		out.ret = export ? replay_export_root(e) : replay_group_root(e);
 		out.made = res.made_dir;
-		out.root = e->group_root;
-		out.grouped = e->grouped;
+		out.root = e->v4_root;
+		out.grouped = e->have_v4_root;
 		fhmap_free(&e->edges);
 		fhmap_free(&e->tmap);
 	}
@@ -284,7 +294,7 @@ static void test_vers(bool v4)
 
 	/* no directory yet: the replay's MKDIR makes it, its handle the root */
 	struct srv a = { .v4 = v4, .script = { LOOKUP_NOENT, MKDIR_OK }, .nscript = 2 };
-	struct run r = run_case(&a);
+	struct run r = run_case(&a, NULL);
 	snprintf(what, sizeof(what), "%s made", v);
 	CHECK(r.ret == 0, "%s: group root set (%d)", what, r.ret);
 	CHECK(r.grouped && fh_is(&r.root, &MADE), "%s: the group's root is the handle MKDIR gave", what);
@@ -293,25 +303,53 @@ static void test_vers(bool v4)
 
 	/* another group made it first: EXIST, then the handle LOOKUP gives */
 	struct srv b = { .v4 = v4, .script = { LOOKUP_NOENT, MKDIR_EXIST, LOOKUP_OK }, .nscript = 3 };
-	r = run_case(&b);
+	r = run_case(&b, NULL);
 	snprintf(what, sizeof(what), "%s exists", v);
 	CHECK(r.ret == 0, "%s: group root set (%d)", what, r.ret);
 	CHECK(r.grouped && fh_is(&r.root, &THEIRS), "%s: the group's root is the handle LOOKUP gave", what);
 	CHECK(!r.made, "%s: not made_dir (the other group made it)", what);
 	check_calls(what, &b);
 
-	/* refused: no root, an error, no LOOKUP after it */
+	/* refused: no root, an error, no LOOKUP topdirfter it */
 	struct srv c = { .v4 = v4, .script = { LOOKUP_NOENT, MKDIR_ACCES }, .nscript = 2 };
-	r = run_case(&c);
+	r = run_case(&c, NULL);
 	snprintf(what, sizeof(what), "%s refused", v);
 	CHECK(r.ret < 0, "%s: an error (%d)", what, r.ret);
 	CHECK(!r.grouped && !r.made, "%s: no group root, nothing made", what);
 	check_calls(what, &c);
 }
 
+/* --export /topdir/subdir on an NFSv4 trace: one look-up per component, each from
+ * the handle the last gave (PUTROOTFH for the first). */
+static void test_export(void)
+{
+	struct srv a = { .v4 = true, .script = { LOOKUP_OK, LOOKUP_OK }, .nscript = 2, .name = { "topdir", "subdir" } };
+	struct run r = run_case(&a, "/topdir/./subdir/");
+	CHECK(r.ret == 0, "export: root set (%d)", r.ret);
+	CHECK(r.grouped && fh_is(&r.root, &THEIRS), "export: the root is the handle the last LOOKUP gave");
+	CHECK(a.ncalls == 2 && a.extra == 0, "export: %u calls, the script's 2 (%u past it)", a.ncalls, a.extra);
+	CHECK(a.nops[0] == 3 && a.ops[0][0] == 24 && a.ops[0][1] == 15 && a.ops[0][2] == 10 && a.named[0] &&
+	      !a.putfh_theirs[0], "export: call 0 PUTROOTFH, LOOKUP topdir, GETFH");
+	CHECK(a.nops[1] == 3 && a.ops[1][0] == 22 && a.ops[1][1] == 15 && a.ops[1][2] == 10 && a.named[1] &&
+	      a.putfh_theirs[1], "export: call 1 PUTFH of topdir's handle, LOOKUP subdir, GETFH");
+
+	struct srv b = { .v4 = true, .script = { LOOKUP_NOENT }, .nscript = 1, .name = { "topdir" } };
+	r = run_case(&b, "/topdir/subdir");
+	CHECK(r.ret == -ENOENT, "export missing: -ENOENT (%d)", r.ret);
+	CHECK(!r.grouped, "export missing: no root");
+	CHECK(b.ncalls == 1 && b.extra == 0 && b.named[0], "export missing: one LOOKUP of topdir, nothing after (%u calls)",
+	      b.ncalls);
+
+	/* an NFSv3 trace: the root is MOUNT's, nothing is looked up here */
+	struct srv c = { .v4 = false, .nscript = 0 };
+	r = run_case(&c, "/topdir/subdir");
+	CHECK(r.ret == 0 && !r.grouped && c.ncalls == 0, "export, NFSv3: nothing sent (%u calls)", c.ncalls);
+}
+
 int main(void)
 {
 	test_vers(false);
 	test_vers(true);
+	test_export();
 	return check_summary("test_replay_handles_mkdir");
 }
