@@ -4,9 +4,9 @@
 # the JSON report compares every call's status with the one knfsd gave in
 # the capture. What a capture's server had before the capture began is made
 # first through this guest kernel's NFS client (TCP): nfs3-readdirplus's
-# 200 files. (NFSv4 traces replay at the pseudo-root: the replay maps a
-# trace's PUTROOTFH to the target's; Chimera's pseudo-root holds its export,
-# knfsd's fsid=0 one is the export: replay-differences.txt.)
+# 200 files. NFSv4 traces replay in the export (--export: the trace's
+# PUTROOTFH goes as PUTFH of it): Chimera's pseudo-root holds its export,
+# knfsd's fsid=0 one is the export.
 # shellcheck shell=bash
 source "$LAB_REPO/tests/replay/lib-guest.sh"
 S=$LAB_SERVER_IP
@@ -25,6 +25,7 @@ for c in ${LAB_ARG_CAPTURES:-nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3
     args=()
     case $c in
     nfs3-readdirplus) populate_bigdir ;;
+    nfs41|nfs42) args=(--export "$LAB_EXPORT") ;;
     esac
     rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "${args[@]}" "$LAB_REPO/tests/captures/$c.pcap"
 done
