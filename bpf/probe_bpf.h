@@ -19,6 +19,11 @@ const volatile __u8 filter_family = 0;       /* 0: any caller */
 const volatile __u8 filter_addr[16] = {};
 /* client side: the server's address as the kernel prints it (rpc_clnt_new addr) */
 const volatile char filter_peer[PROBE_ADDR_STR] = {};
+/* Wake the reader only once this much is waiting (the loader: an eighth of
+ * the ring); 0: the kernel's default (wake whenever the reader caught up).
+ * A wake-up per record (irq_work, then the reader's) was most of what a
+ * record cost; the reader polls with a time-out and drains what is left. */
+const volatile __u32 rb_wake_bytes = 0;
 
 /* A zeroed event to initialise map slots from (the stack is too small). */
 const struct probe_event probe_zero_event = {};
@@ -37,10 +42,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 1024);  /* operations (side, program, version, procedure) */
 	__type(key, struct probe_hist_key);
-	__type(value, __u64);
+	__type(value, struct probe_hist_val);
 } hist SEC(".maps");
+
+/* A new operation's histogram starts from this (the stack is too small). */
+const struct probe_hist_val probe_zero_hist = {};
 
 static __always_inline void stat_add(__u32 idx, __u64 n)
 {
@@ -101,6 +109,14 @@ static __always_inline bool addr_match(const struct probe_event *e)
 	return true;
 }
 
+static __always_inline __u64 rb_flags(void)
+{
+	if (!rb_wake_bytes)
+		return 0;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + sizeof(struct probe_event) >= rb_wake_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline __u32 log2_u64(__u64 v)
 {
 	__u32 r = 0;
@@ -114,35 +130,26 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline void hist_bump(struct probe_hist_key *k, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&hist, k);
-
-	if (!v) {
-		__u64 zero = 0;
-
-		bpf_map_update_elem(&hist, k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&hist, k);
-		if (!v) {
-			stat_add(PST_MAP_FULL, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(v, n);
-}
-
 static __always_inline void hist_add(const struct probe_event *e, __u64 ns)
 {
 	struct probe_hist_key k = {};
+	struct probe_hist_val *v;
 
 	k.side = e->side;
 	k.vers = (__u8)e->vers;
 	__builtin_memcpy(k.prog, e->prog, sizeof(k.prog));
 	__builtin_memcpy(k.proc, e->procname, sizeof(k.proc));
-	k.slot = (__u16)log2_u64(ns);
-	hist_bump(&k, 1);
-	k.slot = PROBE_HIST_SUM;
-	hist_bump(&k, ns);
+	v = bpf_map_lookup_elem(&hist, &k);
+	if (!v) {
+		bpf_map_update_elem(&hist, &k, &probe_zero_hist, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hist, &k);
+		if (!v) {
+			stat_add(PST_MAP_FULL, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->slot[log2_u64(ns) & (PROBE_HIST_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&v->slot[PROBE_HIST_SUM], ns);
 }
 
 /* A completed RPC: histogram, then the filters, then the ring buffer.
@@ -166,7 +173,7 @@ static __always_inline void emit(struct probe_event *e, __u64 total_ns, int exec
 		stat_add(PST_FILTERED, 1);
 		return;
 	}
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), rb_flags()))
 		stat_add(PST_RB_DROPS, 1);
 	else
 		stat_add(PST_RECORDS, 1);
