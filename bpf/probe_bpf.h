@@ -58,17 +58,48 @@ static __always_inline void stat_add(__u32 idx, __u64 n)
 		*v += n;  /* per-CPU slot: no atomics needed */
 }
 
-/* Reads field id of the tracepoint record at ctx; 0 if the kernel lacks
- * it.  Sizes come from the format file (1, 2, 4 or 8; little endian). */
+/* The tracepoint record as the programs read it: its first PROBE_TP_COPY
+ * bytes copied once per run (every fixed field the programs read lies
+ * there), so that a field is a load from the stack, not a helper call
+ * each: the calls were most of what a program with many fields cost.
+ * raw is the record itself (__data_loc strings, fields past the copy). */
+#define PROBE_TP_COPY 128
+struct probe_tp {
+	void *raw;
+	__u64 ok;  /* the copy was made: else every field is read from raw */
+	__u8  b[PROBE_TP_COPY];
+};
+
+/* First statement of every program: ctx becomes the copy. */
+#define PROBE_TP_LOAD(r)                                                       \
+	struct probe_tp tp_copy_;                                              \
+	tp_copy_.raw = (r);                                                    \
+	tp_copy_.ok = !bpf_probe_read_kernel(tp_copy_.b, sizeof(tp_copy_.b), (r)); \
+	void *ctx = &tp_copy_
+
+static __always_inline void *tp_raw(void *ctx) { return ((struct probe_tp *)ctx)->raw; }
+
+/* Reads field id of the tracepoint record (ctx: PROBE_TP_LOAD's copy); 0
+ * if the kernel lacks it.  Sizes come from the format file (1, 2, 4 or 8;
+ * little endian); offsets are rodata, so the verifier sees constants. */
 static __always_inline __u64 fld(void *ctx, int id)
 {
+	const struct probe_tp *t = ctx;
 	__u64 v = 0;
 	__u32 off = probe_fld[id].off;
 	__u32 sz = probe_fld[id].size & 0xf;
 
 	if (off == PROBE_FLD_NONE || sz == 0 || sz > 8)
 		return 0;
-	bpf_probe_read_kernel(&v, sz, (char *)ctx + off);
+	if (t->ok && off + sz <= PROBE_TP_COPY) {
+		switch (sz) {
+		case 1: return t->b[off];
+		case 2: return *(const __u16 *)&t->b[off];
+		case 4: return *(const __u32 *)&t->b[off];
+		case 8: return *(const __u64 *)&t->b[off];
+		}
+	}
+	bpf_probe_read_kernel(&v, sz, (char *)t->raw + off);
 	return v;
 }
 
@@ -79,7 +110,7 @@ static __always_inline __u64 fld(void *ctx, int id)
 		(dst)[0] = 0;                                                   \
 		if (loc_ & 0xffff)                                              \
 			bpf_probe_read_kernel_str(dst, sizeof(dst),             \
-						  (char *)(ctx) + (loc_ & 0xffff)); \
+						  (char *)tp_raw(ctx) + (loc_ & 0xffff)); \
 	} while (0)
 
 static __always_inline bool prog_match(const char *name)

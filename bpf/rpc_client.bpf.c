@@ -37,8 +37,9 @@ struct {
 } cpeer SEC(".maps");
 
 SEC("tracepoint/sunrpc/rpc_clnt_new")
-int tp_rpc_clnt_new(void *ctx)
+int tp_rpc_clnt_new(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	char a[PROBE_ADDR_STR];
 	__u32 id = (__u32)fld(ctx, PFLD_CN_CLIENT);
 	__u8 m = 1;
@@ -98,8 +99,9 @@ static __always_inline struct probe_event *task_state(void *ctx, int f_client, i
 }
 
 SEC("tracepoint/sunrpc/rpc_task_begin")
-int tp_rpc_task_begin(void *ctx)
+int tp_rpc_task_begin(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -130,8 +132,9 @@ static __always_inline struct probe_event *chunk_state(void *ctx, int f_client, 
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_read")
-int tp_chunk_read(void *ctx)
+int tp_chunk_read(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -166,17 +169,33 @@ static __always_inline int chunk_wr(void *ctx, int kind)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_write")
-int tp_chunk_write(void *ctx) { return chunk_wr(ctx, 0); }
+int tp_chunk_write(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 0);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_wp")
-int tp_chunk_wp(void *ctx) { return chunk_wr(ctx, 0); }
+int tp_chunk_wp(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 0);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_reply")
-int tp_chunk_reply(void *ctx) { return chunk_wr(ctx, 1); }
+int tp_chunk_reply(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 1);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_marshal")
-int tp_marshal(void *ctx)
+int tp_marshal(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 now;
 
@@ -203,8 +222,9 @@ int tp_marshal(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_post_send")
-int tp_post_send(void *ctx)
+int tp_post_send(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 now;
 
@@ -225,8 +245,9 @@ int tp_post_send(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_reply")
-int tp_reply(void *ctx)
+int tp_reply(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -242,8 +263,9 @@ int tp_reply(void *ctx)
 }
 
 SEC("tracepoint/sunrpc/rpc_stats_latency")
-int tp_rpc_stats_latency(void *ctx)
+int tp_rpc_stats_latency(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 total;
 
