@@ -5,8 +5,8 @@ as the kernel accounts it (bpftool's run_time_ns / run_cnt), its ratio to
 the median of its side's programs and to the empty program on the same
 tracepoint in the same run; the side's cost per RPC (all its programs' run
 time over the records it delivered) and its ratio to that median; then the
-fixed-work loop's slowdown with the client probe on (ABBA rounds): mean and
-spread.  TCG-emulated: read the ratios, not the nanoseconds.
+overhead: the host CPU time of the client guest for a round of READs with
+the client probe on over off (ABBA rounds; ovcpu.txt): mean and spread.  TCG-emulated: read the ratios, not the nanoseconds.
     bench/probes_cost.py RUN_DIR KERNEL_LABEL PROBE_PLAN_C [--json]"""
 import json, os, re, statistics, sys
 
@@ -70,18 +70,23 @@ for side in ("client", "server"):
     out["sides"][side] = {"median_ns_per_run": med, "records": nrec, "programs": rows,
                           "ns_per_rpc": tot / nrec if nrec else None,
                           "rpc_x_median": tot / nrec / med if nrec else None}
-ov = os.path.join(run, "overhead.txt")
+ov = os.path.join(run, "ovcpu.txt")
 if os.path.exists(ov):
-    t = {}
+    marks = {}
     for line in open(ov):
-        mode, r, sec = line.split()
-        t.setdefault(int(r), {})[mode] = float(sec)
+        name, ns = line.split()
+        marks[name] = int(ns)
+    t = {}
+    for name, ns in marks.items():
+        mode, r, ab = name.split(".")
+        if ab == "a" and "%s.%s.b" % (mode, r) in marks:
+            t.setdefault(int(r), {})[mode] = (marks["%s.%s.b" % (mode, r)] - ns) / 1e9
     slow = [100.0 * (v["on"] - v["off"]) / v["off"] for v in t.values() if "on" in v and "off" in v]
     if slow:
         out["overhead"] = {"rounds": len(slow), "mean_pct": statistics.mean(slow),
                            "stdev_pct": statistics.stdev(slow) if len(slow) > 1 else None,
                            "stderr_pct": statistics.stdev(slow) / len(slow) ** 0.5 if len(slow) > 1 else None,
-                           "off_s": statistics.mean(v["off"] for v in t.values() if "off" in v)}
+                           "off_cpu_s": statistics.mean(v["off"] for v in t.values() if "off" in v)}
 if as_json:
     json.dump(out, sys.stdout, indent=1)
     print()
@@ -100,5 +105,5 @@ for side, s in out["sides"].items():
             "%.1f" % r["x_empty"] if r["x_empty"] else "-"))
 o = out.get("overhead")
 if o:
-    print("probes %s overhead: fixed-work loop %.2f s, with the client probe %+.1f %% (stdev %.1f %%, standard error %.1f %%, %d ABBA rounds)" %
-          (label, o["off_s"], o["mean_pct"], o["stdev_pct"] or 0, o["stderr_pct"] or 0, o["rounds"]))
+    print("probes %s overhead: the client guest's host CPU for a round of READs %.3f s, with the client probe %+.1f %% (stdev %.1f %%, standard error %.1f %%, %d rounds)" %
+          (label, o["off_cpu_s"], o["mean_pct"], o["stdev_pct"] or 0, o["stderr_pct"] or 0, o["rounds"]))

@@ -1,11 +1,11 @@
 # Client of probe-cost.  1: with the server's probes attached, the client's
 # empty programs and probe, a mixed workload (O_DIRECT 256 KB WRITE and READ,
 # small files created, read, listed, removed); the kernel's accounting
-# then (client.bpftool.json).  2: a steady RPC stream (4 KB O_DIRECT reads)
-# in the background and a fixed-work loop timed in rounds, probes off and on
-# in ABBA order, seconds to $LAB_OUT/overhead.txt ("off|on ROUND SECONDS").
+# then (client.bpftool.json).  2: the same READs in rounds, the client
+# probe off and on in ABBA order, the host reading this guest's CPU time
+# around each (bench/probes.sh).
 #   LAB_ARG_COST_MB (4), LAB_ARG_COST_FILES (40), LAB_ARG_OV_ROUNDS (8),
-#   LAB_ARG_OV_WORK (loop iterations, 400000)
+#   LAB_ARG_OV_KB (1024: 256 READs a round)
 # shellcheck shell=bash
 source "$LAB_REPO/tests/probe/scenarios/lib.sh"
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -34,25 +34,25 @@ kill -INT "$(cat /tmp/client-empty.pid)"
 lab_signal cost.client.done
 lab_wait cost.server.done
 
-# 2: the overhead.  The stream runs throughout; only the probe comes and goes.
-dd if=/dev/urandom of="$LAB_MNT/stream.dat" bs=4k count=1 oflag=direct status=none
-rm -f /tmp/stream.stop
-( while [[ ! -e /tmp/stream.stop ]]; do
-      dd if="$LAB_MNT/stream.dat" of=/dev/null bs=4k count=1 iflag=direct status=none
-  done ) &
-work() {   # seconds of a fixed CPU loop
-    local t0 t1
-    t0=$(date +%s.%N)
-    awk -v n="${LAB_ARG_OV_WORK:-400000}" 'BEGIN { for (i = 0; i < n; i++) s += i * i; }'
-    t1=$(date +%s.%N)
-    echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }'
+# 2: the overhead, as the host's CPU time of this guest for the same RPCs.
+# Each round reads a file in 4 KB O_DIRECT READs (one dd: LAB_ARG_OV_KB /
+# 4 RPCs, no process per RPC); before and after it the guest names the
+# moment (ov.MODE.ROUND.a / .b) and waits until the host has read the
+# client qemu's CPU time (ack.*: bench/probes.sh), so the guest's waiting
+# and the host's other load stay outside the measure.
+dd if=/dev/urandom of="$LAB_MNT/stream.dat" bs=1k count="${LAB_ARG_OV_KB:-1024}" oflag=direct status=none
+mark() { lab_signal "ov.$1"; lab_wait "ack.$1" 30; }
+reads() { dd if="$LAB_MNT/stream.dat" of=/dev/null bs=4k iflag=direct status=none; }
+reads   # warm-up
+round() {   # MODE ROUND
+    [[ $1 == on ]] && probe_start "client-ov.$2" --side client --quiet
+    mark "$1.$2.a"
+    reads
+    mark "$1.$2.b"
+    [[ $1 == on ]] && probe_stop "client-ov.$2"
+    return 0
 }
-work > /dev/null   # warm-up
-on() { probe_start "client-ov.$1" --side client --quiet; echo "on $1 $(work)" >> "$LAB_OUT/overhead.txt"; probe_stop "client-ov.$1"; }
-off() { echo "off $1 $(work)" >> "$LAB_OUT/overhead.txt"; }
 for ((r = 1; r <= ${LAB_ARG_OV_ROUNDS:-8}; r++)); do
-    if ((r % 2)); then off "$r"; on "$r"; else on "$r"; off "$r"; fi
+    if ((r % 2)); then round off "$r"; round on "$r"; else round on "$r"; round off "$r"; fi
 done
-touch /tmp/stream.stop
-wait
 lab_signal workload.done
