@@ -155,13 +155,18 @@ enum probe_stat {
 #define PROBE_HIST_SLOTS 64        /* log2(ns) buckets */
 #define PROBE_HIST_SUM   64        /* slot holding the sum of ns */
 
-/* Per-op latency histogram key: side, program, version, procedure, slot. */
+/* Per-op latency histogram: key side, program, version, procedure; the
+ * value holds every log2 slot and the sum, so that a record costs one
+ * hash look-up (a key per slot cost two, each hashing the names). */
 struct probe_hist_key {
 	__u8  side;
 	__u8  vers;
-	__u16 slot;
+	__u16 pad;
 	char  prog[PROBE_PROG_MAX];
 	char  proc[PROBE_STR_MAX];
+};
+struct probe_hist_val {
+	__u64 slot[PROBE_HIST_SLOTS + 1];  /* [PROBE_HIST_SUM]: the sum of ns */
 };
 
 #endif

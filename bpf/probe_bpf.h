@@ -19,6 +19,11 @@ const volatile __u8 filter_family = 0;       /* 0: any caller */
 const volatile __u8 filter_addr[16] = {};
 /* client side: the server's address as the kernel prints it (rpc_clnt_new addr) */
 const volatile char filter_peer[PROBE_ADDR_STR] = {};
+/* Wake the reader only once this much is waiting (the loader: an eighth of
+ * the ring); 0: the kernel's default (wake whenever the reader caught up).
+ * A wake-up per record (irq_work, then the reader's) was most of what a
+ * record cost; the reader polls with a time-out and drains what is left. */
+const volatile __u32 rb_wake_bytes = 0;
 
 /* A zeroed event to initialise map slots from (the stack is too small). */
 const struct probe_event probe_zero_event = {};
@@ -37,10 +42,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 1024);  /* operations (side, program, version, procedure) */
 	__type(key, struct probe_hist_key);
-	__type(value, __u64);
+	__type(value, struct probe_hist_val);
 } hist SEC(".maps");
+
+/* A new operation's histogram starts from this (the stack is too small). */
+const struct probe_hist_val probe_zero_hist = {};
 
 static __always_inline void stat_add(__u32 idx, __u64 n)
 {
@@ -50,17 +58,48 @@ static __always_inline void stat_add(__u32 idx, __u64 n)
 		*v += n;  /* per-CPU slot: no atomics needed */
 }
 
-/* Reads field id of the tracepoint record at ctx; 0 if the kernel lacks
- * it.  Sizes come from the format file (1, 2, 4 or 8; little endian). */
+/* The tracepoint record as the programs read it: its first PROBE_TP_COPY
+ * bytes copied once per run (every fixed field the programs read lies
+ * there), so that a field is a load from the stack, not a helper call
+ * each: the calls were most of what a program with many fields cost.
+ * raw is the record itself (__data_loc strings, fields past the copy). */
+#define PROBE_TP_COPY 128
+struct probe_tp {
+	void *raw;
+	__u64 ok;  /* the copy was made: else every field is read from raw */
+	__u8  b[PROBE_TP_COPY];
+};
+
+/* First statement of every program: ctx becomes the copy. */
+#define PROBE_TP_LOAD(r)                                                       \
+	struct probe_tp tp_copy_;                                              \
+	tp_copy_.raw = (r);                                                    \
+	tp_copy_.ok = !bpf_probe_read_kernel(tp_copy_.b, sizeof(tp_copy_.b), (r)); \
+	void *ctx = &tp_copy_
+
+static __always_inline void *tp_raw(void *ctx) { return ((struct probe_tp *)ctx)->raw; }
+
+/* Reads field id of the tracepoint record (ctx: PROBE_TP_LOAD's copy); 0
+ * if the kernel lacks it.  Sizes come from the format file (1, 2, 4 or 8;
+ * little endian); offsets are rodata, so the verifier sees constants. */
 static __always_inline __u64 fld(void *ctx, int id)
 {
+	const struct probe_tp *t = ctx;
 	__u64 v = 0;
 	__u32 off = probe_fld[id].off;
 	__u32 sz = probe_fld[id].size & 0xf;
 
 	if (off == PROBE_FLD_NONE || sz == 0 || sz > 8)
 		return 0;
-	bpf_probe_read_kernel(&v, sz, (char *)ctx + off);
+	if (t->ok && off + sz <= PROBE_TP_COPY) {
+		switch (sz) {
+		case 1: return t->b[off];
+		case 2: return *(const __u16 *)&t->b[off];
+		case 4: return *(const __u32 *)&t->b[off];
+		case 8: return *(const __u64 *)&t->b[off];
+		}
+	}
+	bpf_probe_read_kernel(&v, sz, (char *)t->raw + off);
 	return v;
 }
 
@@ -71,7 +110,7 @@ static __always_inline __u64 fld(void *ctx, int id)
 		(dst)[0] = 0;                                                   \
 		if (loc_ & 0xffff)                                              \
 			bpf_probe_read_kernel_str(dst, sizeof(dst),             \
-						  (char *)(ctx) + (loc_ & 0xffff)); \
+						  (char *)tp_raw(ctx) + (loc_ & 0xffff)); \
 	} while (0)
 
 static __always_inline bool prog_match(const char *name)
@@ -101,6 +140,14 @@ static __always_inline bool addr_match(const struct probe_event *e)
 	return true;
 }
 
+static __always_inline __u64 rb_flags(void)
+{
+	if (!rb_wake_bytes)
+		return 0;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + sizeof(struct probe_event) >= rb_wake_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline __u32 log2_u64(__u64 v)
 {
 	__u32 r = 0;
@@ -114,35 +161,26 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline void hist_bump(struct probe_hist_key *k, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&hist, k);
-
-	if (!v) {
-		__u64 zero = 0;
-
-		bpf_map_update_elem(&hist, k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&hist, k);
-		if (!v) {
-			stat_add(PST_MAP_FULL, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(v, n);
-}
-
 static __always_inline void hist_add(const struct probe_event *e, __u64 ns)
 {
 	struct probe_hist_key k = {};
+	struct probe_hist_val *v;
 
 	k.side = e->side;
 	k.vers = (__u8)e->vers;
 	__builtin_memcpy(k.prog, e->prog, sizeof(k.prog));
 	__builtin_memcpy(k.proc, e->procname, sizeof(k.proc));
-	k.slot = (__u16)log2_u64(ns);
-	hist_bump(&k, 1);
-	k.slot = PROBE_HIST_SUM;
-	hist_bump(&k, ns);
+	v = bpf_map_lookup_elem(&hist, &k);
+	if (!v) {
+		bpf_map_update_elem(&hist, &k, &probe_zero_hist, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hist, &k);
+		if (!v) {
+			stat_add(PST_MAP_FULL, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->slot[log2_u64(ns) & (PROBE_HIST_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&v->slot[PROBE_HIST_SUM], ns);
 }
 
 /* A completed RPC: histogram, then the filters, then the ring buffer.
@@ -166,7 +204,7 @@ static __always_inline void emit(struct probe_event *e, __u64 total_ns, int exec
 		stat_add(PST_FILTERED, 1);
 		return;
 	}
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), rb_flags()))
 		stat_add(PST_RB_DROPS, 1);
 	else
 		stat_add(PST_RECORDS, 1);

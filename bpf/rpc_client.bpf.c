@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rpc_client: the NFS client's view of every RPC.  Events of one RPC are
- * joined on (client_id, task_id) in an LRU hash: the task starts
+ * joined on (client_id, task_id) in a slot array: the task starts
  * (rpc_task_begin), registers chunks (xprtrdma_chunk_*), is marshalled
  * (xprtrdma_marshal, which gives the XID) and posted (xprtrdma_post_send);
  * the reply is matched (xprtrdma_reply) and the task's RPC completes
@@ -11,15 +11,18 @@
  * program and every handler copes with state it did not see. */
 #include "probe_bpf.h"
 
-struct ckey {
-	__u32 client_id;
-	__u32 task_id;
-};
-
+/* In-flight tasks by slot: task ids are one counter for every rpc_clnt,
+ * so task_id modulo the slots names a task until 8192 more have started.
+ * An array, not a hash: an array look-up is a few instructions, where a
+ * hash insert and delete per RPC (LRU lists, bucket locks) were most of
+ * what the client's probes cost.  A slot is free when side is 0; a task
+ * found in its slot by another (client, task) was evicted, as an LRU
+ * hash would have. */
+#define CTASK_SLOTS 8192
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct ckey);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CTASK_SLOTS);
+	__type(key, __u32);
 	__type(value, struct probe_event);
 } ctasks SEC(".maps");
 
@@ -34,8 +37,9 @@ struct {
 } cpeer SEC(".maps");
 
 SEC("tracepoint/sunrpc/rpc_clnt_new")
-int tp_rpc_clnt_new(void *ctx)
+int tp_rpc_clnt_new(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	char a[PROBE_ADDR_STR];
 	__u32 id = (__u32)fld(ctx, PFLD_CN_CLIENT);
 	__u8 m = 1;
@@ -68,38 +72,36 @@ static __always_inline bool peer_match(__u32 client_id)
 }
 
 /* The in-flight state of the task an event names; created when create is
- * set (a task seen first mid-way, e.g. started before attach). */
+ * set (a task seen first mid-way, e.g. started before attach), started
+ * afresh when reset is. */
 static __always_inline struct probe_event *task_state(void *ctx, int f_client, int f_task,
 						      bool create, bool reset)
 {
-	struct ckey k = { .client_id = (__u32)fld(ctx, f_client), .task_id = (__u32)fld(ctx, f_task) };
-	struct probe_event *e;
+	__u32 client = (__u32)fld(ctx, f_client), task = (__u32)fld(ctx, f_task);
+	__u32 slot = task & (CTASK_SLOTS - 1);
+	struct probe_event *e = bpf_map_lookup_elem(&ctasks, &slot);
+	bool mine;
 
-	if (!reset) {
-		e = bpf_map_lookup_elem(&ctasks, &k);
-		if (e)
-			return e;
-		if (!create) {
-			stat_add(PST_NO_STATE, 1);
-			return NULL;
-		}
-	}
-	if (bpf_map_update_elem(&ctasks, &k, &probe_zero_event, BPF_ANY)) {
-		stat_add(PST_MAP_FULL, 1);
-		return NULL;
-	}
-	e = bpf_map_lookup_elem(&ctasks, &k);
 	if (!e)
 		return NULL;
+	mine = e->side && e->client_id == client && e->task_id == task;
+	if (mine && !reset)
+		return e;
+	if (!mine && !create) {
+		stat_add(PST_NO_STATE, 1);
+		return NULL;
+	}
+	__builtin_memcpy(e, &probe_zero_event, sizeof(*e));
 	e->side = PROBE_SIDE_CLIENT;
-	e->client_id = k.client_id;
-	e->task_id = k.task_id;
+	e->client_id = client;
+	e->task_id = task;
 	return e;
 }
 
 SEC("tracepoint/sunrpc/rpc_task_begin")
-int tp_rpc_task_begin(void *ctx)
+int tp_rpc_task_begin(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -130,8 +132,9 @@ static __always_inline struct probe_event *chunk_state(void *ctx, int f_client, 
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_read")
-int tp_chunk_read(void *ctx)
+int tp_chunk_read(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -166,17 +169,33 @@ static __always_inline int chunk_wr(void *ctx, int kind)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_write")
-int tp_chunk_write(void *ctx) { return chunk_wr(ctx, 0); }
+int tp_chunk_write(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 0);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_wp")
-int tp_chunk_wp(void *ctx) { return chunk_wr(ctx, 0); }
+int tp_chunk_wp(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 0);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_chunk_reply")
-int tp_chunk_reply(void *ctx) { return chunk_wr(ctx, 1); }
+int tp_chunk_reply(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return chunk_wr(ctx, 1);
+}
 
 SEC("tracepoint/rpcrdma/xprtrdma_marshal")
-int tp_marshal(void *ctx)
+int tp_marshal(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 now;
 
@@ -203,8 +222,9 @@ int tp_marshal(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_post_send")
-int tp_post_send(void *ctx)
+int tp_post_send(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 now;
 
@@ -225,8 +245,9 @@ int tp_post_send(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/xprtrdma_reply")
-int tp_reply(void *ctx)
+int tp_reply(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -242,9 +263,9 @@ int tp_reply(void *ctx)
 }
 
 SEC("tracepoint/sunrpc/rpc_stats_latency")
-int tp_rpc_stats_latency(void *ctx)
+int tp_rpc_stats_latency(void *raw)
 {
-	struct ckey k = { .client_id = (__u32)fld(ctx, PFLD_SL_CLIENT), .task_id = (__u32)fld(ctx, PFLD_SL_TASK) };
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 	__u64 total;
 
@@ -268,11 +289,11 @@ int tp_rpc_stats_latency(void *ctx)
 	total = dur(e->t[PT_BEGIN], e->t[PT_DONE]);
 	if (!total)
 		total = e->k_exec_us * 1000;
-	if (peer_match(k.client_id))
+	if (peer_match(e->client_id))
 		emit(e, total, PFLD_SL_EXECUTE);
 	else
 		stat_add(PST_FILTERED, 1);
-	bpf_map_delete_elem(&ctasks, &k);
+	e->side = 0;  /* the slot is free */
 	return 0;
 }
 

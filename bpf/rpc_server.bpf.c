@@ -203,8 +203,9 @@ static __always_inline struct probe_event *thread_req_xid(__u32 tid, __u32 xid)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_wc_recv")
-int tp_wc_recv(void *ctx)
+int tp_wc_recv(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_RC_CQ), .cid = (__u32)fld(ctx, PFLD_RC_CID) };
 	__u64 now = bpf_ktime_get_ns();
 
@@ -215,8 +216,9 @@ int tp_wc_recv(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_decode_rqst")
-int tp_decode_rqst(void *ctx)
+int tp_decode_rqst(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e;
 
 	stat_add(PST_EVENTS, 1);
@@ -253,8 +255,9 @@ int tp_decode_rqst(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_post_read_chunk")
-int tp_post_read_chunk(void *ctx)
+int tp_post_read_chunk(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_PC_CQ), .cid = (__u32)fld(ctx, PFLD_PC_CID) };
 	struct readref ref = { .tid = thread_id() };
 	struct probe_event *e = thread_req(ref.tid);
@@ -284,8 +287,9 @@ int tp_post_read_chunk(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_read_finished")
-int tp_read_finished(void *ctx)
+int tp_read_finished(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey r = { .cq_id = (__u32)fld(ctx, PFLD_RF_CQ), .cid = (__u32)fld(ctx, PFLD_RF_CID) };
 	__u32 tid = thread_id();
 	struct probe_event *e;
@@ -305,8 +309,9 @@ int tp_read_finished(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_wc_read")
-int tp_wc_read(void *ctx)
+int tp_wc_read(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WR_CQ), .cid = (__u32)fld(ctx, PFLD_WR_CID) };
 	struct readref *ref;
 	struct probe_event *e;
@@ -346,8 +351,9 @@ int tp_wc_read(void *ctx)
 }
 
 SEC("tracepoint/sunrpc/svc_process")
-int tp_svc_process(void *ctx)
+int tp_svc_process(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct probe_event *e = thread_req_xid(thread_id(), (__u32)fld(ctx, PFLD_SP_XID));
 
 	if (!e)
@@ -379,7 +385,7 @@ static __always_inline void caller_text(void *ctx, struct probe_event *e)
 
 	if (!(loc & 0xffff))
 		return;
-	bpf_probe_read_kernel_str(s, sizeof(s), (char *)ctx + (loc & 0xffff));
+	bpf_probe_read_kernel_str(s, sizeof(s), (char *)tp_raw(ctx) + (loc & 0xffff));
 	if (!probe_addr_text4(s, a, &port))
 		return;
 	e->addr_family = 2;
@@ -388,8 +394,9 @@ static __always_inline void caller_text(void *ctx, struct probe_event *e)
 }
 
 SEC("tracepoint/sunrpc/svc_stats_latency")
-int tp_svc_stats_latency(void *ctx)
+int tp_svc_stats_latency(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	__u32 tid = thread_id();
 	struct probe_event *e = thread_req_xid(tid, (__u32)fld(ctx, PFLD_SS2_XID));
 	struct sa_prefix sa = {};
@@ -406,7 +413,7 @@ int tp_svc_stats_latency(void *ctx)
 	if (probe_fld[PFLD_SS2_CLIENT].off == PROBE_FLD_NONE)
 		caller_text(ctx, e);
 	else if ((loc & 0xffff) && (loc >> 16) >= 8) {
-		bpf_probe_read_kernel(&sa, sizeof(sa), (char *)ctx + (loc & 0xffff));
+		bpf_probe_read_kernel(&sa, sizeof(sa), (char *)tp_raw(ctx) + (loc & 0xffff));
 		e->caller_port = (__u16)((sa.port >> 8) | (sa.port << 8));
 		if (sa.family == 2) {
 			e->addr_family = 2;
@@ -467,20 +474,41 @@ static __always_inline int push_done(void *ctx, int f_cq, int f_cid)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_wc_write")
-int tp_svc_wc_write(void *ctx) { return push_done(ctx, PFLD_WW_CQ, PFLD_WW_CID); }
+int tp_svc_wc_write(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return push_done(ctx, PFLD_WW_CQ, PFLD_WW_CID);
+}
 
 SEC("tracepoint/rpcrdma/svcrdma_wc_reply")
-int tp_svc_wc_reply(void *ctx) { return push_done(ctx, PFLD_WP_CQ, PFLD_WP_CID); }
+int tp_svc_wc_reply(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return push_done(ctx, PFLD_WP_CQ, PFLD_WP_CID);
+}
 
 SEC("tracepoint/rpcrdma/svcrdma_post_write_chunk")
-int tp_post_write_chunk(void *ctx) { return post_push(ctx); }
+int tp_post_write_chunk(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return post_push(ctx);
+}
 
 SEC("tracepoint/rpcrdma/svcrdma_post_reply_chunk")
-int tp_post_reply_chunk(void *ctx) { return post_push(ctx); }
+int tp_post_reply_chunk(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return post_push(ctx);
+}
 
 SEC("tracepoint/rpcrdma/svcrdma_post_send")
-int tp_svc_post_send(void *ctx)
+int tp_svc_post_send(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_SS_CQ), .cid = (__u32)fld(ctx, PFLD_SS_CID) };
 	__u32 tid = thread_id();
 	struct probe_event *e;
@@ -505,8 +533,9 @@ int tp_svc_post_send(void *ctx)
 }
 
 SEC("tracepoint/rpcrdma/svcrdma_wc_send")
-int tp_svc_wc_send(void *ctx)
+int tp_svc_wc_send(void *raw)
 {
+	PROBE_TP_LOAD(raw);
 	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WS_CQ), .cid = (__u32)fld(ctx, PFLD_WS_CID) };
 	struct probe_event *e;
 

@@ -121,6 +121,10 @@ static void *src_main(void *arg)
 			break;
 		}
 	}
+	/* on a stop, what the kernel probes wrote since the last wake-up
+	 * (they wake the reader only every eighth of the ring) */
+	if (stop_flag && !ended && !t->last_err)
+		source_poll(t->s, 0);
 	src_flush(t);
 	/* without --exit-at-end the daemon stays up: -v says the file is done */
 	if (ended)

@@ -266,6 +266,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 				 (const char *)p->cl->rodata->filter_peer);
 		}
 		bpf_map__set_max_entries(p->cl->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
+		p->cl->rodata->rb_wake_bytes = bpf_map__max_entries(p->cl->maps.events) / 8;
 	}
 	if (ok_sides & PROBE_WANT_SERVER) {
 		p->sv = rpc_server_bpf__open();
@@ -293,6 +294,7 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 		p->sv->rodata->have_wc_recv = probe_plan_has(&p->plan, "svcrdma_wc_recv") &&
 					      p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
 		bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
+		p->sv->rodata->rb_wake_bytes = bpf_map__max_entries(p->sv->maps.events) / 8;
 	}
 	p->sides = ok_sides;
 	/* Programs for missing events must not be loaded at all. */
@@ -369,7 +371,13 @@ int probe_poll(struct probe *p, int timeout_ms)
 {
 	int r = ring_buffer__poll(p->rb, timeout_ms);
 
-	return r < 0 ? (r == -EINTR ? -EINTR : r) : r;
+	if (r < 0)
+		return r == -EINTR ? -EINTR : r;
+	/* The programs wake the reader only once an eighth of the ring is
+	 * full (rb_wake_bytes): what came since waits for this. */
+	int c = ring_buffer__consume(p->rb);
+
+	return c < 0 ? c : r + c;
 }
 
 static void add_stats(int fd, uint64_t out[PST_MAX])
@@ -408,26 +416,27 @@ const char *probe_notes(const struct probe *p) { return p->plan.notes; }
 static int hist_read_map(int fd, struct probe_hist_row **rows, int *n, int *cap)
 {
 	struct probe_hist_key k, next;
+	struct probe_hist_val v;
 	void *prev = NULL;
 	int guard = 0;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0 && guard++ < 65536) {
-		uint64_t v;
-		int i;
-
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v) != 0)
 			continue;
 		k.prog[PROBE_PROG_MAX - 1] = 0;
 		k.proc[PROBE_STR_MAX - 1] = 0;
-		for (i = 0; i < *n; i++) {
-			struct probe_hist_row *r = &(*rows)[i];
-			if (r->side == k.side && r->vers == k.vers && !strcmp(r->prog, k.prog) &&
-			    !strcmp(r->proc, k.proc))
+		/* keys differing after the names' NUL are one operation */
+		int j;
+
+		for (j = 0; j < *n; j++) {
+			struct probe_hist_row *o = &(*rows)[j];
+			if (o->side == k.side && o->vers == k.vers && !strcmp(o->prog, k.prog) &&
+			    !strcmp(o->proc, k.proc))
 				break;
 		}
-		if (i == *n) {
+		if (j == *n) {
 			if (*n == *cap) {
 				int nc = *cap ? *cap * 2 : 32;
 				struct probe_hist_row *nr = realloc(*rows, (size_t)nc * sizeof(*nr));
@@ -436,19 +445,20 @@ static int hist_read_map(int fd, struct probe_hist_row **rows, int *n, int *cap)
 				*rows = nr;
 				*cap = nc;
 			}
-			memset(&(*rows)[i], 0, sizeof(**rows));
-			(*rows)[i].side = k.side;
-			(*rows)[i].vers = k.vers;
-			memcpy((*rows)[i].prog, k.prog, sizeof(k.prog));
-			memcpy((*rows)[i].proc, k.proc, sizeof(k.proc));
+			memset(&(*rows)[j], 0, sizeof(**rows));
+			(*rows)[j].side = k.side;
+			(*rows)[j].vers = k.vers;
+			memcpy((*rows)[j].prog, k.prog, sizeof(k.prog));
+			memcpy((*rows)[j].proc, k.proc, sizeof(k.proc));
 			(*n)++;
 		}
-		if (k.slot < PROBE_HIST_SLOTS) {
-			(*rows)[i].bucket[k.slot] += v;
-			(*rows)[i].count += v;
-		} else if (k.slot == PROBE_HIST_SUM) {
-			(*rows)[i].sum_ns += v;
+		struct probe_hist_row *r = &(*rows)[j];
+
+		for (int i = 0; i < PROBE_HIST_SLOTS; i++) {
+			r->bucket[i] += v.slot[i];
+			r->count += v.slot[i];
 		}
+		r->sum_ns += v.slot[PROBE_HIST_SUM];
 	}
 	return 0;
 }

@@ -39,3 +39,24 @@ probe_stop() {
     wait "$pid" || rc=$?
     echo "$rc" > "$LAB_OUT/$name.rc"
 }
+
+# empty_start NAME SYSTEM:EVENT...: the yardstick of bench/probes.sh, an
+# empty program on each tracepoint (LAB_ARG_PROBE_EMPTY, its object
+# LAB_ARG_PROBE_EMPTY_OBJ); "ID SYSTEM:EVENT" lines to $LAB_OUT/NAME.ids.
+empty_start() {
+    local name=$1 i pid
+    shift
+    rm -f "/tmp/$name.ready"
+    "${LAB_ARG_PROBE_EMPTY:?}" "${LAB_ARG_PROBE_EMPTY_OBJ:?}" --ready "/tmp/$name.ready" "$@" \
+        > "$LAB_OUT/$name.ids" 2> "$LAB_OUT/$name.err" &
+    pid=$!
+    echo "$pid" > "/tmp/$name.pid"
+    for ((i = 0; i < 600; i++)); do
+        [[ -e /tmp/$name.ready ]] && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "empty programs $name did not attach:" >&2
+    cat "$LAB_OUT/$name.err" >&2
+    return 1
+}
