@@ -9,7 +9,10 @@ the target (calls replayed, no transport error, nothing lost), and every
 call whose status differs from knfsd's in the capture is one of the
 differences tests/lab/chimera/replay-differences.txt explains (a different
 server may answer differently and be right; each line says which it is).
-Chimera must have run through every replay (chimera.deaths absent).
+Chimera must have run through every replay (chimera.deaths absent),
+the last one a replay of nfs3-read-write whose connection is dropped
+once a reply is in (--disconnect-after): the one drop made, a new
+connection, every call answered.
 Writes OUTDIR/replay-table.tsv: capture, calls, same, different, errors,
 lost. Closing line: "chimera-replay: N passed, N failed"."""
 import json
@@ -40,6 +43,29 @@ def explained():
             f = line.rstrip("\n").split("\t")
             out[(f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]))] = f[6]
     return out
+
+
+def disconnect(out):
+    """The injected drop (--disconnect-after, once) taken and survived: one
+    drop, a new connection, and every call of the capture answered over
+    the two, as in the plain replay (the same explained differences)."""
+    name = "disconnect-nfs3-read-write"
+    try:
+        j = json.loads(open(os.path.join(out, name + ".out")).read())
+    except (OSError, ValueError) as e:
+        check(False, "%s: JSON report (%s)" % (name, e))
+        return
+    t, x = j["totals"], j["transport_stats"]
+    check(x["dropped_on_request"] == 1 and x["reconnects"] >= 1,
+          "%s: the one drop asked for was made (%d) and the replay connected again (%d reconnects)"
+          % (name, x["dropped_on_request"], x["reconnects"]))
+    check(t["replayed"] == t["trace"] and t["errors"] == 0 and x["replies"] + t["lost"] >= x["calls"],
+          "%s: %d of %d calls replayed, %d errors, %d lost in the drop, %d replies to %d calls"
+          % (name, t["replayed"], t["trace"], t["errors"], t["lost"], x["replies"], x["calls"]))
+    known = {k[1] for k in explained() if k[0] == "nfs3-read-write"}
+    ops_diff = {o["op"] for o in j["ops"] if o["mismatches"]}
+    check(ops_diff <= known, "%s: every status as in the plain replay or explained (%s)"
+          % (name, sorted(ops_diff - known) or "all explained"))
 
 
 def main():
@@ -74,6 +100,7 @@ def main():
               "%s: %d same status as knfsd, %d different, each explained (operations differing: %s)"
               % (c, t["same_status"], t["mismatches"], sorted(ops_diff - ops_known) or "all explained"))
         rows.append((c, t["trace"], t["replayed"], t["same_status"], t["mismatches"], t["errors"], t["lost"]))
+    disconnect(out)
     deaths = os.path.join(out, "chimera.deaths")
     check(not os.path.exists(deaths), "Chimera ran through every replay%s"
           % (": " + open(deaths).read().strip() if os.path.exists(deaths) else ""))

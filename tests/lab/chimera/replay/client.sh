@@ -29,4 +29,11 @@ for c in ${LAB_ARG_CAPTURES:-nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3
     esac
     rp_run "replay-$c" "$REPLAY" --target "$S" --asap --allow-mutations --json "${args[@]}" "$LAB_REPO/tests/captures/$c.pcap"
 done
+# The study's crash (a send completion around a disconnect): the connection
+# dropped once the first reply of nfs3-read-write's four READs
+# is in (0x2ba5f564), the others in flight, then the rest of
+# the capture over a new connection; Chimera must live through it.
+rp_reset
+rp_run "disconnect-nfs3-read-write" "$REPLAY" --target "$S" --asap --allow-mutations --json \
+    --disconnect-after 0x2ba5f564 "$LAB_REPO/tests/captures/nfs3-read-write.pcap"
 lab_signal client.steps-done
