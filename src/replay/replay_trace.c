@@ -27,11 +27,18 @@
 #define TR_DATA_MAX (4u << 20)     /* largest chunk data kept per call */
 #define TR_KEEP_TOTAL (512u << 20) /* all chunk data kept, at most */
 
+struct mnt_pending {
+	uint32_t xid;
+	char path[256];
+};
+
 struct tr_ctx {
 	struct trace *t;
 	struct rpcrdma_hdr h;
 	size_t kept;
 	size_t replied;            /* 1 + index of the call whose reply came last (0: none) */
+	struct mnt_pending mp[8];  /* MOUNT MNT calls waiting for their replies */
+	unsigned nmp;
 };
 
 static struct tcall *find_pending(struct trace *t, uint32_t xid)
@@ -210,6 +217,50 @@ static void copy_into(uint8_t *buf, uint32_t cap, const struct rpcrdma_seg *segs
 	}
 }
 
+/* ---- MOUNT over TCP/UDP in the same capture: export path and root ----
+ * The dissector's feed hands every RPC message it found on TCP or UDP
+ * (IPv4 or IPv6, any link) to tr_event, whole. */
+
+
+static void scan_mount(struct trace *t, const uint8_t *rpc, size_t len, struct mnt_pending *mp,
+		       unsigned *nmp)
+{
+	struct rpc_msg m;
+	struct cursor c = cur_make(rpc, len);
+	if (rpc_decode(&m, &c, NULL) < 0)
+		return;
+	if (m.mtype == RPC_CALL && m.prog == PROG_MOUNT && m.vers == 3 && m.proc == 1) {
+		uint32_t n;
+		const uint8_t *p = cur_xdr_opaque(&c, 1024, &n, "dirpath");
+		if (!p || *nmp >= 8)
+			return;
+		mp[*nmp].xid = m.xid;
+		/* the path's bytes, to be mounted as they were; outputs escape them */
+		bool cut;
+		size_t k = name_keep(p, n, sizeof(mp[0].path) - 1, &cut);
+		memcpy(mp[*nmp].path, p, k);
+		mp[*nmp].path[k] = 0;
+		(*nmp)++;
+		return;
+	}
+	if (m.mtype != RPC_REPLY || m.reply_stat != RPC_MSG_ACCEPTED || m.accept_stat != 0)
+		return;
+	for (unsigned i = 0; i < *nmp; i++) {
+		if (mp[i].xid != m.xid)
+			continue;
+		uint32_t st = cur_be32(&c, "mountstat3");
+		uint32_t n;
+		const uint8_t *p = st == 0 ? cur_xdr_opaque(&c, NFS3_FHSIZE_MAX, &n, "fhandle3") : NULL;
+		if (p && !t->have_root) {
+			t->have_root = true;
+			t->root.len = n;
+			memcpy(t->root.data, p, n);
+			snprintf(t->export_path, sizeof(t->export_path), "%s", mp[i].path);
+		}
+		return;
+	}
+}
+
 static void tr_event(const struct rdma_event *ev, void *ctx)
 {
 	struct tr_ctx *x = ctx;
@@ -234,6 +285,7 @@ static void tr_event(const struct rdma_event *ev, void *ctx)
 		 * workload over RDMA.  Whole RPC messages, no chunks; the
 		 * mount's own rpcbind and MOUNT calls are not the workload. */
 		memset(&x->h, 0, sizeof(x->h));
+		scan_mount(t, ev->data, ev->data_len, x->mp, &x->nmp);
 		struct cursor c = cur_make(ev->data, ev->data_len);
 		uint32_t xid = cur_be32(&c, "xid");
 		cur_skip(&c, 8, "msg_type, rpcvers");
@@ -341,96 +393,6 @@ static void name_unrecorded(struct tcall *tc)
 	rec_name_str(&r, tc->name, sizeof(tc->name));
 }
 
-/* ---- MOUNT over TCP/UDP in the same capture: export path and root ---- */
-
-struct mnt_pending {
-	uint32_t xid;
-	char path[256];
-};
-
-static void scan_mount(struct trace *t, const uint8_t *rpc, size_t len, struct mnt_pending *mp,
-		       unsigned *nmp)
-{
-	struct rpc_msg m;
-	struct cursor c = cur_make(rpc, len);
-	if (rpc_decode(&m, &c, NULL) < 0)
-		return;
-	if (m.mtype == RPC_CALL && m.prog == PROG_MOUNT && m.vers == 3 && m.proc == 1) {
-		uint32_t n;
-		const uint8_t *p = cur_xdr_opaque(&c, 1024, &n, "dirpath");
-		if (!p || *nmp >= 8)
-			return;
-		mp[*nmp].xid = m.xid;
-		/* the path's bytes, to be mounted as they were; outputs escape them */
-		bool cut;
-		size_t k = name_keep(p, n, sizeof(mp[0].path) - 1, &cut);
-		memcpy(mp[*nmp].path, p, k);
-		mp[*nmp].path[k] = 0;
-		(*nmp)++;
-		return;
-	}
-	if (m.mtype != RPC_REPLY || m.reply_stat != RPC_MSG_ACCEPTED || m.accept_stat != 0)
-		return;
-	for (unsigned i = 0; i < *nmp; i++) {
-		if (mp[i].xid != m.xid)
-			continue;
-		uint32_t st = cur_be32(&c, "mountstat3");
-		uint32_t n;
-		const uint8_t *p = st == 0 ? cur_xdr_opaque(&c, NFS3_FHSIZE_MAX, &n, "fhandle3") : NULL;
-		if (p && !t->have_root) {
-			t->have_root = true;
-			t->root.len = n;
-			memcpy(t->root.data, p, n);
-			snprintf(t->export_path, sizeof(t->export_path), "%s", mp[i].path);
-		}
-		return;
-	}
-}
-
-static void scan_ip(struct trace *t, const uint8_t *p, size_t len, struct mnt_pending *mp, unsigned *nmp)
-{
-	struct cursor c = cur_make(p, len);
-	if (len < 14)
-		return;
-	cur_skip(&c, 12, "eth");
-	uint16_t et = cur_be16(&c, "ethertype");
-	while ((et == 0x8100 || et == 0x88a8) && cur_ok(&c)) {
-		cur_skip(&c, 2, "vlan");
-		et = cur_be16(&c, "ethertype");
-	}
-	if (et != 0x0800 || !cur_ok(&c))
-		return;
-	size_t ip = c.off;
-	uint8_t vihl = cur_u8(&c, "ip");
-	if ((vihl >> 4) != 4)
-		return;
-	size_t ihl = (size_t)(vihl & 15) * 4;
-	cur_skip(&c, 1, "tos");
-	uint16_t tot = cur_be16(&c, "len");
-	cur_skip(&c, 5, "id..ttl");
-	uint8_t proto = cur_u8(&c, "proto");
-	if (!cur_ok(&c) || ihl < 20 || tot < ihl || ip + tot > len)
-		return;
-	const uint8_t *l4 = p + ip + ihl;
-	size_t l4len = tot - ihl;
-	if (proto == 17 && l4len > 8) {
-		uint16_t sport = (uint16_t)(l4[0] << 8 | l4[1]), dport = (uint16_t)(l4[2] << 8 | l4[3]);
-		if (sport == 4791 || dport == 4791)
-			return;
-		scan_mount(t, l4 + 8, l4len - 8, mp, nmp);
-	} else if (proto == 6 && l4len >= 20) {
-		size_t doff = (size_t)(l4[12] >> 4) * 4;
-		if (doff < 20 || doff > l4len || l4len - doff < 28)
-			return;
-		const uint8_t *rm = l4 + doff;
-		uint32_t mark = (uint32_t)rm[0] << 24 | (uint32_t)rm[1] << 16 | (uint32_t)rm[2] << 8 | rm[3];
-		size_t flen = mark & 0x7fffffffu;
-		if (flen > l4len - doff - 4)
-			flen = l4len - doff - 4;
-		scan_mount(t, rm + 4, flen, mp, nmp);
-	}
-}
-
 int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 {
 	struct tr_ctx *x = calloc(1, sizeof(*x));
@@ -456,8 +418,6 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 	int lt = pcap_source_linktype(src);
 	if ((ret = dissect_feed_set_linktype(feed, lt, path, err, errlen)) < 0)
 		goto out;
-	struct mnt_pending mp[8];
-	unsigned nmp = 0;
 	uint64_t ts, frame = 0;
 	const uint8_t *data;
 	size_t caplen, wirelen;
@@ -466,8 +426,6 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 	while ((ret = pcap_source_next(src, &ts, &data, &caplen, &wirelen, err, errlen)) == 1) {
 		if (capfile_lt_follow(&flt, src, feed, ++frame))
 			dissect_feed_packet(feed, frame, ts, data, caplen, wirelen);
-		if (flt.cur == LINKTYPE_ETHERNET)
-			scan_ip(t, data, caplen, mp, &nmp);
 	}
 	dissect_feed_finish(feed);
 	t->frames = frame;   /* a trace cut short: the packets before the cut */
