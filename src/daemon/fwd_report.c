@@ -3,6 +3,8 @@
  * others), so they go into labels and JSON strings as they are. */
 #include "src/daemon/fwd_report.h"
 
+#include "src/base/json.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,33 +53,62 @@ void fwd_report_metrics(FILE *f, const struct forwarder *fw, struct collector *c
 	free(s);
 }
 
+/* A peer's counters in JSON: one object of named counters. */
+static void json_counts(struct jw *j, const char *const *names, const uint64_t *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		jw_c(j, ',');
+		jw_str(j, names[k]);
+		jw_c(j, ':');
+		jw_u(j, v[k]);
+	}
+}
+
 void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col, const struct coll_join *cj)
 {
+	struct jw jb, *j = &jb;
+
+	jw_init(j, f);
 	if (fw) {
 		struct fwd_stats s;
 		fwd_get_stats(fw, &s);
-		fprintf(f, ",\"forward\":{\"peer\":\"%s\",\"sent\":%" PRIu64 ",\"dropped\":%" PRIu64 "}", fwd_target(fw),
-			s.sent, s.dropped);
+		static const char *const fk[] = { "sent", "dropped" };
+		const uint64_t fv[] = { s.sent, s.dropped };
+		jw_lit(j, ",\"forward\":{\"peer\":");
+		jw_str(j, fwd_target(fw));
+		json_counts(j, fk, fv, 2);
+		jw_c(j, '}');
 	}
-	if (col) {
-		struct coll_stats *s = malloc(sizeof(*s));
-		if (s) {
-			coll_get_stats(col, s);
-			fprintf(f, ",\"collect\":{\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"malformed\":%" PRIu64
-				",\"refused\":%" PRIu64 ",\"peers_overflow\":%" PRIu64 ",\"peers\":[",
-				s->received, s->lost, s->malformed, s->refused, s->overflow);
-			for (unsigned i = 0; i < s->npeers; i++) {
-				const struct coll_peer *p = &s->peer[i];
-				fprintf(f, "%s{\"peer\":\"%s\",\"host\":\"%s\",\"session\":\"%016" PRIx64 "\",\"received\":%" PRIu64
-					",\"lost\":%" PRIu64 ",\"earlier\":%" PRIu64 ",\"peer_dropped\":%" PRIu64
-					",\"malformed\":%" PRIu64 ",\"refused\":%" PRIu64 "}",
-					i ? "," : "", p->addr, p->host, p->session, p->received, p->lost, p->earlier,
-					p->peer_dropped, p->malformed, p->refused);
-			}
-			fputs("]}", f);
-			free(s);
+	struct coll_stats *s = col ? malloc(sizeof(*s)) : NULL;
+	if (s) {
+		coll_get_stats(col, s);
+		static const char *const ck[] = { "lost", "malformed", "refused", "peers_overflow" };
+		const uint64_t cv[] = { s->lost, s->malformed, s->refused, s->overflow };
+		jw_lit(j, ",\"collect\":{\"received\":");
+		jw_u(j, s->received);
+		json_counts(j, ck, cv, 4);
+		jw_lit(j, ",\"peers\":[");
+		for (unsigned i = 0; i < s->npeers; i++) {
+			const struct coll_peer *p = &s->peer[i];
+			static const char *const pk[] = { "received", "lost", "earlier", "peer_dropped", "malformed",
+							  "refused" };
+			const uint64_t pv[] = { p->received, p->lost, p->earlier, p->peer_dropped, p->malformed,
+						p->refused };
+			char session[17];
+			snprintf(session, sizeof(session), "%016" PRIx64, p->session);
+			jw_lit(j, i ? ",{\"peer\":" : "{\"peer\":");
+			jw_str(j, p->addr);
+			JW_KEY(j, "host");
+			jw_str(j, p->host);
+			JW_KEY(j, "session");
+			jw_str(j, session);
+			json_counts(j, pk, pv, 6);
+			jw_c(j, '}');
 		}
+		jw_lit(j, "]}");
+		free(s);
 	}
+	jw_flush(j);
 	if (cj)
 		coll_join_report_json(cj, f);
 }
