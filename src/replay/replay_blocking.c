@@ -12,6 +12,8 @@
 
 #include <inttypes.h>
 
+#include "src/base/json.h"
+
 static const char *const block_name[BLOCK_KINDS] = {
 	"setup", "cb_probe", "delegreturn", "path", "open_confirm",
 };
@@ -43,14 +45,32 @@ void replay_report_blocking(const struct engine *e, FILE *f, bool json)
 {
 	uint64_t n = 0;
 	if (json) {
-		fputs("\"blocking\":{", f);
-		for (unsigned k = 0; k < BLOCK_KINDS; k++)
-			fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-				k ? "," : "", block_name[k], e->blocked_n[k], (uint64_t)e->blocked_ns[k],
-				(uint64_t)e->blocked_max_ns[k]);
-		fprintf(f, ",\"before_start\":{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 "},\"own_cb_probe_waits\":"
-			"{\"n\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}},", e->before_start_n,
-			(uint64_t)e->before_start_ns, e->cb_waits, (uint64_t)e->cb_wait_ns, (uint64_t)e->cb_wait_max_ns);
+		struct jw jb, *j = &jb;
+		jw_init(j, f);
+		jw_lit(j, "\"blocking\":{");
+		for (unsigned k = 0; k < BLOCK_KINDS; k++) {
+			jw_lit(j, k ? ",\"" : "\"");
+			jw_lit(j, block_name[k]);
+			jw_lit(j, "\":{\"n\":");
+			jw_u(j, e->blocked_n[k]);
+			JW_KEY(j, "ns");
+			jw_u(j, (uint64_t)e->blocked_ns[k]);
+			JW_KEY(j, "max_ns");
+			jw_u(j, (uint64_t)e->blocked_max_ns[k]);
+			jw_c(j, '}');
+		}
+		jw_lit(j, ",\"before_start\":{\"n\":");
+		jw_u(j, e->before_start_n);
+		JW_KEY(j, "ns");
+		jw_u(j, (uint64_t)e->before_start_ns);
+		jw_lit(j, "},\"own_cb_probe_waits\":{\"n\":");
+		jw_u(j, e->cb_waits);
+		JW_KEY(j, "ns");
+		jw_u(j, (uint64_t)e->cb_wait_ns);
+		JW_KEY(j, "max_ns");
+		jw_u(j, (uint64_t)e->cb_wait_max_ns);
+		jw_lit(j, "}},");
+		jw_flush(j);
 		return;
 	}
 	for (unsigned k = 0; k < BLOCK_KINDS; k++)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/base/json.h"
 #include "src/replay/replay_pace.h"
 #include "src/xprt/xprt.h"
 
@@ -179,15 +180,32 @@ void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f, bool js
 	const struct xprt_time *x = &xprt_time;
 	double wake_mean = x->timeouts ? (double)x->late_ns / (double)x->timeouts / 1e3 : 0;
 	if (json) {
-		fprintf(f, "\"late_parts\":{\"calls\":%" PRIu64 ",\"late_ns\":%" PRIu64, l->shown,
-			(uint64_t)l->sum_total);
-		for (int j = 0; j < LT_KINDS; j++)
-			fprintf(f, ",\"%s_ns\":%" PRIu64, kind_name[j], (uint64_t)l->sum[j]);
-		fprintf(f, ",\"runnable_not_running_ns\":%" PRIu64 "},", (uint64_t)l->sum_wait);
-		fprintf(f, "\"wakeups\":{\"timeouts\":%" PRIu64 ",\"late_mean_ns\":%" PRIu64 ",\"late_max_ns\":%" PRIu64
-			",\"over_1ms\":%" PRIu64 ",\"seconds_without_polling\":%" PRIu64 "},", x->timeouts,
-			x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0, (uint64_t)x->late_max_ns, x->late_over_1ms,
-			spin_stops);
+		struct jw jb, *j = &jb;
+		jw_init(j, f);
+		jw_lit(j, "\"late_parts\":{\"calls\":");
+		jw_u(j, l->shown);
+		JW_KEY(j, "late_ns");
+		jw_u(j, (uint64_t)l->sum_total);
+		for (int k = 0; k < LT_KINDS; k++) {
+			jw_lit(j, ",\"");
+			jw_lit(j, kind_name[k]);
+			jw_lit(j, "_ns\":");
+			jw_u(j, (uint64_t)l->sum[k]);
+		}
+		JW_KEY(j, "runnable_not_running_ns");
+		jw_u(j, (uint64_t)l->sum_wait);
+		jw_lit(j, "},\"wakeups\":{\"timeouts\":");
+		jw_u(j, x->timeouts);
+		JW_KEY(j, "late_mean_ns");
+		jw_u(j, x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0);
+		JW_KEY(j, "late_max_ns");
+		jw_u(j, (uint64_t)x->late_max_ns);
+		JW_KEY(j, "over_1ms");
+		jw_u(j, x->late_over_1ms);
+		JW_KEY(j, "seconds_without_polling");
+		jw_u(j, spin_stops);
+		jw_lit(j, "},");
+		jw_flush(j);
 		return;
 	}
 	fprintf(f, "wake-ups: %" PRIu64 " sleeps ran to their time, back %.1f us late on average, "
