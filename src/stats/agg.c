@@ -126,12 +126,6 @@ struct facts {
 	unsigned hidx;   /* d_total's histogram bucket (answered records) */
 };
 
-/* agg_prom_le in nanoseconds, so the bucket search compares integers */
-static const uint64_t prom_le_ns[AGG_PROM_NLE] = {
-	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
-	5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 1000000000, 10000000000,
-};
-
 /* The first bucket whose bound is >= ns (AGG_PROM_NLE: +Inf).  No two
  * bounds share a power of two, so the first bucket of ns's power of two
  * (agg_new, prom_start) is its bucket or the one before it. */
@@ -140,16 +134,6 @@ static unsigned prom_bucket(const struct agg *a, uint64_t ns)
 	unsigned i = a->prom_start[ns ? 63 - __builtin_clzll(ns) : 0];
 
 	return i + (i < AGG_PROM_NLE && ns > prom_le_ns[i]);
-}
-
-void agg_prom_init(struct agg *a)
-{
-	for (unsigned b = 0; b < 64; b++) {
-		unsigned i = 0;
-		while (i < AGG_PROM_NLE && (1ull << b) > prom_le_ns[i])
-			i++;
-		a->prom_start[b] = (uint8_t)i;
-	}
 }
 
 static void facts_of(const struct agg *a, const struct nfsrdma_record *r, struct facts *f)

@@ -82,6 +82,18 @@ static void hmem_release(struct hist_mem *m, void *p)
 	agg_release((struct agg *)(void *)((char *)m - offsetof(struct agg, hmem)), p);
 }
 
+/* The first Prometheus bucket of each power of two of ns: a record's
+ * bucket is that one or the next (no two bounds share a power of two). */
+static void agg_prom_init(struct agg *a)
+{
+	for (unsigned b = 0; b < 64; b++) {
+		unsigned i = 0;
+		while (i < AGG_PROM_NLE && (1ull << b) > prom_le_ns[i])
+			i++;
+		a->prom_start[b] = (uint8_t)i;
+	}
+}
+
 struct agg *agg_new(const struct agg_config *c)
 {
 	static const unsigned defmax[AGG_NDIM] = { 256, 1024, 1024, 1024, 4096 };

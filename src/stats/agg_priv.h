@@ -71,7 +71,12 @@ struct agg {
 
 /* agg.c: the Prometheus bucket table by power of two (agg_new.c calls
  * it once); agg_new.c: an entry freed, with what it holds */
-void agg_prom_init(struct agg *a);
+/* agg_prom_le in nanoseconds, so the bucket search compares integers
+ * (agg.c's prom_bucket; agg_new.c's first bucket of each power of two) */
+static const uint64_t prom_le_ns[AGG_PROM_NLE] = {
+	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
+	5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 1000000000, 10000000000,
+};
 void agg_ent_free(struct agg *a, struct agg_ent *e);
 /* agg_new.c: size bytes, zeroed, on a cache line: from the engine's
  * region while it lasts, then from malloc; NULL when out of memory.
