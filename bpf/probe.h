@@ -108,6 +108,8 @@ enum probe_seen {
 	PS_RETRANSMIT = 1 << 11, PS_READ_POS0 = 1 << 12, PS_XID_MISMATCH = 1 << 13,
 	PS_CHUNK_NEW = 1 << 14, /* chunks registered since the last marshal */
 	PS_WRITE_DONE = 1 << 15, /* server: an RDMA WRITE completion was joined */
+	PS_PARKED = 1 << 16,     /* server, 6.12: the thread's copy of a request parked for its
+	                          * READs (sparked holds it; another thread resumes it) */
 };
 
 /* One completed RPC as the kernel saw it; also the join state kept in the

@@ -280,6 +280,9 @@ int tp_post_read_chunk(void *raw)
 		ref.recv = *r;
 		if (first && bpf_map_update_elem(&sparked, &ref.recv, e, BPF_ANY))
 			stat_add(PST_MAP_FULL, 1);
+		/* this thread's copy stays for its later READ posts, but the
+		 * request is sparked's now: the in-flight read skips the copy */
+		e->seen |= PS_PARKED;
 	}
 	if (bpf_map_update_elem(&sreads, &k, &ref, BPF_ANY))
 		stat_add(PST_MAP_FULL, 1);

@@ -44,8 +44,9 @@ void daemon_inflight_metrics(FILE *f, struct daemon *d)
 		{ "nfsrdma_rpc_in_flight_oldest_seconds", "Age of the oldest RPC in flight now, from its first "
 							  "event, on the probes' clock (0: none)" },
 		{ "nfsrdma_rpcs_stalled", "RPCs in flight longer than --stall-after" },
-		{ "nfsrdma_rpcs_abandoned", "Slots older than --abandon-after: tasks that ended without their "
-					    "completion event, or RPCs stalled that long" },
+		{ "nfsrdma_rpcs_abandoned", "Slots left behind: server requests whose nfsd thread waits for new "
+					    "work, and slots older than --abandon-after (RPCs ended without their "
+					    "completion event, or stalled that long)" },
 	};
 	struct agg_snap s;
 	unsigned sides;

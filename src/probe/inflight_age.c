@@ -11,7 +11,7 @@ uint64_t inflight_first_ns(const struct probe_event *e)
 }
 
 int inflight_add(struct inflight_side out[2], const struct probe_event *e, uint64_t now_ns,
-		 const struct inflight_limits *l)
+		 const struct inflight_limits *l, bool left)
 {
 	struct inflight_side *s;
 	uint64_t first, age;
@@ -20,18 +20,18 @@ int inflight_add(struct inflight_side out[2], const struct probe_event *e, uint6
 		return 0;
 	s = &out[e->side == PROBE_SIDE_CLIENT ? 0 : 1];
 	first = inflight_first_ns(e);
+	age = first && first < now_ns ? now_ns - first : 0;
+	if (left || (first && l->abandon_ns && age > l->abandon_ns)) {
+		s->abandoned++;
+		if (age > s->abandoned_oldest_ns)
+			s->abandoned_oldest_ns = age;
+		return 1;
+	}
 	if (!first) {
 		/* a slot made by an event that keeps no time (a chunk before
 		 * its marshal): in flight, of unknown age */
 		s->in_flight++;
 		s->untimed++;
-		return 1;
-	}
-	age = first < now_ns ? now_ns - first : 0;
-	if (l->abandon_ns && age > l->abandon_ns) {
-		s->abandoned++;
-		if (age > s->abandoned_oldest_ns)
-			s->abandoned_oldest_ns = age;
 		return 1;
 	}
 	s->in_flight++;

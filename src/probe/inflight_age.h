@@ -6,6 +6,7 @@
 #ifndef NFSRDMA_INFLIGHT_AGE_H
 #define NFSRDMA_INFLIGHT_AGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,8 +33,10 @@ uint64_t inflight_first_ns(const struct probe_event *e);
 /* Adds one slot to out[0] (client) or out[1] (server) as it stands at
  * now_ns.  A free slot (side 0) or one of no known side adds nothing;
  * a first timestamp after now (the slot rewritten after now was read)
- * is age 0.  Returns 1 when counted, else 0. */
+ * is age 0; left: the caller knows nothing works on it any more (a
+ * server request whose thread waits for new work), abandoned whatever
+ * its age.  Returns 1 when counted, else 0. */
 int inflight_add(struct inflight_side out[2], const struct probe_event *e, uint64_t now_ns,
-		 const struct inflight_limits *l);
+		 const struct inflight_limits *l, bool left);
 
 #endif

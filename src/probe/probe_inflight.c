@@ -10,10 +10,13 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/base/log.h"
 #include "src/probe/probe_load.h"
@@ -24,6 +27,7 @@ struct pass {
 	const struct inflight_limits *l;
 	struct inflight_side side[2];
 	int cpeer;                /* client verdicts, or -1: no filter */
+	bool by_thread;           /* reading the server's requests by thread */
 	uint32_t last_client;     /* the last verdict looked up */
 	int last_ok;              /* -1: none yet */
 	int slots;
@@ -53,14 +57,53 @@ static bool wanted(struct pass *ps, const struct probe_event *e)
 	return ps->last_ok;
 }
 
-/* Tallies n values read before now. */
-static void tally(struct pass *ps, const struct probe_event *v, uint32_t n)
+/* Whether nfsd thread tid waits for new work: then the request its slot
+ * holds was left behind (its reply never posted: the connection died
+ * under it, or the server dropped it), since a thread completes or drops
+ * its request before it takes another.  Idle is state I (TASK_IDLE: the
+ * wait for work from 6.6 on), or, before, the wait's function in wchan;
+ * anything unreadable (another pid namespace, wchan hidden from a
+ * process without the right to trace the thread) is not idle. */
+static bool thread_idle(uint32_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* the name may hold ')': the state follows the last one */
+	if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'I')
+		return true;
+	snprintf(path, sizeof(path), "/proc/%u/wchan", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return !strcmp(buf, "svc_get_next_xprt") || !strcmp(buf, "svc_recv") ||
+	       !strcmp(buf, "svc_thread_wait_for_work");
+}
+
+/* Tallies n values read before now; by_thread: the map of server
+ * requests by nfsd thread. */
+static void tally(struct pass *ps, const struct probe_event *v, uint32_t n, bool by_thread)
 {
 	uint64_t now = mono_ns();
 
 	for (uint32_t i = 0; i < n; i++)
-		if (v[i].side && wanted(ps, &v[i]))
-			inflight_add(ps->side, &v[i], now, ps->l);
+		/* PS_PARKED: a thread's copy of a request sparked holds (6.12) */
+		if (v[i].side && !(by_thread && (v[i].seen & PS_PARKED)) && wanted(ps, &v[i]))
+			inflight_add(ps->side, &v[i], now, ps->l,
+				     by_thread && v[i].side == PROBE_SIDE_SERVER && thread_idle(v[i].task_id));
 	ps->slots += (int)n;
 }
 
@@ -85,7 +128,7 @@ static int pass_batch(struct pass *ps, int fd, const struct bpf_map_info *mi, vo
 				return -EOPNOTSUPP;
 			return -err;
 		}
-		tally(ps, vals, n);
+		tally(ps, vals, n, ps->by_thread);
 		seen += n;
 		if (err == ENOENT || seen >= mi->max_entries)
 			return 0;
@@ -108,7 +151,7 @@ static int pass_keys(struct pass *ps, int fd, const struct bpf_map_info *mi, voi
 		memcpy(prev, next, mi->key_size);
 		if (bpf_map_lookup_elem(fd, prev, vals))
 			continue;   /* deleted since: completed */
-		tally(ps, vals, 1);
+		tally(ps, vals, 1, ps->by_thread);
 	}
 	return 0;
 }
@@ -155,8 +198,10 @@ int probe_inflight(struct probe *p, const struct inflight_limits *l, struct infl
 	ps.last_ok = -1;
 	ps.cpeer = m.peer_filter ? m.cpeer : -1;
 	int fds[] = { m.ctasks, m.sreqs, m.sparked, m.ssends };
-	for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]) && r == 0; i++)
+	for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]) && r == 0; i++) {
+		ps.by_thread = fds[i] == m.sreqs;
 		r = read_map(&ps, fds[i]);
+	}
 	if (r < 0) {
 		log_debug("kernel probe: in-flight maps not read: %s", strerror(-r));
 		return r;

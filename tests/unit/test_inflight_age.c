@@ -39,13 +39,13 @@ int main(void)
 	 * slot (side 0) with an old time left in it */
 	memset(out, 0, sizeof(out));
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 1 * S);
-	CHECK(inflight_add(out, &e, now, &lim) == 1, "a begun task counts");
+	CHECK(inflight_add(out, &e, now, &lim, false) == 1, "a begun task counts");
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 7 * S);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(PROBE_SIDE_CLIENT, PT_MARSHAL, now - 30 * S);  /* seen first at its marshal */
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(0, PT_BEGIN, now - 900 * S);
-	CHECK(inflight_add(out, &e, now, &lim) == 0, "a free slot counts nothing");
+	CHECK(inflight_add(out, &e, now, &lim, false) == 0, "a free slot counts nothing");
 	CHECK_EQ_U64(out[0].in_flight, 3);
 	CHECK_EQ_U64(out[0].stalled, 2);           /* 7 s and 30 s > 5 s */
 	CHECK_EQ_U64(out[0].oldest_ns, 30 * S);
@@ -56,9 +56,9 @@ int main(void)
 	/* exactly at the threshold is not yet stalled: older than it is */
 	memset(out, 0, sizeof(out));
 	e = slot(PROBE_SIDE_SERVER, PT_DECODE, now - 5 * S);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(PROBE_SIDE_SERVER, PT_DECODE, now - 5 * S - 1);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	CHECK_EQ_U64(out[1].in_flight, 2);
 	CHECK_EQ_U64(out[1].stalled, 1);
 	CHECK_EQ_U64(out[1].oldest_ns, 5 * S + 1);
@@ -67,22 +67,38 @@ int main(void)
 	/* left behind: older than the abandon bound, apart from in flight */
 	memset(out, 0, sizeof(out));
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 601 * S);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 900 * S);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 2 * S);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	CHECK_EQ_U64(out[0].abandoned, 2);
 	CHECK_EQ_U64(out[0].abandoned_oldest_ns, 900 * S);
 	CHECK_EQ_U64(out[0].in_flight, 1);
 	CHECK_EQ_U64(out[0].stalled, 0);
 	CHECK_EQ_U64(out[0].oldest_ns, 2 * S);
 
+	/* left behind (the caller saw its thread idle): abandoned at any age,
+	 * also with no time and with no abandon bound */
+	struct inflight_limits nobound = { .stall_ns = 5 * S, .abandon_ns = 0 };
+	memset(out, 0, sizeof(out));
+	e = slot(PROBE_SIDE_SERVER, PT_DECODE, now - 1 * S);
+	inflight_add(out, &e, now, &lim, true);
+	e = slot(PROBE_SIDE_SERVER, PT_DECODE, now - 24 * S);
+	inflight_add(out, &e, now, &nobound, true);
+	e = slot(PROBE_SIDE_SERVER, -1, 0);
+	inflight_add(out, &e, now, &lim, true);
+	CHECK_EQ_U64(out[1].abandoned, 3);
+	CHECK_EQ_U64(out[1].abandoned_oldest_ns, 24 * S);
+	CHECK_EQ_U64(out[1].in_flight, 0);
+	CHECK_EQ_U64(out[1].stalled, 0);
+	CHECK_EQ_U64(out[1].untimed, 0);
+
 	/* abandon bound 0: nothing is ever abandoned */
 	struct inflight_limits never = { .stall_ns = 5 * S, .abandon_ns = 0 };
 	memset(out, 0, sizeof(out));
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now - 900 * S);
-	inflight_add(out, &e, now, &never);
+	inflight_add(out, &e, now, &never, false);
 	CHECK_EQ_U64(out[0].abandoned, 0);
 	CHECK_EQ_U64(out[0].in_flight, 1);
 	CHECK_EQ_U64(out[0].stalled, 1);
@@ -92,9 +108,9 @@ int main(void)
 	 * slot rewritten after the clock was read): age 0 */
 	memset(out, 0, sizeof(out));
 	e = slot(PROBE_SIDE_CLIENT, -1, 0);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	e = slot(PROBE_SIDE_CLIENT, PT_BEGIN, now + 3);
-	inflight_add(out, &e, now, &lim);
+	inflight_add(out, &e, now, &lim, false);
 	CHECK_EQ_U64(out[0].in_flight, 2);
 	CHECK_EQ_U64(out[0].untimed, 1);
 	CHECK_EQ_U64(out[0].stalled, 0);
@@ -103,7 +119,7 @@ int main(void)
 	/* a torn or foreign side value is not counted on either side */
 	memset(out, 0, sizeof(out));
 	e = slot(7, PT_BEGIN, now - 9 * S);
-	CHECK(inflight_add(out, &e, now, &lim) == 0, "side 7 is no side");
+	CHECK(inflight_add(out, &e, now, &lim, false) == 0, "side 7 is no side");
 	CHECK_EQ_U64(out[0].in_flight + out[1].in_flight + out[0].abandoned + out[1].abandoned, 0);
 
 	return check_summary("inflight-age");
