@@ -61,6 +61,8 @@ enum probe_field_id {
 	PFLD_SS_CQ, PFLD_SS_CID,
 	/* rpcrdma:svcrdma_wc_send */
 	PFLD_WS_CQ, PFLD_WS_CID,
+	/* rpcrdma:svcrdma_wc_send_flush / _err (6.1 on: a Send that failed) */
+	PFLD_WF_CQ, PFLD_WF_CID,
 	/* sunrpc:svc_process */
 	PFLD_SP_XID, PFLD_SP_VERS, PFLD_SP_PROC, PFLD_SP_SERVICE, PFLD_SP_PROCEDURE,
 	/* sunrpc:svc_stats_latency: the caller as a sockaddr (client, 6.1 on)
