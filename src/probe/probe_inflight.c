@@ -27,7 +27,7 @@ struct pass {
 	const struct inflight_limits *l;
 	struct inflight_side side[2];
 	int cpeer;                /* client verdicts, or -1: no filter */
-	bool by_thread;           /* reading the server's requests by thread */
+	int by_thread;            /* reading the server's requests by thread: its fd, else -1 */
 	uint32_t last_client;     /* the last verdict looked up */
 	int last_ok;              /* -1: none yet */
 	int slots;
@@ -93,17 +93,40 @@ static bool thread_idle(uint32_t tid)
 	       !strcmp(buf, "svc_thread_wait_for_work");
 }
 
-/* Tallies n values read before now; by_thread: the map of server
- * requests by nfsd thread. */
-static void tally(struct pass *ps, const struct probe_event *v, uint32_t n, bool by_thread)
+/* A server slot's thread waits for new work: left behind, unless the
+ * slot is gone or another request's by now (the thread completed it
+ * between the map read and the look at the thread): then it is not
+ * counted at all.  Returns 1 left, 0 not, -1 completed. */
+static int left_behind(int fd, const struct probe_event *e)
+{
+	struct probe_event again;
+	uint32_t tid = e->task_id;
+
+	if (!thread_idle(tid))
+		return 0;
+	if (bpf_map_lookup_elem(fd, &tid, &again) || again.xid != e->xid ||
+	    inflight_first_ns(&again) != inflight_first_ns(e))
+		return -1;
+	return 1;
+}
+
+/* Tallies n values read before now; by_thread: the fd of the map of
+ * server requests by nfsd thread, else -1. */
+static void tally(struct pass *ps, const struct probe_event *v, uint32_t n, int by_thread)
 {
 	uint64_t now = mono_ns();
 
-	for (uint32_t i = 0; i < n; i++)
-		/* PS_PARKED: a thread's copy of a request sparked holds (6.12) */
-		if (v[i].side && !(by_thread && (v[i].seen & PS_PARKED)) && wanted(ps, &v[i]))
-			inflight_add(ps->side, &v[i], now, ps->l,
-				     by_thread && v[i].side == PROBE_SIDE_SERVER && thread_idle(v[i].task_id));
+	for (uint32_t i = 0; i < n; i++) {
+		int left = 0;
+		if (!v[i].side || !wanted(ps, &v[i]))
+			continue;
+		if (by_thread >= 0 && v[i].side == PROBE_SIDE_SERVER) {
+			/* PS_PARKED: a thread's copy of a request sparked holds (6.12) */
+			if ((v[i].seen & PS_PARKED) || (left = left_behind(by_thread, &v[i])) < 0)
+				continue;
+		}
+		inflight_add(ps->side, &v[i], now, ps->l, left == 1);
+	}
 	ps->slots += (int)n;
 }
 
@@ -199,7 +222,7 @@ int probe_inflight(struct probe *p, const struct inflight_limits *l, struct infl
 	ps.cpeer = m.peer_filter ? m.cpeer : -1;
 	int fds[] = { m.ctasks, m.sreqs, m.sparked, m.ssends };
 	for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]) && r == 0; i++) {
-		ps.by_thread = fds[i] == m.sreqs;
+		ps.by_thread = fds[i] == m.sreqs ? m.sreqs : -1;
 		r = read_map(&ps, fds[i]);
 	}
 	if (r < 0) {
