@@ -61,6 +61,8 @@ enum probe_field_id {
 	PFLD_SS_CQ, PFLD_SS_CID,
 	/* rpcrdma:svcrdma_wc_send */
 	PFLD_WS_CQ, PFLD_WS_CID,
+	/* rpcrdma:svcrdma_wc_send_flush / _err (6.1 on: a Send that failed) */
+	PFLD_WF_CQ, PFLD_WF_CID,
 	/* sunrpc:svc_process */
 	PFLD_SP_XID, PFLD_SP_VERS, PFLD_SP_PROC, PFLD_SP_SERVICE, PFLD_SP_PROCEDURE,
 	/* sunrpc:svc_stats_latency: the caller as a sockaddr (client, 6.1 on)
@@ -108,6 +110,8 @@ enum probe_seen {
 	PS_RETRANSMIT = 1 << 11, PS_READ_POS0 = 1 << 12, PS_XID_MISMATCH = 1 << 13,
 	PS_CHUNK_NEW = 1 << 14, /* chunks registered since the last marshal */
 	PS_WRITE_DONE = 1 << 15, /* server: an RDMA WRITE completion was joined */
+	PS_PARKED = 1 << 16,     /* server, 6.12: the thread's copy of a request parked for its
+	                          * READs (sparked holds it; another thread resumes it) */
 };
 
 /* One completed RPC as the kernel saw it; also the join state kept in the

@@ -27,6 +27,8 @@
  *                             which 6.12 completes apart from Write chunks
  *   svcrdma_post_send         (thread)  reply posted; state moves to (cq, cid)
  *   svcrdma_wc_send           (completion) reply Send done -> one probe_event
+ *   svcrdma_wc_send_flush / _err (completion, 6.1 on) the Send failed: the
+ *                             probe_event goes out without its completion
  *
  * Without svcrdma_wc_send the event goes out at post_send, without
  * post_send at svc_stats_latency (and that is also the path for requests
@@ -280,6 +282,9 @@ int tp_post_read_chunk(void *raw)
 		ref.recv = *r;
 		if (first && bpf_map_update_elem(&sparked, &ref.recv, e, BPF_ANY))
 			stat_add(PST_MAP_FULL, 1);
+		/* this thread's copy stays for its later READ posts, but the
+		 * request is sparked's now: the in-flight read skips the copy */
+		e->seen |= PS_PARKED;
 	}
 	if (bpf_map_update_elem(&sreads, &k, &ref, BPF_ANY))
 		stat_add(PST_MAP_FULL, 1);
@@ -548,6 +553,40 @@ int tp_svc_wc_send(void *raw)
 	send_record(e);
 	bpf_map_delete_elem(&ssends, &k);
 	return 0;
+}
+
+/* 6.1 on, a Send that did not complete (flushed when the connection is
+ * lost, or failed) is reported by these, not svcrdma_wc_send: the reply
+ * was posted, so its record goes out as one without a completion time
+ * (PS_SEND_DONE unset), and its slot is freed. */
+static __always_inline int send_failed(void *ctx)
+{
+	struct cidkey k = { .cq_id = (__u32)fld(ctx, PFLD_WF_CQ), .cid = (__u32)fld(ctx, PFLD_WF_CID) };
+	struct probe_event *e;
+
+	stat_add(PST_EVENTS, 1);
+	e = bpf_map_lookup_elem(&ssends, &k);
+	if (!e)
+		return 0;
+	send_record(e);
+	bpf_map_delete_elem(&ssends, &k);
+	return 0;
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_send_flush")
+int tp_svc_wc_send_flush(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return send_failed(ctx);
+}
+
+SEC("tracepoint/rpcrdma/svcrdma_wc_send_err")
+int tp_svc_wc_send_err(void *raw)
+{
+	PROBE_TP_LOAD(raw);
+
+	return send_failed(ctx);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -24,7 +24,7 @@ enum {
 	K_EXPORT, K_ROTATE, K_ROTATE_SIZE, K_KEEP, K_USER, K_QUEUE, K_MAXKEYS, K_EXIT, K_CONFIG,
 	K_SNAPLEN, K_WINDOW, K_FORWARD, K_COLLECT, K_COLLECT_ANY, K_COLLECT_ALLOW, K_CURVE_KEY,
 	K_CURVE_SERVER_KEY, K_CURVE_ALLOW, K_FORWARD_QUEUE, K_HOST_NAME, K_KEYGEN, K_JOIN_WAIT, K_NO_HINTS,
-	K_KSTATS,
+	K_KSTATS, K_STALL, K_ABANDON,
 	K_END
 };
 
@@ -35,6 +35,8 @@ static const struct opt opts[] = {
 	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY },
 	{ "metrics", 0, "ADDR:PORT", "Prometheus endpoint (default 127.0.0.1:9464; none = off)", K_METRICS },
 	{ "kernel-stats", 0, "DIR", "export the kernel's NFS and RPC/RDMA counters from procfs at DIR (default /proc with a kernel source; none = off)", K_KSTATS },
+	{ "stall-after", 0, "S", "kernel source: an RPC in flight longer than S seconds is stalled (default 5; nfsrdmad(8), IN FLIGHT)", K_STALL },
+	{ "abandon-after", 0, "S", "kernel source: an in-flight slot older than S seconds is abandoned, not in flight (default 600; 0 = never)", K_ABANDON },
 	{ "socket", 0, "PATH", "control socket for nfsrdma-top (default /run/nfsrdmad.sock; none = off)", K_SOCKET },
 	{ "socket-mode", 0, "MODE", "control socket permissions, octal (default 0660)", K_SOCKMODE },
 	{ "socket-group", 0, "GROUP", "group owning the control socket (default: --user's group)", K_SOCKGROUP },
@@ -262,6 +264,16 @@ static int handle(int key, const char *arg, void *ctx)
 		d->fwd.join_wait = w;
 		break;
 	}
+	case K_STALL:
+		if (opt_double("stall-after", arg, 0, 86400, &x))
+			return -EINVAL;
+		d->stall_after = x;
+		break;
+	case K_ABANDON:
+		if (opt_double("abandon-after", arg, 0, 31536000, &x))
+			return -EINVAL;
+		d->abandon_after = x;
+		break;
 	case K_NO_HINTS: d->fwd.no_clock_hints = true; break;
 	case K_HOST_NAME:
 		if (!*arg || strlen(arg) > FWD_HOST_MAX || strpbrk(arg, " \t\"\\")) {
@@ -284,6 +296,10 @@ static int needs(const struct cli *c)
 {
 	const struct daemon_cfg *d = &c->cfg;
 	const bool socket = strcmp(d->socket_path, "none") != 0;
+	bool kernel = false;
+
+	for (unsigned i = 0; i < d->nsources; i++)
+		kernel |= !strncmp(d->sources[i], "kernel", 6) && (!d->sources[i][6] || d->sources[i][6] == ':');
 	const struct { int key; const char *opt; bool ok; const char *why; } rules[] = {
 		{ K_ROTATE, "--rotate", d->export_dir, "needs --export-dir (it rotates the export files)" },
 		{ K_ROTATE_SIZE, "--rotate-size", d->export_dir, "needs --export-dir (it rotates the export files)" },
@@ -295,6 +311,8 @@ static int needs(const struct cli *c)
 		{ K_JOIN_WAIT, "--join-wait", d->fwd.collect, "needs --collect (the collector's join)" },
 		{ K_NO_HINTS, "--no-clock-hints", d->fwd.collect, "needs --collect (the collector's join)" },
 		{ K_HOST_NAME, "--host-name", d->fwd.forward, "needs --forward (the name forwarded records carry)" },
+		{ K_STALL, "--stall-after", kernel, "needs a kernel source (it reads the probes' RPCs in flight)" },
+		{ K_ABANDON, "--abandon-after", kernel, "needs a kernel source (it reads the probes' RPCs in flight)" },
 		{ K_FORWARD_QUEUE, "--forward-queue", d->fwd.forward || d->fwd.collect,
 		  "needs --forward or --collect (a forward link's queue)" },
 	};
@@ -354,6 +372,8 @@ int main(int argc, char **argv)
 	d->rotate_ns = 300ull * 1000000000ull;
 	d->rotate_bytes = 100ull << 20;
 	d->export_keep = 10;
+	d->stall_after = 5;
+	d->abandon_after = 600;
 	d->queue = 0;   /* the daemon picks: see daemon_run */
 	d->sopts.snaplen = 65535;
 	d->sopts.sample = 1;

@@ -34,6 +34,8 @@ struct daemon_cfg {
 	const char *user;            /* drop to this user once sources are attached; NULL: stay */
 	size_t queue;                /* records between sources and aggregation (0: the default) */
 	bool exit_at_end;            /* exit once every source has ended */
+	double stall_after;          /* kernel sources: seconds in flight before an RPC is stalled */
+	double abandon_after;        /* ...before its slot is abandoned (0: never) */
 	struct agg_config agg;
 	struct fwd_cfg fwd;          /* --forward / --collect (fwd_link.h) */
 };

@@ -121,6 +121,7 @@ static void fwd_metrics_hook(FILE *f, void *ctx, bool native)
 	fwd_report_metrics(f, d->fw, d->col);
 	host_clock_metrics(f);
 	probe_cost_metrics(f, d);
+	daemon_inflight_metrics(f, d);
 	if (d->c->kstat_root)
 		ks_write_metrics(f, d->c->kstat_root, &d->kstat_skips);
 	if (d->cj)
@@ -209,6 +210,7 @@ static void ctl_command(struct daemon *d, struct conn *k, const char *line)
 		}
 		fwd_report_links(&s, d->fw, d->col);
 		probe_cost_snap(d, &s);
+		daemon_inflight(d, &s);
 		ctl_write_snap_fused(f, &s, &fs);
 		fsplit_snap_free(&fs);
 		agg_snap_free(&s);

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pcap/source.h"
 #include "src/daemon/daemon.h"
@@ -77,5 +78,12 @@ void daemon_accept(struct daemon *d, int lfd, enum conn_kind kind);
 void daemon_conn_input(struct daemon *d, struct conn *k);
 void daemon_conn_output(struct conn *k);
 void daemon_conn_close(struct conn *k);
+
+/* daemon_inflight.c: the RPCs in flight in the kernel sources' probes,
+ * into s (its inflight fields); returns the sides read (bit 0 client,
+ * bit 1 server).  The metrics write the same as gauges. */
+struct agg_snap;
+unsigned daemon_inflight(struct daemon *d, struct agg_snap *s);
+void daemon_inflight_metrics(FILE *f, struct daemon *d);
 
 #endif

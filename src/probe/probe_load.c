@@ -497,6 +497,16 @@ uint64_t probe_hist_quantile(const struct probe_hist_row *r, double q)
 	return UINT64_MAX;
 }
 
+void probe_inflight_maps(const struct probe *p, struct probe_inflight_maps *m)
+{
+	m->ctasks = p->cl ? bpf_map__fd(p->cl->maps.ctasks) : -1;
+	m->cpeer = p->cl ? bpf_map__fd(p->cl->maps.cpeer) : -1;
+	m->peer_filter = p->cl && p->cl->rodata->filter_peer[0];
+	m->sreqs = p->sv ? bpf_map__fd(p->sv->maps.sreqs) : -1;
+	m->sparked = p->sv ? bpf_map__fd(p->sv->maps.sparked) : -1;
+	m->ssends = p->sv ? bpf_map__fd(p->sv->maps.ssends) : -1;
+}
+
 void probe_detach(struct probe *p)
 {
 	if (!p)

@@ -82,6 +82,16 @@ struct probe_prog_cost {
 };
 int probe_costs(const struct probe *p, struct probe_prog_cost *out, int max);
 
+/* The maps holding the RPCs in flight (src/probe/probe_inflight.c reads
+ * them): each an fd, -1 when its side is not running.  peer_filter: the
+ * client's probe keeps only the clients of one server (cpeer verdicts). */
+struct probe_inflight_maps {
+	int ctasks, cpeer;           /* client: task slots (array), client id -> verdict */
+	int sreqs, sparked, ssends;  /* server: by thread, parked for READs, awaiting the Send */
+	bool peer_filter;
+};
+void probe_inflight_maps(const struct probe *p, struct probe_inflight_maps *m);
+
 /* Stops new events (the ring buffers and counters stay readable), so a
  * final drain and counter read agree: without it an RPC finishing between
  * the two is counted but never delivered. */

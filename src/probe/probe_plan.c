@@ -155,6 +155,17 @@ const struct probe_tp probe_tps[] = {
 	  "records are sent when the reply is posted, without its completion time", NULL,
 	  { { PFLD_WS_CQ, "cq_id", PFK_INT, false, "5.10", NULL },
 	    { PFLD_WS_CID, "completion_id", PFK_INT, false, "5.10", NULL } } },
+	{ "rpcrdma", "svcrdma_wc_send_flush", S, "tp_svc_wc_send_flush", false, "6.1",
+	  "a reply whose Send is flushed (its connection lost) never has its record sent, and stays "
+	  "in flight",
+	  "svcrdma_wc_send reports flushed Sends too: nothing lost",
+	  { { PFLD_WF_CQ, "cq_id", PFK_INT, false, NULL, NULL },
+	    { PFLD_WF_CID, "completion_id", PFK_INT, false, NULL, NULL } } },
+	{ "rpcrdma", "svcrdma_wc_send_err", S, "tp_svc_wc_send_err", false, "6.1",
+	  "a reply whose Send fails never has its record sent, and stays in flight",
+	  "svcrdma_wc_send reports failed Sends too: nothing lost",
+	  { { PFLD_WF_CQ, "cq_id", PFK_INT, false, NULL, NULL },
+	    { PFLD_WF_CID, "completion_id", PFK_INT, false, NULL, NULL } } },
 };
 const size_t probe_ntps = sizeof(probe_tps) / sizeof(probe_tps[0]);
 

@@ -178,6 +178,13 @@ struct agg_snap {
 	 * time and runs by the kernel's accounting, and the records they gave */
 	bool has_probe_cost;
 	uint64_t probe_run_ns, probe_runs, probe_records;
+	/* RPCs in flight in the kernel probes' maps at the snapshot (nfsrdmad
+	 * with a kernel source; docs/probes.md "RPCs in flight"): [0] client,
+	 * [1] server, for the sides in inflight_sides (bit 0, bit 1) */
+	unsigned inflight_sides;
+	struct agg_inflight {
+		uint64_t in_flight, oldest_ns, stalled, abandoned, stall_after_ns;
+	} inflight[2];
 };
 
 struct agg;

@@ -144,6 +144,13 @@ void ctl_write_snap_fused(FILE *f, const struct agg_snap *s, const struct fsplit
 	if (s->has_probe_cost)
 		fprintf(f, "PC\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", s->probe_run_ns, s->probe_runs,
 			s->probe_records);
+	for (int i = 0; i < 2; i++) {
+		const struct agg_inflight *a = &s->inflight[i];
+		if (s->inflight_sides & (1u << i))
+			fprintf(f, "IF\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+				i ? "server" : "client", a->in_flight, a->oldest_ns, a->stalled, a->abandoned,
+				a->stall_after_ns);
+	}
 	fputs("END\n", f);
 }
 
@@ -335,6 +342,24 @@ static int read_probe_cost(char **f, int n, struct agg_snap *s, char *err, size_
 	return 0;
 }
 
+/* IF side in_flight oldest_ns stalled abandoned stall_after_ns: the RPCs
+ * in flight in the kernel probes' maps (2.6), one line a side */
+static int read_inflight(char **f, int n, struct agg_snap *s, char *err, size_t errlen)
+{
+	struct agg_inflight a;
+	int i;
+
+	if (n != 7 || (strcmp(f[1], "client") && strcmp(f[1], "server")))
+		return bad(err, errlen, "in flight");
+	i = f[1][0] == 's';
+	if (!num(f[2], &a.in_flight) || !num(f[3], &a.oldest_ns) || !num(f[4], &a.stalled) ||
+	    !num(f[5], &a.abandoned) || !num(f[6], &a.stall_after_ns) || a.stalled > a.in_flight)
+		return bad(err, errlen, "in flight");
+	s->inflight[i] = a;
+	s->inflight_sides |= 1u << i;
+	return 0;
+}
+
 int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit_snap *fs, char *line, char *err,
 			size_t errlen)
 {
@@ -441,6 +466,8 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 	}
 	if (!strcmp(f[0], "PC"))
 		return read_probe_cost(f, n, s, err, errlen);
+	if (!strcmp(f[0], "IF"))
+		return read_inflight(f, n, s, err, errlen);
 	if (!strcmp(f[0], "L")) {
 		if (n != 9 || (strcmp(f[1], "forward") && strcmp(f[1], "collect")))
 			return bad(err, errlen, "link");

@@ -13,7 +13,8 @@
 #include "src/stats/fsplit.h"
 
 #define CTL_PROTO_VERSION 2   /* 2: eight phases that add up to the total */
-#define CTL_PROTO_MINOR 5     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines; 4: FV lines; 5: PC line */
+#define CTL_PROTO_MINOR 6     /* 1: the fused split (FT and F lines); 2: SP lines; 3: RP lines; 4: FV lines; 5: PC line;
+                               * 6: IF lines */
 #define CTL_GREETING "NFSRDMA-CTL"
 #define CTL_LINE_MAX 4096     /* longest line either side sends, its newline counted */
 

@@ -169,6 +169,24 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 	mvaddnstr(0, 0, line, W);
 	attroff(A_BOLD);
 	if (s) {
+		/* the probes' RPCs in flight: a stalled server shows here while
+		 * no record completes; a stall in reverse video */
+		char fl[96];
+		uint64_t stalled;
+		int x = (int)strlen(line) + 2;
+		top_inflight_text(s, fl, sizeof(fl), &stalled);
+		if (fl[0] && x < W) {
+			mvaddnstr(0, x, fl, W - x);
+			x += (int)strlen(fl) + 2;
+			if (stalled && x < W) {
+				snprintf(fl, sizeof(fl), "STALLED %llu", (unsigned long long)stalled);
+				attron(A_REVERSE | A_BOLD);
+				mvaddnstr(0, x, fl, W - x);
+				attroff(A_REVERSE | A_BOLD);
+			}
+		}
+	}
+	if (s) {
 		snprintf(line, sizeof(line),
 			 "RPCs %llu  %.1f/s  err %llu  unanswered %llu  findings %llu  drops %llu  window %.0fs",
 			 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,

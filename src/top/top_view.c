@@ -240,6 +240,63 @@ void top_view_line(const struct top_view *v, char *buf, size_t len)
 		 v->filter);
 }
 
+void top_inflight_text(const struct agg_snap *s, char *buf, size_t len, uint64_t *stalled)
+{
+	uint64_t n = 0, oldest = 0;
+
+	*stalled = 0;
+	buf[0] = 0;
+	if (!s->inflight_sides)
+		return;
+	for (int i = 0; i < 2; i++) {
+		if (!(s->inflight_sides & (1u << i)))
+			continue;
+		n += s->inflight[i].in_flight;
+		*stalled += s->inflight[i].stalled;
+		if (s->inflight[i].oldest_ns > oldest)
+			oldest = s->inflight[i].oldest_ns;
+	}
+	snprintf(buf, len, "in flight %" PRIu64 ", oldest %.1f s", n, (double)oldest / 1e9);
+}
+
+/* batch text: one line a side the daemon probes */
+static void inflight_batch_text(FILE *f, const struct agg_snap *s)
+{
+	if (!s->inflight_sides)
+		return;
+	fputs("in flight:", f);
+	for (int i = 0; i < 2; i++) {
+		const struct agg_inflight *a = &s->inflight[i];
+		if (s->inflight_sides & (1u << i))
+			fprintf(f, "  %s %" PRIu64 " (oldest %.3f s, stalled %" PRIu64 " past %.1f s, abandoned %"
+				PRIu64 ")%s", i ? "server" : "client", a->in_flight, (double)a->oldest_ns / 1e9,
+				a->stalled, (double)a->stall_after_ns / 1e9, a->abandoned, a->stalled ? "  STALLED" : "");
+	}
+	fputc('\n', f);
+}
+
+/* JSON: "in_flight":{"client":{...}|null,"server":{...}|null}, or null */
+static void inflight_json(FILE *f, const struct agg_snap *s)
+{
+	if (!s->inflight_sides) {
+		fputs("\"in_flight\":null,", f);
+		return;
+	}
+	fputs("\"in_flight\":{", f);
+	for (int i = 0; i < 2; i++) {
+		const struct agg_inflight *a = &s->inflight[i];
+		fprintf(f, "%s\"%s\":", i ? "," : "", i ? "server" : "client");
+		if (!(s->inflight_sides & (1u << i))) {
+			fputs("null", f);
+			continue;
+		}
+		fprintf(f, "{\"rpcs\":%" PRIu64 ",\"oldest_s\":%.6f,\"stalled\":%" PRIu64 ",\"stall_after_s\":%.3f"
+			",\"abandoned\":%" PRIu64 "}", a->in_flight, (double)a->oldest_ns / 1e9, a->stalled,
+			(double)a->stall_after_ns / 1e9, a->abandoned);
+	}
+	fputs("},", f);
+}
+
 void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
 		    const char *feed)
 {
@@ -265,6 +322,7 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		fprintf(f, "probes: %.1f us a record (%" PRIu64 " runs, %.3f s in the kernel's programs, %" PRIu64
 			" records)\n", s->probe_records ? (double)s->probe_run_ns / 1e3 / (double)s->probe_records : 0.0,
 			s->probe_runs, (double)s->probe_run_ns / 1e9, s->probe_records);
+	inflight_batch_text(f, s);
 	for (unsigned i = 0; i < s->nlinks; i++) {
 		const struct agg_link *l = &s->links[i];
 		if (l->kind == 'F')
@@ -381,6 +439,7 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 			s->probe_records ? (double)s->probe_run_ns / (double)s->probe_records : 0.0);
 	else
 		fputs("\"probe_cost\":null,", f);
+	inflight_json(f, s);
 	fprintf(f, "\"view\":\"%s\",\"sort\":\"%s\",\"transport\":%s%s%s,\"rows\":[", agg_dim_name[v->dim], top_sort_name[v->sort],
 		v->transport >= 0 ? "\"" : "", v->transport >= 0 ? rec_transport_name((unsigned)v->transport) : "null",
 		v->transport >= 0 ? "\"" : "");

@@ -47,6 +47,10 @@ uint64_t top_lat_unit(uint64_t ns);
 const char *top_fmt_lat(uint64_t ns, char *buf, size_t len);
 /* "view op  sort records  transport tcp  filter x" (fused: "view fused op ...") */
 void top_view_line(const struct top_view *v, char *buf, size_t len);
+/* The header's "in flight N, oldest X s" of the kernel probes' RPCs in
+ * flight (both sides summed, the oldest of either), "" when the feed has
+ * none; *stalled: how many are past the daemon's --stall-after. */
+void top_inflight_text(const struct agg_snap *s, char *buf, size_t len, uint64_t *stalled);
 /* One batch iteration; fs is the fused split (the JSON's "fused"). */
 void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
 		    const char *feed);

@@ -9,6 +9,10 @@
 # in-kernel filters (minimum latency, program, address) on the same
 # workload, checked against the kernels' ftrace records, and the server
 # push end (svcrdma_wc_write) is checked against ftrace and the wire.
+# A third run stops the server's answers for a known time and checks
+# nfsrdmad's in-flight gauges against it (tests/probe/stall_check.py).
+#   tests/probe/lab.sh [nfs3] [nfs41] [stall]   (default: all three;
+#   LAB_KVERSION chooses the kernel, tests/lab/run-scenario)
 # Ends with "probe: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -55,13 +59,40 @@ run() {   # scenario degrade-mode [nfsrdmad]
     pass=$((pass + p)); fail=$((fail + f))
 }
 
-run probe-nfs3 degrade-server
-# nfsrdmad (the daemon) also runs the server probes in the NFSv4.1 run
-if [ -x "$O/bin/nfsrdmad" ]; then
-    run probe-nfs41 degrade-client "$O/bin/nfsrdmad"
-else
-    echo "probe: $O/bin/nfsrdmad not built: the NFSv4.1 run goes without it"
-    run probe-nfs41 degrade-client
-fi
+# the server sends nothing for STALL_S seconds; nfsrdmad's gauges
+# scraped at 1.5 s and 7 s into it, --stall-after 3 s
+STALL_S=12 STALL_AFTER=3
+run_stall() {
+    local out="$tmp/probe-stall" line p f
+    if ! LAB_ARG_NFSRDMAD=$O/bin/nfsrdmad LAB_ARG_STALL_S=$STALL_S LAB_ARG_STALL_AFTER=$STALL_AFTER \
+            tests/lab/run-scenario tests/probe/scenarios/probe-stall "$out" > "$tmp/probe-stall.log" 2>&1; then
+        say_fail "scenario probe-stall did not run:"; tail -5 "$tmp/probe-stall.log"
+        tail -20 "$out"/*.err "$out"/*.console 2>/dev/null | tail -40
+        return
+    fi
+    line=$(python3 tests/probe/stall_check.py "$out" "$STALL_AFTER" 2>&1)
+    printf '%s\n' "$line"
+    read -r p f < <(sed -nE 's/^probe-stall: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' <<<"$line")
+    if [ -z "${p:-}" ]; then say_fail "stall_check.py: $line"; return; fi
+    pass=$((pass + p)); fail=$((fail + f))
+}
+
+runs=${*:-nfs3 nfs41 stall}
+for r in $runs; do
+    case $r in
+    nfs3) run probe-nfs3 degrade-server ;;
+    nfs41)
+        # nfsrdmad (the daemon) also runs the server probes in the NFSv4.1 run
+        if [ -x "$O/bin/nfsrdmad" ]; then
+            run probe-nfs41 degrade-client "$O/bin/nfsrdmad"
+        else
+            echo "probe: $O/bin/nfsrdmad not built: the NFSv4.1 run goes without it"
+            run probe-nfs41 degrade-client
+        fi ;;
+    stall)
+        if [ -x "$O/bin/nfsrdmad" ]; then run_stall; else say_fail "stall: $O/bin/nfsrdmad not built"; fi ;;
+    *) say_fail "unknown run '$r' (nfs3, nfs41, stall)" ;;
+    esac
+done
 echo "probe: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,7 +17,7 @@
 #    the fused records it wrote itself (--json);
 #  - verdicts: each row's (JSON verdict, places, seg; the text line's
 #    words) = the one fused_expect.py sums from the records' places;
-#  - protocol 2.5: the greeting, FV after each F, and a 2.0 reader's rules still hold for
+#  - protocol 2.6: the greeting, FV after each F, and a 2.0 reader's rules still hold for
 #    every line it knows; against a 2.0 daemon top says there is no
 #    fused split (JSON "fused": null) instead of showing an empty one;
 #  - a hostile F line ends the session with one error, not a crash.
@@ -92,7 +92,7 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
 g = f.readline().rstrip("\n")
 word, ver = g.split(" ", 1)
-assert word == "NFSRDMA-CTL" and ver == "2.5", g
+assert word == "NFSRDMA-CTL" and ver == "2.6", g
 assert int(ver.split(".")[0]) == 2               # how a 2.0 client reads it (sscanf "%s %d")
 f.write("SNAPSHOT\n"); f.flush()
 kinds = {}
@@ -113,15 +113,17 @@ for line in f:
     if t[0] == "FV": assert 19 <= len(t) <= 31 and prev[0] == "F" and prev[1:3] == t[1:3] and t[3] in "01", line[:80]
     if prev and prev[0] == "F": assert t[0] == "FV", line[:80]
     if t[0] == "PC": assert len(t) == 4, line[:80]
+    if t[0] == "IF": assert len(t) == 7, line[:80]
     prev = t
 assert kinds.get("T") == 1 and kinds.get("FT") == 1 and kinds.get("F", 0) > 10 and kinds.get("R", 0) > 10, kinds
 assert kinds.get("S", 0) > 0 and kinds.get("SP") == kinds.get("S"), kinds
 assert kinds.get("RP") == kinds.get("R"), kinds
 assert kinds.get("FV") == kinds.get("F"), kinds
 assert "PC" not in kinds, kinds                   # no kernel source: no probe cost
+assert "IF" not in kinds, kinds                   # ... and no RPCs in flight
 print("ok", kinds)
 EOF
-check "protocol 2.5: greeting, FT once, F lines, FV after each F, SP after each S, RP after each R, no PC line without a kernel source, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
+check "protocol 2.6: greeting, FT once, F lines, FV after each F, SP after each S, RP after each R, no PC or IF line without a kernel source, and 2.0's lines as 2.0 had them ($(tail -c 120 "$TMP/proto.out"))" \
 	grep -q '^ok' "$TMP/proto.out"
 
 # ---- interactive, in tmux ----

@@ -95,6 +95,9 @@ $B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --join-wait 3|--j
 $B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --no-clock-hints|--no-clock-hints needs --collect
 $B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --host-name a|--host-name needs --forward
 $B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --forward-queue 9|--forward-queue needs --forward or --collect
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --stall-after 3|--stall-after needs a kernel source
+$B/nfsrdmad --socket none --metrics none --exit-at-end -s $cap --abandon-after 60|--abandon-after needs a kernel source
+$B/nfsrdmad --socket none --metrics none -s kernel --stall-after -1|--stall-after
 $B/nfsrdma-replay --bogus $cap|bogus
 $B/nfsrdma-replay $cap|--target HOST is required
 $B/nfsrdma-replay --target 192.0.2.1 --speed -1 $cap|--speed: -1 is out of range

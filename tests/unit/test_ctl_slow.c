@@ -154,6 +154,37 @@ int main(void)
 		agg_snap_free(&b);
 	}
 
+	/* the probes' RPCs in flight (2.6): a line a side probed, read back exactly */
+	s.inflight_sides = 1;
+	s.inflight[0] = (struct agg_inflight){ .in_flight = 3, .oldest_ns = 12500000000ull, .stalled = 2,
+					       .abandoned = 1, .stall_after_ns = 5000000000ull };
+	buf = NULL;
+	mf = open_memstream(&buf, &len);
+	ctl_write_snap(mf, &s);
+	fclose(mf);
+	CHECK(strstr(buf, "\nIF\tclient\t3\t12500000000\t2\t1\t5000000000\n") != NULL, "IF line written");
+	CHECK(strstr(buf, "IF\tserver") == NULL, "no IF line for a side not probed");
+	rc = read_all(buf, &b, err, sizeof(err));
+	CHECK(rc == 1 && b.inflight_sides == 1 && b.inflight[0].in_flight == 3 && b.inflight[0].oldest_ns == 12500000000ull &&
+	      b.inflight[0].stalled == 2 && b.inflight[0].abandoned == 1 && b.inflight[0].stall_after_ns == 5000000000ull,
+	      "IF line read back (%d %s)", rc, rc < 0 ? err : "");
+	agg_snap_free(&b);
+	free(buf);
+	rc = read_all(nopc, &b, err, sizeof(err));
+	CHECK(rc == 1 && !b.inflight_sides, "no IF line: no sides (%d %s)", rc, rc < 0 ? err : "");
+	agg_snap_free(&b);
+	/* short, a side that is none, a number that is not, more stalled than in flight */
+	static const char *const badif[] = { "IF\tclient\t1\t2\t0\t0\n", "IF\tboth\t1\t2\t0\t0\t5\n",
+					     "IF\tserver\t1\tx\t0\t0\t5\n", "IF\tclient\t1\t2\t3\t0\t5\n" };
+	for (size_t i = 0; i < sizeof(badif) / sizeof(badif[0]); i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "%s", badif[i]);
+		err[0] = 0;
+		rc = read_all(line, &b, err, sizeof(err));
+		CHECK(rc == -EPROTO && strstr(err, "in flight"), "bad IF %zu refused (%d %s)", i, rc, err);
+		agg_snap_free(&b);
+	}
+
 	agg_snap_free(&s);
 	agg_free(a);
 	return check_summary("ctl-slow");

@@ -156,7 +156,10 @@ static void kernel_5_15(void)
 
 	plan(&pl, "5.15", NULL, PROBE_WANT_BOTH, NULL);
 	CHECK_EQ_STR(pl.unavail, "rpcrdma:xprtrdma_chunk_wp,rpcrdma:svcrdma_wc_recv,rpcrdma:svcrdma_read_finished,"
-		     "rpcrdma:svcrdma_wc_reply");
+		     "rpcrdma:svcrdma_wc_reply,rpcrdma:svcrdma_wc_send_flush,rpcrdma:svcrdma_wc_send_err");
+	/* 5.15's svcrdma_wc_send reports every Send completion, failed ones too */
+	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_wc_send_flush missing (kernel < 6.1): svcrdma_wc_send reports "
+		      "flushed Sends too: nothing lost\n");
 	HAS_NOTE(&pl, "kernel probe: rpcrdma:svcrdma_wc_recv missing (kernel < 6.1): a request is timed as received "
 		      "when an nfsd thread decodes it: the wait for a thread counts as network, not as the server's "
 		      "queue\n");
