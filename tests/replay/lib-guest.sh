@@ -109,8 +109,8 @@ rp_serve_resets() {
                 lab_log "replay: the client is back on a new connection ($tag)"
                 sleep 1
             fi
-            # The replay holds the delegation for well under a second at
-            # --speed 0.5 (its trace's claim and DELEGRETURN follow): poll
+            # The replay holds the delegation for about 1.9 s at
+            # --speed 0.25 (its trace's claim and DELEGRETURN follow): poll
             # only /proc here, every 20 ms for up to 60 s, not at the pace
             # of this loop's checks of the shared directory.
             # The client starts its replay only once this loop has seen
