@@ -9,7 +9,9 @@
  * record read back from older JSON Lines crosses as it is), its phases derived
  * here (they sum to the total when it is known); encoding the decoded
  * record again gives the same bytes, and they decode to the same record.
- * An END message encodes back to the same bytes past its vantage byte.
+ * An END message encodes back to the same bytes past its vantage byte, and
+ * so does a CLOCK message, whose line lies inside the message: 1 to
+ * FWD_CLOCK_MAX printable bytes.
  * A message that does not decode says where, inside the message. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +43,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.kind == FWD_KIND_END) {
 		size_t n = fwd_msg_encode_end(again, &m);
 		if (hl == 0 || hl > FWD_HOST_MAX || n != size || memcmp(again + 6, msg + 6, n - 6))
+			__builtin_trap();
+		free(msg);
+		return 0;
+	}
+	if (m.kind == FWD_KIND_CLOCK) {
+		/* the line: inside the message, 1 .. FWD_CLOCK_MAX printable
+		 * bytes; encoding it again gives the same bytes past the
+		 * vantage byte */
+		int bad = hl == 0 || hl > FWD_HOST_MAX || !m.clock || m.clock_len == 0 || m.clock_len > FWD_CLOCK_MAX ||
+			  (const uint8_t *)m.clock < msg || (const uint8_t *)m.clock + m.clock_len > msg + size;
+		for (size_t i = 0; !bad && i < m.clock_len; i++)
+			bad = m.clock[i] < 0x20 || m.clock[i] > 0x7e;
+		size_t n = bad ? 0 : fwd_msg_encode_clock(again, &m, m.clock, m.clock_len);
+		if (bad || n != size || memcmp(again + 6, msg + 6, n - 6))
 			__builtin_trap();
 		free(msg);
 		return 0;
