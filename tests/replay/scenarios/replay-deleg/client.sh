@@ -32,9 +32,10 @@ done
 rp_reset deleg
 # (not waiting for recall.armed here: written to as soon as it is granted,
 # the 4.0 delegation was given back by the trace's own DELEGRETURN before
-# any CB_RECALL; the loop's pace leaves the replay time to be recalled)
+# any CB_RECALL; the loop's pace leaves the replay time to be recalled;
+# a quarter speed, as above: at half speed a run's watcher missed it)
 lab_signal recall.go.v40
-rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.5 --delegations --json \
+rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.25 --delegations --json \
     "$LAB_REPO/tests/captures/nfs40-deleg.pcap"
 lab_wait recall.done.v40 30 || echo "no recall.done.v40 from the server" >&2
 lab_signal client.steps-done
