@@ -64,31 +64,35 @@ static bool wanted(struct pass *ps, const struct probe_event *e)
  * wait for work from 6.6 on), or, before, the wait's function in wchan;
  * anything unreadable (another pid namespace, wchan hidden from a
  * process without the right to trace the thread) is not idle. */
-static bool thread_idle(uint32_t tid)
+/* /proc/TID/NAME's first bytes, NUL-terminated; false when unreadable. */
+static bool read_proc(uint32_t tid, const char *name, char *buf, size_t cap)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", tid);
+	snprintf(path, sizeof(path), "/proc/%u/%s", tid, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, cap - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
+	return true;
+}
+
+static bool thread_idle(uint32_t tid)
+{
+	char buf[512], *p;
+
+	if (!read_proc(tid, "stat", buf, sizeof(buf)))
+		return false;
 	/* the name may hold ')': the state follows the last one */
 	if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'I')
 		return true;
-	snprintf(path, sizeof(path), "/proc/%u/wchan", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!read_proc(tid, "wchan", buf, sizeof(buf)))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	return !strcmp(buf, "svc_get_next_xprt") || !strcmp(buf, "svc_recv") ||
 	       !strcmp(buf, "svc_thread_wait_for_work");
 }

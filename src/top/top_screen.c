@@ -147,6 +147,39 @@ static void draw_fused(const struct top_view *v, const struct fsplit_snap *fs, i
 	free(rows);
 }
 
+/* Row 0: the title, the time, the feed, and the probes' RPCs in flight
+ * (a stalled server shows here while no record completes; a stall in
+ * reverse video). */
+static void draw_title(const struct agg_snap *s, const char *feed, bool paused, int W)
+{
+	char t1[32], line[512];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
+	attron(A_BOLD);
+	snprintf(line, sizeof(line), "nfsrdma-top %s  %s%s", t1, feed, paused ? "  [PAUSED]" : "");
+	mvaddnstr(0, 0, line, W);
+	attroff(A_BOLD);
+	if (!s)
+		return;
+	char fl[96];
+	uint64_t stalled;
+	int x = (int)strlen(line) + 2;
+	top_inflight_text(s, fl, sizeof(fl), &stalled);
+	if (!fl[0] || x >= W)
+		return;
+	mvaddnstr(0, x, fl, W - x);
+	x += (int)strlen(fl) + 2;
+	if (stalled && x < W) {
+		snprintf(fl, sizeof(fl), "STALLED %llu", (unsigned long long)stalled);
+		attron(A_REVERSE | A_BOLD);
+		mvaddnstr(0, x, fl, W - x);
+		attroff(A_REVERSE | A_BOLD);
+	}
+}
+
 static void draw(const struct top_view *v, const struct agg_snap *s, const struct fsplit_snap *fs, const char *feed,
 		 const char *msg, bool paused, bool detail)
 {
@@ -160,32 +193,7 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 		refresh();
 		return;
 	}
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
-	attron(A_BOLD);
-	snprintf(line, sizeof(line), "nfsrdma-top %s  %s%s", t1, feed, paused ? "  [PAUSED]" : "");
-	mvaddnstr(0, 0, line, W);
-	attroff(A_BOLD);
-	if (s) {
-		/* the probes' RPCs in flight: a stalled server shows here while
-		 * no record completes; a stall in reverse video */
-		char fl[96];
-		uint64_t stalled;
-		int x = (int)strlen(line) + 2;
-		top_inflight_text(s, fl, sizeof(fl), &stalled);
-		if (fl[0] && x < W) {
-			mvaddnstr(0, x, fl, W - x);
-			x += (int)strlen(fl) + 2;
-			if (stalled && x < W) {
-				snprintf(fl, sizeof(fl), "STALLED %llu", (unsigned long long)stalled);
-				attron(A_REVERSE | A_BOLD);
-				mvaddnstr(0, x, fl, W - x);
-				attroff(A_REVERSE | A_BOLD);
-			}
-		}
-	}
+	draw_title(s, feed, paused, W);
 	if (s) {
 		snprintf(line, sizeof(line),
 			 "RPCs %llu  %.1f/s  err %llu  unanswered %llu  findings %llu  drops %llu  window %.0fs",
