@@ -137,6 +137,7 @@ tier_lab() {
 		for t in tests/probe/lab.sh tests/replay/lab.sh tests/xdp/lab.sh tests/systemd/run.sh tests/join/lab.sh \
 			 tests/join/fault-lab.sh tests/lab/chimera/lab.sh; do
 			[ -x "$t" ] || { echo "lab: $t missing or not executable"; tier_fail=$((tier_fail + 1)); continue; }
+			local t0=$SECONDS
 			# the fault matrix (3-4 min) on 6.1 only: CI's 60 min
 			[ "$kv" != 6.1 ] && [ "$t" = tests/join/fault-lab.sh ] && continue
 			# Chimera (a second implementation; its server guest runs no
@@ -154,6 +155,8 @@ tier_lab() {
 			else
 				run_counted "$t"
 			fi
+			# what CI's 60 minutes go to, suite by suite
+			echo "lab time: $t on $kv: $((SECONDS - t0)) s"
 		done
 	done
 	unset LAB_KVERSION

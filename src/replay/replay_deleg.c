@@ -92,7 +92,8 @@ static void bound(void *ctx, struct rclient *cl, const struct nfs4_res *r, int e
 	struct engine *e = cl->e;
 	uint32_t dir = 0;
 	int ret = err ? err : nfs41_bind_conn_result(&cl->s, r, &dir);
-	(void)ctx;
+	if (ctx == &cl->bind_first)
+		cl->bind_first = false;   /* its calls go on (released by this reply) */
 	if (ret == 0) {
 		e->conn_bound++;
 		e->bind_dir = dir;
@@ -120,8 +121,9 @@ static void bound(void *ctx, struct rclient *cl, const struct nfs4_res *r, int e
  * reconnect, and when SEQUENCE says the callback path is down (at most
  * once a second: the target may take a while to bring it up).  Sent
  * without waiting (12-13 ms in the lab, every client held, when it
- * waited); no credit free now: tried again after the next poll.  0 or
- * -ENOTCONN. */
+ * waited); no credit free now: tried again after the next poll.  After a
+ * reconnect the client's own calls wait for its answer (replay_bind_holds).
+ * 0 or -ENOTCONN. */
 static int bind_conn(struct engine *e, struct rclient *cl)
 {
 	/* the connection that came back (its first, if several did) */
@@ -135,6 +137,7 @@ static int bind_conn(struct engine *e, struct rclient *cl)
 	if (reconnects != cl->bound_reconnects) {
 		cl->bound_reconnects = reconnects;
 		cl->bind_wanted = true;
+		cl->bind_first = true;
 		cl->last_bind_ns = 0;
 	}
 	if (!cl->bind_wanted)
@@ -142,7 +145,8 @@ static int bind_conn(struct engine *e, struct rclient *cl)
 	uint64_t now = xprt_now_ns();
 	if (cl->last_bind_ns && now - cl->last_bind_ns < 1000000000ull)
 		return 0;
-	int ret = replay_own_submit(e, cl, cl->x[which], false, nfs41_build_bind_conn, &cl->s, 512, bound, NULL);
+	int ret = replay_own_submit(e, cl, cl->x[which], false, nfs41_build_bind_conn, &cl->s, 512, bound,
+				    cl->bind_first ? &cl->bind_first : NULL);
 	if (ret == -EAGAIN)
 		return 0;
 	cl->bind_wanted = false;
@@ -151,9 +155,31 @@ static int bind_conn(struct engine *e, struct rclient *cl)
 		return -ENOTCONN;
 	if (ret < 0) {
 		e->conn_bind_failed++;
+		cl->bind_first = false;
 		log_warn("replay: BIND_CONN_TO_SESSION: %s", strerror(-ret));
 	}
 	return 0;
+}
+
+/* A SEQUENCE on a new connection binds it to the fore channel alone
+ * (SP4_NONE), and a bind for the back channel after that is refused
+ * (knfsd: NFS4ERR_INVAL, seen when a trace call went first on the
+ * connection a poll had just brought back): the bind goes first, so
+ * the client's calls wait while a connection is down, back but not
+ * yet looked at, or bound but not answered. */
+bool replay_bind_holds(const struct rclient *cl)
+{
+	if (!cl->v4 || !cl->s.back_channel || !cl->s.have_session)
+		return false;
+	if (cl->bind_first)
+		return true;
+	uint64_t reconnects = 0;
+	for (unsigned k = 0; k < cl->nx; k++) {
+		if (cl->x[k]->broken)
+			return true;
+		reconnects += cl->x[k]->st.reconnects;
+	}
+	return reconnects != cl->bound_reconnects;
 }
 
 /* NFSv4.0: whether cl's wait for the target's callback probe is over

@@ -128,6 +128,7 @@ struct rclient {
 	uint64_t cb_wait_since, cb_wait_until;
 	uint64_t bound_reconnects;       /* its connections' reconnects when last bound */
 	bool bind_wanted;
+	bool bind_first;                 /* a new connection's bind not answered yet */
 	uint64_t last_bind_ns;
 };
 
@@ -383,6 +384,9 @@ uint64_t replay_async_wake(const struct engine *e, uint64_t now);
 /* After a poll: every client's recalls given back, its new connections
  * bound to its session.  0 or -ENOTCONN. */
 int replay_callbacks_after_poll(struct engine *e);
+/* Whether cl's calls wait for its new connection's BIND_CONN_TO_SESSION
+ * (a connection down, or back and not yet bound). */
+bool replay_bind_holds(const struct rclient *cl);
 /* The callbacks served by every client, added up. */
 void replay_cb_counts(const struct engine *e, uint64_t *calls, uint64_t *recalls, uint64_t *refused,
 		      bool *served, bool *cbsrv);

@@ -77,7 +77,8 @@ static int held(struct engine *e, size_t i)
 		ti->barrier = call_barrier(e, i);
 		ti->barrier_known = true;
 	}
-	if (((ti->barrier || cl->barrier_pending || ti->retried) && cl->inflight) || cl->cb_wait)
+	if (((ti->barrier || cl->barrier_pending || ti->retried) && cl->inflight) || cl->cb_wait ||
+	    replay_bind_holds(cl))
 		return HOLD_ORDER;
 	struct xprt *x = cl->x[ti->xi];
 	uint32_t limit = e->o->max_inflight ? e->o->max_inflight : (tc->inflight ? tc->inflight : 1);

@@ -61,7 +61,7 @@ static unsigned ep_can_send(const struct xprt *x)
 {
 	const struct rdma_ep *ep = (const struct rdma_ep *)x;
 	uint32_t limit = ep->granted < ep->nslots ? ep->granted : ep->nslots;
-	if (ep->broken)
+	if (ep->x.broken)
 		return 1;  /* submit() reconnects */
 	return ep->outstanding >= limit ? 0 : limit - ep->outstanding;
 }
@@ -84,7 +84,7 @@ static void enc_seg(struct xenc *e, uint32_t handle, uint32_t len, uint64_t va)
  * or -EIO after failing every call in flight. */
 static int ep_flush(struct rdma_ep *ep)
 {
-	if (!ep->batch_head || ep->broken)
+	if (!ep->batch_head || ep->x.broken)
 		return 0;
 	/* a done callback may have submitted before its batch's receives
 	 * went back: every call in flight needs a receive posted */
@@ -137,7 +137,7 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 
-	if (ep->broken) {
+	if (ep->x.broken) {
 		int ret = rdma_ep_reconnect(ep);
 		if (ret < 0)
 			return ret;
@@ -485,18 +485,18 @@ static int ep_wait_fds(struct xprt *x, struct pollfd *p, unsigned *np)
 	int n;
 
 	*np = 0;
-	if (ep->broken)
+	if (ep->x.broken)
 		return ep->outstanding ? 0 : (rdma_ep_reconnect(ep) < 0 ? -ENOTCONN : 0);
 	if (ep_flush(ep) < 0)
 		return 0;
-	if ((n = drain_cq(ep)) || ep->broken)
+	if ((n = drain_cq(ep)) || ep->x.broken)
 		return n;
 	if (!ep->armed) {
 		if (ibv_req_notify_cq(ep->cq, 0))
 			return rdma_ep_fail_all(ep, "req_notify_cq failed");
 		ep->armed = true;
 		n = drain_cq(ep);
-		if (n || ep->broken)
+		if (n || ep->x.broken)
 			return n;
 	}
 	p[0] = (struct pollfd){ .fd = ep->cch->fd, .events = POLLIN };
@@ -510,7 +510,7 @@ static int ep_wait_done(struct xprt *x, const struct pollfd *pfd, unsigned np)
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 	int total = 0;
 
-	if (np < 2 || ep->broken)
+	if (np < 2 || ep->x.broken)
 		return 0;
 	if (pfd[0].revents & POLLIN) {
 		struct ibv_cq *cq;
@@ -521,7 +521,7 @@ static int ep_wait_done(struct xprt *x, const struct pollfd *pfd, unsigned np)
 			ep->armed = false;
 		}
 		total += drain_cq(ep);
-		if (ep->broken)
+		if (ep->x.broken)
 			return total;
 	}
 	if (pfd[1].revents & POLLIN)
@@ -533,12 +533,12 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
 
-	if (ep->broken)
+	if (ep->x.broken)
 		return ep->outstanding ? 0 : (rdma_ep_reconnect(ep) < 0 ? -ENOTCONN : 0);
 	if (ep_flush(ep) < 0)
 		return 0;
 	int n = drain_cq(ep);
-	if (n || ep->broken)
+	if (n || ep->x.broken)
 		return n;
 	/* not waiting: the completion queue was all there was to look at
 	 * (no arming, no system call; a sleep looks at the CM events) */
@@ -551,7 +551,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		uint64_t cm_at = now + 1000000ull;
 		do {
 			n = drain_cq(ep);
-			if (n || ep->broken)
+			if (n || ep->x.broken)
 				return n;
 			now = xprt_now_ns();
 			if (now >= cm_at) {
@@ -580,7 +580,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 		xprt_time.blocked_ns += xprt_now_ns() - t;
 		xprt_time.sleeps++;
 		n = drain_cq(ep);
-		if (n || ep->broken)
+		if (n || ep->x.broken)
 			return n;
 	}
 	struct pollfd pfd[XPRT_WAIT_FDS];
@@ -597,7 +597,7 @@ static int ep_poll(struct xprt *x, int timeout_ms)
 static void ep_drop(struct xprt *x, const char *why)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
-	if (!ep->broken)
+	if (!ep->x.broken)
 		rdma_ep_fail_all(ep, why);  /* rdma_ep_teardown() disconnects: the server sees a DREQ */
 }
 

@@ -315,7 +315,7 @@ int rdma_ep_reconnect(struct rdma_ep *ep)
 	for (;;) {
 		int ret = connect_once(ep);
 		if (ret == 0) {
-			ep->broken = false;
+			ep->x.broken = false;
 			ep->x.st.reconnects++;
 			log_warn("rdma: reconnected to %s", ep->host);
 			return 0;
@@ -334,10 +334,10 @@ int rdma_ep_fail_all(struct rdma_ep *ep, const char *why)
 {
 	int n = 0;
 
-	if (!ep->broken)
+	if (!ep->x.broken)
 		log_warn("rdma: connection to %s lost (%s): %u call(s) in flight", ep->host, why,
 			 ep->outstanding);
-	ep->broken = true;
+	ep->x.broken = true;
 	rdma_ep_teardown(ep);
 	ep->batch_head = ep->batch_tail = NULL;
 	ep->batch_n = 0;

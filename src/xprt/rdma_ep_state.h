@@ -51,7 +51,6 @@ struct rdma_ep {
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
 	bool connected;
-	bool broken;             /* torn down, reconnect pending */
 
 	uint32_t nslots, nrecvs, inline_send, inline_recv, recv_size;
 	uint32_t max_inline;     /* the QP's max_inline_data: smaller SENDs go inline */

@@ -28,7 +28,6 @@ struct tcp_xprt {
 	struct xprt_opts o;
 	char host[256];
 	int fd;
-	bool broken;
 	uint32_t nslots, outstanding;
 	struct tcp_slot *slots;
 	uint8_t *bulk;          /* source for ddp == NULL calls */
@@ -84,10 +83,10 @@ static int tcp_fail_all(struct tcp_xprt *t, const char *why)
 {
 	int n = 0;
 
-	if (!t->broken)
+	if (!t->x.broken)
 		log_warn("tcp: connection to %s lost (%s): %u call(s) in flight", t->host, why,
 			 t->outstanding);
-	t->broken = true;
+	t->x.broken = true;
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
@@ -113,7 +112,7 @@ static int tcp_reconnect(struct tcp_xprt *t)
 	for (;;) {
 		int ret = tcp_connect(t);
 		if (ret == 0) {
-			t->broken = false;
+			t->x.broken = false;
 			t->x.st.reconnects++;
 			log_warn("tcp: reconnected to %s", t->host);
 			return 0;
@@ -129,7 +128,7 @@ static int tcp_reconnect(struct tcp_xprt *t)
 static unsigned tcp_can_send(const struct xprt *x)
 {
 	const struct tcp_xprt *t = (const struct tcp_xprt *)x;
-	if (t->broken)
+	if (t->x.broken)
 		return 1;
 	return t->outstanding >= t->nslots ? 0 : t->nslots - t->outstanding;
 }
@@ -177,7 +176,7 @@ static int tcp_submit(struct xprt *x, struct xprt_req *r)
 {
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
 
-	if (t->broken && tcp_reconnect(t) < 0)
+	if (t->x.broken && tcp_reconnect(t) < 0)
 		return -ENOTCONN;
 	if (!tcp_can_send(x)) {
 		t->x.st.credit_waits++;
@@ -334,7 +333,7 @@ static int tcp_poll(struct xprt *x, int timeout_ms)
 {
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
 
-	if (t->broken)
+	if (t->x.broken)
 		return tcp_reconnect(t) < 0 ? -ENOTCONN : 0;
 	struct pollfd p = { .fd = t->fd, .events = POLLIN };
 	int ret = xprt_sleep_poll(&p, 1, t->o.busy_poll ? 0 : timeout_ms);
@@ -350,7 +349,7 @@ static int tcp_wait_fds(struct xprt *x, struct pollfd *p, unsigned *n)
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
 
 	*n = 0;
-	if (t->broken)
+	if (t->x.broken)
 		return tcp_reconnect(t) < 0 ? -ENOTCONN : 0;
 	p[0] = (struct pollfd){ .fd = t->fd, .events = POLLIN };
 	*n = 1;
@@ -360,7 +359,7 @@ static int tcp_wait_fds(struct xprt *x, struct pollfd *p, unsigned *n)
 static int tcp_wait_done(struct xprt *x, const struct pollfd *p, unsigned n)
 {
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
-	return n && p[0].revents && !t->broken ? tcp_read(t) : 0;
+	return n && p[0].revents && !t->x.broken ? tcp_read(t) : 0;
 }
 
 static void tcp_destroy(struct xprt *x)
@@ -378,7 +377,7 @@ static void tcp_destroy(struct xprt *x)
 static void tcp_drop(struct xprt *x, const char *why)
 {
 	struct tcp_xprt *t = (struct tcp_xprt *)x;
-	if (!t->broken)
+	if (!t->x.broken)
 		tcp_fail_all(t, why);
 }
 

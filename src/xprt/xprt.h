@@ -148,6 +148,11 @@ struct xprt {
 	 * queue for the next poll, so a caller with a deadline is back in
 	 * time.  TCP reads what came. */
 	uint32_t poll_budget;
+	/* Set by the transport: the connection was lost (or dropped) and
+	 * the next submit or poll reconnects.  A caller that must say
+	 * something first on a new connection (an NFSv4.1 client's
+	 * BIND_CONN_TO_SESSION) holds its calls while this is set. */
+	bool broken;
 };
 
 struct xprt_opts {

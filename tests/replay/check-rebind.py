@@ -95,6 +95,16 @@ if len(cs) == 1 and len(bc) == 1 and len(rc_) == 1:
           f"capture, RDMA: BIND_CONN_TO_SESSION answered OK on a connection other than the session's "
           f"first, and the CB_RECALL came and was answered OK on that one (conns: session {cs[0]}, "
           f"bind {bc[0]}, recall {rc_[0]})")
+    # a SEQUENCE first would bind the connection to the fore channel and the
+    # bind for the back channel be refused (a CI run: INVAL, eight times)
+    on = sorted((r for r in recs if r.get("conn") == bc[0][0] and r.get("prog") == 100003),
+                key=lambda r: r["ts"]["call_first"])
+    b = [r for r in on if r.get("procedure") == "BIND_CONN_TO_SESSION"]
+    before = [r.get("procedure") for r in on
+              if b and r is not b[0] and r["ts"]["call_first"] < (b[0]["ts"]["reply_first"] or 2**63)]
+    check(on and on[0].get("procedure") == "BIND_CONN_TO_SESSION" and not before,
+          f"capture, RDMA: the bind the first call on the new connection, none sent before its "
+          f"answer (first {[r.get('procedure') for r in on[:3]]}, before the answer {before})")
 v = subprocess.run([dissect, "-V", cap], capture_output=True, text=True).stdout
 check("dir: BACK_OR_BOTH rdma_mode: false" in v and "bound: BOTH rdma_mode: false" in v,
       "capture, RDMA (dissector -V): the bind asked for BACK_OR_BOTH and got BOTH")
@@ -118,4 +128,11 @@ for t, flt, conn in (("RDMA", "infiniband", None), ("TCP", "tcp.port == 2049", "
               and binds[0][1] == recalls[0][1] == answers[0][1] != sess[0][1],
               f"capture, TCP (tshark): the bind and the recall on the new connection, not the session's "
               f"first (streams: session {sess}, bind {binds}, recall {recalls})")
+        if binds and bound:
+            calls = tshark(f"{flt} && tcp.stream == {binds[0][1]} && rpc.program == 100003 "
+                           f"&& rpc.msgtyp == 0", "frame.number", "nfs.opcode")
+            early = [c for c in calls if int(c[0]) < int(bound[0][0]) and c[0] != binds[0][0]]
+            check(calls and calls[0][0] == binds[0][0] and not early,
+                  f"capture, TCP (tshark): the bind the first call on the new connection, none "
+                  f"sent before its answer (first {calls[:3]}, before the answer {early})")
 check.finish()
