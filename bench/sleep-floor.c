@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/json.h"
 #include "src/replay/loadgen_hist.h"
 #include "src/replay/replay_engine.h"
 #include "src/replay/replay_pace.h"
@@ -139,17 +140,41 @@ int main(int argc, char **argv)
 	uint64_t took = xprt_now_ns() - start;
 	int64_t w1 = pace_run_delay();
 
-	printf("{\"label\":\"%s\",\"schedule\":\"%s\",\"times\":%zu,\"repeat\":%" PRIu64
-	       ",\"realtime\":%s,\"took_ns\":%" PRIu64 ",",
-	       label, capture ? "capture" : "rate", n, repeat, realtime ? "true" : "false", took);
-	lhist_json(stdout, "lateness", &late, true);
-	printf(",\"lateness_over_1ms\":%" PRIu64 ",\"lateness_mean_ns\":%" PRIu64 ",", over_1ms,
-	       late.n ? late.sum / late.n : 0);
-	lhist_json(stdout, "wakeups", &wake, true);
+	struct jw jb, *j = &jb;
+	jw_init(j, stdout);
+	jw_lit(j, "{\"label\":");
+	jw_str(j, label);
+	JW_KEY(j, "schedule");
+	jw_str(j, capture ? "capture" : "rate");
+	JW_KEY(j, "times");
+	jw_u(j, n);
+	JW_KEY(j, "repeat");
+	jw_u(j, repeat);
+	JW_KEY(j, "realtime");
+	jw_bool(j, realtime);
+	JW_KEY(j, "took_ns");
+	jw_u(j, took);
+	jw_c(j, ',');
+	lhist_jw(j, "lateness", &late, true);
+	JW_KEY(j, "lateness_over_1ms");
+	jw_u(j, over_1ms);
+	JW_KEY(j, "lateness_mean_ns");
+	jw_u(j, late.n ? late.sum / late.n : 0);
+	jw_c(j, ',');
+	lhist_jw(j, "wakeups", &wake, true);
 	/* late in proportion to the time asked (a timer's clock off) or not */
-	printf(",\"wakeups_asked_ns\":%" PRIu64 ",\"wakeups_late_ns\":%" PRIu64 ",", asked, wake.sum);
-	printf("\"spun_ns\":%" PRIu64 ",\"spin_last_ns\":%" PRIu64 ",\"runnable_not_running_ns\":%" PRId64 "}\n",
-	       spun, p.spin_ns + p.wake_late_ns, w0 >= 0 && w1 >= w0 ? w1 - w0 : (int64_t)-1);
+	JW_KEY(j, "wakeups_asked_ns");
+	jw_u(j, asked);
+	JW_KEY(j, "wakeups_late_ns");
+	jw_u(j, wake.sum);
+	JW_KEY(j, "spun_ns");
+	jw_u(j, spun);
+	JW_KEY(j, "spin_last_ns");
+	jw_u(j, p.spin_ns + p.wake_late_ns);
+	JW_KEY(j, "runnable_not_running_ns");
+	jw_i(j, w0 >= 0 && w1 >= w0 ? w1 - w0 : (int64_t)-1);
+	jw_lit(j, "}\n");
+	jw_flush(j);
 	free(at);
 	return 0;
 }

@@ -2,7 +2,7 @@
  * (see loadgen_hist.h). */
 #include "src/replay/loadgen_hist.h"
 
-#include <inttypes.h>
+#include "src/base/json.h"
 
 void lhist_add(struct lhist *h, uint64_t ns)
 {
@@ -35,11 +35,21 @@ void lhist_merge(struct lhist *dst, const struct lhist *src)
 	dst->sum += src->sum;
 }
 
-void lhist_json(FILE *f, const char *key, const struct lhist *h, bool with_calls)
+void lhist_jw(struct jw *j, const char *key, const struct lhist *h, bool with_calls)
 {
-	fprintf(f, "\"%s\":{", key);
-	if (with_calls)
-		fprintf(f, "\"calls\":%" PRIu64 ",", h->n);
-	fprintf(f, "\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}", lhist_pct(h, 50),
-		lhist_pct(h, 99), h->max);
+	jw_str(j, key);
+	jw_c(j, ':');
+	if (with_calls) {
+		jw_lit(j, "{\"calls\":");
+		jw_u(j, h->n);
+		JW_KEY(j, "p50_ns");
+	} else {
+		jw_lit(j, "{\"p50_ns\":");
+	}
+	jw_u(j, lhist_pct(h, 50));
+	JW_KEY(j, "p99_ns");
+	jw_u(j, lhist_pct(h, 99));
+	JW_KEY(j, "max_ns");
+	jw_u(j, h->max);
+	jw_c(j, '}');
 }

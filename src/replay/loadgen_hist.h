@@ -21,6 +21,7 @@ uint64_t lhist_pct(const struct lhist *h, double pct);
 void lhist_merge(struct lhist *dst, const struct lhist *src);
 /* "key":{"calls":N,"p50_ns":..,"p99_ns":..,"max_ns":..} (calls when
  * with_calls), integer nanoseconds as every tool's JSON gives times. */
-void lhist_json(FILE *f, const char *key, const struct lhist *h, bool with_calls);
+struct jw;
+void lhist_jw(struct jw *j, const char *key, const struct lhist *h, bool with_calls);
 
 #endif

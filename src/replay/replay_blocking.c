@@ -41,38 +41,36 @@ void replay_blocked(struct engine *e, unsigned kind, uint64_t since)
 			e->cur ? (unsigned)(e->cur - e->cl) + 1 : 0, block_name[kind], (double)d / 1e3);
 }
 
-void replay_report_blocking(const struct engine *e, FILE *f, bool json)
+void replay_blocking_json(const struct engine *e, struct jw *j)
+{
+	jw_lit(j, "\"blocking\":{");
+	for (unsigned k = 0; k < BLOCK_KINDS; k++) {
+		jw_lit(j, k ? ",\"" : "\"");
+		jw_lit(j, block_name[k]);
+		jw_lit(j, "\":{\"n\":");
+		jw_u(j, e->blocked_n[k]);
+		JW_KEY(j, "ns");
+		jw_u(j, (uint64_t)e->blocked_ns[k]);
+		JW_KEY(j, "max_ns");
+		jw_u(j, (uint64_t)e->blocked_max_ns[k]);
+		jw_c(j, '}');
+	}
+	jw_lit(j, ",\"before_start\":{\"n\":");
+	jw_u(j, e->before_start_n);
+	JW_KEY(j, "ns");
+	jw_u(j, (uint64_t)e->before_start_ns);
+	jw_lit(j, "},\"own_cb_probe_waits\":{\"n\":");
+	jw_u(j, e->cb_waits);
+	JW_KEY(j, "ns");
+	jw_u(j, (uint64_t)e->cb_wait_ns);
+	JW_KEY(j, "max_ns");
+	jw_u(j, (uint64_t)e->cb_wait_max_ns);
+	jw_lit(j, "}},");
+}
+
+void replay_report_blocking(const struct engine *e, FILE *f)
 {
 	uint64_t n = 0;
-	if (json) {
-		struct jw jb, *j = &jb;
-		jw_init(j, f);
-		jw_lit(j, "\"blocking\":{");
-		for (unsigned k = 0; k < BLOCK_KINDS; k++) {
-			jw_lit(j, k ? ",\"" : "\"");
-			jw_lit(j, block_name[k]);
-			jw_lit(j, "\":{\"n\":");
-			jw_u(j, e->blocked_n[k]);
-			JW_KEY(j, "ns");
-			jw_u(j, (uint64_t)e->blocked_ns[k]);
-			JW_KEY(j, "max_ns");
-			jw_u(j, (uint64_t)e->blocked_max_ns[k]);
-			jw_c(j, '}');
-		}
-		jw_lit(j, ",\"before_start\":{\"n\":");
-		jw_u(j, e->before_start_n);
-		JW_KEY(j, "ns");
-		jw_u(j, (uint64_t)e->before_start_ns);
-		jw_lit(j, "},\"own_cb_probe_waits\":{\"n\":");
-		jw_u(j, e->cb_waits);
-		JW_KEY(j, "ns");
-		jw_u(j, (uint64_t)e->cb_wait_ns);
-		JW_KEY(j, "max_ns");
-		jw_u(j, (uint64_t)e->cb_wait_max_ns);
-		jw_lit(j, "}},");
-		jw_flush(j);
-		return;
-	}
 	for (unsigned k = 0; k < BLOCK_KINDS; k++)
 		n += e->blocked_n[k];
 	if (!n)

@@ -516,10 +516,12 @@ bool replay_needs_own_state(const struct trace *t, unsigned k);
 int replay_setup_own(struct engine *e);
 
 /* replay_blocking.c: work of kind BLOCK_* done synchronously since
- * `since` (counted apart before the schedule's start); its report (JSON:
- * "blocking":{...},) */
+ * `since` (counted apart before the schedule's start); its report (text
+ * notes; JSON "blocking":{...},) */
 void replay_blocked(struct engine *e, unsigned kind, uint64_t since);
-void replay_report_blocking(const struct engine *e, FILE *f, bool json);
+void replay_report_blocking(const struct engine *e, FILE *f);
+struct jw;
+void replay_blocking_json(const struct engine *e, struct jw *j);
 
 /* replay_dry_run.c, replay_report.c */
 int replay_dry_run(struct engine *e);
@@ -527,11 +529,18 @@ void replay_report(struct engine *e, double secs, int rc);
 /* A trace with no NFS call to replay: one line on stderr naming the file
  * and what it held; --json: the same as one object on stdout. */
 void replay_report_no_calls(const struct engine *e);
-/* replay_report_clients.c: a row per traced client (JSON: "clients":[...],) */
-void replay_report_clients(const struct engine *e, FILE *f, bool json);
-/* An issue-time error histogram: JSON "issue_us":{...} (null when not
- * measured: --asap), or three text columns p50 p99 max (us). */
-void replay_report_issue(FILE *f, const struct lhist *h, uint64_t early, bool json);
+/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
+const char *replay_row_name(const struct engine *e, unsigned row);
+/* replay_report_json.c: the report as one JSON object (--json): tot[] the
+ * totals replay_report adds up, rows[] the operations' rows in order */
+void replay_report_json(const struct engine *e, double secs, int rc, const uint64_t tot[11],
+			const unsigned *rows, unsigned nrows);
+void replay_report_no_calls_json(const struct engine *e);
+/* replay_report_clients.c: a text row per traced client */
+void replay_report_clients(const struct engine *e, FILE *f);
+/* An issue-time error histogram: three text columns p50 p99 max (us;
+ * dashes when not measured: --asap). */
+void replay_report_issue(FILE *f, const struct lhist *h);
 /* A hold's name in the report ("dep", "order", "inflight"). */
 const char *replay_hold_name(unsigned kind);
 

@@ -173,41 +173,42 @@ void late_print(FILE *f, const uint64_t part[LT_KINDS], int64_t wait, uint64_t u
 		fprintf(f, "; runnable, not running %.2f ms", (double)wait / 1e6);
 }
 
-void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f, bool json)
+void late_json(const struct late_log *l, uint64_t spin_stops, struct jw *j)
+{
+	if (!l->on)
+		return;
+	const struct xprt_time *x = &xprt_time;
+	jw_lit(j, "\"late_parts\":{\"calls\":");
+	jw_u(j, l->shown);
+	JW_KEY(j, "late_ns");
+	jw_u(j, (uint64_t)l->sum_total);
+	for (int k = 0; k < LT_KINDS; k++) {
+		jw_lit(j, ",\"");
+		jw_lit(j, kind_name[k]);
+		jw_lit(j, "_ns\":");
+		jw_u(j, (uint64_t)l->sum[k]);
+	}
+	JW_KEY(j, "runnable_not_running_ns");
+	jw_u(j, (uint64_t)l->sum_wait);
+	jw_lit(j, "},\"wakeups\":{\"timeouts\":");
+	jw_u(j, x->timeouts);
+	JW_KEY(j, "late_mean_ns");
+	jw_u(j, x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0);
+	JW_KEY(j, "late_max_ns");
+	jw_u(j, (uint64_t)x->late_max_ns);
+	JW_KEY(j, "over_1ms");
+	jw_u(j, x->late_over_1ms);
+	JW_KEY(j, "seconds_without_polling");
+	jw_u(j, spin_stops);
+	jw_lit(j, "},");
+}
+
+void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f)
 {
 	if (!l->on)
 		return;
 	const struct xprt_time *x = &xprt_time;
 	double wake_mean = x->timeouts ? (double)x->late_ns / (double)x->timeouts / 1e3 : 0;
-	if (json) {
-		struct jw jb, *j = &jb;
-		jw_init(j, f);
-		jw_lit(j, "\"late_parts\":{\"calls\":");
-		jw_u(j, l->shown);
-		JW_KEY(j, "late_ns");
-		jw_u(j, (uint64_t)l->sum_total);
-		for (int k = 0; k < LT_KINDS; k++) {
-			jw_lit(j, ",\"");
-			jw_lit(j, kind_name[k]);
-			jw_lit(j, "_ns\":");
-			jw_u(j, (uint64_t)l->sum[k]);
-		}
-		JW_KEY(j, "runnable_not_running_ns");
-		jw_u(j, (uint64_t)l->sum_wait);
-		jw_lit(j, "},\"wakeups\":{\"timeouts\":");
-		jw_u(j, x->timeouts);
-		JW_KEY(j, "late_mean_ns");
-		jw_u(j, x->timeouts ? (uint64_t)x->late_ns / x->timeouts : 0);
-		JW_KEY(j, "late_max_ns");
-		jw_u(j, (uint64_t)x->late_max_ns);
-		JW_KEY(j, "over_1ms");
-		jw_u(j, x->late_over_1ms);
-		JW_KEY(j, "seconds_without_polling");
-		jw_u(j, spin_stops);
-		jw_lit(j, "},");
-		jw_flush(j);
-		return;
-	}
 	fprintf(f, "wake-ups: %" PRIu64 " sleeps ran to their time, back %.1f us late on average, "
 		"%" PRIu64 " over 1 ms, at most %.1f us\n", x->timeouts, wake_mean, x->late_over_1ms,
 		(double)x->late_max_ns / 1e3);

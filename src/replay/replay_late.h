@@ -65,6 +65,9 @@ uint64_t late_explain(struct late_log *l, uint64_t from, uint64_t to, uint64_t o
 void late_print(FILE *f, const uint64_t part[LT_KINDS], int64_t wait, uint64_t unknown);
 /* The sums over the calls explained, text or JSON ("late_parts_us":{...},). */
 /* spin_stops: seconds in which the paced wait stopped polling (replay_pace.h) */
-void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f, bool json);
+void late_report(const struct late_log *l, uint64_t spin_stops, FILE *f);
+/* the same as "late_parts":{...},"wakeups":{...}, (nothing when off) */
+struct jw;
+void late_json(const struct late_log *l, uint64_t spin_stops, struct jw *j);
 
 #endif

@@ -26,8 +26,7 @@ void replay_rows(struct engine *e)
 	}
 }
 
-/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
-static const char *replay_row_name(const struct engine *e, unsigned row)
+const char *replay_row_name(const struct engine *e, unsigned row)
 {
 	return row < e->nrows ? e->rowname[row] : "other";
 }
@@ -61,15 +60,8 @@ void replay_report_no_calls(const struct engine *e)
 			 t->long_calls);
 	}
 	log_error("%s: no NFS calls found (over RDMA, TCP or UDP) %s", e->o->trace, held);
-	if (!e->o->json)
-		return;
-	fputs("{\"type\":\"no_calls\",\"trace\":", e->out);
-	out_json_str(e->out, e->o->trace);
-	fprintf(e->out, ",\"packets\":%" PRIu64 ",\"rpcrdma_v1\":%" PRIu64 ",\"rpc_tcp_udp\":%" PRIu64
-		",\"other_program_calls\":%" PRIu64 ",\"long_calls\":%" PRIu64 ",\"undecodable\":%" PRIu64
-		",\"not_rpcrdma\":%" PRIu64 ",\"rpcrdma_v2\":%" PRIu64 "}\n",
-		t->frames, t->rdma_msgs, t->net_msgs, t->other_calls, t->long_calls, t->undecodable, t->not_rpcrdma,
-		t->rpcrdma_v2);
+	if (e->o->json)
+		replay_report_no_calls_json(e);
 }
 
 static const struct engine *sort_e;
@@ -120,96 +112,7 @@ void replay_report(struct engine *e, double secs, int rc)
 	}
 	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
 	if (e->o->json) {
-		fprintf(f, "{\"trace\":");
-		out_json_str(f, e->o->trace);
-		fprintf(f, ",\"target\":");
-		out_json_str(f, e->o->target);
-		fprintf(f, ",\"transport\":\"%s\",\"export\":", e->xs[0]->ops->name);
-		out_json_str(f, e->t.export_path[0] ? e->t.export_path : "");
-		fprintf(f, ",\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,\"mb_per_s\":%.3f,"
-			"\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",", replay_exit_status(rc), secs,
-			secs > 0 ? (double)e->sent / secs : 0, mbs, e->bytes_read, e->bytes_written);
-		fprintf(f, "\"totals\":{\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"same_status\":%"
-			PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
-			",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"unsupported\":%" PRIu64
-			",\"not_sent\":%" PRIu64 ",\"resolve_lookups\":%" PRIu64 ",\"trace_retransmits\":%"
-			PRIu64 ",\"after_refused\":%" PRIu64 ",\"no_delegation\":%" PRIu64 "},", tot[0],
-			tot[1], tot[2], tot[3], tot[4], tot[5], tot[6], tot[7], tot[8], e->not_sent,
-			e->extra_lookups, e->t.retransmits, tot[9], tot[10]);
-		replay_report_clients(e, f, true);
-		fprintf(f, "\"transport_stats\":{\"calls\":%" PRIu64 ",\"replies\":%" PRIu64
-			",\"lost\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"dropped_on_request\":%" PRIu64
-			",\"read_chunks\":%" PRIu64
-			",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64 ",\"rdma_errors\":%" PRIu64
-			",\"inline_send\":%u,\"inline_recv\":%u,\"credits_granted\":%u,\"connections\":%u,"
-			"\"connections_wanted\":%u,\"clients_sharing\":%u},",
-			st->calls, st->replies, st->lost, st->reconnects, e->drops, st->read_chunks, st->write_chunks,
-			st->reply_chunks, st->rdma_errors, st->inline_send, st->inline_recv,
-			st->credits_granted, e->nxs, e->conns_wanted, e->clients_sharing);
-		if (e->v4 && e->v4s->minor == 0)
-			fprintf(f, "\"nfs4\":{\"minor\":0,\"own_clients\":%" PRIu64 ",\"owners\":%zu,"
-				"\"seqid_errors\":%" PRIu64 ",\"confirms_added\":%" PRIu64
-				",\"confirms_dropped\":%" PRIu64 ",\"renews\":%" PRIu64 ",\"lease_s\":%u,"
-				"\"stateids_mapped\":%zu,\"handles_mapped\":%zu,\"delegations_granted\":%" PRIu64
-				",\"delegations_absent\":%" PRIu64 ",\"delegation_claims_made_plain\":%" PRIu64
-				",\"delegation_io_anonymous\":%" PRIu64 ",\"callback_server\":%s,\"callbacks\":%" PRIu64
-				",\"delegations_recalled\":%" PRIu64 ",\"delegations_returned\":%" PRIu64
-				",\"delegations_unasked\":%" PRIu64
-				",\"delegation_returns_failed\":%" PRIu64 ",\"callback_connections_refused\":%" PRIu64 "},",
-				e->v4_sessions, e->owners.n, e->v40_seqid_errors, e->v40_confirms_added,
-				e->v40_confirms_dropped, e->v40_renews, e->v4s->lease_s, e->sidmap.n, e->tmap.n,
-				e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				cb_srv ? "true" : "false", cb_calls, cb_recalls, e->deleg_returned,
-				e->delegs_unasked, e->deleg_return_failed + e->recalls_dropped, e->cb_refused);
-		else if (e->v4)
-			fprintf(f, "\"nfs4\":{\"minor\":%u,\"own_sessions\":%" PRIu64 ",\"slots\":%u,"
-				"\"sequence_errors\":%" PRIu64 ",\"stateids_mapped\":%zu,\"handles_mapped\":%zu,"
-				"\"delegations_granted\":%" PRIu64 ",\"delegations_absent\":%" PRIu64
-				",\"delegation_claims_made_plain\":%" PRIu64 ",\"delegation_io_anonymous\":%" PRIu64
-				",\"back_channel\":%s,\"callbacks\":%" PRIu64 ",\"delegations_recalled\":%" PRIu64
-				",\"delegations_returned\":%" PRIu64 ",\"delegations_unasked\":%" PRIu64
-				",\"delegation_returns_failed\":%" PRIu64
-				",\"cb_path_down_replies\":%" PRIu64 ",\"connections_bound\":%" PRIu64
-				",\"connection_binds_failed\":%" PRIu64 ",\"bound_dir\":\"%s\"},",
-				e->v4s->minor, e->v4_sessions, e->v4s->nslots, e->v4s->seq_errors, e->sidmap.n,
-				e->tmap.n, e->delegs_granted, e->delegs_absent, e->deleg_claims, e->deleg_anon,
-				cb_served ? "true" : "false", cb_calls, cb_recalls,
-				e->deleg_returned, e->delegs_unasked, e->deleg_return_failed + e->recalls_dropped,
-				e->cb_path_down, e->conn_bound, e->conn_bind_failed,
-				!e->conn_bound ? "" : e->bind_dir == NFS4_CDFS4_BOTH ? "both" :
-				e->bind_dir == NFS4_CDFS4_BACK ? "back" : e->bind_dir == NFS4_CDFS4_FORE ? "fore" : "other");
-		fprintf(f, "\"ops\":[");
-		for (unsigned k = 0; k < nrows; k++) {
-			const struct opstat *s = &e->op[rows[k]];
-			fprintf(f, "%s{\"op\":", k ? "," : "");
-			out_json_str(f, replay_row_name(e, rows[k]));
-			fprintf(f, ",\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64
-				",\"same_status\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64
-				",\"lost\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"skipped\":%" PRIu64
-				",\"unsupported\":%" PRIu64 ",\"after_refused\":%" PRIu64
-				",\"no_delegation\":%" PRIu64 ",\"bytes\":%" PRIu64
-				",\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64 "},",
-				s->trace, s->replayed, s->ok, s->mismatch,
-				s->errors, s->lost, s->refused, s->skipped, s->unsupported, s->dep_refused,
-				s->no_deleg, s->bytes,
-				s->read_chunks, s->write_chunks, s->reply_chunks);
-			lhist_json(f, "latency", &s->lat, false);
-			fputc(',', f);
-			lhist_json(f, "trace_latency", &s->tlat, false);
-			fputc(',', f);
-			replay_report_issue(f, &s->issue, s->early, true);
-			fputc('}', f);
-		}
-		fprintf(f, "],\"mismatches\":[");
-		for (unsigned i = 0; i < e->nmm; i++) {
-			const struct mismatch *m = &e->mm[i];
-			fprintf(f, "%s{\"xid\":\"0x%08x\",\"frame\":%" PRIu64 ",\"op\":", i ? "," : "",
-				m->xid, m->frame);
-			out_json_str(f, m->name);
-			fprintf(f, ",\"trace_rpc\":%u,\"trace_status\":%u,\"replay_rpc\":%u,"
-				"\"replay_status\":%u,\"error\":%d}", m->trpc, m->tstat, m->rpc, m->stat, m->err);
-		}
-		fprintf(f, "]}\n");
+		replay_report_json(e, secs, rc, tot, rows, nrows);
 		return;
 	}
 	char q[4 * sizeof(e->t.export_path)];
@@ -234,7 +137,7 @@ void replay_report(struct engine *e, double secs, int rc)
 		" errors, %" PRIu64 " lost in flight, %" PRIu64 " refused (mutations), %" PRIu64
 		" skipped, %" PRIu64 " not sent\n", tot[1], tot[2], tot[3], tot[4], tot[5], tot[6],
 		tot[7], e->not_sent);
-	replay_report_clients(e, f, false);
+	replay_report_clients(e, f);
 	fprintf(f, "time %.3f s, %.1f calls/s, %.3f MB/s (read %" PRIu64 " B, written %" PRIu64
 		" B); chunks: %" PRIu64 " read, %" PRIu64 " write, %" PRIu64 " reply; %u connection%s, %" PRIu64
 		" reconnects, %" PRIu64 " path lookups\n", secs, secs > 0 ? (double)e->sent / secs : 0,

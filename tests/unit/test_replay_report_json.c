@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/json.h"
 #include "src/replay/replay_engine.h"
 #include "src/replay/replay_late.h"
 
@@ -41,11 +42,14 @@ int main(void)
 	e->cb_waits = 2;
 	e->cb_wait_ns = 21;
 	e->cb_wait_max_ns = 11;
-	fputc('{', f);
-	replay_report_blocking(e, f, true);
+	struct jw jb, *j = &jb;
+	jw_init(j, f);
+	jw_c(j, '{');
+	replay_blocking_json(e, j);
 	struct late_log l = { .on = true, .shown = 4, .sum_total = 99, .sum_wait = 8 };
-	late_report(&l, 5, f, true);
-	fputs("\"end\":1}", f);
+	late_json(&l, 5, j);
+	jw_lit(j, "\"end\":1}");
+	jw_flush(j);
 	fclose(f);
 	CHECK(balanced(buf), "braces balanced: %s", buf);
 	static const char *const want[] = {
