@@ -529,12 +529,11 @@ void replay_report(struct engine *e, double secs, int rc);
 /* A trace with no NFS call to replay: one line on stderr naming the file
  * and what it held; --json: the same as one object on stdout. */
 void replay_report_no_calls(const struct engine *e);
-/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
-const char *replay_row_name(const struct engine *e, unsigned row);
-/* replay_report_json.c: the report as one JSON object (--json): tot[] the
- * totals replay_report adds up, rows[] the operations' rows in order */
-void replay_report_json(const struct engine *e, double secs, int rc, const uint64_t tot[11],
-			const unsigned *rows, unsigned nrows);
+/* replay_report_json.c: the report as one JSON object (--json): the
+ * exit status, tot[] the totals replay_report adds up, rows[] the
+ * operations' rows in order and name[] their names */
+void replay_report_json(const struct engine *e, double secs, int status, const uint64_t tot[11],
+			const unsigned *rows, const char *const *name, unsigned nrows);
 void replay_report_no_calls_json(const struct engine *e);
 /* replay_report_clients.c: a text row per traced client */
 void replay_report_clients(const struct engine *e, FILE *f);

@@ -26,7 +26,8 @@ void replay_rows(struct engine *e)
 	}
 }
 
-const char *replay_row_name(const struct engine *e, unsigned row)
+/* The row's name ("NFSv4.1 LOOKUP_ROOT", "other"). */
+static const char *replay_row_name(const struct engine *e, unsigned row)
 {
 	return row < e->nrows ? e->rowname[row] : "other";
 }
@@ -112,7 +113,10 @@ void replay_report(struct engine *e, double secs, int rc)
 	}
 	double mbs = secs > 0 ? (double)(e->bytes_read + e->bytes_written) / secs / 1e6 : 0;
 	if (e->o->json) {
-		replay_report_json(e, secs, rc, tot, rows, nrows);
+		const char *name[REPLAY_ROWS + 1];
+		for (unsigned k = 0; k < nrows; k++)
+			name[k] = replay_row_name(e, rows[k]);
+		replay_report_json(e, secs, replay_exit_status(rc), tot, rows, name, nrows);
 		return;
 	}
 	char q[4 * sizeof(e->t.export_path)];

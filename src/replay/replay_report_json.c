@@ -269,7 +269,7 @@ static void nfs4(const struct engine *e, struct jw *j)
 	jw_lit(j, "},");
 }
 
-static void op_row(const struct engine *e, struct jw *j, unsigned row)
+static void op_row(const struct engine *e, struct jw *j, unsigned row, const char *name_of_row)
 {
 	const struct opstat *s = &e->op[row];
 	const uint64_t v[] = { s->trace, s->replayed, s->ok, s->mismatch, s->errors, s->lost, s->refused,
@@ -278,7 +278,7 @@ static void op_row(const struct engine *e, struct jw *j, unsigned row)
 					    "refused", "skipped", "unsupported", "after_refused", "no_delegation",
 					    "bytes" };
 	jw_lit(j, "{\"op\":");
-	jw_str(j, replay_row_name(e, row));
+	jw_str(j, name_of_row);
 	for (unsigned k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 		jw_lit(j, ",\"");
 		jw_lit(j, name[k]);
@@ -326,8 +326,8 @@ static void mismatches(const struct engine *e, struct jw *j)
 	jw_c(j, ']');
 }
 
-void replay_report_json(const struct engine *e, double secs, int rc, const uint64_t tot[11],
-			const unsigned *rows, unsigned nrows)
+void replay_report_json(const struct engine *e, double secs, int status, const uint64_t tot[11],
+			const unsigned *rows, const char *const *name, unsigned nrows)
 {
 	struct jw jb, *j = &jb;
 	jw_init(j, e->out);
@@ -340,7 +340,7 @@ void replay_report_json(const struct engine *e, double secs, int rc, const uint6
 	JW_KEY(j, "export");
 	jw_str(j, e->t.export_path);
 	JW_KEY(j, "exit");
-	jw_i(j, replay_exit_status(rc));
+	jw_i(j, status);
 	JW_KEY(j, "seconds");
 	jw_fixed(j, secs, 3);
 	JW_KEY(j, "calls_per_s");
@@ -361,7 +361,7 @@ void replay_report_json(const struct engine *e, double secs, int rc, const uint6
 	for (unsigned k = 0; k < nrows; k++) {
 		if (k)
 			jw_c(j, ',');
-		op_row(e, j, rows[k]);
+		op_row(e, j, rows[k], name[k]);
 	}
 	jw_lit(j, "],");
 	mismatches(e, j);
