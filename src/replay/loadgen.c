@@ -8,7 +8,7 @@
 #include "src/clnt/nfs3.h"
 #include "src/clnt/nfs4.h"
 #include "src/clnt/nfs4_session.h"
-#include "src/replay/loadgen_hist.h"
+#include "src/replay/loadgen_report.h"
 #include "src/replay/replay.h"
 
 #include <errno.h>
@@ -29,16 +29,6 @@ struct lg_slot {
 	uint32_t size;
 	int sslot;        /* NFSv4.1 session slot (-1: none) */
 	uint32_t sseq;
-};
-
-struct lg_result {
-	uint32_t size;
-	uint64_t ops, bytes, errors, lost, short_io;
-	double secs, cpu_secs;
-	struct lhist h;
-	uint64_t read_chunks, write_chunks, reply_chunks, inline_calls;
-	/* the transport's fast-path work during the run (RDMA) */
-	uint64_t doorbells, signaled, inline_sends, recv_posts, sleeps, cq_events, naps;
 };
 
 struct lg {
@@ -347,102 +337,7 @@ static int run_phase(struct lg *lg, double secs, uint64_t count)
 	}
 }
 
-static void print_result(const struct lg *lg, const struct lg_result *r, FILE *out, bool json,
-			 bool first)
-{
-	double iops = r->secs > 0 ? (double)r->ops / r->secs : 0;
-	double mbs = r->secs > 0 ? (double)r->bytes / r->secs / 1e6 : 0;
-	double cpu_mb = r->bytes ? r->cpu_secs * 1e3 / ((double)r->bytes / 1e6) : 0;
-	double cpu_op = r->ops ? r->cpu_secs * 1e6 / (double)r->ops : 0;
-	if (json) {
-		fprintf(out,
-			"%s{\"op\":\"%s\",\"transport\":\"%s\",\"size\":%u,\"qd\":%u,\"ops\":%" PRIu64
-			",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"seconds\":%.3f,\"iops\":%.1f,"
-			"\"mb_per_s\":%.3f,\"latency\":{\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-			",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 "},\"cpu_ms_per_mb\":%.3f,\"cpu_us_per_op\":%.2f,"
-			"\"chunks\":{\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"reply\":%" PRIu64
-			",\"inline_calls\":%" PRIu64 "},\"xprt\":{\"doorbells\":%" PRIu64
-			",\"signaled\":%" PRIu64 ",\"inline_sends\":%" PRIu64 ",\"recv_posts\":%" PRIu64
-			",\"sleeps\":%" PRIu64 ",\"cq_events\":%" PRIu64 ",\"naps\":%" PRIu64 "}}",
-			first ? "" : ",", op_name(lg->o->op), lg->x->ops->name, r->size, lg->o->qd,
-			r->ops, r->bytes, r->errors, r->lost, r->secs, iops, mbs, r->h.min, lhist_pct(&r->h, 50),
-			lhist_pct(&r->h, 99), lhist_pct(&r->h, 99.9), r->h.max, r->h.n ? r->h.sum / r->h.n : 0,
-			cpu_mb, cpu_op,
-			r->read_chunks, r->write_chunks, r->reply_chunks, r->inline_calls, r->doorbells,
-			r->signaled, r->inline_sends, r->recv_posts, r->sleeps, r->cq_events, r->naps);
-		return;
-	}
-	if (first)
-		fprintf(out, "%-11s %-4s %8s %3s %9s %9s %9s %9s %9s %9s %9s %7s %8s\n", "op", "xprt",
-			"size", "qd", "ops", "IOPS", "MB/s", "p50us", "p99us", "p99.9us", "maxus",
-			"errors", "cpu-ms/MB");
-	fprintf(out, "%-11s %-4s %8u %3u %9" PRIu64 " %9.0f %9.2f %9.1f %9.1f %9.1f %9.1f %7" PRIu64
-		" %8.2f\n", op_name(lg->o->op), lg->x->ops->name, r->size, lg->o->qd, r->ops, iops,
-		mbs, (double)lhist_pct(&r->h, 50) / 1e3, (double)lhist_pct(&r->h, 99) / 1e3,
-		(double)lhist_pct(&r->h, 99.9) / 1e3, (double)r->h.max / 1e3, r->errors, cpu_mb);
-}
-
 /* 0, or -errno with one line said (the run fails: the plot was asked for) */
-static int write_svg(const char *path, const struct lg *lg, const struct lg_result *res, unsigned n)
-{
-	struct outfile of;
-	char err[512];
-	if (outfile_open(&of, path, err, sizeof(err)) < 0) {
-		log_error("--svg %s", err);
-		return -EIO;
-	}
-	FILE *f = of.f;
-	double maxy = 0;
-	for (unsigned i = 0; i < n; i++) {
-		double mbs = res[i].secs > 0 ? (double)res[i].bytes / res[i].secs / 1e6 : 0;
-		if (mbs > maxy)
-			maxy = mbs;
-	}
-	if (maxy <= 0)
-		maxy = 1;
-	const int W = 640, H = 400, L = 70, R = 20, T = 40, B = 60;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">NFSv%s %s over %s, "
-		"QD %u: throughput vs transfer size</text>\n", W / 2,
-		lg->v4 ? (lg->o->minor == 2 ? "4.2" : "4.1") : "3", op_name(lg->o->op),
-		lg->x->ops->name, lg->o->qd);
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", L, T, L, H - B);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">transfer size (bytes)</text>\n",
-		(L + W - R) / 2, H - 15);
-	fprintf(f, "<text x=\"15\" y=\"%d\" transform=\"rotate(-90 15 %d)\" text-anchor=\"middle\">"
-		"MB/s</text>\n", (T + H - B) / 2, (T + H - B) / 2);
-	for (int t = 0; t <= 4; t++) {
-		double v = maxy * t / 4;
-		int y = H - B - (int)((H - B - T) * t / 4);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.1f</text>\n", L - 5, y + 4, v);
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
-	}
-	fprintf(f, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"");
-	for (unsigned i = 0; i < n; i++) {
-		double mbs = res[i].secs > 0 ? (double)res[i].bytes / res[i].secs / 1e6 : 0;
-		int x = L + (n > 1 ? (int)((W - L - R) * i / (n - 1)) : (W - L - R) / 2);
-		int y = H - B - (int)((H - B - T) * mbs / maxy);
-		fprintf(f, "%d,%d ", x, y);
-	}
-	fprintf(f, "\"/>\n");
-	for (unsigned i = 0; i < n; i++) {
-		double mbs = res[i].secs > 0 ? (double)res[i].bytes / res[i].secs / 1e6 : 0;
-		int x = L + (n > 1 ? (int)((W - L - R) * i / (n - 1)) : (W - L - R) / 2);
-		int y = H - B - (int)((H - B - T) * mbs / maxy);
-		fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"#1f77b4\"/>\n", x, y);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%u</text>\n", x, H - B + 16,
-			res[i].size);
-	}
-	fprintf(f, "</svg>\n");
-	int rc = outfile_close(&of, err, sizeof(err));
-	if (rc < 0)
-		log_error("--svg %s", err);
-	return rc;
-}
-
 /* ---- NFSv4.1 set-up: session, file handle, OPEN stateid ---- */
 
 struct v4open {
@@ -675,25 +570,17 @@ ready:
 		if (ret < 0)
 			break;
 	}
-	if (o->json)
-		fprintf(out, "{\"target\":\"%s\",\"vers\":\"%s\",\"results\":[", o->target,
-			lg.v4 ? (o->minor == 2 ? "4.2" : "4.1") : "3");
+	const struct lg_label label = { .vers = lg.v4 ? (o->minor == 2 ? "4.2" : "4.1") : "3",
+					.op = op_name(o->op), .xprt = lg.x->ops->name, .qd = o->qd };
 	unsigned done = 0;
-	for (unsigned i = 0; i < nsizes; i++) {
-		if (!res[i].size)
-			continue;
-		print_result(&lg, &res[i], out, o->json, done == 0);
-		done++;
-	}
+	for (unsigned i = 0; i < nsizes; i++)
+		if (res[i].size && !o->json)
+			lg_print_row(&label, &res[i], out, done++ == 0);
+		else if (res[i].size)
+			done++;
 	if (o->json)
-		fprintf(out, "],\"server\":{\"rtmax\":%u,\"wtmax\":%u},"
-			"\"transport\":{\"name\":\"%s\",\"inline_send\":%u,\"inline_recv\":%u,"
-			"\"credits_asked\":%u,\"credits_granted\":%u,\"reconnects\":%" PRIu64
-			",\"rdma_errors\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n",
-			lg.rtmax, lg.wtmax, lg.x->ops->name, lg.x->st.inline_send, lg.x->st.inline_recv,
-			lg.x->st.credits_asked, lg.x->st.credits_granted, lg.x->st.reconnects,
-			lg.x->st.rdma_errors, lg.x->st.lost);
-	int svg_rc = o->svg && done ? write_svg(o->svg, &lg, res, done) : 0;
+		lg_print_json(out, o->target, &label, res, nsizes, lg.rtmax, lg.wtmax, lg.x);
+	int svg_rc = o->svg && done ? lg_write_svg(o->svg, &label, res, done) : 0;
 	rc = svg_rc < 0 ? 1 : 0;
 	for (unsigned i = 0; i < nsizes; i++) {
 		if (res[i].lost)
