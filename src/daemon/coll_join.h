@@ -56,7 +56,8 @@ const struct verdict_sum *coll_join_verdict(const struct coll_join *j);
 void coll_join_host(const struct coll_join *j, unsigned i, const char **name, const char **vantage);
 
 /* ,"join":{...} for the daemon's JSON stats; the Prometheus lines. */
-void coll_join_report_json(const struct coll_join *j, FILE *f);
+struct jw;
+void coll_join_report_json(const struct coll_join *j, struct jw *w);
 void coll_join_report_metrics(const struct coll_join *j, FILE *f);
 
 #endif

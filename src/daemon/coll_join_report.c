@@ -1,15 +1,17 @@
-/* The collector join's counters and clock estimates, as JSON stats and
- * Prometheus lines.  A join host is labelled as the forward link labels
+/* The collector join's counters and clock estimates, as JSON stats (the
+ * one JSON writer) and Prometheus lines.  A join host is labelled as the forward link labels
  * its peers (host = the sender's name, "local" for this daemon) plus the
  * vantage whose clock it is. */
 #include "src/daemon/coll_join.h"
 
 #include <inttypes.h>
 
+#include "src/base/json.h"
 #include "src/out/out.h"
 
 struct pair_ctx {
 	FILE *f;
+	struct jw *w;   /* JSON (what 0) */
 	const struct coll_join *j;
 	int what;   /* 0: JSON, 1: offset lines, 2: uncertainty lines (a family's lines stay together) */
 	unsigned n;
@@ -23,11 +25,30 @@ static void each_pair(unsigned a, unsigned b, const struct clock_est *e, void *c
 	coll_join_host(p->j, a, &an, &av);
 	coll_join_host(p->j, b, &bn, &bv);
 	if (p->what == 0) {
-		fprintf(p->f, "%s{\"host_a\":\"%s\",\"vantage_a\":\"%s\",\"host_b\":\"%s\",\"vantage_b\":\"%s\","
-			"\"offset_ns\":%" PRId64 ",\"uncertainty_ns\":%" PRIu64 ",\"drift_ppm\":%.3f,\"samples\":%" PRIu64
-			",\"steps\":%u,\"bounded\":%s,\"source\":\"%s\"}",
-			p->n ? "," : "", an, av, bn, bv, e->offset_ns, e->uncertainty_ns, e->drift_ppm, e->samples,
-			e->steps, e->bounded ? "true" : "false", e->from_hosts ? "hosts" : "causal");
+		struct jw *w = p->w;
+		jw_lit(w, p->n ? ",{\"host_a\":" : "{\"host_a\":");
+		jw_str(w, an);
+		JW_KEY(w, "vantage_a");
+		jw_str(w, av);
+		JW_KEY(w, "host_b");
+		jw_str(w, bn);
+		JW_KEY(w, "vantage_b");
+		jw_str(w, bv);
+		JW_KEY(w, "offset_ns");
+		jw_i(w, e->offset_ns);
+		JW_KEY(w, "uncertainty_ns");
+		jw_u(w, e->uncertainty_ns);
+		JW_KEY(w, "drift_ppm");
+		jw_fixed(w, e->drift_ppm, 3);
+		JW_KEY(w, "samples");
+		jw_u(w, e->samples);
+		JW_KEY(w, "steps");
+		jw_u(w, e->steps);
+		JW_KEY(w, "bounded");
+		jw_bool(w, e->bounded);
+		JW_KEY(w, "source");
+		jw_str(w, e->from_hosts ? "hosts" : "causal");
+		jw_c(w, '}');
 	} else {
 		fprintf(p->f, "nfsrdma_join_clock_%s_seconds{host_a=\"%s\",vantage_a=\"%s\",host_b=\"%s\","
 			"vantage_b=\"%s\"} %.9f\n", p->what == 1 ? "offset" : "uncertainty", an, av, bn, bv,
@@ -36,27 +57,47 @@ static void each_pair(unsigned a, unsigned b, const struct clock_est *e, void *c
 	p->n++;
 }
 
-void coll_join_report_json(const struct coll_join *j, FILE *f)
+void coll_join_report_json(const struct coll_join *j, struct jw *w)
 {
 	struct coll_join_stats s;
 	const struct join_stats *js = join_stats(coll_join_join(j));
 
 	coll_join_get_stats(j, &s);
-	fprintf(f, ",\"join\":{\"local\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"emitted\":%" PRIu64
-		",\"complete\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"dup\":%" PRIu64
-		",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
-		",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "},\"rejected\":%" PRIu64 ",\"hosts_overflow\":%" PRIu64
-		",\"pending\":%" PRIu64 ",\"clock_lines\":%" PRIu64 ",\"clocks\":[",
-		s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted, js->dup_xids, js->negative,
-		js->negative_by[0], js->negative_by[1], js->negative_by[2], js->negative_by[3], js->rejected,
-		s.hosts_overflow, js->pending, s.clock_lines);
-	struct pair_ctx p = { .f = f, .j = j, .what = 0 };
+	static const char *const nk[] = { "local", "remote", "emitted", "complete", "partial", "evicted", "dup",
+					  "negative" };
+	const uint64_t nv[] = { s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted,
+				js->dup_xids, js->negative };
+	jw_lit(w, ",\"join\":{");
+	for (unsigned k = 0; k < 8; k++) {
+		jw_lit(w, k ? ",\"" : "\"");
+		jw_lit(w, nk[k]);
+		jw_lit(w, "\":");
+		jw_u(w, nv[k]);
+	}
+	jw_lit(w, ",\"negative_by\":{\"client\":");
+	jw_u(w, js->negative_by[0]);
+	JW_KEY(w, "wire");
+	jw_u(w, js->negative_by[1]);
+	JW_KEY(w, "server");
+	jw_u(w, js->negative_by[2]);
+	JW_KEY(w, "clock");
+	jw_u(w, js->negative_by[3]);
+	jw_lit(w, "},\"rejected\":");
+	jw_u(w, js->rejected);
+	JW_KEY(w, "hosts_overflow");
+	jw_u(w, s.hosts_overflow);
+	JW_KEY(w, "pending");
+	jw_u(w, js->pending);
+	JW_KEY(w, "clock_lines");
+	jw_u(w, s.clock_lines);
+	jw_lit(w, ",\"clocks\":[");
+	struct pair_ctx p = { .w = w, .j = j, .what = 0 };
 	join_clock_each(coll_join_join(j), each_pair, &p);
-	fputs("],\"clock_claims\":[", f);   /* hosts numbered as the join numbers them */
-	join_report_claims_json(coll_join_join(j), f);
-	fputc(']', f);
-	out_json_verdict_sum(f, coll_join_verdict(j));
-	fputc('}', f);
+	jw_lit(w, "],\"clock_claims\":[");   /* hosts numbered as the join numbers them */
+	join_report_claims_json(coll_join_join(j), w);
+	jw_c(w, ']');
+	out_jw_verdict_sum(w, coll_join_verdict(j));
+	jw_c(w, '}');
 }
 
 static void counter(FILE *f, const char *name, const char *help)

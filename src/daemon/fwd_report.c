@@ -108,9 +108,9 @@ void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col,
 		jw_lit(j, "]}");
 		free(s);
 	}
-	jw_flush(j);
 	if (cj)
-		coll_join_report_json(cj, f);
+		coll_join_report_json(cj, j);
+	jw_flush(j);
 }
 
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/json.h"
 #include "src/join/clock_claim.h"
 #include "src/join/join.h"
 
@@ -271,7 +272,17 @@ int claims_apply(struct claims *c, unsigned a, unsigned b, uint64_t at_a, int rc
 
 /* ---- the report ---- */
 
-void claims_report(struct claims *c, FILE *f, const char *const *names, bool json)
+/* The worst contradiction of host h's claim by any pair's bounds */
+static uint64_t worst_of(const struct claims *c, unsigned h)
+{
+	uint64_t worst = 0;
+	for (unsigned z = 0; z < JOIN_MAX_HOSTS; z++)
+		if (z != h && pair(c, h, z)->worst_ns > worst)
+			worst = pair(c, h, z)->worst_ns;
+	return worst;
+}
+
+void claims_json(struct claims *c, struct jw *j)
 {
 	bool first = true;
 
@@ -279,21 +290,40 @@ void claims_report(struct claims *c, FILE *f, const char *const *names, bool jso
 		blame(c);
 	for (unsigned h = 0; h < JOIN_MAX_HOSTS; h++) {
 		const struct chost *k = &c->h[h];
-		uint64_t worst = 0;
 		if (!k->n)
 			continue;
-		for (unsigned z = 0; z < JOIN_MAX_HOSTS; z++)
-			if (z != h && pair(c, h, z)->worst_ns > worst)
-				worst = pair(c, h, z)->worst_ns;
-		if (json) {
-			fprintf(f, "%s{\"host\":%u,\"lines\":%zu,\"synced_lines\":%" PRIu64 ",\"claimed_ns\":%" PRIu64
-				",\"used\":%s,\"contradicted\":%" PRIu64 ",\"worst_ns\":%" PRIu64 ",\"steps\":%" PRIu64
-				",\"trusted\":%s}", first ? "" : ",", h, k->n, k->synced, k->max_claim_ns,
-				k->used ? "true" : "false", c->contra[h], c->blamed[h] ? worst : 0, k->jumps,
-				c->blamed[h] ? "false" : "true");
-			first = false;
+		jw_lit(j, first ? "{\"host\":" : ",{\"host\":");
+		first = false;
+		jw_u(j, h);
+		JW_KEY(j, "lines");
+		jw_u(j, k->n);
+		JW_KEY(j, "synced_lines");
+		jw_u(j, k->synced);
+		JW_KEY(j, "claimed_ns");
+		jw_u(j, k->max_claim_ns);
+		JW_KEY(j, "used");
+		jw_bool(j, k->used);
+		JW_KEY(j, "contradicted");
+		jw_u(j, c->contra[h]);
+		JW_KEY(j, "worst_ns");
+		jw_u(j, c->blamed[h] ? worst_of(c, h) : 0);
+		JW_KEY(j, "steps");
+		jw_u(j, k->jumps);
+		JW_KEY(j, "trusted");
+		jw_bool(j, !c->blamed[h]);
+		jw_c(j, '}');
+	}
+}
+
+void claims_report(struct claims *c, FILE *f, const char *const *names)
+{
+	if (c->dirty)
+		blame(c);
+	for (unsigned h = 0; h < JOIN_MAX_HOSTS; h++) {
+		const struct chost *k = &c->h[h];
+		if (!k->n)
 			continue;
-		}
+		uint64_t worst = worst_of(c, h);
 		char nb[32];
 		const char *name = names && names[h] ? names[h] : (snprintf(nb, sizeof(nb), "host %u", h), nb);
 		fprintf(f, "join: host clock %s: %zu lines, %" PRIu64 " synchronised", name, k->n, k->synced);

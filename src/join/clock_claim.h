@@ -35,7 +35,10 @@ void claims_check(struct claims *, unsigned hx, uint64_t tx, unsigned hy, uint64
  * replaced by the host clocks' when both claims hold and are tighter.
  * Returns the rc to give (0 once replaced). */
 int claims_apply(struct claims *, unsigned a, unsigned b, uint64_t at_a, int rc, struct clock_est *out);
-/* "join: host clock ..." lines, or the JSON array's elements (no brackets) */
-void claims_report(struct claims *, FILE *f, const char *const *names, bool json);
+/* "join: host clock ..." lines */
+void claims_report(struct claims *, FILE *f, const char *const *names);
+/* the same as a JSON array's elements (no brackets) */
+struct jw;
+void claims_json(struct claims *, struct jw *j);
 
 #endif

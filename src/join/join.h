@@ -95,6 +95,7 @@ void join_clock_each(const struct join *j,
 void join_report(const struct join *j, FILE *f, const char *const *host_names);
 void join_report_json(const struct join *j, FILE *f, const char *const *host_names);
 /* The hosts' clock claims only: the elements of the JSON clock_claims array */
-void join_report_claims_json(const struct join *j, FILE *f);
+struct jw;
+void join_report_claims_json(const struct join *j, struct jw *w);
 
 #endif

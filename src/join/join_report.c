@@ -115,7 +115,7 @@ void join_report(const struct join *j, FILE *f, const char *const *names)
 	struct clk_ctx c = { j, f, names, false, true, NULL };
 	join_clock_each(j, clk_line, &c);
 	if (j->claims)
-		claims_report(j->claims, f, names, false);
+		claims_report(j->claims, f, names);
 }
 
 /* the counters of one vantage each: {"client":N,"wire":N,"server":N} */
@@ -176,16 +176,14 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 	struct clk_ctx c = { j, f, names, true, true, w };
 	join_clock_each(j, clk_line, &c);
 	jw_lit(w, "],\"clock_claims\":[");
-	/* clock_claim.c writes its own objects to f */
-	jw_flush(w);
 	if (j->claims)
-		claims_report(j->claims, f, names, true);
+		claims_json(j->claims, w);
 	jw_lit(w, "]}\n");
 	jw_flush(w);
 }
 
-void join_report_claims_json(const struct join *j, FILE *f)
+void join_report_claims_json(const struct join *j, struct jw *w)
 {
 	if (j->claims)
-		claims_report(j->claims, f, NULL, true);
+		claims_json(j->claims, w);
 }

@@ -32,6 +32,9 @@ void out_agg_ops_json(FILE *f, const struct agg_snap *s);
  * and mean_ns, or null).  The one form of -z, nfsrdma-top and nfsrdmad. */
 struct verdict_sum;
 void out_json_verdict_sum(FILE *f, const struct verdict_sum *v);
+/* the same into a JSON writer's line (src/base/json.h) */
+struct jw;
+void out_jw_verdict_sum(struct jw *j, const struct verdict_sum *v);
 /* JSON Lines: one object per record. */
 void out_json(FILE *f, const struct nfsrdma_record *r);
 /* The CSV convention of a string from the wire, into buf (len bytes,

@@ -15,13 +15,11 @@ static void json_places(struct jw *j, uint16_t places)
 	jw_c(j, ']');
 }
 
-void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
+void out_jw_verdict_sum(struct jw *j, const struct verdict_sum *v)
 {
 	struct verdict_of o;
 	uint8_t idx[VSUM_SETS];
-	struct jw jb, *j = &jb;
 
-	jw_init(j, f);
 	JW_KEY(j, "verdict");
 	if (verdict_sum_get(v, &o)) {
 		jw_lit(j, "{\"place\":");
@@ -79,5 +77,12 @@ void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
 		}
 	}
 	jw_c(j, '}');
+}
+
+void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
+{
+	struct jw jb, *j = &jb;
+	jw_init(j, f);
+	out_jw_verdict_sum(j, v);
 	jw_flush(j);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "src/base/json.h"
 #include "src/daemon/coll_join.h"
 
 #define US 1000ull
@@ -75,7 +76,10 @@ static char *report(const struct coll_join *cj)
 {
 	static char buf[16384];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
-	coll_join_report_json(cj, f);
+	struct jw w;
+	jw_init(&w, f);
+	coll_join_report_json(cj, &w);
+	jw_flush(&w);
 	fclose(f);
 	return buf;
 }
