@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/base/json.h"
 #include "src/out/out.h"
 
 const char *const top_fphase_abbr[REC_FP_N] = { "cq", "cs", "out", "sq", "pul", "exe", "rb", "psh", "bck", "cd" };
@@ -229,51 +230,106 @@ void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view
 	free(rows);
 }
 
-void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view *v)
+/* "name":v for the counters, with their commas */
+static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		jw_lit(j, k ? ",\"" : "\"");
+		jw_lit(j, name[k]);
+		jw_lit(j, "\":");
+		jw_u(j, v[k]);
+	}
+}
+
+static void fused_span(struct jw *j, const struct fsplit_row *r, const struct top_span *sp)
+{
+	jw_lit(j, "{\"phase\":");
+	jw_str(j, sp->name);
+	if (!sp->bounded) {
+		jw_lit(j, ",\"sum_ns\":null,\"mean_ns\":null,\"mean_pct\":null,\"p99_sum_ns\":null,"
+			  "\"p99_mean_ns\":null,\"p99_pct\":null}");
+		return;
+	}
+	JW_KEY(j, "sum_ns");
+	jw_u(j, sp->sum);
+	JW_KEY(j, "mean_ns");
+	jw_u(j, sp->sum / r->n);
+	JW_KEY(j, "mean_pct");
+	jw_fixed(j, sp->mean_pct, 2);
+	JW_KEY(j, "p99_sum_ns");
+	jw_u(j, sp->tail);
+	JW_KEY(j, "p99_mean_ns");
+	jw_u(j, r->tail_n ? sp->tail / r->tail_n : 0);
+	JW_KEY(j, "p99_pct");
+	jw_fixed(j, sp->p99_pct, 2);
+	jw_c(j, '}');
+}
+
+static void fused_row(struct jw *j, const struct fsplit_row *r)
+{
+	struct top_span sp[REC_FP_N];
+	unsigned ns = top_fused_spans(r, sp);
+	static const char *const cn[] = { "rpcs", "sum_ns", "mean_ns", "p50_ns", "p99_ns", "max_ns", "p99_rpcs",
+					  "p99_sum_ns", "negative", "partial" };
+	const uint64_t cv[] = { r->n, r->sum, r->sum / r->n, r->p50, r->p99, r->max, r->tail_n, r->tail_sum,
+				r->negative, r->partial };
+
+	jw_lit(j, "{\"key\":");
+	jw_str(j, r->key);
+	JW_KEY(j, "transport");
+	jw_str(j, rec_transport_name(r->transport));
+	jw_lit(j, ",\"vantages\":[");
+	for (unsigned b = REC_VT_CLIENT, k = 0; b <= REC_VT_SERVER; b <<= 1)
+		if (r->vantages & b) {
+			if (k++)
+				jw_c(j, ',');
+			jw_str(j, rec_vantage_name(b));
+		}
+	/* the spans a missing vantage merged: with the vantages, what tells
+	 * apart two rows of one key */
+	jw_lit(j, "],\"merged\":[");
+	for (unsigned k = 0, m = 0; k < ns; k++)
+		if (sp[k].first != sp[k].last || sp[k].pair) {
+			if (m++)
+				jw_c(j, ',');
+			jw_str(j, sp[k].name);
+		}
+	jw_lit(j, "],");
+	counters(j, cn, cv, 10);
+	jw_lit(j, ",\"spans\":[");
+	for (unsigned k = 0; k < ns; k++) {
+		if (k)
+			jw_c(j, ',');
+		fused_span(j, r, &sp[k]);
+	}
+	jw_c(j, ']');
+	out_jw_verdict_sum(j, &r->vs);
+	jw_c(j, '}');
+}
+
+void top_fused_json(struct jw *j, const struct fsplit_snap *fs, const struct top_view *v)
 {
 	if (!fs->have) {
-		fputs(",\"fused\":null", f);
+		jw_lit(j, ",\"fused\":null");
 		return;
 	}
 	const struct fsplit_row **rows;
 	size_t n = top_fused_rows(fs, v, &rows);
 
-	fprintf(f, ",\"fused\":{\"by\":\"%s\",\"rpcs\":%" PRIu64 ",\"unsplit\":%" PRIu64 ",\"overflow\":%" PRIu64
-		",\"rows\":[", agg_dim_name[top_fused_dim(v)], fs->rpcs, fs->unsplit, fs->overflow);
+	jw_lit(j, ",\"fused\":{\"by\":");
+	jw_str(j, agg_dim_name[top_fused_dim(v)]);
+	JW_KEY(j, "rpcs");
+	jw_u(j, fs->rpcs);
+	JW_KEY(j, "unsplit");
+	jw_u(j, fs->unsplit);
+	JW_KEY(j, "overflow");
+	jw_u(j, fs->overflow);
+	jw_lit(j, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
-		const struct fsplit_row *r = rows[i];
-		struct top_span sp[REC_FP_N];
-		unsigned ns = top_fused_spans(r, sp);
-		fprintf(f, "%s{\"key\":", i ? "," : "");
-		out_json_str(f, r->key);
-		fprintf(f, ",\"transport\":\"%s\",\"vantages\":[", rec_transport_name(r->transport));
-		for (unsigned b = REC_VT_CLIENT, k = 0; b <= REC_VT_SERVER; b <<= 1)
-			if (r->vantages & b)
-				fprintf(f, "%s\"%s\"", k++ ? "," : "", rec_vantage_name(b));
-		/* the spans a missing vantage merged: with the vantages, what
-		 * tells apart two rows of one key */
-		fputs("],\"merged\":[", f);
-		for (unsigned k = 0, m = 0; k < ns; k++)
-			if (sp[k].first != sp[k].last || sp[k].pair)
-				fprintf(f, "%s\"%s\"", m++ ? "," : "", sp[k].name);
-		fprintf(f, "],\"rpcs\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"p99_rpcs\":%" PRIu64 ",\"p99_sum_ns\":%" PRIu64
-			",\"negative\":%" PRIu64 ",\"partial\":%" PRIu64 ",\"spans\":[",
-			r->n, r->sum, r->sum / r->n, r->p50, r->p99, r->max, r->tail_n, r->tail_sum, r->negative, r->partial);
-		for (unsigned k = 0; k < ns; k++) {
-			fprintf(f, "%s{\"phase\":\"%s\"", k ? "," : "", sp[k].name);
-			if (sp[k].bounded)
-				fprintf(f, ",\"sum_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"mean_pct\":%.2f,\"p99_sum_ns\":%" PRIu64
-					",\"p99_mean_ns\":%" PRIu64 ",\"p99_pct\":%.2f}", sp[k].sum, sp[k].sum / r->n,
-					sp[k].mean_pct, sp[k].tail, r->tail_n ? sp[k].tail / r->tail_n : 0, sp[k].p99_pct);
-			else
-				fputs(",\"sum_ns\":null,\"mean_ns\":null,\"mean_pct\":null,\"p99_sum_ns\":null,"
-				      "\"p99_mean_ns\":null,\"p99_pct\":null}", f);
-		}
-		fputc(']', f);
-		out_json_verdict_sum(f, &r->vs);
-		fputc('}', f);
+		if (i)
+			jw_c(j, ',');
+		fused_row(j, rows[i]);
 	}
-	fputs("]}", f);
+	jw_lit(j, "]}");
 	free(rows);
 }

@@ -43,6 +43,7 @@ extern const char *const top_fphase_abbr[REC_FP_N];
 /* Batch: the fused table (--fused, text), and the JSON "fused" member
  * (",\"fused\":{...}" or ",\"fused\":null" when the feed has none). */
 void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view *v);
-void top_fused_json(FILE *f, const struct fsplit_snap *fs, const struct top_view *v);
+struct jw;
+void top_fused_json(struct jw *j, const struct fsplit_snap *fs, const struct top_view *v);
 
 #endif

@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-static const char *const top_sort_name[SORT_N] = { "records", "rate", "errors", "p50", "p99", "max", "key" };
+const char *const top_sort_name[SORT_N] = { "records", "rate", "errors", "p50", "p99", "max", "key" };
 const char *const top_dim_title[AGG_NDIM] = { "OPERATION", "CLIENT", "SERVER", "CONNECTION", "SERIES" };
 
 int top_dim_parse(const char *s)
@@ -275,28 +275,6 @@ static void inflight_batch_text(FILE *f, const struct agg_snap *s)
 	fputc('\n', f);
 }
 
-/* JSON: "in_flight":{"client":{...}|null,"server":{...}|null}, or null */
-static void inflight_json(FILE *f, const struct agg_snap *s)
-{
-	if (!s->inflight_sides) {
-		fputs("\"in_flight\":null,", f);
-		return;
-	}
-	fputs("\"in_flight\":{", f);
-	for (int i = 0; i < 2; i++) {
-		const struct agg_inflight *a = &s->inflight[i];
-		fprintf(f, "%s\"%s\":", i ? "," : "", i ? "server" : "client");
-		if (!(s->inflight_sides & (1u << i))) {
-			fputs("null", f);
-			continue;
-		}
-		fprintf(f, "{\"rpcs\":%" PRIu64 ",\"oldest_s\":%.6f,\"stalled\":%" PRIu64 ",\"stall_after_s\":%.3f"
-			",\"abandoned\":%" PRIu64 "}", a->in_flight, (double)a->oldest_ns / 1e9, a->stalled,
-			(double)a->stall_after_ns / 1e9, a->abandoned);
-	}
-	fputs("},", f);
-}
-
 void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
 		    const char *feed)
 {
@@ -413,90 +391,6 @@ void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 		}
 	}
 	fputc('\n', f);
-	free(rows);
-	fflush(f);
-}
-
-
-void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
-		    const char *feed)
-{
-	const struct agg_row **rows;
-	size_t n = top_view_rows(s, v, &rows);
-
-	fputs("{\"t\":", f);
-	out_json_time(f, s->now_ns);
-	fputs(",\"feed\":", f);
-	out_json_str(f, feed);
-	fprintf(f, ",\"window_s\":%.3f,\"totals\":{\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
-		",\"unanswered\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"drops_queue\":%" PRIu64
-		",\"drops_source\":%" PRIu64 "},", s->win_s, s->t.tot.records, s->rate, s->t.tot.errors, s->t.tot.noreply,
-		s->t.tot.findings, s->t.drops_queue, s->t.drops_source);
-	/* the kernel probes' cost (a daemon with a kernel source), else null */
-	if (s->has_probe_cost)
-		fprintf(f, "\"probe_cost\":{\"run_ns\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"records\":%" PRIu64
-			",\"ns_per_record\":%.1f},", s->probe_run_ns, s->probe_runs, s->probe_records,
-			s->probe_records ? (double)s->probe_run_ns / (double)s->probe_records : 0.0);
-	else
-		fputs("\"probe_cost\":null,", f);
-	inflight_json(f, s);
-	fprintf(f, "\"view\":\"%s\",\"sort\":\"%s\",\"transport\":%s%s%s,\"rows\":[", agg_dim_name[v->dim], top_sort_name[v->sort],
-		v->transport >= 0 ? "\"" : "", v->transport >= 0 ? rec_transport_name((unsigned)v->transport) : "null",
-		v->transport >= 0 ? "\"" : "");
-	for (size_t i = 0; i < n; i++) {
-		const struct agg_row *r = rows[i];
-		fprintf(f, "%s{\"key\":", i ? "," : "");
-		out_json_str(f, r->key);
-		fprintf(f, ",\"records\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
-			",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64
-			",\"latencies\":%" PRIu64 ",\"rate\":%.3f,\"inflight\":%.3f,\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"split_ns\":{",
-			r->tot.records, r->tot.calls, r->tot.replies, r->tot.errors, r->tot.noreply, r->tot.bytes_inline,
-			r->tot.bytes_ddp, r->tot.lat_n, r->rate, r->inflight, r->p50, r->p90, r->p99, r->p999, r->max);
-		/* a phase no RPC of the row had is null, as in the slow list */
-		for (int p = 0; p < PH_N; p++)
-			if (r->phase_mask & 1u << p)
-				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), r->phase_mean[p]);
-			else
-				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
-		fputs("},\"chunks\":{", f);
-		for (int m = 0; m < MIX_N; m++)
-			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "", agg_mix_name[m], r->tot.mix[m]);
-		fprintf(f, "},\"credits\":%u", r->credits);
-		if (r->diag_kind != AGG_DIAG_NONE)
-			fprintf(f, ",\"diagnosis\":{\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64
-				",\"p99_ns\":%" PRIu64 ",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\","
-				"\"pct\":%u,\"rpcs\":%" PRIu64 "}}",
-				r->diag_kind == AGG_DIAG_FUSED ? "fused" : "wire", r->diag.n, r->diag.mean_ns,
-				r->diag.p99_ns, agg_diag_phase(r->diag_kind, r->diag.mean_phase), r->diag.mean_pct,
-				agg_diag_phase(r->diag_kind, r->diag.p99_phase), r->diag.p99_pct, r->diag.tail_n);
-		fputc('}', f);
-	}
-	/* slowest first, filtered like the rows, with the split (as in -b text) */
-	const struct agg_slow *o[AGG_SLOW_MAX];
-	size_t k = top_view_slow(s, v, o);
-	/* "slow_of": what the list covers (the run, read from files flat out) */
-	fprintf(f, "],\"slow_of\":\"%s\",\"slow\":[", s->slow_whole_run ? "run" : "recent");
-	for (size_t i = 0; i < k; i++) {
-		const struct agg_slow *w = o[i];
-		fprintf(f, "%s{\"xid\":\"0x%08x\",\"conn\":%u,\"op\":", i ? "," : "", w->xid, w->conn);
-		out_json_str(f, w->op);
-		fputs(",\"client\":", f);
-		out_json_str(f, w->client);
-		fputs(",\"server\":", f);
-		out_json_str(f, w->server);
-		fprintf(f, ",\"total_ns\":%" PRIu64 ",\"split_ns\":{", w->total);
-		/* absent phases null, as in nfsrdma-dissect --json */
-		for (int p = 0; p < PH_N; p++)
-			if (w->phase_mask & 1u << p)
-				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_phase_name(p), w->phase[p]);
-			else
-				fprintf(f, "%s\"%s\":null", p ? "," : "", rec_phase_name(p));
-		fputs("}}", f);
-	}
-	fputc(']', f);
-	top_fused_json(f, fs, v);
-	fputs("}\n", f);
 	free(rows);
 	fflush(f);
 }

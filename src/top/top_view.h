@@ -13,6 +13,7 @@
 
 enum top_sort { SORT_RECORDS = 0, SORT_RATE, SORT_ERRORS, SORT_P50, SORT_P99, SORT_MAX, SORT_KEY, SORT_N };
 extern const char *const top_dim_title[AGG_NDIM];   /* "OPERATION", "CLIENT", ... */
+extern const char *const top_sort_name[SORT_N];     /* "records", "rate", ... (--sort) */
 
 struct top_view {
 	enum agg_dim dim;
@@ -54,6 +55,7 @@ void top_inflight_text(const struct agg_snap *s, char *buf, size_t len, uint64_t
 /* One batch iteration; fs is the fused split (the JSON's "fused"). */
 void top_batch_text(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
 		    const char *feed);
+/* top_json.c: the same as one JSON object on a line */
 void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap *fs, const struct top_view *v,
 		    const char *feed);
 

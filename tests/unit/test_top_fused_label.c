@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "src/base/json.h"
 #include "src/top/top_fused.h"
 
 #define B(p) (1u << (p))
@@ -83,7 +84,10 @@ int main(void)
 	char json[8192] = "";
 	f = fmemopen(json, sizeof(json) - 1, "w");
 	if (f) {
-		top_fused_json(f, &fs, &v);
+		struct jw w;
+		jw_init(&w, f);
+		top_fused_json(&w, &fs, &v);
+		jw_flush(&w);
 		fclose(f);
 	}
 	CHECK(strstr(json, "\"vantages\":[\"client\",\"wire\"],\"merged\":[\"server_queue+pull+execute+reply_build\"]") != NULL,
