@@ -1,10 +1,10 @@
-#include "src/out/out.h"
 #include "src/probe/probe_record.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "dissect/nfs4.h"
+#include "src/base/json.h"
 #include "dissect/programs.h"
 
 static const struct { const char *name; uint32_t prog; unsigned side; } prog_names[] = {
@@ -202,6 +202,17 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 	rec_derive(r);
 }
 
+/* "name":v for the counters, with their commas */
+static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		jw_lit(j, k ? ",\"" : "\"");
+		jw_lit(j, name[k]);
+		jw_lit(j, "\":");
+		jw_u(j, v[k]);
+	}
+}
+
 void probe_event_json(FILE *f, const struct probe_event *e)
 {
 	static const char *const tn[PT_MAX] = {
@@ -209,32 +220,58 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 		"read_first", "read_done", "process", "stats", "write_post", "send_post", "send_done",
 		"marshal_last", "write_done",
 	};
+	static const char *const kn[] = { "backlog_us", "rtt_us", "exec_us" };
+	static const char *const bn[] = { "hdr", "head", "page", "tail", "read_chunk", "write_chunk",
+					  "reply_chunk", "rdma_read" };
+	static const char *const rn[] = { "reads", "read_lat_ns", "writes", "rtype", "wtype", "credits" };
+	const uint64_t kv[] = { e->k_backlog_us, e->k_rtt_us, e->k_exec_us };
+	const uint64_t bv[] = { e->hdrlen, e->headlen, e->pagelen, e->taillen, e->read_chunk_bytes,
+				e->write_chunk_bytes, e->reply_chunk_bytes, e->read_bytes };
+	const uint64_t rv[] = { e->n_reads, e->read_lat_ns, e->n_writes, e->rtype, e->wtype, e->credits };
+	struct jw jb, *j = &jb;
 	bool first = true;
 
-	fprintf(f, "{\"probe\":\"%s\",\"xid\":\"0x%08x\",\"client_id\":%u,\"task_id\":%u,\"xprt_id\":%u,"
-		"\"prog\":", e->side == PROBE_SIDE_CLIENT ? "client" : "server", e->xid, e->client_id, e->task_id,
-		e->xprt_id);
-	out_json_strn(f, e->prog, sizeof(e->prog));
-	fprintf(f, ",\"vers\":%u,\"proc\":%u,\"procname\":", e->vers, e->proc);
-	out_json_strn(f, e->procname, sizeof(e->procname));
-	fprintf(f, ",\"seen\":%u,\"transmits\":%u,\"k\":{\"backlog_us\":%llu,\"rtt_us\":%llu"
-		",\"exec_us\":%llu},\"t\":{",
-		e->seen, e->n_transmits, (unsigned long long)e->k_backlog_us, (unsigned long long)e->k_rtt_us,
-		(unsigned long long)e->k_exec_us);
+	jw_init(j, f);
+	jw_lit(j, "{\"probe\":");
+	jw_str(j, e->side == PROBE_SIDE_CLIENT ? "client" : "server");
+	jw_lit(j, ",\"xid\":\"");
+	jw_hex8(j, e->xid);
+	jw_lit(j, "\",\"client_id\":");
+	jw_u(j, e->client_id);
+	JW_KEY(j, "task_id");
+	jw_u(j, e->task_id);
+	JW_KEY(j, "xprt_id");
+	jw_u(j, e->xprt_id);
+	JW_KEY(j, "prog");
+	jw_strn(j, e->prog, sizeof(e->prog));
+	JW_KEY(j, "vers");
+	jw_u(j, e->vers);
+	JW_KEY(j, "proc");
+	jw_u(j, e->proc);
+	JW_KEY(j, "procname");
+	jw_strn(j, e->procname, sizeof(e->procname));
+	JW_KEY(j, "seen");
+	jw_u(j, e->seen);
+	JW_KEY(j, "transmits");
+	jw_u(j, e->n_transmits);
+	jw_lit(j, ",\"k\":{");
+	counters(j, kn, kv, 3);
+	jw_lit(j, "},\"t\":{");
 	for (int i = 0; i < PT_MAX; i++) {
 		if (!e->t[i])
 			continue;
-		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", tn[i], (unsigned long long)e->t[i]);
+		jw_lit(j, first ? "\"" : ",\"");
+		jw_lit(j, tn[i]);
+		jw_lit(j, "\":");
+		jw_u(j, e->t[i]);
 		first = false;
 	}
-	fprintf(f, "},\"bytes\":{\"hdr\":%u,\"head\":%u,\"page\":%u,\"tail\":%u,\"read_chunk\":%llu"
-		",\"write_chunk\":%llu,\"reply_chunk\":%llu,\"rdma_read\":%llu"
-		"},\"reads\":%u,\"read_lat_ns\":%llu,\"writes\":%u,\"rtype\":%u,\"wtype\":%u,"
-		"\"credits\":%u}\n",
-		e->hdrlen, e->headlen, e->pagelen, e->taillen, (unsigned long long)e->read_chunk_bytes,
-		(unsigned long long)e->write_chunk_bytes, (unsigned long long)e->reply_chunk_bytes,
-		(unsigned long long)e->read_bytes, e->n_reads, (unsigned long long)e->read_lat_ns, e->n_writes, e->rtype,
-		e->wtype, e->credits);
+	jw_lit(j, "},\"bytes\":{");
+	counters(j, bn, bv, 8);
+	jw_lit(j, "},");
+	counters(j, rn, rv, 6);
+	jw_lit(j, "}\n");
+	jw_flush(j);
 }
 
 void probe_event_json_cb(const struct probe_event *e, void *file)
@@ -245,32 +282,51 @@ void probe_event_json_cb(const struct probe_event *e, void *file)
 void probe_summary_json(FILE *f, const struct probe_hist_row *rows, int n,
 			const uint64_t c[PST_MAX], const char *unavailable)
 {
-	fprintf(f, "{\"summary\":{\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
-		",\"no_state\":%" PRIu64 ",\"map_full\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"unavailable\":",
-		c[PST_EVENTS], c[PST_RECORDS], c[PST_RB_DROPS], c[PST_NO_STATE], c[PST_MAP_FULL],
-		c[PST_FILTERED]);
-	out_json_strn(f, unavailable ? unavailable : "", 1024);
-	fputs(",\"ops\":[", f);
+	static const char *const cn[] = { "events", "records", "ringbuf_drops", "no_state", "map_full", "filtered" };
+	const uint64_t cv[] = { c[PST_EVENTS], c[PST_RECORDS], c[PST_RB_DROPS], c[PST_NO_STATE], c[PST_MAP_FULL],
+				c[PST_FILTERED] };
+	struct jw jb, *j = &jb;
+
+	jw_init(j, f);
+	jw_lit(j, "{\"summary\":{");
+	counters(j, cn, cv, 6);
+	JW_KEY(j, "unavailable");
+	jw_strn(j, unavailable ? unavailable : "", 1024);
+	jw_lit(j, ",\"ops\":[");
 	for (int i = 0; i < n; i++) {
 		const struct probe_hist_row *r = &rows[i];
 		bool first = true;
 
-		fprintf(f, "%s{\"side\":\"%s\",\"prog\":", i ? "," : "",
-			r->side == PROBE_SIDE_CLIENT ? "client" : "server");
-		out_json_strn(f, r->prog, sizeof(r->prog));
-		fprintf(f, ",\"vers\":%u,\"proc\":", r->vers);
-		out_json_strn(f, r->proc, sizeof(r->proc));
-		fprintf(f, ",\"count\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"log2_ns\":{",
-			r->count, r->count ? r->sum_ns / r->count : 0, probe_hist_quantile(r, 0.5),
-			probe_hist_quantile(r, 0.99));
+		jw_lit(j, i ? ",{\"side\":" : "{\"side\":");
+		jw_str(j, r->side == PROBE_SIDE_CLIENT ? "client" : "server");
+		JW_KEY(j, "prog");
+		jw_strn(j, r->prog, sizeof(r->prog));
+		JW_KEY(j, "vers");
+		jw_u(j, r->vers);
+		JW_KEY(j, "proc");
+		jw_strn(j, r->proc, sizeof(r->proc));
+		JW_KEY(j, "count");
+		jw_u(j, r->count);
+		JW_KEY(j, "mean_ns");
+		jw_u(j, r->count ? r->sum_ns / r->count : 0);
+		JW_KEY(j, "p50_ns");
+		jw_u(j, probe_hist_quantile(r, 0.5));
+		JW_KEY(j, "p99_ns");
+		jw_u(j, probe_hist_quantile(r, 0.99));
+		jw_lit(j, ",\"log2_ns\":{");
 		for (int b = 0; b < PROBE_HIST_SLOTS; b++) {
 			if (!r->bucket[b])
 				continue;
-			fprintf(f, "%s\"%d\":%" PRIu64, first ? "" : ",", b, r->bucket[b]);
+			if (!first)
+				jw_c(j, ',');
 			first = false;
+			jw_c(j, '"');
+			jw_u(j, (uint64_t)b);
+			jw_lit(j, "\":");
+			jw_u(j, r->bucket[b]);
 		}
-		fputs("}}", f);
+		jw_lit(j, "}}");
 	}
-	fputs("]}}\n", f);
+	jw_lit(j, "]}}\n");
+	jw_flush(j);
 }
