@@ -11,44 +11,11 @@
 #include "dissect/nfs4.h"
 #include "dissect/programs.h"
 #include "src/out/out.h"
+#include "src/out/summary_priv.h"
 #include "src/out/recfmt.h"
 #include "src/stats/phase_diag.h"
 #include "src/stats/hist.h"
 #include "src/stats/verdict_sum.h"
-
-struct sum_ent {
-	char key[96];
-	uint64_t calls, replies, errors, unanswered;
-	uint64_t bytes_inline, bytes_ddp;
-	uint64_t mix_inline, mix_read, mix_write, mix_reply, mix_p0;
-	struct hist lat;
-	/* joined records: the fused phases (merged spans count for their
-	 * first phase); NULL until one comes */
-	struct hist *fph;
-	uint64_t fused;
-	uint64_t fneg[5];              /* joined with a negative phase: all, then by reason (RECFF_NEG_*) */
-	struct phase_diag *fdiag;      /* fused: mean and p99 split (src/stats/phase_diag.h) */
-	struct phase_diag *wdiag;      /* the same of the wire's phases, for records not joined */
-	struct verdict_sum *fv;        /* fused: places and segments summed, the row's verdict */
-	uint64_t fpair;                /* fused with net_out+net_back (directions the clocks cannot give) */
-};
-
-/* -z proc: the entry of the last few names, found without formatting the
- * name.  A record's name depends only on these fields (rec_name_str). */
-struct proc_ident {
-	uint32_t prog, vers, proc, minor;
-	const char *name;        /* nfs4_compound_name() for COMPOUNDs (static strings) */
-	uint8_t  known;          /* RECF_CALL seen and prog known */
-	uint8_t  transport;      /* rows are split by transport */
-};
-#define PROC_CACHE 256
-
-struct summary {
-	enum summary_kind kind;
-	struct sum_ent **e;
-	size_t n, cap;
-	struct { struct proc_ident id; struct sum_ent *e; } pc[PROC_CACHE];
-};
 
 struct summary *summary_new(enum summary_kind kind)
 {
@@ -294,7 +261,7 @@ static void us(FILE *f, uint64_t ns)
 }
 
 /* The entries sorted by key (a malloc'd array the caller frees), or NULL. */
-static struct sum_ent **sorted(const struct summary *s)
+struct sum_ent **summary_sorted(const struct summary *s)
 {
 	struct sum_ent **v = malloc((s->n ? s->n : 1) * sizeof(*v));
 
@@ -306,7 +273,7 @@ static struct sum_ent **sorted(const struct summary *s)
 	return v;
 }
 
-static void tot_add(struct sum_ent *tot, const struct sum_ent *e)
+void summary_tot_add(struct sum_ent *tot, const struct sum_ent *e)
 {
 	tot->calls += e->calls;
 	tot->replies += e->replies;
@@ -324,7 +291,7 @@ void summary_print(const struct summary *s, FILE *f)
 	/* "operation", as nfsrdma-top (OPERATION), --compare and the CSV name
 	 * the column: an NFSv3 procedure or an NFSv4 COMPOUND's main operation */
 	static const char *const title[] = { "", "operation", "connection", "client", "transport" };
-	struct sum_ent **v = sorted(s);
+	struct sum_ent **v = summary_sorted(s);
 	size_t w = 24;
 
 	if (!v)
@@ -350,7 +317,7 @@ void summary_print(const struct summary *s, FILE *f)
 		us(f, e->lat.max);
 		fprintf(f, "  %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n", e->mix_inline,
 			e->mix_read, e->mix_write, e->mix_reply, e->mix_p0);
-		tot_add(&tot, e);
+		summary_tot_add(&tot, e);
 	}
 	fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64
 		"\n", (int)w, "total", tot.calls, tot.replies, tot.errors, tot.unanswered,
@@ -361,7 +328,7 @@ void summary_print(const struct summary *s, FILE *f)
 }
 
 /* Which phase holds most of the mean and of the p99 (src/stats/phase_diag.h). */
-static struct phase_diag_result diagnosis(const struct sum_ent *e)
+struct phase_diag_result summary_diagnosis(const struct sum_ent *e)
 {
 	struct phase_diag_result d;
 
@@ -373,7 +340,7 @@ static struct phase_diag_result diagnosis(const struct sum_ent *e)
 /* A fused phase as the diagnosis names it: net_out and net_back are
  * summed as one (fused_add), since a row's RPCs differ in whether their
  * clocks give the directions */
-static const char *diag_fphase(unsigned ph)
+const char *summary_diag_fphase(unsigned ph)
 {
 	return ph == REC_FP_NET_OUT || ph == REC_FP_NET_BACK ? "net_out+net_back" : rec_fphase_name(ph);
 }
@@ -448,13 +415,13 @@ static void fused_print(struct sum_ent **v, size_t n, size_t w, const char *titl
 			else
 				fprintf(f, " %*s", fcol(p), "-");
 		}
-		struct phase_diag_result d = diagnosis(e);
+		struct phase_diag_result d = summary_diagnosis(e);
 		fprintf(f, " %10.1f %10.1f", (double)e->fph[REC_FP_N].sum / (double)e->fused / 1000.0,
 			(double)hist_pct(&e->fph[REC_FP_N], 0.99) / 1000.0);
 		seg_col(f, e, REC_SEG_CLIENT_NET);
 		seg_col(f, e, REC_SEG_SERVER_NET);
 		fprintf(f, "  %s; mean: %s %u %%, p99: %s %u %%\n", row_verdict(e, vw, sizeof(vw)),
-			diag_fphase(d.mean_phase), d.mean_pct, diag_fphase(d.p99_phase), d.p99_pct);
+			summary_diag_fphase(d.mean_phase), d.mean_pct, summary_diag_fphase(d.p99_phase), d.p99_pct);
 	}
 	fused_notes(v, n, w, f);
 }
@@ -467,7 +434,7 @@ static void ms(FILE *f, uint64_t ns)
 
 /* The row's diagnosis: of its fused phases when it has joined records,
  * else of the wire's; NULL when it has neither. */
-static const char *row_diag(const struct sum_ent *e, struct phase_diag_result *d)
+const char *summary_row_diag(const struct sum_ent *e, struct phase_diag_result *d)
 {
 	if (e->fdiag && phase_diag_get(e->fdiag, d) == 0)
 		return "fused";
@@ -476,9 +443,9 @@ static const char *row_diag(const struct sum_ent *e, struct phase_diag_result *d
 	return NULL;
 }
 
-static const char *ph_name(const char *kind, unsigned ph)
+const char *summary_ph_name(const char *kind, unsigned ph)
 {
-	return kind[0] == 'f' ? diag_fphase(ph) : rec_phase_name(ph);
+	return kind[0] == 'f' ? summary_diag_fphase(ph) : rec_phase_name(ph);
 }
 
 /* Whether a row's wire split has two phases with time in them: else its
@@ -510,7 +477,7 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 		fused |= v[i]->fdiag != NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct phase_diag_result d;
-		const char *k = row_diag(v[i], &d);
+		const char *k = summary_row_diag(v[i], &d);
 		if (!k || !diag_splits(v[i], k))
 			continue;
 		if (!head)
@@ -520,95 +487,11 @@ static void diag_print(struct sum_ent **v, size_t n, const char *title, FILE *f)
 		head = true;
 		fprintf(f, "%s p99 ", v[i]->key);
 		ms(f, d.p99_ns);
-		fprintf(f, ": %s %u %% (mean ", ph_name(k, d.p99_phase), d.p99_pct);
+		fprintf(f, ": %s %u %% (mean ", summary_ph_name(k, d.p99_phase), d.p99_pct);
 		ms(f, d.mean_ns);
-		fprintf(f, ": %s %u %%)", ph_name(k, d.mean_phase), d.mean_pct);
+		fprintf(f, ": %s %u %%)", summary_ph_name(k, d.mean_phase), d.mean_pct);
 		if (k[0] == 'f')
 			fprintf(f, "; verdict: %s", row_verdict(v[i], vw, sizeof(vw)));
 		fputc('\n', f);
 	}
-}
-
-/* the row's verdict, places and segments (out_json_verdict_sum) */
-static void verdict_json(FILE *f, const struct sum_ent *e)
-{
-	static const struct verdict_sum none;
-
-	out_json_verdict_sum(f, e->fv ? e->fv : &none);
-}
-
-/* {"type":"diagnosis"}: the same, typed, after the row's summary line. */
-static void diag_json(FILE *f, const char *by, const struct sum_ent *e)
-{
-	struct phase_diag_result d;
-	const char *k = row_diag(e, &d);
-
-	if (!k)
-		return;
-	fprintf(f, "{\"type\":\"diagnosis\",\"by\":\"%s\",\"key\":", by);
-	out_json_str(f, e->key);
-	fprintf(f, ",\"phases\":\"%s\",\"rpcs\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-		",\"mean\":{\"phase\":\"%s\",\"pct\":%u},\"p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}",
-		k, d.n, d.mean_ns, d.p99_ns, ph_name(k, d.mean_phase), d.mean_pct,
-		ph_name(k, d.p99_phase), d.p99_pct, d.tail_n);
-	if (k[0] == 'f')
-		verdict_json(f, e);
-	fputs("}\n", f);
-}
-
-static void json_counts(FILE *f, const struct sum_ent *e)
-{
-	fprintf(f, ",\"calls\":%" PRIu64 ",\"replies\":%" PRIu64 ",\"errors\":%" PRIu64
-		",\"unanswered\":%" PRIu64 ",\"bytes_inline\":%" PRIu64 ",\"bytes_ddp\":%" PRIu64,
-		e->calls, e->replies, e->errors, e->unanswered, e->bytes_inline, e->bytes_ddp);
-}
-
-/* The same rows as summary_print, one JSON object a line (docs/record.md,
- * "JSON Lines: the types of line"); latencies in ns, exact as counted. */
-void summary_print_json(const struct summary *s, FILE *f)
-{
-	static const char *const by[] = { "", "proc", "conn", "client", "transport" };
-	struct sum_ent **v = sorted(s);
-	struct sum_ent tot;
-
-	if (!v)
-		return;
-	memset(&tot, 0, sizeof(tot));
-	for (size_t i = 0; i < s->n; i++) {
-		const struct sum_ent *e = v[i];
-		fprintf(f, "{\"type\":\"summary\",\"by\":\"%s\",\"key\":", by[s->kind]);
-		out_json_str(f, e->key);
-		json_counts(f, e);
-		fprintf(f, ",\"latencies\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64, e->lat.n,
-			hist_pct(&e->lat, 0.50), hist_pct(&e->lat, 0.90), hist_pct(&e->lat, 0.99),
-			hist_pct(&e->lat, 0.999), e->lat.max);
-		fprintf(f, ",\"chunks\":{\"inline\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64
-			",\"reply\":%" PRIu64 ",\"p0\":%" PRIu64 "}", e->mix_inline, e->mix_read,
-			e->mix_write, e->mix_reply, e->mix_p0);
-		if (e->fph) {
-			struct phase_diag_result d = diagnosis(e);
-			fprintf(f, ",\"fused\":{\"joined\":%" PRIu64 ",\"mean_ns\":{", e->fused);
-			for (unsigned p = 0; p < REC_FP_N; p++)
-				fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "", rec_fphase_name(p),
-					e->fph[p].sum / e->fused);
-			fprintf(f, ",\"total\":%" PRIu64 "},\"p99_ns\":%" PRIu64 ",\"dominant_mean\":{\"phase\":\"%s\","
-				"\"pct\":%u},\"dominant_p99\":{\"phase\":\"%s\",\"pct\":%u,\"rpcs\":%" PRIu64 "}",
-				e->fph[REC_FP_N].sum / e->fused, hist_pct(&e->fph[REC_FP_N], 0.99),
-				diag_fphase(d.mean_phase), d.mean_pct, diag_fphase(d.p99_phase), d.p99_pct,
-				d.tail_n);
-			fprintf(f, ",\"net_pair\":%" PRIu64, e->fpair);
-			verdict_json(f, e);
-			fprintf(f, ",\"negative\":%" PRIu64 ",\"negative_by\":{\"client\":%" PRIu64 ",\"wire\":%" PRIu64
-				",\"server\":%" PRIu64 ",\"clock\":%" PRIu64 "}}", e->fneg[0], e->fneg[1], e->fneg[2],
-				e->fneg[3], e->fneg[4]);
-		}
-		fputs("}\n", f);
-		diag_json(f, by[s->kind], e);
-		tot_add(&tot, e);
-	}
-	fprintf(f, "{\"type\":\"summary_total\",\"by\":\"%s\",\"keys\":%zu", by[s->kind], s->n);
-	json_counts(f, &tot);
-	fputs("}\n", f);
-	free(v);
 }
