@@ -123,10 +123,12 @@ void compare_print(const struct compare *c, FILE *f);
 enum { CMP_METRIC_W = 18 };
 void compare_print_xprt(FILE *f, int kw, const char *key, const struct cmp_xprt *a,
 			const struct cmp_xprt *b, bool capture);
-/* The JSON object of x (its "xprt" key), null without an RPC over RDMA. */
-void compare_json_xprt(FILE *f, const struct cmp_xprt *x, bool capture);
+/* The JSON object of x (its "xprt" key), null without an RPC over RDMA,
+ * into the line a JSON writer builds (src/base/json.h). */
+struct jw;
+void compare_json_xprt(struct jw *j, const struct cmp_xprt *x, bool capture);
 /* The ratios (B/A) of the transport facts, each key after a comma. */
-void compare_json_xprt_ratio(FILE *f, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture);
+void compare_json_xprt_ratio(struct jw *j, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture);
 /* --json: one {"type":"compare"} line per operation, then one
  * {"type":"compare_total"} (docs/record.md, "JSON Lines"). */
 void compare_print_json(const struct compare *c, FILE *f);

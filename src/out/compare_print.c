@@ -190,10 +190,8 @@ static void json_side(struct jw *j, const struct cmp_side *s)
 	} else {
 		jw_lit(j, ",\"mean_ns\":null,\"phase_mean_ns\":null");
 	}
-	/* the transport's facts write to the FILE: the writer's buffer first */
 	JW_KEY(j, "xprt");
-	jw_flush(j);
-	compare_json_xprt(j->f, &s->x, false);
+	compare_json_xprt(j, &s->x, false);
 	jw_c(j, '}');
 }
 
@@ -222,8 +220,7 @@ void compare_print_json(const struct compare *c, FILE *f)
 		json_ratio(j, "call_bytes", cell_of(a, M_CALL), cell_of(b, M_CALL), false);
 		json_ratio(j, "reply_bytes", cell_of(a, M_REPLY), cell_of(b, M_REPLY), false);
 		json_ratio(j, "mean", cell_of(a, M_MEAN), cell_of(b, M_MEAN), false);
-		jw_flush(j);
-		compare_json_xprt_ratio(j->f, &a->x, &b->x, false);
+		compare_json_xprt_ratio(j, &a->x, &b->x, false);
 		jw_lit(j, "}}\n");
 		for (int s = 0; s < CMP_SIDES; s++) {
 			tot[s].rpcs += o->side[s].rpcs;
@@ -247,8 +244,7 @@ void compare_print_json(const struct compare *c, FILE *f)
 		JW_KEY(j, "reply_bytes");
 		jw_u(j, tot[s].reply_bytes);
 		JW_KEY(j, "xprt");
-		jw_flush(j);
-		compare_json_xprt(j->f, &c->all[s], true);
+		compare_json_xprt(j, &c->all[s], true);
 		jw_c(j, '}');
 	}
 	JW_KEY(j, "ratio");
@@ -256,8 +252,7 @@ void compare_print_json(const struct compare *c, FILE *f)
 	json_ratio(j, "rpcs", cell_of(&tot[CMP_A], M_RPCS), cell_of(&tot[CMP_B], M_RPCS), true);
 	json_ratio(j, "call_bytes", cell_of(&tot[CMP_A], M_CALL), cell_of(&tot[CMP_B], M_CALL), false);
 	json_ratio(j, "reply_bytes", cell_of(&tot[CMP_A], M_REPLY), cell_of(&tot[CMP_B], M_REPLY), false);
-	jw_flush(j);
-	compare_json_xprt_ratio(j->f, &c->all[CMP_A], &c->all[CMP_B], true);
+	compare_json_xprt_ratio(j, &c->all[CMP_A], &c->all[CMP_B], true);
 	jw_lit(j, "}}\n");
 	jw_flush(j);
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "src/base/json.h"
 #include "src/out/compare.h"
 
 /* One text cell: its characters, or "-" when the side has nothing. */
@@ -173,86 +174,125 @@ void compare_print_xprt(FILE *f, int kw, const char *key, const struct cmp_xprt 
 	row(f, kw, &key, "rdma_versions", t_vers(a), t_vers(b), no_q);
 }
 
-static void j_inline(FILE *f, const char *name, const struct cmp_inline *in)
+static void j_key(struct jw *j, const char *name)
 {
-	fprintf(f, ",\"%s\":{\"n\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"mean\":", name, in->n, in->sum);
-	if (in->n)
-		fprintf(f, "%.1f,\"max\":%" PRIu64 "}", (double)in->sum / (double)in->n, in->max);
-	else
-		fputs("null,\"max\":null}", f);
+	jw_c(j, ',');
+	jw_str(j, name);
+	jw_c(j, ':');
 }
 
-static void j_range(FILE *f, const char *name, const struct cmp_range *g)
+static void j_inline(struct jw *j, const char *name, const struct cmp_inline *in)
 {
-	if (g->n)
-		fprintf(f, ",\"%s\":{\"min\":%" PRIu64 ",\"max\":%" PRIu64 "}", name, g->min, g->max);
-	else
-		fprintf(f, ",\"%s\":null", name);
+	j_key(j, name);
+	jw_lit(j, "{\"n\":");
+	jw_u(j, in->n);
+	JW_KEY(j, "sum");
+	jw_u(j, in->sum);
+	JW_KEY(j, "mean");
+	if (in->n) {
+		jw_fixed(j, (double)in->sum / (double)in->n, 1);
+		JW_KEY(j, "max");
+		jw_u(j, in->max);
+		jw_c(j, '}');
+	} else {
+		jw_lit(j, "null,\"max\":null}");
+	}
 }
 
-static void j_procs(FILE *f, const uint64_t *slot)
+static void j_range(struct jw *j, const char *name, const struct cmp_range *g)
 {
-	for (int p = 0; p < CMP_PROC_SLOTS; p++)
-		fprintf(f, "%s\"%s\":%" PRIu64, p ? "," : "{", cmp_proc_name[p], slot[p]);
-	fputc('}', f);
-}
-
-void compare_json_xprt(FILE *f, const struct cmp_xprt *x, bool capture)
-{
-	if (!x->rdma) {
-		fputs("null", f);
+	j_key(j, name);
+	if (!g->n) {
+		jw_null(j);
 		return;
 	}
-	fprintf(f, "{\"rdma_rpcs\":%" PRIu64 ",\"chunks\":", x->rdma);
-	for (int m = 0; m < CMP_MIX_N; m++)
-		fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "{", cmp_mix_name[m], x->mix[m]);
-	fputs("},\"rdma_proc\":{\"call\":", f);
-	j_procs(f, x->call_proc);
-	fputs(",\"reply\":", f);
-	j_procs(f, x->reply_proc);
-	fputc('}', f);
-	j_inline(f, "call_inline", &x->call_inline);
-	j_inline(f, "reply_inline", &x->reply_inline);
-	j_range(f, "credits_asked", &x->credits_asked);
-	j_range(f, "credits_granted", &x->credits_granted);
-	fprintf(f, ",\"reply_chunk\":{\"rpcs\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", x->reply_chunk_used,
-		x->reply_chunk_bytes);
+	jw_lit(j, "{\"min\":");
+	jw_u(j, g->min);
+	JW_KEY(j, "max");
+	jw_u(j, g->max);
+	jw_c(j, '}');
+}
+
+/* {"name":n,...} of the counts in order */
+static void j_counts(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		jw_c(j, k ? ',' : '{');
+		jw_str(j, name[k]);
+		jw_c(j, ':');
+		jw_u(j, v[k]);
+	}
+	jw_c(j, '}');
+}
+
+void compare_json_xprt(struct jw *j, const struct cmp_xprt *x, bool capture)
+{
+	if (!x->rdma) {
+		jw_null(j);
+		return;
+	}
+	jw_lit(j, "{\"rdma_rpcs\":");
+	jw_u(j, x->rdma);
+	JW_KEY(j, "chunks");
+	j_counts(j, cmp_mix_name, x->mix, CMP_MIX_N);
+	jw_lit(j, ",\"rdma_proc\":{\"call\":");
+	j_counts(j, cmp_proc_name, x->call_proc, CMP_PROC_SLOTS);
+	JW_KEY(j, "reply");
+	j_counts(j, cmp_proc_name, x->reply_proc, CMP_PROC_SLOTS);
+	jw_c(j, '}');
+	j_inline(j, "call_inline", &x->call_inline);
+	j_inline(j, "reply_inline", &x->reply_inline);
+	j_range(j, "credits_asked", &x->credits_asked);
+	j_range(j, "credits_granted", &x->credits_granted);
+	jw_lit(j, ",\"reply_chunk\":{\"rpcs\":");
+	jw_u(j, x->reply_chunk_used);
+	JW_KEY(j, "bytes");
+	jw_u(j, x->reply_chunk_bytes);
+	jw_c(j, '}');
 	if (capture) {
-		fprintf(f, ",\"inline_max\":{\"to_server\":%" PRIu64 ",\"to_client\":%" PRIu64 "}",
-			x->max_to_server, x->max_to_client);
-		fputs(",\"rdma_versions\":{", f);
+		jw_lit(j, ",\"inline_max\":{\"to_server\":");
+		jw_u(j, x->max_to_server);
+		JW_KEY(j, "to_client");
+		jw_u(j, x->max_to_client);
+		jw_lit(j, "},\"rdma_versions\":{");
 		bool first = true;
 		for (int v = 0; v < CMP_VERS_SLOTS; v++)
 			if (x->vers[v]) {
-				if (v < CMP_VERS_SLOTS - 1)
-					fprintf(f, "%s\"%d\":%" PRIu64, first ? "" : ",", v, x->vers[v]);
-				else
-					fprintf(f, "%s\"other\":%" PRIu64, first ? "" : ",", x->vers[v]);
+				if (!first)
+					jw_c(j, ',');
 				first = false;
+				jw_c(j, '"');
+				if (v < CMP_VERS_SLOTS - 1)
+					jw_u(j, (uint64_t)v);
+				else
+					jw_lit(j, "other");
+				jw_lit(j, "\":");
+				jw_u(j, x->vers[v]);
 			}
-		fputc('}', f);
+		jw_c(j, '}');
 	}
-	fputc('}', f);
+	jw_c(j, '}');
 }
 
-static void j_q(FILE *f, const char *name, struct q r)
+static void j_q(struct jw *j, const char *name, struct q r)
 {
+	j_key(j, name);
 	if (r.set)
-		fprintf(f, ",\"%s\":%.4f", name, r.v);
+		jw_fixed(j, r.v, 4);
 	else
-		fprintf(f, ",\"%s\":null", name);
+		jw_null(j);
 }
 
-void compare_json_xprt_ratio(FILE *f, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture)
+void compare_json_xprt_ratio(struct jw *j, const struct cmp_xprt *a, const struct cmp_xprt *b, bool capture)
 {
-	j_q(f, "call_inline_mean", q_mean(&a->call_inline, &b->call_inline));
-	j_q(f, "call_inline_max", q_max(&a->call_inline, &b->call_inline));
-	j_q(f, "reply_inline_mean", q_mean(&a->reply_inline, &b->reply_inline));
-	j_q(f, "reply_inline_max", q_max(&a->reply_inline, &b->reply_inline));
-	j_q(f, "reply_chunk_bytes",
+	j_q(j, "call_inline_mean", q_mean(&a->call_inline, &b->call_inline));
+	j_q(j, "call_inline_max", q_max(&a->call_inline, &b->call_inline));
+	j_q(j, "reply_inline_mean", q_mean(&a->reply_inline, &b->reply_inline));
+	j_q(j, "reply_inline_max", q_max(&a->reply_inline, &b->reply_inline));
+	j_q(j, "reply_chunk_bytes",
 	    q_of(a->rdma, (double)a->reply_chunk_bytes, b->rdma, (double)b->reply_chunk_bytes));
 	if (!capture)
 		return;
-	j_q(f, "inline_max_to_server", q_of(a->rdma, (double)a->max_to_server, b->rdma, (double)b->max_to_server));
-	j_q(f, "inline_max_to_client", q_of(a->rdma, (double)a->max_to_client, b->rdma, (double)b->max_to_client));
+	j_q(j, "inline_max_to_server", q_of(a->rdma, (double)a->max_to_server, b->rdma, (double)b->max_to_server));
+	j_q(j, "inline_max_to_client", q_of(a->rdma, (double)a->max_to_client, b->rdma, (double)b->max_to_client));
 }
