@@ -31,6 +31,7 @@
 #include "src/out/export_pcapng.h"
 #include "src/base/clock.h"
 #include "src/base/exit.h"
+#include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/daemon/metrics_http.h"
 #include "src/daemon/privdrop.h"
@@ -153,14 +154,26 @@ static void print_summary_locked(struct daemon *d, uint64_t now)
 	uint64_t drops = s.t.drops_queue + s.t.drops_source;
 	if (d->c->json) {
 		/* "type" first, as every non-record line of every tool has it */
-		fputs("{\"type\":\"daemon_summary\",\"summary\":{\"t\":", stdout);
-		out_json_time(stdout, s.now_ns);
-		printf(",\"window_s\":%.3f,\"records\":%" PRIu64 ",\"rate\":%.3f,\"errors\":%" PRIu64
-		       ",\"drops\":%" PRIu64 ",\"ops\":[", s.win_s, s.t.tot.records, s.rate, s.t.tot.errors, drops);
-		out_agg_ops_json(stdout, &s);
-		printf("]");
-		fwd_report_json(stdout, d->fw, d->col, d->cj);
-		printf("}}\n");
+		struct jw jb, *j = &jb;
+		jw_init(j, stdout);
+		jw_lit(j, "{\"type\":\"daemon_summary\",\"summary\":{\"t\":");
+		jw_time(j, s.now_ns);
+		JW_KEY(j, "window_s");
+		jw_fixed(j, s.win_s, 3);
+		JW_KEY(j, "records");
+		jw_u(j, s.t.tot.records);
+		JW_KEY(j, "rate");
+		jw_fixed(j, s.rate, 3);
+		JW_KEY(j, "errors");
+		jw_u(j, s.t.tot.errors);
+		JW_KEY(j, "drops");
+		jw_u(j, drops);
+		jw_lit(j, ",\"ops\":[");
+		out_agg_ops_json(j, &s);
+		jw_c(j, ']');
+		fwd_report_json(j, d->fw, d->col, d->cj);
+		jw_lit(j, "}}\n");
+		jw_flush(j);
 	} else {
 		printf("summary: records %" PRIu64 " rate %.1f/s errors %" PRIu64 " drops %" PRIu64 "\n",
 		       s.t.tot.records, s.rate, s.t.tot.errors, drops);

@@ -64,11 +64,8 @@ static void json_counts(struct jw *j, const char *const *names, const uint64_t *
 	}
 }
 
-void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col, const struct coll_join *cj)
+void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector *col, const struct coll_join *cj)
 {
-	struct jw jb, *j = &jb;
-
-	jw_init(j, f);
 	if (fw) {
 		struct fwd_stats s;
 		fwd_get_stats(fw, &s);
@@ -110,7 +107,6 @@ void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col,
 	}
 	if (cj)
 		coll_join_report_json(cj, j);
-	jw_flush(j);
 }
 
 

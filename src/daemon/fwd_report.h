@@ -13,7 +13,8 @@
 
 void fwd_report_metrics(FILE *f, const struct forwarder *fw, struct collector *col);
 /* ,"forward":{...},"collect":{...},"join":{...} for what is on (nothing if neither) */
-void fwd_report_json(FILE *f, const struct forwarder *fw, struct collector *col, const struct coll_join *cj);
+struct jw;
+void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector *col, const struct coll_join *cj);
 void fwd_report_text(FILE *f, const struct forwarder *fw, struct collector *col);
 /* The links into a snapshot for nfsrdma-top (the L lines of the protocol). */
 void fwd_report_links(struct agg_snap *snap, const struct forwarder *fw, struct collector *col);

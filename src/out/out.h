@@ -24,7 +24,8 @@ static inline void out_json_str(FILE *f, const char *s) { out_json_strn(f, s, (s
 void out_json_time(FILE *f, uint64_t ns);
 /* The op rows of a snapshot as a JSON array's items (nfsrdmad's summary). */
 struct agg_snap;
-void out_agg_ops_json(FILE *f, const struct agg_snap *s);
+struct jw;
+void out_agg_ops_json(struct jw *j, const struct agg_snap *s);
 /* A group's verdict_sum (src/stats/verdict_sum.h) as JSON members, each
  * with its leading comma: "verdict" {"place":[..],"share":0.834} or null,
  * "places" (every place-set's summed ns, largest first),

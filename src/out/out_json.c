@@ -26,11 +26,8 @@ void out_json_strn(FILE *f, const char *s, size_t max)
 
 /* An operation as nfsrdma-dissect -z proc --json and nfsrdma-top --json
  * name it: the same keys, times in integer ns (nfsrdmad's summary). */
-void out_agg_ops_json(FILE *f, const struct agg_snap *s)
+void out_agg_ops_json(struct jw *j, const struct agg_snap *s)
 {
-	struct jw jb, *j = &jb;
-
-	jw_init(j, f);
 	for (size_t i = 0; i < s->nrows[AGG_OP]; i++) {
 		const struct agg_row *r = &s->rows[AGG_OP][i];
 		jw_lit(j, i ? ",{\"key\":" : "{\"key\":");
@@ -59,7 +56,6 @@ void out_agg_ops_json(FILE *f, const struct agg_snap *s)
 		}
 		jw_lit(j, "}}");
 	}
-	jw_flush(j);
 }
 
 void out_json_time(FILE *f, uint64_t ns)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/base/json.h"
 #include "src/base/log.h"
 
 /* A group's report, as its process wrote it; JSON without its last
@@ -114,19 +115,32 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		if (res[g].secs > tot.secs)
 			tot.secs = res[g].secs;   /* the groups ran at once */
 	}
+	struct jw jb, *j = &jb;
+	jw_init(j, out);
 	if (o->json)
-		fputs("{\"groups\":[", out);
+		jw_lit(j, "{\"groups\":[");
 	for (uint32_t g = 0; g < n; g++) {
 		if (o->json) {
-			fprintf(out, "%s{\"group\":%u,\"directory\":\"replay-g%u\",\"made\":%s,\"exit\":%d,"
-				"\"report\":", g ? "," : "", g + 1, g + 1, res[g].made_dir ? "true" : "false",
-				res[g].rc);
+			char dir[32];
+			snprintf(dir, sizeof(dir), "replay-g%u", g + 1);
+			jw_lit(j, g ? ",{\"group\":" : "{\"group\":");
+			jw_u(j, g + 1);
+			JW_KEY(j, "directory");
+			jw_str(j, dir);
+			JW_KEY(j, "made");
+			jw_bool(j, res[g].made_dir);
+			JW_KEY(j, "exit");
+			jw_i(j, res[g].rc);
+			JW_KEY(j, "report");
 			long end = rep[g] ? (fseek(rep[g], 0, SEEK_END), ftell(rep[g])) : 0;
-			if (end > 0)
+			if (end > 0) {
+				/* the group's own report: one JSON object its replay wrote */
+				jw_flush(j);
 				copy_report(rep[g], out, true);
-			else
-				fputs("null", out);
-			fputc('}', out);
+			} else {
+				jw_null(j);
+			}
+			jw_c(j, '}');
 		} else {
 			fprintf(out, "== group %u (directory replay-g%u%s): exit %d\n", g + 1, g + 1,
 				res[g].made_dir ? ", made" : "", res[g].rc);
@@ -137,17 +151,33 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 			fclose(rep[g]);
 	}
 	double cps = tot.secs > 0 ? (double)tot.replayed / tot.secs : 0;
-	if (o->json)
-		fprintf(out, "],\"total\":{\"groups\":%u,\"exit\":%d,\"seconds\":%.3f,\"calls_per_s\":%.1f,"
-			"\"trace\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"same_status\":%" PRIu64
-			",\"mismatches\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"unsupported\":%" PRIu64
-			",\"lost\":%" PRIu64 "}}\n", n, worst, tot.secs, cps, tot.trace, tot.replayed, tot.ok,
-			tot.mismatch, tot.errors, tot.unsupported, tot.lost);
-	else
+	if (o->json) {
+		static const char *const cn[] = { "trace", "replayed", "same_status", "mismatches", "errors",
+						  "unsupported", "lost" };
+		const uint64_t cv[] = { tot.trace, tot.replayed, tot.ok, tot.mismatch, tot.errors, tot.unsupported,
+					tot.lost };
+		jw_lit(j, "],\"total\":{\"groups\":");
+		jw_u(j, n);
+		JW_KEY(j, "exit");
+		jw_i(j, worst);
+		JW_KEY(j, "seconds");
+		jw_fixed(j, tot.secs, 3);
+		JW_KEY(j, "calls_per_s");
+		jw_fixed(j, cps, 1);
+		for (unsigned k = 0; k < 7; k++) {
+			jw_lit(j, ",\"");
+			jw_lit(j, cn[k]);
+			jw_lit(j, "\":");
+			jw_u(j, cv[k]);
+		}
+		jw_lit(j, "}}\n");
+		jw_flush(j);
+	} else {
 		fprintf(out, "total of %u groups: %" PRIu64 " calls in the traces, %" PRIu64 " sent, %" PRIu64
 			" same status, %" PRIu64 " mismatches, %" PRIu64 " errors, %" PRIu64 " unsupported, %"
 			PRIu64 " lost; %.3f s, %.1f calls/s; exit %d\n", n, tot.trace, tot.replayed, tot.ok,
 			tot.mismatch, tot.errors, tot.unsupported, tot.lost, tot.secs, cps, worst);
+	}
 	munmap(res, n * sizeof(*res));
 	free(rep);
 	free(pid);
