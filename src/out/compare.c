@@ -96,7 +96,8 @@ static void proc_add(uint64_t *slot, uint8_t proc)
 		slot[proc < CMP_PROC_N ? proc : CMP_PROC_OTHER]++;
 }
 
-void cmp_xprt_add(struct cmp_xprt *x, const struct nfsrdma_record *r)
+/* Adds record r's transport facts to x (nothing for TCP / UDP). */
+static void cmp_xprt_add(struct cmp_xprt *x, const struct nfsrdma_record *r)
 {
 	if (r->transport != REC_TR_RDMA)
 		return;

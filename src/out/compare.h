@@ -110,8 +110,6 @@ int compare_read(struct compare *c, int side, const char *file, const struct com
 		 bool *nothing);
 
 
-/* Adds record r's transport facts to x (nothing for TCP / UDP). */
-void cmp_xprt_add(struct cmp_xprt *x, const struct nfsrdma_record *r);
 extern const char *const cmp_mix_name[CMP_MIX_N];
 extern const char *const cmp_proc_name[CMP_PROC_SLOTS];
 

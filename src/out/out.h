@@ -19,9 +19,6 @@ void out_tree(FILE *f, const struct nfsrdma_record *r, const struct dtree *t);
  * tool's --json output uses. */
 void out_json_strn(FILE *f, const char *s, size_t max);
 static inline void out_json_str(FILE *f, const char *s) { out_json_strn(f, s, (size_t)-1); }
-/* A snapshot's time in ns; 0 (a file read flat out, no record: no time)
- * is null, not the epoch. */
-void out_json_time(FILE *f, uint64_t ns);
 /* The op rows of a snapshot as a JSON array's items (nfsrdmad's summary). */
 struct agg_snap;
 struct jw;
@@ -32,8 +29,6 @@ void out_agg_ops_json(struct jw *j, const struct agg_snap *s);
  * "places_overflow" {"shares","ns"}, "seg" (each segment's sum_ns, rpcs
  * and mean_ns, or null).  The one form of -z, nfsrdma-top and nfsrdmad. */
 struct verdict_sum;
-void out_json_verdict_sum(FILE *f, const struct verdict_sum *v);
-/* the same into a JSON writer's line (src/base/json.h) */
 struct jw;
 void out_jw_verdict_sum(struct jw *j, const struct verdict_sum *v);
 /* JSON Lines: one object per record. */

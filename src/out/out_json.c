@@ -58,15 +58,6 @@ void out_agg_ops_json(struct jw *j, const struct agg_snap *s)
 	}
 }
 
-void out_json_time(FILE *f, uint64_t ns)
-{
-	struct jw j;
-
-	jw_init(&j, f);
-	jw_time(&j, ns);
-	jw_flush(&j);
-}
-
 /* k: ,"name":{"addr": */
 static void jep(struct jw *j, const char *k, const struct rec_endpoint *e)
 {

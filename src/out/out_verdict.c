@@ -1,4 +1,4 @@
-/* A group's verdict as JSON (out.h, out_json_verdict_sum). */
+/* A group's verdict as JSON (out.h, out_jw_verdict_sum). */
 #include "src/base/json.h"
 #include "src/out/out.h"
 #include "src/stats/verdict_sum.h"
@@ -79,10 +79,3 @@ void out_jw_verdict_sum(struct jw *j, const struct verdict_sum *v)
 	jw_c(j, '}');
 }
 
-void out_json_verdict_sum(FILE *f, const struct verdict_sum *v)
-{
-	struct jw jb, *j = &jb;
-	jw_init(j, f);
-	out_jw_verdict_sum(j, v);
-	jw_flush(j);
-}

@@ -408,10 +408,7 @@ void probe_counters(const struct probe *p, uint64_t out[PST_MAX])
 }
 
 unsigned probe_sides(const struct probe *p) { return p->sides; }
-unsigned probe_attached(const struct probe *p) { return p->attached; }
-unsigned probe_unavailable(const struct probe *p) { return p->plan.unavailable; }
 const char *probe_unavailable_str(const struct probe *p) { return p->plan.unavail; }
-const char *probe_notes(const struct probe *p) { return p->plan.notes; }
 
 static int hist_read_map(int fd, struct probe_hist_row **rows, int *n, int *cap)
 {

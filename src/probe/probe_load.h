@@ -45,14 +45,10 @@ int probe_fd(struct probe *p);
 int probe_poll(struct probe *p, int timeout_ms);
 /* Kernel counters, summed over CPUs and both sides (enum probe_stat). */
 void probe_counters(const struct probe *p, uint64_t out[PST_MAX]);
-/* Which sides are running, which events are attached / unavailable. */
+/* Which sides are running. */
 unsigned probe_sides(const struct probe *p);
-unsigned probe_attached(const struct probe *p);
-unsigned probe_unavailable(const struct probe *p);
 /* Comma-separated "sys:event" list of what is unavailable ("" if none). */
 const char *probe_unavailable_str(const struct probe *p);
-/* The lines logged about missing events and fields, '\n' after each. */
-const char *probe_notes(const struct probe *p);
 
 /* One histogram row: a procedure and its log2(ns) buckets. */
 struct probe_hist_row {

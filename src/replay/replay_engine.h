@@ -537,9 +537,6 @@ void replay_report_json(const struct engine *e, double secs, int status, const u
 void replay_report_no_calls_json(const struct engine *e);
 /* replay_report_clients.c: a text row per traced client */
 void replay_report_clients(const struct engine *e, FILE *f);
-/* An issue-time error histogram: three text columns p50 p99 max (us;
- * dashes when not measured: --asap). */
-void replay_report_issue(FILE *f, const struct lhist *h);
 /* A hold's name in the report ("dep", "order", "inflight"). */
 const char *replay_hold_name(unsigned kind);
 

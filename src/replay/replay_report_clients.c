@@ -9,7 +9,9 @@
 
 #include "src/out/out.h"
 
-void replay_report_issue(FILE *f, const struct lhist *h)
+/* An issue-time error histogram: three text columns p50 p99 max (us;
+ * dashes when not measured: --asap). */
+static void replay_report_issue(FILE *f, const struct lhist *h)
 {
 	if (!h->n)
 		fprintf(f, " %9s %9s %9s", "-", "-", "-");
