@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dissect/grow.h"
 #include "dissect/programs.h"
 #include "src/base/log.h"
 #include "src/probe/probe_format.h"
@@ -434,14 +435,8 @@ static int hist_read_map(int fd, struct probe_hist_row **rows, int *n, int *cap)
 				break;
 		}
 		if (j == *n) {
-			if (*n == *cap) {
-				int nc = *cap ? *cap * 2 : 32;
-				struct probe_hist_row *nr = realloc(*rows, (size_t)nc * sizeof(*nr));
-				if (!nr)
-					return -ENOMEM;
-				*rows = nr;
-				*cap = nc;
-			}
+			if (ARR_RESERVE(*rows, *cap, (size_t)*n + 1, 32) < 0)
+				return -ENOMEM;
 			memset(&(*rows)[j], 0, sizeof(**rows));
 			(*rows)[j].side = k.side;
 			(*rows)[j].vers = k.vers;

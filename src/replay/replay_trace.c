@@ -15,6 +15,7 @@
 #include "dissect/dissect.h"
 #include "dissect/extract.h"
 #include "dissect/feed.h"
+#include "dissect/grow.h"
 #include "dissect/name_text.h"
 #include "dissect/record_names.h"
 #include "dissect/rpc.h"
@@ -56,14 +57,8 @@ static struct tcall *find_pending(struct trace *t, uint32_t xid)
 
 static struct tcall *new_call(struct trace *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct tcall *p = realloc(t->calls, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		t->calls = p;
-		t->cap = cap;
-	}
+	if (ARR_RESERVE(t->calls, t->cap, t->n + 1, 256) < 0)
+		return NULL;
 	struct tcall *c = &t->calls[t->n++];
 	memset(c, 0, sizeof(*c));
 	return c;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dissect/grow.h"
+
 /* Keys and labels never carry a tab or newline on the wire. */
 static void put_key(FILE *f, const char *k)
 {
@@ -28,6 +30,8 @@ static void put_counts(FILE *f, const struct agg_counts *c)
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64, c->lat_sum, c->lat_n);
 }
 #define COUNTS_FIELDS (8 + MIX_N + PH_N + 2)
+/* rows of one kind a snapshot may hold (a peer's claim beyond it is refused) */
+#define CTL_ROWS_MAX 1000000
 
 /* FV after its F line (since 2.4): whether net_out holds net_back, the
  * row's places and segments summed (verdict_sum.h) */
@@ -296,16 +300,10 @@ static int read_fused(struct fsplit_snap *fs, char **f, int n, char *err, size_t
 	    vt > REC_VT_ALL || !num(f[5], &merged) || merged >> (REC_FP_N - 1) || !num(f[6], &mask) ||
 	    mask >> REC_FP_N)
 		return bad(err, errlen, "fused split");
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 32;
-		if (cap > 1000000)
-			return bad(err, errlen, "fused split (too many rows)");
-		struct fsplit_row *r = realloc(fs->rows, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		fs->rows = r;
-		fs->cap = cap;
-	}
+	if (fs->n >= CTL_ROWS_MAX)
+		return bad(err, errlen, "fused split (too many rows)");
+	if (ARR_RESERVE(fs->rows, fs->cap, fs->n + 1, 32) < 0)
+		return -ENOMEM;
 	struct fsplit_row *r = &fs->rows[fs->n];
 	memset(r, 0, sizeof(*r));
 	uint64_t *v[] = { &r->n, &r->sum, &r->p50, &r->p99, &r->max, &r->tail_n, &r->tail_sum, &r->negative,
@@ -390,16 +388,10 @@ int ctl_read_line_fused(struct ctl_reader *rd, struct agg_snap *s, struct fsplit
 			;
 		if (d == AGG_NDIM)
 			return bad(err, errlen, "row");
-		if (s->nrows[d] == rd->cap[d]) {
-			size_t cap = rd->cap[d] ? rd->cap[d] * 2 : 32;
-			if (cap > 1000000)
-				return bad(err, errlen, "row (too many)");
-			struct agg_row *r = realloc(s->rows[d], cap * sizeof(*r));
-			if (!r)
-				return -ENOMEM;
-			s->rows[d] = r;
-			rd->cap[d] = cap;
-		}
+		if (s->nrows[d] >= CTL_ROWS_MAX)
+			return bad(err, errlen, "row (too many)");
+		if (ARR_RESERVE(s->rows[d], rd->cap[d], s->nrows[d] + 1, 32) < 0)
+			return -ENOMEM;
 		struct agg_row *r = &s->rows[d][s->nrows[d]];
 		memset(r, 0, sizeof(*r));
 		snprintf(r->key, sizeof(r->key), "%s", f[2]);
