@@ -338,32 +338,20 @@ static int open_sources(struct daemon *d)
 	return 0;
 }
 
-int daemon_run(const struct daemon_cfg *c)
+/* Everything before the loop: the aggregate, the sources, the queue,
+ * the listeners, the forward link or the collector, the privilege drop
+ * and the source threads.  0, or the exit status of what failed (said). */
+static int daemon_setup(struct daemon *d)
 {
-	struct daemon *d = calloc(1, sizeof(*d));
+	const struct daemon_cfg *c = d->c;
 	char err[512];
 	int rc = 1, e;
-
-	if (!d) {
-		log_error("out of memory");
-		return 1;
-	}
-	d->c = c;
-	d->ctl_fd = d->http_fd = -1;
-	pthread_mutex_init(&d->agg_mu, NULL);
-	for (int i = 0; i < MAX_CONNS; i++)
-		d->conns[i].fd = -1;
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	stop_flag = 0;
 
 	d->agg = agg_new(&c->agg);
 	d->fs = fsplit_new(0);
 	if (!d->agg || !d->fs) {
 		log_error("out of memory");
-		goto out;
+		return rc;
 	}
 	/* A spec that does not parse, or names what can never be a capture
 	 * (a directory, a file that is not one, a link type not read), is
@@ -373,20 +361,20 @@ int daemon_run(const struct daemon_cfg *c)
 	 * interface not up). */
 	if ((e = open_sources(d)) < 0) {
 		rc = e == -EINVAL || e == -EISDIR || e == -EPROTONOSUPPORT ? EXIT_USAGE : EXIT_FAILED;
-		goto out;
+		return rc;
 	}
 	/* Files read flat out wait for room rather than drop, so a deep
 	 * queue buys them nothing, and a short one keeps the slots the
 	 * records pass through in cache (8192 records are 11 MB). */
 	if (!(d->q = rec_queue_new(c->queue ? c->queue : d->record_clock ? 1024 : 8192))) {
 		log_error("out of memory");
-		goto out;
+		return rc;
 	}
 	if (c->metrics && strcmp(c->metrics, "none")) {
 		if ((d->http_fd = daemon_listen_tcp(c->metrics, err, sizeof(err))) < 0) {
 			log_error("--metrics %s", err);
 			rc = d->http_fd == -EINVAL ? 2 : 1;   /* not an address / bind failed */
-			goto out;
+			return rc;
 		}
 		log_info("metrics on http://%s/metrics", c->metrics);
 	}
@@ -396,14 +384,14 @@ int daemon_run(const struct daemon_cfg *c)
 			log_error("--socket %s", err);
 			/* a path no socket can have, or a file that is not one */
 			rc = d->ctl_fd == -ENAMETOOLONG || d->ctl_fd == -EEXIST ? 2 : 1;
-			goto out;
+			return rc;
 		}
 	}
 	if (c->fwd.forward) {
 		if ((e = fwd_open(&d->fw, &c->fwd, err, sizeof(err))) < 0) {
 			log_error("--forward %s", err);
 			rc = e == -EINVAL ? 2 : 1;
-			goto out;
+			return rc;
 		}
 		log_info("forwarding records to %s", c->fwd.forward);
 	}
@@ -411,55 +399,87 @@ int daemon_run(const struct daemon_cfg *c)
 		if ((e = coll_open(&d->col, &c->fwd, err, sizeof(err))) < 0) {
 			log_error("--collect %s", err);
 			rc = e == -EINVAL ? 2 : 1;   /* a bad setting / the address cannot be bound */
-			goto out;
+			return rc;
 		}
 		if (!(d->ch = coll_hist_new()) || !(d->cj = coll_join_new(on_joined, d, (uint64_t)(c->fwd.join_wait * 1e9), !c->fwd.no_clock_hints))) {
 			log_error("out of memory");
-			goto out;
+			return rc;
 		}
 		log_info("collecting records on %s", c->fwd.collect);
 	}
 	if (c->user && (e = drop_privileges(c->user, d->ctl_fd, c->socket_path, c->socket_group)) < 0) {
 		rc = e == -ENOENT ? 2 : 1;   /* no such user or group */
-		goto out;
+		return rc;
 	}
 	for (unsigned i = 0; i < d->nsrc; i++) {
 		if (pthread_create(&d->src[i].th, NULL, src_main, &d->src[i]) != 0) {
 			log_error("source %s: cannot start its thread", d->src[i].spec);
 			stop_flag = 1;
-			goto out;
+			return rc;
 		}
 		d->src[i].started = true;
 	}
 
+	return 0;
+}
+
+/* What the loop waits on: the queue's eventfd (-3), the control and
+ * metrics listeners (-1, -2) and each connection (its index), into p
+ * and idx; returns how many. */
+static int poll_set(struct daemon *d, struct pollfd *p, int *idx)
+{
+	int np = 0;
+	int qfd = rec_queue_fd(d->q);
+	if (qfd >= 0) {
+		p[np] = (struct pollfd){ qfd, POLLIN, 0 };
+		idx[np++] = -3;
+	}
+	if (d->ctl_fd >= 0) {
+		p[np] = (struct pollfd){ d->ctl_fd, POLLIN, 0 };
+		idx[np++] = -1;
+	}
+	if (d->http_fd >= 0) {
+		p[np] = (struct pollfd){ d->http_fd, POLLIN, 0 };
+		idx[np++] = -2;
+	}
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *k = &d->conns[i];
+		if (k->fd < 0)
+			continue;
+		/* no new input while output is pending: backpressure */
+		p[np] = (struct pollfd){ k->fd, k->outlen > k->outpos ? POLLOUT : POLLIN, 0 };
+		idx[np++] = i;
+	}
+	return np;
+}
+
+/* Output still pending goes out; an idle HTTP connection is closed. */
+static void conns_tend(struct daemon *d, uint64_t mnow)
+{
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *k = &d->conns[i];
+		if (k->fd >= 0 && k->outlen > k->outpos)
+			daemon_conn_output(k);
+		if (k->fd >= 0 && k->kind == C_HTTP && mnow - k->t_open > HTTP_IDLE_NS)
+			daemon_conn_close(k);
+	}
+}
+
+/* Until a signal, the end of every source (--exit-at-end) or stdout's
+ * reader gone: records in, connections served, the summary and the clock
+ * lines on time.  0, or 1 when poll failed. */
+static int daemon_loop(struct daemon *d)
+{
+	const struct daemon_cfg *c = d->c;
+	int rc = 0;
 	uint64_t next_sum = c->summary_interval > 0 ? clock_mono_ns() + (uint64_t)(c->summary_interval * 1e9) : 0;
 	uint64_t next_clock = daemon_clock_line(!d->record_clock, c->json, d->fw, d->cj, &d->agg_mu, clock_mono_ns());
-	rc = 0;
 	bool backlog = false;
 	while (!stop_flag) {
 		struct pollfd p[3 + MAX_CONNS];
-		int np = 0, idx[3 + MAX_CONNS];
+		int idx[3 + MAX_CONNS];
+		int np = poll_set(d, p, idx);
 		int qfd = rec_queue_fd(d->q);
-		if (qfd >= 0) {
-			p[np] = (struct pollfd){ qfd, POLLIN, 0 };
-			idx[np++] = -3;
-		}
-		if (d->ctl_fd >= 0) {
-			p[np] = (struct pollfd){ d->ctl_fd, POLLIN, 0 };
-			idx[np++] = -1;
-		}
-		if (d->http_fd >= 0) {
-			p[np] = (struct pollfd){ d->http_fd, POLLIN, 0 };
-			idx[np++] = -2;
-		}
-		for (int i = 0; i < MAX_CONNS; i++) {
-			struct conn *k = &d->conns[i];
-			if (k->fd < 0)
-				continue;
-			/* no new input while output is pending: backpressure */
-			p[np] = (struct pollfd){ k->fd, k->outlen > k->outpos ? POLLOUT : POLLIN, 0 };
-			idx[np++] = i;
-		}
 		/* Records wake us through the queue's eventfd; the timeout is only
 		 * for the summary, idle HTTP connections and the end of input.
 		 * Without an eventfd, poll the queue every 50 ms. */
@@ -501,13 +521,7 @@ int daemon_run(const struct daemon_cfg *c)
 				daemon_conn_input(d, &d->conns[idx[i]]);
 		}
 		uint64_t mnow = clock_mono_ns();
-		for (int i = 0; i < MAX_CONNS; i++) {
-			struct conn *k = &d->conns[i];
-			if (k->fd >= 0 && k->outlen > k->outpos)
-				daemon_conn_output(k);
-			if (k->fd >= 0 && k->kind == C_HTTP && mnow - k->t_open > HTTP_IDLE_NS)
-				daemon_conn_close(k);
-		}
+		conns_tend(d, mnow);
 		if (next_sum && mnow >= next_sum) {
 			print_summary(d, d->record_clock ? 0 : clock_wall_ns());
 			next_sum = mnow + (uint64_t)(c->summary_interval * 1e9);
@@ -525,6 +539,16 @@ int daemon_run(const struct daemon_cfg *c)
 			}
 		}
 	}
+	return rc;
+}
+
+/* After the loop: what is queued for the collector leaves, the waiting
+ * RPCs go out partial, the last summary; the run's exit status from
+ * the loop's rc. */
+static int daemon_finish(struct daemon *d, int rc)
+{
+	const struct daemon_cfg *c = d->c;
+
 	if (d->fw) {
 		/* what is queued gets its chance to leave; the counts are final */
 		fwd_shutdown(d->fw, FWD_LINGER_MS);
@@ -547,7 +571,14 @@ int daemon_run(const struct daemon_cfg *c)
 		log_warn("nothing found: no record in any source");
 		rc = 3;
 	}
-out:
+	return rc;
+}
+
+/* Cleanup in reverse order of setup (whatever part of it was done). */
+static void daemon_teardown(struct daemon *d)
+{
+	const struct daemon_cfg *c = d->c;
+
 	stop_flag = 1;
 	if (d->q)
 		rec_queue_close(d->q);
@@ -577,5 +608,30 @@ out:
 	rec_queue_free(d->q);
 	pthread_mutex_destroy(&d->agg_mu);
 	free(d);
+}
+
+int daemon_run(const struct daemon_cfg *c)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		log_error("out of memory");
+		return 1;
+	}
+	d->c = c;
+	d->ctl_fd = d->http_fd = -1;
+	pthread_mutex_init(&d->agg_mu, NULL);
+	for (int i = 0; i < MAX_CONNS; i++)
+		d->conns[i].fd = -1;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	stop_flag = 0;
+
+	int rc = daemon_setup(d);
+	if (rc == 0)
+		rc = daemon_finish(d, daemon_loop(d));
+	daemon_teardown(d);
 	return rc;
 }
