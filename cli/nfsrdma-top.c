@@ -22,20 +22,20 @@
 enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT, K_FUSED };
 
 static const struct opt opts[] = {
-	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET },
-	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r' },
-	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable)", 'S' },
-	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED },
-	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b' },
-	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n' },
-	{ "connect-timeout", 0, "S", "batch: exit 1 after S seconds without the daemon (default 10; 0 = keep trying)", K_CTIMEOUT },
-	{ "delay", 'd', "S", "seconds between refreshes (default 1)", 'd' },
-	{ "json", 0, NULL, "batch mode with one JSON object per snapshot", K_JSON },
-	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW },
-	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT },
-	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER },
-	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT },
-	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED },
+	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET, OPT_UNTYPED },
+	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r', OPT_UNTYPED },
+	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable)", 'S', OPT_UNTYPED },
+	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED, OPT_UNTYPED },
+	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b', OPT_UNTYPED },
+	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n', OPT_UNTYPED },
+	{ "connect-timeout", 0, "S", "batch: exit 1 after S seconds without the daemon (default 10; 0 = keep trying)", K_CTIMEOUT, OPT_UNTYPED },
+	{ "delay", 'd', "S", "seconds between refreshes (default 1)", 'd', OPT_UNTYPED },
+	{ "json", 0, NULL, "batch mode with one JSON object per snapshot", K_JSON, OPT_UNTYPED },
+	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW, OPT_UNTYPED },
+	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT, OPT_UNTYPED },
+	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER, OPT_UNTYPED },
+	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT, OPT_UNTYPED },
+	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED, OPT_UNTYPED },
 	OPT_END
 };
 

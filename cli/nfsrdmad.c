@@ -28,45 +28,6 @@ enum {
 	K_END
 };
 
-static const struct opt opts[] = {
-	{ "source", 's', "SPEC", "pcap:FILE | FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable; nfsrdmad(8), SOURCES)", K_SOURCE },
-	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace, 10 = ten times faster", K_SPEED },
-	{ "json", 0, NULL, "JSON Lines on stdout: every record, then the periodic summaries", K_JSON },
-	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY },
-	{ "metrics", 0, "ADDR:PORT", "Prometheus endpoint (default 127.0.0.1:9464; none = off)", K_METRICS },
-	{ "kernel-stats", 0, "DIR", "export the kernel's NFS and RPC/RDMA counters from procfs at DIR (default /proc with a kernel source; none = off)", K_KSTATS },
-	{ "stall-after", 0, "S", "kernel source: an RPC in flight longer than S seconds is stalled (default 5; nfsrdmad(8), IN FLIGHT)", K_STALL },
-	{ "abandon-after", 0, "S", "kernel source: an in-flight slot older than S seconds is abandoned, not in flight (default 600; 0 = never)", K_ABANDON },
-	{ "socket", 0, "PATH", "control socket for nfsrdma-top (default /run/nfsrdmad.sock; none = off)", K_SOCKET },
-	{ "socket-mode", 0, "MODE", "control socket permissions, octal (default 0660)", K_SOCKMODE },
-	{ "socket-group", 0, "GROUP", "group owning the control socket (default: --user's group)", K_SOCKGROUP },
-	{ "export-dir", 0, "DIR", "write rotating annotated pcapng files of capture sources into DIR", K_EXPORT },
-	{ "rotate", 0, "SECONDS", "start a new export file every SECONDS (default 300)", K_ROTATE },
-	{ "rotate-size", 0, "SIZE", "start a new export file past SIZE bytes (k/M/G; default 100M)", K_ROTATE_SIZE },
-	{ "export-keep", 0, "N", "keep the newest N export files (default 10; 0 = all)", K_KEEP },
-	{ "user", 'u', "USER", "drop privileges to USER once the sources are attached", K_USER },
-	{ "queue", 0, "N", "records buffered between sources and aggregation (default 8192; 1024 when every source is a file read flat out)", K_QUEUE },
-	{ "max-keys", 0, "N", "rows per dimension (client, server, connection; default 1024)", K_MAXKEYS },
-	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW },
-	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN },
-	{ "exit-at-end", 0, NULL, "exit when every source has ended (capture files), after a last summary", K_EXIT },
-	{ "forward", 0, "HOST:PORT", "send every record of this daemon's sources to the collector at HOST:PORT", K_FORWARD },
-	{ "collect", 0, "ADDR:PORT", "receive forwarded records on ADDR:PORT (a numeric address; see --collect-allow)", K_COLLECT },
-	{ "collect-allow", 0, "ADDR", "accept forwarders from this address (repeatable)", K_COLLECT_ALLOW },
-	{ "collect-any", 0, NULL, "allow --collect on a wildcard address (0.0.0.0, ::, *)", K_COLLECT_ANY },
-	{ "curve-key", 0, "FILE", "CURVE: this host's secret key (made by --curve-keygen)", K_CURVE_KEY },
-	{ "curve-server-key", 0, "FILE", "CURVE, forwarder: the collector's public key", K_CURVE_SERVER_KEY },
-	{ "curve-allow", 0, "FILE", "CURVE, collector: the forwarders' public keys it accepts, one per line", K_CURVE_ALLOW },
-	{ "curve-keygen", 0, "FILE", "write a new CURVE key pair to FILE (secret) and FILE.pub, then exit", K_KEYGEN },
-	{ "forward-queue", 0, "N", "records queued per direction of a forward link (default 10000)", K_FORWARD_QUEUE },
-	{ "join-wait", 0, "S", "collector: seconds an RPC waits for its other vantages, on the records' clocks (default 5)", K_JOIN_WAIT },
-	{ "no-clock-hints", 0, NULL, "collector: align clocks from the records alone, not the forwarders' clocks (replayed files)", K_NO_HINTS },
-	{ "host-name", 0, "NAME", "the name this host's forwarded records carry (default: the host name)", K_HOST_NAME },
-	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5))", K_CONFIG },
-	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
-	OPT_END
-};
-
 struct cli {
 	struct daemon_cfg cfg;
 	bool cli_sources;       /* the command line named sources: config ones are dropped */
@@ -77,12 +38,77 @@ struct cli {
 	bool kstat_given;
 };
 
+/* Typed entries are stored by the table (opt_store); the rest by handle. */
+static const struct opt opts[] = {
+	{ "source", 's', "SPEC", "pcap:FILE | FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable; nfsrdmad(8), SOURCES)", K_SOURCE, OPT_UNTYPED },
+	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace, 10 = ten times faster", K_SPEED, OPT_DOUBLE, OPT_AT(struct cli, cfg.sopts.speed), 0, 1e6 },
+	{ "json", 0, NULL, "JSON Lines on stdout: every record, then the periodic summaries", K_JSON, OPT_FLAG, OPT_AT(struct cli, cfg.json), 0, 0 },
+	{ "summary-interval", 0, "S", "print a per-operation summary every S seconds (default 0: off)", K_SUMMARY, OPT_DOUBLE, OPT_AT(struct cli, cfg.summary_interval), 0, 86400 },
+	{ "metrics", 0, "ADDR:PORT", "Prometheus endpoint (default 127.0.0.1:9464; none = off)", K_METRICS, OPT_UNTYPED },
+	{ "kernel-stats", 0, "DIR", "export the kernel's NFS and RPC/RDMA counters from procfs at DIR (default /proc with a kernel source; none = off)", K_KSTATS, OPT_UNTYPED },
+	{ "stall-after", 0, "S", "kernel source: an RPC in flight longer than S seconds is stalled (default 5; nfsrdmad(8), IN FLIGHT)", K_STALL, OPT_DOUBLE, OPT_AT(struct cli, cfg.stall_after), 0, 86400 },
+	{ "abandon-after", 0, "S", "kernel source: an in-flight slot older than S seconds is abandoned, not in flight (default 600; 0 = never)", K_ABANDON, OPT_DOUBLE, OPT_AT(struct cli, cfg.abandon_after), 0, 31536000 },
+	{ "socket", 0, "PATH", "control socket for nfsrdma-top (default /run/nfsrdmad.sock; none = off)", K_SOCKET, OPT_UNTYPED },
+	{ "socket-mode", 0, "MODE", "control socket permissions, octal (default 0660)", K_SOCKMODE, OPT_UNTYPED },
+	{ "socket-group", 0, "GROUP", "group owning the control socket (default: --user's group)", K_SOCKGROUP, OPT_UNTYPED },
+	{ "export-dir", 0, "DIR", "write rotating annotated pcapng files of capture sources into DIR", K_EXPORT, OPT_STR, OPT_AT(struct cli, cfg.export_dir), 0, 0 },
+	{ "rotate", 0, "SECONDS", "start a new export file every SECONDS (default 300)", K_ROTATE, OPT_UNTYPED },
+	{ "rotate-size", 0, "SIZE", "start a new export file past SIZE bytes (k/M/G; default 100M)", K_ROTATE_SIZE, OPT_SIZE, OPT_AT(struct cli, cfg.rotate_bytes), 0, 0 },
+	{ "export-keep", 0, "N", "keep the newest N export files (default 10; 0 = all)", K_KEEP, OPT_UINT, OPT_AT(struct cli, cfg.export_keep), 0, 4096 },
+	{ "user", 'u', "USER", "drop privileges to USER once the sources are attached", K_USER, OPT_UNTYPED },
+	{ "queue", 0, "N", "records buffered between sources and aggregation (default 8192; 1024 when every source is a file read flat out)", K_QUEUE, OPT_UINT, OPT_AT(struct cli, cfg.queue), 1, 1u << 22 },
+	{ "max-keys", 0, "N", "rows per dimension (client, server, connection; default 1024)", K_MAXKEYS, OPT_UNTYPED },
+	{ "window", 0, "S", "sliding window in seconds for rates (default 10, max 60)", K_WINDOW, OPT_UINT, OPT_AT(struct cli, cfg.agg.slots), 1, AGG_SLOTS_MAX },
+	{ "snaplen", 0, "BYTES", "live/xdp: bytes kept of each packet (default 65535)", K_SNAPLEN, OPT_UINT, OPT_AT(struct cli, cfg.sopts.snaplen), 64, 262144 },
+	{ "exit-at-end", 0, NULL, "exit when every source has ended (capture files), after a last summary", K_EXIT, OPT_FLAG, OPT_AT(struct cli, cfg.exit_at_end), 0, 0 },
+	{ "forward", 0, "HOST:PORT", "send every record of this daemon's sources to the collector at HOST:PORT", K_FORWARD, OPT_UNTYPED },
+	{ "collect", 0, "ADDR:PORT", "receive forwarded records on ADDR:PORT (a numeric address; see --collect-allow)", K_COLLECT, OPT_UNTYPED },
+	{ "collect-allow", 0, "ADDR", "accept forwarders from this address (repeatable)", K_COLLECT_ALLOW, OPT_UNTYPED },
+	{ "collect-any", 0, NULL, "allow --collect on a wildcard address (0.0.0.0, ::, *)", K_COLLECT_ANY, OPT_FLAG, OPT_AT(struct cli, cfg.fwd.collect_any), 0, 0 },
+	{ "curve-key", 0, "FILE", "CURVE: this host's secret key (made by --curve-keygen)", K_CURVE_KEY, OPT_STR, OPT_AT(struct cli, cfg.fwd.curve_key), 0, 0 },
+	{ "curve-server-key", 0, "FILE", "CURVE, forwarder: the collector's public key", K_CURVE_SERVER_KEY, OPT_STR, OPT_AT(struct cli, cfg.fwd.curve_server_key), 0, 0 },
+	{ "curve-allow", 0, "FILE", "CURVE, collector: the forwarders' public keys it accepts, one per line", K_CURVE_ALLOW, OPT_STR, OPT_AT(struct cli, cfg.fwd.curve_allow), 0, 0 },
+	{ "curve-keygen", 0, "FILE", "write a new CURVE key pair to FILE (secret) and FILE.pub, then exit", K_KEYGEN, OPT_STR, OPT_AT(struct cli, keygen), 0, 0 },
+	{ "forward-queue", 0, "N", "records queued per direction of a forward link (default 10000)", K_FORWARD_QUEUE, OPT_UINT, OPT_AT(struct cli, cfg.fwd.hwm), 1, 1u << 22 },
+	{ "join-wait", 0, "S", "collector: seconds an RPC waits for its other vantages, on the records' clocks (default 5)", K_JOIN_WAIT, OPT_UNTYPED },
+	{ "no-clock-hints", 0, NULL, "collector: align clocks from the records alone, not the forwarders' clocks (replayed files)", K_NO_HINTS, OPT_FLAG, OPT_AT(struct cli, cfg.fwd.no_clock_hints), 0, 0 },
+	{ "host-name", 0, "NAME", "the name this host's forwarded records carry (default: the host name)", K_HOST_NAME, OPT_UNTYPED },
+	{ "config", 'c', "FILE", "read settings from FILE first (see nfsrdmad.conf(5))", K_CONFIG, OPT_UNTYPED },
+	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v', OPT_UNTYPED },
+	OPT_END
+};
+
+/* --source: the command line's replace the config file's */
+static int add_source(struct cli *c, const char *arg)
+{
+	struct daemon_cfg *d = &c->cfg;
+
+	if (!c->in_config && !c->cli_sources) {
+		c->cli_sources = true;
+		d->nsources = 0;
+	}
+	if (d->nsources == DAEMON_MAX_SOURCES) {
+		log_error("--source: at most %d sources", DAEMON_MAX_SOURCES);
+		return -E2BIG;
+	}
+	/* one source attached twice counts each record twice (FILE is
+	 * pcap:FILE): said, not refused, since a capture given N times is
+	 * how a burst is made (tests/daemon/burst.sh) */
+	for (unsigned i = 0; i < d->nsources; i++)
+		if (!strcmp(d->sources[i] + (strncmp(d->sources[i], "pcap:", 5) ? 0 : 5),
+			    arg + (strncmp(arg, "pcap:", 5) ? 0 : 5))) {
+			log_warn("--source '%s' given again: its records count once per time given", arg);
+			break;
+		}
+	d->sources[d->nsources++] = arg;
+	return 0;
+}
+
 static int handle(int key, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
 	struct daemon_cfg *d = &c->cfg;
 	uint64_t v;
-	double x;
 
 	/* options with a short letter arrive as that letter */
 	if (key == 's')
@@ -93,38 +119,12 @@ static int handle(int key, const char *arg, void *ctx)
 		key = K_CONFIG;
 	if (!c->in_config && key >= K_SOURCE && key < K_END)
 		c->given[key] = true;
+	const struct opt *o = opt_find(opts, key);
+	if (o && o->type != OPT_CUSTOM)
+		return opt_store(o, arg, c) < 0 ? -EINVAL : 0;
 	switch (key) {
 	case K_SOURCE:
-		if (!c->in_config && !c->cli_sources) {
-			c->cli_sources = true;
-			d->nsources = 0;
-		}
-		if (d->nsources == DAEMON_MAX_SOURCES) {
-			log_error("--source: at most %d sources", DAEMON_MAX_SOURCES);
-			return -E2BIG;
-		}
-		/* one source attached twice counts each record twice (FILE is
-		 * pcap:FILE): said, not refused, since a capture given N times
-		 * is how a burst is made (tests/daemon/burst.sh) */
-		for (unsigned i = 0; i < d->nsources; i++)
-			if (!strcmp(d->sources[i] + (strncmp(d->sources[i], "pcap:", 5) ? 0 : 5),
-				    arg + (strncmp(arg, "pcap:", 5) ? 0 : 5))) {
-				log_warn("--source '%s' given again: its records count once per time given", arg);
-				break;
-			}
-		d->sources[d->nsources++] = arg;
-		break;
-	case K_SPEED:
-		if (opt_double("speed", arg, 0, 1e6, &x))
-			return -EINVAL;
-		d->sopts.speed = x;
-		break;
-	case K_JSON: d->json = true; break;
-	case K_SUMMARY:
-		if (opt_double("summary-interval", arg, 0, 86400, &x))
-			return -EINVAL;
-		d->summary_interval = x;
-		break;
+		return add_source(c, arg);
 	case K_METRICS: {
 		char err[300];
 		if (strcmp(arg, "none") && daemon_check_tcp(arg, err, sizeof(err)) < 0) {
@@ -167,21 +167,10 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		d->socket_group = arg;
 		break;
-	case K_EXPORT: d->export_dir = arg; break;
 	case K_ROTATE:
 		if (opt_u64("rotate", arg, 1, 86400 * 365, &v))
 			return -EINVAL;
 		d->rotate_ns = v * 1000000000ull;
-		break;
-	case K_ROTATE_SIZE:
-		if (opt_size("rotate-size", arg, &v))
-			return -EINVAL;
-		d->rotate_bytes = v;
-		break;
-	case K_KEEP:
-		if (opt_u64("export-keep", arg, 0, 4096, &v))
-			return -EINVAL;
-		d->export_keep = (unsigned)v;
 		break;
 	case K_USER:
 		if (!getpwnam(arg)) {
@@ -190,28 +179,12 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		d->user = arg;
 		break;
-	case K_QUEUE:
-		if (opt_u64("queue", arg, 1, 1u << 22, &v))
-			return -EINVAL;
-		d->queue = v;
-		break;
 	case K_MAXKEYS:
 		if (opt_u64("max-keys", arg, 1, 1u << 20, &v))
 			return -EINVAL;
 		d->agg.max_keys[AGG_CLIENT] = d->agg.max_keys[AGG_SERVER] = d->agg.max_keys[AGG_CONN] = (unsigned)v;
 		d->agg.max_keys[AGG_SERIES] = (unsigned)(v * 4 > (1u << 20) ? (1u << 20) : v * 4);
 		break;
-	case K_WINDOW:
-		if (opt_u64("window", arg, 1, AGG_SLOTS_MAX, &v))
-			return -EINVAL;
-		d->agg.slots = (unsigned)v;
-		break;
-	case K_SNAPLEN:
-		if (opt_u64("snaplen", arg, 64, 262144, &v))
-			return -EINVAL;
-		d->sopts.snaplen = (uint32_t)v;
-		break;
-	case K_EXIT: d->exit_at_end = true; break;
 	case K_FORWARD: {
 		char err[600];
 		if (fwd_check_forward(arg, err, sizeof(err)) < 0) {
@@ -244,16 +217,6 @@ static int handle(int key, const char *arg, void *ctx)
 		d->fwd.allow[d->fwd.nallow++] = arg;
 		break;
 	}
-	case K_COLLECT_ANY: d->fwd.collect_any = true; break;
-	case K_CURVE_KEY: d->fwd.curve_key = arg; break;
-	case K_CURVE_SERVER_KEY: d->fwd.curve_server_key = arg; break;
-	case K_CURVE_ALLOW: d->fwd.curve_allow = arg; break;
-	case K_KEYGEN: c->keygen = arg; break;
-	case K_FORWARD_QUEUE:
-		if (opt_u64("forward-queue", arg, 1, 1u << 22, &v))
-			return -EINVAL;
-		d->fwd.hwm = (unsigned)v;
-		break;
 	case K_JOIN_WAIT: {
 		char *end;
 		double w = strtod(arg, &end);
@@ -264,17 +227,6 @@ static int handle(int key, const char *arg, void *ctx)
 		d->fwd.join_wait = w;
 		break;
 	}
-	case K_STALL:
-		if (opt_double("stall-after", arg, 0, 86400, &x))
-			return -EINVAL;
-		d->stall_after = x;
-		break;
-	case K_ABANDON:
-		if (opt_double("abandon-after", arg, 0, 31536000, &x))
-			return -EINVAL;
-		d->abandon_after = x;
-		break;
-	case K_NO_HINTS: d->fwd.no_clock_hints = true; break;
 	case K_HOST_NAME:
 		if (!*arg || strlen(arg) > FWD_HOST_MAX || strpbrk(arg, " \t\"\\")) {
 			log_error("--host-name '%s': 1 to %d characters, no spaces or quotes", arg, FWD_HOST_MAX);

@@ -41,8 +41,8 @@ static void opt_usage(const struct opt_spec *spec, FILE *out)
 	for (size_t i = 0; i <= n + 1; i++) {
 		const struct opt *o = i < n ? &spec->opts[i] : NULL;
 		static const struct opt builtin[] = {
-			{ "help", 'h', NULL, "show this help and exit", 0 },
-			{ "version", 0, NULL, "show the version and exit", 0 },
+			{ "help", 'h', NULL, "show this help and exit", 0, OPT_UNTYPED },
+			{ "version", 0, NULL, "show the version and exit", 0, OPT_UNTYPED },
 		};
 		struct opt b;
 		if (!o) {
@@ -128,6 +128,66 @@ out:
 	free(lopts);
 	free(sopts);
 	return ret;
+}
+
+const struct opt *opt_find(const struct opt *opts, int key)
+{
+	for (size_t i = 0; opts && opts[i].name; i++)
+		if (opts[i].key == key || (opts[i].shortc && opts[i].shortc == key))
+			return &opts[i];
+	return NULL;
+}
+
+/* v into an unsigned field of width bytes (the range check kept it in) */
+static int store_uint(void *field, size_t width, uint64_t v)
+{
+	switch (width) {
+	case 1: { uint8_t x = (uint8_t)v; memcpy(field, &x, 1); return 0; }
+	case 2: { uint16_t x = (uint16_t)v; memcpy(field, &x, 2); return 0; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(field, &x, 4); return 0; }
+	case 8: memcpy(field, &v, 8); return 0;
+	default: return -EINVAL;
+	}
+}
+
+int opt_store(const struct opt *o, const char *arg, void *ctx)
+{
+	void *field = (char *)ctx + o->off;
+	uint64_t v;
+	double x;
+	int ret;
+
+	switch (o->type) {
+	case OPT_FLAG:
+		return store_uint(field, o->width, 1);
+	case OPT_STR:
+		if (o->width != sizeof(arg))
+			return -EINVAL;
+		memcpy(field, &arg, sizeof(arg));
+		return 0;
+	case OPT_UINT:
+		if ((ret = opt_u64(o->name, arg, (uint64_t)o->min, (uint64_t)o->max, &v)) < 0)
+			return ret;
+		return store_uint(field, o->width, v);
+	case OPT_SIZE:
+		if ((ret = opt_size(o->name, arg, &v)) < 0)
+			return ret;
+		if (o->max > 0 && (double)v > o->max) {
+			log_error("--%s: %s is more than %.0f bytes", o->name, arg, o->max);
+			return -ERANGE;
+		}
+		return store_uint(field, o->width, v);
+	case OPT_DOUBLE:
+		if ((ret = opt_double(o->name, arg, o->min, o->max, &x)) < 0)
+			return ret;
+		if (o->width != sizeof(x))
+			return -EINVAL;
+		memcpy(field, &x, sizeof(x));
+		return 0;
+	case OPT_CUSTOM:
+	default:
+		return -ENOTSUP;
+	}
 }
 
 int opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)

@@ -3,8 +3,22 @@
 #ifndef NFSRDMA_OPT_H
 #define NFSRDMA_OPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* What an option's value is.  A typed option (not OPT_CUSTOM) is parsed
+ * and stored by opt_store into the field its entry names, its range
+ * checked, with the same one-line errors as opt_u64 / opt_size /
+ * opt_double; a handler keeps only what needs judgement. */
+enum opt_type {
+	OPT_CUSTOM = 0,  /* the handler parses it */
+	OPT_FLAG,        /* no argument: the field (bool or an integer) set to 1 */
+	OPT_STR,         /* the argument itself (const char *; argv outlives the run) */
+	OPT_UINT,        /* a number (decimal, 0x hex, 0 octal) in [min, max] */
+	OPT_SIZE,        /* bytes: N, Nk, NM, NG; at most max when max > 0 */
+	OPT_DOUBLE,      /* a real number in [min, max] */
+};
 
 struct opt {
 	const char *name;   /* long name, without "--" */
@@ -12,8 +26,18 @@ struct opt {
 	const char *arg;    /* argument placeholder ("FILE"), NULL for a flag */
 	const char *help;   /* one line */
 	int         key;    /* passed to the handler; use shortc or >= 256 */
+	/* typed options: the field at off bytes into the handler's ctx,
+	 * width bytes wide (OPT_AT), and its range */
+	enum opt_type type;
+	size_t      off;
+	size_t      width;
+	double      min, max;
 };
-#define OPT_END { NULL, 0, NULL, NULL, 0 }
+/* an entry the handler parses: { "name", 'n', "ARG", "help", KEY, OPT_UNTYPED } */
+#define OPT_UNTYPED OPT_CUSTOM, 0, 0, 0, 0
+#define OPT_END { NULL, 0, NULL, NULL, 0, OPT_UNTYPED }
+/* off and width of a member of the handler's ctx type */
+#define OPT_AT(type, member) offsetof(type, member), sizeof(((type *)0)->member)
 
 struct opt_spec {
 	const char *prog;      /* tool name */
@@ -30,6 +54,12 @@ struct opt_spec {
  * the index of the first operand, or a negative errno on bad usage (the
  * reason is already logged). */
 int opt_parse(const struct opt_spec *spec, int argc, char **argv);
+
+/* key's entry in a table (NULL: none). */
+const struct opt *opt_find(const struct opt *opts, int key);
+/* Parses arg by o's type and stores it into ctx; 0, or a negative errno
+ * after logging "--name: why".  -ENOTSUP for an OPT_CUSTOM entry. */
+int opt_store(const struct opt *o, const char *arg, void *ctx);
 
 /* Strict number parsing: whole string, range checked, suffixes k/M/G for
  * sizes.  Return 0 or -EINVAL/-ERANGE after logging "--name: why". */

@@ -25,20 +25,20 @@
 enum { K_TRACEFS = 300, K_SIDE = 256, K_RAW, K_DURATION, K_EVERY, K_MINLAT, K_PROG, K_ADDR, K_SKIP, K_READY, K_RB };
 
 static const struct opt opts[] = {
-	{ "side", 0, "SIDE", "client, server or both (default: both, each if available)", K_SIDE },
-	{ "json", 0, NULL, "records as JSON Lines on stdout (the default; kept for symmetry)", 'j' },
-	{ "raw", 0, "FILE", "also write the raw probe events as JSON Lines to FILE", K_RAW },
-	{ "duration", 0, "S", "stop after S seconds (default: at SIGINT/SIGTERM)", K_DURATION },
-	{ "summary-every", 0, "S", "print a summary line every S seconds (default: only at the end)", K_EVERY },
-	{ "min-latency", 0, "US", "only records slower than US microseconds (filtered in the kernel)", K_MINLAT },
-	{ "filter-prog", 0, "PROG", "only this RPC program number (filtered in the kernel)", K_PROG },
-	{ "filter-addr", 0, "ADDR", "server side: only calls from ADDR (filtered in the kernel)", K_ADDR },
-	{ "skip", 0, "SYS:EVENT", "treat a tracepoint as absent (repeatable)", K_SKIP },
-	{ "ringbuf", 0, "KB", "ring buffer size in KB", K_RB },
-	{ "tracefs", 0, "DIR", "read tracepoint formats from DIR/events (testing on a kernel without them)", K_TRACEFS },
-	{ "ready", 0, "FILE", "create FILE once the probes are attached", K_READY },
-	{ "quiet", 'q', NULL, "no records on stdout (counting only)", 'q' },
-	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v' },
+	{ "side", 0, "SIDE", "client, server or both (default: both, each if available)", K_SIDE, OPT_UNTYPED },
+	{ "json", 0, NULL, "records as JSON Lines on stdout (the default; kept for symmetry)", 'j', OPT_UNTYPED },
+	{ "raw", 0, "FILE", "also write the raw probe events as JSON Lines to FILE", K_RAW, OPT_UNTYPED },
+	{ "duration", 0, "S", "stop after S seconds (default: at SIGINT/SIGTERM)", K_DURATION, OPT_UNTYPED },
+	{ "summary-every", 0, "S", "print a summary line every S seconds (default: only at the end)", K_EVERY, OPT_UNTYPED },
+	{ "min-latency", 0, "US", "only records slower than US microseconds (filtered in the kernel)", K_MINLAT, OPT_UNTYPED },
+	{ "filter-prog", 0, "PROG", "only this RPC program number (filtered in the kernel)", K_PROG, OPT_UNTYPED },
+	{ "filter-addr", 0, "ADDR", "server side: only calls from ADDR (filtered in the kernel)", K_ADDR, OPT_UNTYPED },
+	{ "skip", 0, "SYS:EVENT", "treat a tracepoint as absent (repeatable)", K_SKIP, OPT_UNTYPED },
+	{ "ringbuf", 0, "KB", "ring buffer size in KB", K_RB, OPT_UNTYPED },
+	{ "tracefs", 0, "DIR", "read tracepoint formats from DIR/events (testing on a kernel without them)", K_TRACEFS, OPT_UNTYPED },
+	{ "ready", 0, "FILE", "create FILE once the probes are attached", K_READY, OPT_UNTYPED },
+	{ "quiet", 'q', NULL, "no records on stdout (counting only)", 'q', OPT_UNTYPED },
+	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v', OPT_UNTYPED },
 	OPT_END
 };
 
