@@ -17,7 +17,17 @@ enum {
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
 	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
 	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS, K_REALTIME,
+	K_MAXIDLE,
 	K_END,
+};
+
+struct cli {
+	struct replay_opts r;
+	struct loadgen_opts g;
+	bool generate;
+	bool given[K_END];     /* by key: the options on the command line */
+	double speed;          /* --speed's value (--asap sets the replay's to 0) */
+	double max_idle;       /* --max-idle, seconds */
 };
 
 static const struct opt opts[] = {
@@ -28,6 +38,7 @@ static const struct opt opts[] = {
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED, OPT_UNTYPED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP, OPT_UNTYPED },
 	{ "realtime", 0, NULL, "replay at real-time priority (SCHED_FIFO, memory locked) so calls leave on time on a busy machine; needs CAP_SYS_NICE (else one line and the replay goes on); meant for --speed, not --asap", K_REALTIME, OPT_UNTYPED },
+	{ "max-idle", 0, "SECS", "an idle stretch of the trace (no call in flight) longer than SECS is replayed as SECS; the busy ones keep their timing (default: every one as recorded)", K_MAXIDLE, OPT_DOUBLE, OPT_AT(struct cli, max_idle), 0.001, 86400 },
 	{ "max-inflight", 0, "N", "at most N calls in flight on each connection (default: as recorded on the traced one)", K_MAXINF, OPT_UNTYPED },
 	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG (made with --allow-mutations when missing)", K_CLIENTS, OPT_UNTYPED },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW, OPT_UNTYPED },
@@ -52,14 +63,6 @@ static const struct opt opts[] = {
 	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN, OPT_UNTYPED },
 	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE, OPT_UNTYPED },
 	OPT_END,
-};
-
-struct cli {
-	struct replay_opts r;
-	struct loadgen_opts g;
-	bool generate;
-	bool given[K_END];     /* by key: the options on the command line */
-	double speed;          /* --speed's value (--asap sets the replay's to 0) */
 };
 
 static int parse_sizes(const char *arg, struct loadgen_opts *g)
@@ -92,6 +95,9 @@ static int handle(int key, const char *arg, void *ctx)
 
 	if (key >= 0 && key < K_END)
 		c->given[key] = true;
+	const struct opt *o = opt_find(opts, key);
+	if (o && o->type != OPT_CUSTOM)
+		return opt_store(o, arg, c) < 0 ? -EINVAL : 0;
 	switch (key) {
 	case K_TARGET:
 		if (!*arg || strlen(arg) > 255) {
@@ -260,7 +266,7 @@ static int conflicts(const struct cli *c)
 		{ K_SPEED, "--speed" }, { K_ASAP, "--asap" }, { K_MAXINF, "--max-inflight" },
 		{ K_CLIENTS, "--clients" }, { K_SAMETREE, "--same-tree" }, { K_DELEG, "--delegations" },
 		{ K_DISCONNECT, "--disconnect-after" }, { K_RECONNECT, "--reconnect-timeout" },
-		{ K_DRYRUN, "--dry-run" },
+		{ K_DRYRUN, "--dry-run" }, { K_MAXIDLE, "--max-idle" },
 	}, load_only[] = {
 		{ K_VERS, "--vers" }, { K_SIZE, "--size" }, { K_SWEEP, "--sweep" }, { K_QD, "--qd" },
 		{ K_DURATION, "--duration" }, { K_COUNT, "--count" }, { K_WARMUP, "--warmup" },
@@ -272,6 +278,7 @@ static int conflicts(const struct cli *c)
 		{ K_REALTIME, "--realtime" }, { K_MAXINF, "--max-inflight" }, { K_CLIENTS, "--clients" },
 		{ K_DELEG, "--delegations" }, { K_BUSY, "--busy-poll" }, { K_MODERATE, "--moderate-us" },
 		{ K_DISCONNECT, "--disconnect-after" }, { K_RECONNECT, "--reconnect-timeout" },
+		{ K_MAXIDLE, "--max-idle" },
 	};
 	static const struct { int a, b; const char *na, *nb; } pairs[] = {
 		{ K_DURATION, K_COUNT, "--duration", "--count" }, { K_SIZE, K_SWEEP, "--size", "--sweep" },
@@ -300,6 +307,10 @@ static int conflicts(const struct cli *c)
 		}
 	if (c->given[K_ASAP] && c->given[K_SPEED] && c->speed != 0) {
 		log_error("--asap and --speed cannot be combined (--asap is --speed 0)");
+		return -EINVAL;
+	}
+	if (c->given[K_MAXIDLE] && (c->given[K_ASAP] || (c->given[K_SPEED] && c->speed == 0))) {
+		log_error("--max-idle and --asap cannot be combined: as fast as credits allow leaves no idle time to cut");
 		return -EINVAL;
 	}
 	if (c->given[K_SVG] && !c->given[K_SWEEP]) {
@@ -368,6 +379,8 @@ int main(int argc, char **argv)
 		return REPLAY_EXIT_USAGE;
 	}
 	c.r.trace = argv[first];
+	if (c.given[K_MAXIDLE])
+		c.r.max_idle_ns = (uint64_t)(c.max_idle * 1e9);
 	if (!target_resolves(&c))
 		return REPLAY_EXIT_FAILED;
 	if (c.r.clients && !c.r.dry_run)

@@ -33,6 +33,7 @@ struct replay_opts {
 	 * in, drop the connection and go on over a new one. */
 	bool disconnect;
 	uint32_t disconnect_xid;
+	uint64_t max_idle_ns;     /* idle stretches of the trace cut to this (0: as recorded) */
 	/* --clients N: N groups replay the whole capture at once, group G
 	 * (1..N) rooted at the export's directory replay-gG */
 	uint32_t clients;

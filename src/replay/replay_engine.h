@@ -282,6 +282,7 @@ struct engine {
 	bool drop_pending;
 	struct xprt *drop_x;
 	uint64_t drops;
+	struct trace_idle_cut idle;   /* --max-idle: what was cut */
 	uint64_t conn_bound, conn_bind_failed, cb_path_down;
 	uint32_t bind_dir;          /* what the target bound last (NFS4_CDFS4_*) */
 	struct fhmap cidmap;     /* trace client ID (8) -> target's */

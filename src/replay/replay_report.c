@@ -157,6 +157,10 @@ void replay_report(struct engine *e, double secs, int rc)
 				"replay rpc %u status %s\n", m->xid, m->frame, m->name, m->trpc,
 				nfs_stat_name(m->tstat), m->rpc, nfs_stat_name(m->stat));
 	}
+	if (e->o->max_idle_ns)
+		fprintf(f, "note: --max-idle %.3f s: %" PRIu64 " idle stretch(es) of the trace cut to it, %.3f s of "
+			"the schedule left out (the calls' timing in between as recorded)\n",
+			(double)e->o->max_idle_ns / 1e9, e->idle.stretches, (double)e->idle.removed_ns / 1e9);
 	if (tot[10])
 		fprintf(f, "note: %" PRIu64 " call(s) give back a delegation the target never granted "
 			"(or recalled and got back) and were not sent (nodeleg); "

@@ -351,6 +351,19 @@ void replay_report_json(const struct engine *e, double secs, int status, const u
 	jw_u(j, e->bytes_read);
 	JW_KEY(j, "bytes_written");
 	jw_u(j, e->bytes_written);
+	/* --max-idle: the idle time the schedule left out (null: none asked) */
+	JW_KEY(j, "idle_cut");
+	if (e->o->max_idle_ns) {
+		jw_lit(j, "{\"max_idle_ns\":");
+		jw_u(j, e->o->max_idle_ns);
+		JW_KEY(j, "stretches");
+		jw_u(j, e->idle.stretches);
+		JW_KEY(j, "removed_ns");
+		jw_u(j, e->idle.removed_ns);
+		jw_c(j, '}');
+	} else {
+		jw_null(j);
+	}
 	jw_c(j, ',');
 	totals(e, j, tot);
 	clients(e, j);

@@ -531,6 +531,11 @@ int replay_run(const struct replay_opts *o, FILE *out)
 			goto out;
 		}
 	}
+	if (o->max_idle_ns && o->speed > 0) {
+		trace_cut_idle(&e->t, o->max_idle_ns, &e->idle);
+		log_info("replay: --max-idle: %" PRIu64 " idle stretch(es) of the trace cut to %.3f s, %.3f s less",
+			 e->idle.stretches, (double)o->max_idle_ns / 1e9, (double)e->idle.removed_ns / 1e9);
+	}
 	e->ti = calloc(e->t.n, sizeof(*e->ti));
 	if (!e->ti)
 		goto out;

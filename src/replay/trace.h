@@ -89,4 +89,13 @@ struct trace {
 int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
 void trace_free(struct trace *t);
 
+/* trace_idle.c: every idle stretch of the trace (no traced call in
+ * flight, on any connection) longer than max_ns cut to max_ns, by moving
+ * the later calls and replies earlier; a busy stretch keeps its timing to
+ * the nanosecond.  The stretches cut and their removed time in *cut. */
+struct trace_idle_cut {
+	uint64_t stretches, removed_ns;
+};
+void trace_cut_idle(struct trace *t, uint64_t max_ns, struct trace_idle_cut *cut);
+
 #endif

@@ -35,6 +35,33 @@ def tshark(flt, *fields):
     return [tuple(ln.split("\t")) for ln in p.stdout.splitlines() if ln.strip()]
 
 
+MAX_IDLE = 1.5   # the scenario's --max-idle (client.sh)
+
+
+def idle_truth(trace):
+    """The trace's idle stretches (no NFS call in flight) over MAX_IDLE, by
+    tshark: how many, and the time --max-idle leaves out (ns)."""
+    p = subprocess.run(["tshark", "-r", trace, "-Y", "rpc.program == 100003", "-T", "fields",
+                        "-e", "frame.time_epoch", "-e", "rpc.xid", "-e", "rpc.msgtyp"],
+                       capture_output=True, text=True)
+    calls, busy_end, n, removed = {}, None, 0, 0
+    for ln in p.stdout.splitlines():
+        ts, xid, typ = ln.split("\t")[:3]
+        t_ns = int(round(float(ts) * 1e9))
+        if typ == "0":
+            if busy_end is not None and t_ns - busy_end > MAX_IDLE * 1e9:
+                n += 1
+                removed += t_ns - busy_end - int(MAX_IDLE * 1e9)
+            calls[xid] = t_ns
+            busy_end = max(busy_end or 0, t_ns)
+        elif xid in calls:
+            busy_end = max(busy_end or 0, t_ns)
+    return n, removed
+
+
+TRACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures", "nfs41-deleg.pcap")
+idle_n, idle_removed = idle_truth(TRACE)
+
 # ---- the replays' reports -------------------------------------------------
 for t in ("rdma", "tcp"):
     name = f"replay-rebind-{t}"
@@ -43,6 +70,14 @@ for t in ("rdma", "tcp"):
         check(False, f"{name}: JSON report (rc {rc}) {e[:300]}")
         continue
     tot, st, v = j["totals"], j["transport_stats"], j.get("nfs4", {})
+    # --max-idle: the stretches tshark finds idle, the time left out within
+    # 1 ms of theirs (the capture's timestamps are microseconds; the
+    # replay's are the dissector's reading of the same frames)
+    ic = j.get("idle_cut") or {}
+    check(idle_n >= 1 and ic.get("max_idle_ns") == int(MAX_IDLE * 1e9) and ic.get("stretches") == idle_n
+          and abs(ic.get("removed_ns", -10**12) - idle_removed) < 1_000_000,
+          f"{name}: --max-idle {MAX_IDLE}: {idle_n} idle stretch(es) of the trace cut, "
+          f"{idle_removed / 1e9:.3f} s left out (tshark); the report: {ic}")
     check(rc == 0 and tot["mismatches"] == 0 and tot["errors"] == 0 and tot["lost"] == 0
           and tot["skipped"] == 0,
           f"{name}: exit 0, every call's status as in the trace, none lost (one call at a time: "

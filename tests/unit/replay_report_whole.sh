@@ -30,7 +30,7 @@ for i, l in enumerate(lines[:-1]):
     except (ValueError, UnicodeDecodeError) as e:
         check(False, f"line {i + 1} is not JSON: {e}")
 run = ["trace", "target", "transport", "export", "exit", "seconds", "calls_per_s", "mb_per_s",
-       "bytes_read", "bytes_written", "totals", "clients", "cross_client", "issue", "holds",
+       "bytes_read", "bytes_written", "idle_cut", "totals", "clients", "cross_client", "issue", "holds",
        "issue_with_holds", "issue_parts", "blocking", "transport_stats", "nfs4", "ops", "mismatches"]
 if len(objs) == 3:
     a, b, c = objs
@@ -39,6 +39,8 @@ if len(objs) == 3:
     check([o["op"] for o in a["ops"]] == ["NFSv3 GETATTR", "NFSv4.1 READ", "other"], "ops sorted, other last")
     check(a["nfs4"]["bound_dir"] == "both" and b["nfs4"]["minor"] == 0 and "renews" in b["nfs4"],
           "the 4.1 and 4.0 nfs4 objects")
+    check(a["idle_cut"] is None and b["idle_cut"] == {"max_idle_ns": 500000000, "stretches": 2,
+                                                      "removed_ns": 4997000000}, "idle_cut: null, then --max-idle's")
     check(a["clients"][0]["callbacks"] == {"served": True, "calls": 2, "recalls": 1}
           and "callbacks" not in a["clients"][1], "callbacks only for the NFSv4 client")
     check(c == {"type": "no_calls", "trace": 'dir/a "quoted".pcap', "packets": 12, "rpcrdma_v1": 0,

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	CHECK(balanced(buf), "braces and brackets balanced: %s", buf);
 	has(buf, "{\"trace\":\"dir/a \\\"quoted\\\".pcap\",\"target\":\"srv\",\"transport\":\"tcp\","
 		 "\"export\":\"/export\",\"exit\":0,\"seconds\":2.000,\"calls_per_s\":20.0,\"mb_per_s\":0.033,"
-		 "\"bytes_read\":65536,\"bytes_written\":0,");
+		 "\"bytes_read\":65536,\"bytes_written\":0,\"idle_cut\":null,");
 	has(buf, "\"totals\":{\"trace\":41,\"replayed\":29,\"same_status\":10,");
 	has(buf, "\"clients\":[{\"client\":1,\"label\":\"10.9.0.2 NFSv4.1\",\"vers\":4,\"minor\":1,"
 		 "\"trace\":30,\"replayed\":29,\"same_status\":28,\"mismatches\":1,");
@@ -167,6 +167,8 @@ int main(int argc, char **argv)
 	cl[0].s.back_channel = false;
 	e->v4s->lease_s = 90;
 	e->v40_renews = 3;
+	o.max_idle_ns = 500000000;   /* --max-idle 0.5 */
+	e->idle = (struct trace_idle_cut){ .stretches = 2, .removed_ns = 4997000000ull };
 	buf = render(e, 0, 2);
 	CHECK(buf && balanced(buf), "4.0 report balanced");
 	if (buf) {
@@ -178,6 +180,8 @@ int main(int argc, char **argv)
 		has(buf, "\"nfs4\":{\"minor\":0,\"own_clients\":0,\"owners\":0,\"seqid_errors\":0,"
 			 "\"confirms_added\":0,\"confirms_dropped\":0,\"renews\":3,\"lease_s\":90,");
 		has(buf, "\"callback_server\":false,");
+		has(buf, "\"bytes_written\":0,\"idle_cut\":{\"max_idle_ns\":500000000,\"stretches\":2,"
+			 "\"removed_ns\":4997000000},\"totals\":");
 		has(buf, "\"callback_connections_refused\":0},\"ops\":[");
 		free(buf);
 	}

@@ -23,9 +23,10 @@ for t in rdma tcp; do
     # a quarter speed: the replay holds the delegation on deleg/recalled
     # for 4 x the trace's 0.47 s; at half speed a CI run's TCP replay gave
     # it back before the server's watcher (a 20 ms /proc poll and a forked
-    # write, under TCG) recalled it
+    # write, under TCG) recalled it.  The trace's idle 5.4 s before it
+    # cut to 1.5 s (--max-idle; the recall window is busy, so kept)
     rp_run "replay-nfs41-deleg-cb-$t" "$REPLAY" --target "$S" --transport "$t" --speed 0.25 \
-        --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
+        --max-idle 1.5 --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
     lab_wait "recall.done.$t" 30 || echo "no recall.done.$t from the server" >&2
 done
 # NFSv4.0: the replay's own callback server (the server connects to it)
@@ -35,7 +36,7 @@ rp_reset deleg
 # any CB_RECALL; the loop's pace leaves the replay time to be recalled;
 # a quarter speed, as above: at half speed a run's watcher missed it)
 lab_signal recall.go.v40
-rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.25 --delegations --json \
+rp_run replay-nfs40-deleg-cb "$REPLAY" --target "$S" --speed 0.25 --max-idle 1.5 --delegations --json \
     "$LAB_REPO/tests/captures/nfs40-deleg.pcap"
 lab_wait recall.done.v40 30 || echo "no recall.done.v40 from the server" >&2
 lab_signal client.steps-done
