@@ -37,30 +37,30 @@ static const struct opt opts[] = {
 	{ "export", 0, "PATH", "NFSv3: export to MOUNT for the root handle (default: from the trace, else /export); NFSv4: path below the pseudo-root (default: the pseudo-root)", K_EXPORT, OPT_UNTYPED },
 	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED, OPT_UNTYPED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP, OPT_UNTYPED },
-	{ "realtime", 0, NULL, "replay at real-time priority (SCHED_FIFO, memory locked) so calls leave on time on a busy machine; needs CAP_SYS_NICE (else one line and the replay goes on); meant for --speed, not --asap", K_REALTIME, OPT_UNTYPED },
+	{ "realtime", 0, NULL, "replay at real-time priority (SCHED_FIFO, memory locked) so calls leave on time on a busy machine; needs CAP_SYS_NICE (else one line and the replay goes on); meant for --speed, not --asap", K_REALTIME, OPT_FLAG, OPT_AT(struct cli, r.realtime), 0, 0 },
 	{ "max-idle", 0, "SECS", "an idle stretch of the trace (no call in flight) longer than SECS is replayed as SECS; the busy ones keep their timing (default: every one as recorded)", K_MAXIDLE, OPT_DOUBLE, OPT_AT(struct cli, max_idle), 0.001, 86400 },
-	{ "max-inflight", 0, "N", "at most N calls in flight on each connection (default: as recorded on the traced one)", K_MAXINF, OPT_UNTYPED },
-	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG (made with --allow-mutations when missing)", K_CLIENTS, OPT_UNTYPED },
+	{ "max-inflight", 0, "N", "at most N calls in flight on each connection (default: as recorded on the traced one)", K_MAXINF, OPT_UINT, OPT_AT(struct cli, r.max_inflight), 1, 256 },
+	{ "clients", 0, "N", "replay the whole capture N times at once, as N independent client groups (load); group G works in the export's directory replay-gG (made with --allow-mutations when missing)", K_CLIENTS, OPT_UINT, OPT_AT(struct cli, r.clients), 1, 64 },
 	{ "allow-mutations", 0, NULL, "send calls that change state (WRITE, CREATE, REMOVE, ...); refused otherwise", K_ALLOW, OPT_UNTYPED },
-	{ "delegations", 0, NULL, "NFSv4: serve the target's callbacks, every NFSv4 client its own (4.1+: its session's back channel; 4.0: a callback server), so it may grant delegations as it did to the traced clients; recalls are answered and given back", K_DELEG, OPT_UNTYPED },
-	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE, OPT_UNTYPED },
+	{ "delegations", 0, NULL, "NFSv4: serve the target's callbacks, every NFSv4 client its own (4.1+: its session's back channel; 4.0: a callback server), so it may grant delegations as it did to the traced clients; recalls are answered and given back", K_DELEG, OPT_FLAG, OPT_AT(struct cli, r.delegations), 0, 0 },
+	{ "same-tree", 0, NULL, "the target holds the captured tree: send handles that cannot be resolved by path unchanged", K_SAMETREE, OPT_FLAG, OPT_AT(struct cli, r.same_tree), 0, 0 },
 	{ "json", 0, NULL, "print the report as one JSON object", K_JSON, OPT_UNTYPED },
 	{ "generate", 'g', "OP", "generate load: null, getattr, read, write, mix[:READPCT], readdirplus", K_GENERATE, OPT_UNTYPED },
 	{ "vers", 0, "3|4.1|4.2", "--generate: NFS version (default 3; 4.1/4.2 open a session of --qd slots)", K_VERS, OPT_UNTYPED },
 	{ "size", 0, "BYTES", "READ/WRITE transfer size (default 4k)", K_SIZE, OPT_UNTYPED },
 	{ "sweep", 0, "S1,S2,..", "run once per transfer size (e.g. 4k,16k,64k,256k)", K_SWEEP, OPT_UNTYPED },
-	{ "qd", 'q', "N", "calls kept in flight (default 1)", K_QD, OPT_UNTYPED },
-	{ "duration", 'd', "SECS", "measured time per run (default 5)", K_DURATION, OPT_UNTYPED },
-	{ "count", 'n', "N", "measured calls per run (instead of --duration)", K_COUNT, OPT_UNTYPED },
-	{ "warmup", 'w', "SECS", "unmeasured warm-up before each run (default 0)", K_WARMUP, OPT_UNTYPED },
+	{ "qd", 'q', "N", "calls kept in flight (default 1)", K_QD, OPT_UINT, OPT_AT(struct cli, g.qd), 1, 256 },
+	{ "duration", 'd', "SECS", "measured time per run (default 5)", K_DURATION, OPT_DOUBLE, OPT_AT(struct cli, g.duration), 0.01, 86400 },
+	{ "count", 'n', "N", "measured calls per run (instead of --duration)", K_COUNT, OPT_UINT, OPT_AT(struct cli, g.count), 1, 4.6e18 },
+	{ "warmup", 'w', "SECS", "unmeasured warm-up before each run (default 0)", K_WARMUP, OPT_DOUBLE, OPT_AT(struct cli, g.warmup), 0, 3600 },
 	{ "file", 'f', "PATH", "file (or directory for readdirplus) in the export; default nfsrdma-replay.load", K_FILE, OPT_UNTYPED },
-	{ "file-size", 0, "BYTES", "span of offsets used in the file (default 16M)", K_FILESIZE, OPT_UNTYPED },
-	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG, OPT_UNTYPED },
+	{ "file-size", 0, "BYTES", "span of offsets used in the file (default 16M)", K_FILESIZE, OPT_SIZE, OPT_AT(struct cli, g.file_size), 0, 0 },
+	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG, OPT_STR, OPT_AT(struct cli, g.svg), 0, 0 },
 	{ "busy-poll", 0, NULL, "spin on the completion queue instead of sleeping", K_BUSY, OPT_UNTYPED },
 	{ "moderate-us", 0, "US", "with half the credits in flight, nap US microseconds before reaping completions (0: off; default 1000)", K_MODERATE, OPT_UNTYPED },
 	{ "disconnect-after", 0, "XID", "fault injection: drop the connection once the reply to the trace's call XID is in, and go on over a new one (4.1+: bound to the session with BIND_CONN_TO_SESSION)", K_DISCONNECT, OPT_UNTYPED },
-	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT, OPT_UNTYPED },
-	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN, OPT_UNTYPED },
+	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT, OPT_UINT, OPT_AT(struct cli, r.reconnect_ms), 1, 3600000 },
+	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN, OPT_FLAG, OPT_AT(struct cli, r.dry_run), 0, 0 },
 	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE, OPT_UNTYPED },
 	OPT_END,
 };
@@ -133,27 +133,8 @@ static int handle(int key, const char *arg, void *ctx)
 	case K_ASAP:
 		c->r.speed = 0;
 		return 0;
-	case K_MAXINF:
-		if (opt_u64("max-inflight", arg, 1, 256, &v) < 0)
-			return -EINVAL;
-		c->r.max_inflight = (uint32_t)v;
-		return 0;
-	case K_CLIENTS:
-		if (opt_u64("clients", arg, 1, 64, &v) < 0)
-			return -EINVAL;
-		c->r.clients = (uint32_t)v;
-		return 0;
 	case K_ALLOW:
 		c->r.allow_mutations = c->g.allow_mutations = true;
-		return 0;
-	case K_SAMETREE:
-		c->r.same_tree = true;
-		return 0;
-	case K_DELEG:
-		c->r.delegations = true;
-		return 0;
-	case K_REALTIME:
-		c->r.realtime = true;
 		return 0;
 	case K_JSON:
 		c->r.json = c->g.json = true;
@@ -201,31 +182,12 @@ static int handle(int key, const char *arg, void *ctx)
 		return 0;
 	case K_SWEEP:
 		return parse_sizes(arg, &c->g);
-	case K_QD:
-		if (opt_u64("qd", arg, 1, 256, &v) < 0)
-			return -EINVAL;
-		c->g.qd = (uint32_t)v;
-		return 0;
-	case K_DURATION:
-		return opt_double("duration", arg, 0.01, 86400, &c->g.duration);
-	case K_COUNT:
-		return opt_u64("count", arg, 1, UINT64_MAX / 2, &c->g.count);
-	case K_WARMUP:
-		return opt_double("warmup", arg, 0, 3600, &c->g.warmup);
 	case K_FILE:
 		if (strlen(arg) > 1000) {
 			log_error("--file: too long");
 			return -EINVAL;
 		}
 		c->g.file = arg;
-		return 0;
-	case K_FILESIZE:
-		if (opt_size("file-size", arg, &v) < 0)
-			return -EINVAL;
-		c->g.file_size = v;
-		return 0;
-	case K_SVG:
-		c->g.svg = arg;
 		return 0;
 	case K_BUSY:
 		c->r.busy_poll = c->g.busy_poll = true;
@@ -235,19 +197,11 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		c->r.moderate_us = c->g.moderate_us = v ? (uint32_t)v : UINT32_MAX;
 		return 0;
-	case K_RECONNECT:
-		if (opt_u64("reconnect-timeout", arg, 1, 3600000, &v) < 0)
-			return -EINVAL;
-		c->r.reconnect_ms = (unsigned)v;
-		return 0;
 	case K_DISCONNECT:
 		if (opt_u64("disconnect-after", arg, 0, UINT32_MAX, &v) < 0)
 			return -EINVAL;
 		c->r.disconnect = true;
 		c->r.disconnect_xid = (uint32_t)v;
-		return 0;
-	case K_DRYRUN:
-		c->r.dry_run = true;
 		return 0;
 	case K_VERBOSE:
 		c->r.verbose = true;
