@@ -124,9 +124,9 @@ tier_lab() {
 		tier_fail=$((tier_fail + 1)); return
 	fi
 	# Every kernel of the lab (tests/lab/kernel.sh): Debian 12's 6.1 runs
-	# every suite, 6.12 the smoke, probe, XDP, basic replay and fused-timeline
-	# suites (not the fault matrix, chrony, systemd or Chimera); then the two
-	# mixed (tests/lab/mixed.sh).
+	# every suite, 6.12 the smoke, probe (not the stall), XDP, basic replay
+	# and fused-timeline suites (not the fault matrix, chrony, systemd or
+	# Chimera); then the two mixed (tests/lab/mixed.sh).
 	# LAB_KVERSIONS narrows.
 	local kv t
 	for kv in ${LAB_KVERSIONS:-6.1 6.12}; do
@@ -145,7 +145,12 @@ tier_lab() {
 			# 6.12 client passes too: LAB_KVERSION=6.12
 			# tests/lab/chimera/lab.sh nfs3 nfs41, by hand)
 			[ "$kv" != 6.1 ] && [ "$t" = tests/lab/chimera/lab.sh ] && continue
-			if [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
+			if [ "$kv" != 6.1 ] && [ "$t" = tests/probe/lab.sh ]; then
+				# the in-flight gauges' stop on 6.1 only: CI's 60 min (a
+				# 6.12 run once hung past its timeout, its reads never
+				# resuming; by hand: LAB_KVERSION=6.12 tests/probe/lab.sh stall)
+				run_counted "$t" nfs3 nfs41
+			elif [ "$kv" != 6.1 ] && [ "$t" = tests/replay/lab.sh ]; then
 				run_counted "$t" basic
 			elif [ "$kv" != 6.1 ] && [ "$t" = tests/join/lab.sh ]; then
 				# chrony's discipline is the guests' userspace: 6.1 only (CI's 60 min)

@@ -65,6 +65,15 @@ if not all(k in cl for k in ("start", "io_start", "on", "before", "during_a", "d
     print("probe-stall: %d passed, %d failed" % (npass, nfail + 1))
     sys.exit(1)
 stop_s = (sv["drop_off"][0] - sv["drop_on"][0]) / 1e9
+if "io_stuck" in cl:
+    # the client's reads never resumed: what the kernel said, then a fail
+    try:
+        stuck = open(out + "/client.stuck", errors="replace").read()
+    except OSError:
+        stuck = "(client.stuck missing)"
+    print("stall: client.stuck (head):\n" + "\n".join(stuck.splitlines()[:60]))
+check("io_stuck" not in cl, "the client's reads resumed within 60 s of the drop's end (%s)"
+      % ("they did" if "io_stuck" not in cl else "stuck: stacks above, killed"))
 print("stall: server dropped its egress for %.3f s (its clock); client saw it on at +0" % stop_s)
 for name in ("before", "during_a", "during_b", "after"):
     g = gauges(name)
