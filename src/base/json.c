@@ -127,3 +127,13 @@ void jw_strn(struct jw *j, const char *str, size_t max)
 	}
 	jw_c(j, '"');
 }
+
+void jw_counts(struct jw *j, const char *const *name, const uint64_t *v, unsigned n, bool lead)
+{
+	for (unsigned k = 0; k < n; k++) {
+		jw_lit(j, k || lead ? ",\"" : "\"");
+		jw_lit(j, name[k]);
+		jw_lit(j, "\":");
+		jw_u(j, v[k]);
+	}
+}

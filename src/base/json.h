@@ -78,6 +78,10 @@ static inline void jw_time(struct jw *j, uint64_t ns) { jw_u_or_null(j, ns != 0,
 void jw_strn(struct jw *j, const char *s, size_t max);
 static inline void jw_str(struct jw *j, const char *s) { jw_strn(j, s, (size_t)-1); }
 
+/* "name":v for n counters (names literal keys), a comma between them and,
+ * when lead, before the first too. */
+void jw_counts(struct jw *j, const char *const *name, const uint64_t *v, unsigned n, bool lead);
+
 /* ,"k": for a literal key k (the leading comma: not the first member) */
 #define JW_KEY(j, k)  jw_put(j, ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 /* "k": for a literal key k, the first member */

@@ -68,12 +68,7 @@ void coll_join_report_json(const struct coll_join *j, struct jw *w)
 	const uint64_t nv[] = { s.local, s.remote, s.emitted, js->complete, js->partial, js->evicted,
 				js->dup_xids, js->negative };
 	jw_lit(w, ",\"join\":{");
-	for (unsigned k = 0; k < 8; k++) {
-		jw_lit(w, k ? ",\"" : "\"");
-		jw_lit(w, nk[k]);
-		jw_lit(w, "\":");
-		jw_u(w, nv[k]);
-	}
+	jw_counts(w, nk, nv, 8, false);
 	jw_lit(w, ",\"negative_by\":{\"client\":");
 	jw_u(w, js->negative_by[0]);
 	JW_KEY(w, "wire");

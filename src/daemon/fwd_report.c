@@ -53,17 +53,6 @@ void fwd_report_metrics(FILE *f, const struct forwarder *fw, struct collector *c
 	free(s);
 }
 
-/* A peer's counters in JSON: one object of named counters. */
-static void json_counts(struct jw *j, const char *const *names, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_c(j, ',');
-		jw_str(j, names[k]);
-		jw_c(j, ':');
-		jw_u(j, v[k]);
-	}
-}
-
 void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector *col, const struct coll_join *cj)
 {
 	if (fw) {
@@ -73,7 +62,7 @@ void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector 
 		const uint64_t fv[] = { s.sent, s.dropped };
 		jw_lit(j, ",\"forward\":{\"peer\":");
 		jw_str(j, fwd_target(fw));
-		json_counts(j, fk, fv, 2);
+		jw_counts(j, fk, fv, 2, true);
 		jw_c(j, '}');
 	}
 	struct coll_stats *s = col ? malloc(sizeof(*s)) : NULL;
@@ -83,7 +72,7 @@ void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector 
 		const uint64_t cv[] = { s->lost, s->malformed, s->refused, s->overflow };
 		jw_lit(j, ",\"collect\":{\"received\":");
 		jw_u(j, s->received);
-		json_counts(j, ck, cv, 4);
+		jw_counts(j, ck, cv, 4, true);
 		jw_lit(j, ",\"peers\":[");
 		for (unsigned i = 0; i < s->npeers; i++) {
 			const struct coll_peer *p = &s->peer[i];
@@ -99,7 +88,7 @@ void fwd_report_json(struct jw *j, const struct forwarder *fw, struct collector 
 			jw_str(j, p->host);
 			JW_KEY(j, "session");
 			jw_str(j, session);
-			json_counts(j, pk, pv, 6);
+			jw_counts(j, pk, pv, 6, true);
 			jw_c(j, '}');
 		}
 		jw_lit(j, "]}");

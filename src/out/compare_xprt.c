@@ -216,12 +216,8 @@ static void j_range(struct jw *j, const char *name, const struct cmp_range *g)
 /* {"name":n,...} of the counts in order */
 static void j_counts(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
 {
-	for (unsigned k = 0; k < n; k++) {
-		jw_c(j, k ? ',' : '{');
-		jw_str(j, name[k]);
-		jw_c(j, ':');
-		jw_u(j, v[k]);
-	}
+	jw_c(j, '{');
+	jw_counts(j, name, v, n, false);
 	jw_c(j, '}');
 }
 

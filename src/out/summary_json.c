@@ -17,17 +17,6 @@ static void verdict(struct jw *j, const struct sum_ent *e)
 	out_jw_verdict_sum(j, e->fv ? e->fv : &none);
 }
 
-/* "name":v for the counters, each with its leading comma */
-static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_lit(j, ",\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
-}
-
 /* {"type":"diagnosis"}: the same, typed, after the row's summary line. */
 static void diag(struct jw *j, const char *by, const struct sum_ent *e)
 {
@@ -44,7 +33,7 @@ static void diag(struct jw *j, const char *by, const struct sum_ent *e)
 	jw_str(j, k);
 	const uint64_t v[] = { d.n, d.mean_ns, d.p99_ns };
 	static const char *const n[] = { "rpcs", "mean_ns", "p99_ns" };
-	counters(j, n, v, 3);
+	jw_counts(j, n, v, 3, true);
 	jw_lit(j, ",\"mean\":{\"phase\":");
 	jw_str(j, summary_ph_name(k, d.mean_phase));
 	JW_KEY(j, "pct");
@@ -65,7 +54,7 @@ static void counts(struct jw *j, const struct sum_ent *e)
 {
 	static const char *const n[] = { "calls", "replies", "errors", "unanswered", "bytes_inline", "bytes_ddp" };
 	const uint64_t v[] = { e->calls, e->replies, e->errors, e->unanswered, e->bytes_inline, e->bytes_ddp };
-	counters(j, n, v, 6);
+	jw_counts(j, n, v, 6, true);
 }
 
 /* "fused":{...}: the joined records' phases, diagnosis and verdict */
@@ -136,11 +125,11 @@ void summary_print_json(const struct summary *s, FILE *f)
 		counts(j, e);
 		const uint64_t lv[] = { e->lat.n, hist_pct(&e->lat, 0.50), hist_pct(&e->lat, 0.90),
 					hist_pct(&e->lat, 0.99), hist_pct(&e->lat, 0.999), e->lat.max };
-		counters(j, ln, lv, 6);
+		jw_counts(j, ln, lv, 6, true);
 		jw_lit(j, ",\"chunks\":{\"inline\":");
 		jw_u(j, e->mix_inline);
 		const uint64_t mv[] = { e->mix_read, e->mix_write, e->mix_reply, e->mix_p0 };
-		counters(j, mn, mv, 4);
+		jw_counts(j, mn, mv, 4, true);
 		jw_c(j, '}');
 		if (e->fph)
 			fused(j, e);

@@ -202,17 +202,6 @@ void probe_to_record(const struct probe_event *e, struct nfsrdma_record *r)
 	rec_derive(r);
 }
 
-/* "name":v for the counters, with their commas */
-static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_lit(j, k ? ",\"" : "\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
-}
-
 void probe_event_json(FILE *f, const struct probe_event *e)
 {
 	static const char *const tn[PT_MAX] = {
@@ -255,7 +244,7 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 	JW_KEY(j, "transmits");
 	jw_u(j, e->n_transmits);
 	jw_lit(j, ",\"k\":{");
-	counters(j, kn, kv, 3);
+	jw_counts(j, kn, kv, 3, false);
 	jw_lit(j, "},\"t\":{");
 	for (int i = 0; i < PT_MAX; i++) {
 		if (!e->t[i])
@@ -267,9 +256,9 @@ void probe_event_json(FILE *f, const struct probe_event *e)
 		first = false;
 	}
 	jw_lit(j, "},\"bytes\":{");
-	counters(j, bn, bv, 8);
+	jw_counts(j, bn, bv, 8, false);
 	jw_lit(j, "},");
-	counters(j, rn, rv, 6);
+	jw_counts(j, rn, rv, 6, false);
 	jw_lit(j, "}\n");
 	jw_flush(j);
 }
@@ -289,7 +278,7 @@ void probe_summary_json(FILE *f, const struct probe_hist_row *rows, int n,
 
 	jw_init(j, f);
 	jw_lit(j, "{\"summary\":{");
-	counters(j, cn, cv, 6);
+	jw_counts(j, cn, cv, 6, false);
 	JW_KEY(j, "unavailable");
 	jw_strn(j, unavailable ? unavailable : "", 1024);
 	jw_lit(j, ",\"ops\":[");

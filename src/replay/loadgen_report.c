@@ -29,17 +29,6 @@ void lg_print_row(const struct lg_label *l, const struct lg_result *r, FILE *out
 		(double)r->h.max / 1e3, r->errors, cpu_mb);
 }
 
-/* "name":v,... for n counters, the first without its comma */
-static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_lit(j, k ? ",\"" : "\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
-}
-
 static void result(struct jw *j, const struct lg_label *l, const struct lg_result *r)
 {
 	static const char *const lat[] = { "min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns" };
@@ -71,18 +60,18 @@ static void result(struct jw *j, const struct lg_label *l, const struct lg_resul
 	const uint64_t lv[] = { r->h.min, lhist_pct(&r->h, 50), lhist_pct(&r->h, 99), lhist_pct(&r->h, 99.9),
 				r->h.max, r->h.n ? r->h.sum / r->h.n : 0 };
 	jw_lit(j, ",\"latency\":{");
-	counters(j, lat, lv, 6);
+	jw_counts(j, lat, lv, 6, false);
 	jw_lit(j, "},\"cpu_ms_per_mb\":");
 	jw_fixed(j, r->bytes ? r->cpu_secs * 1e3 / ((double)r->bytes / 1e6) : 0, 3);
 	JW_KEY(j, "cpu_us_per_op");
 	jw_fixed(j, r->ops ? r->cpu_secs * 1e6 / (double)r->ops : 0, 2);
 	const uint64_t cv[] = { r->read_chunks, r->write_chunks, r->reply_chunks, r->inline_calls };
 	jw_lit(j, ",\"chunks\":{");
-	counters(j, chunks, cv, 4);
+	jw_counts(j, chunks, cv, 4, false);
 	const uint64_t xv[] = { r->doorbells, r->signaled, r->inline_sends, r->recv_posts, r->sleeps,
 				r->cq_events, r->naps };
 	jw_lit(j, "},\"xprt\":{");
-	counters(j, xp, xv, 7);
+	jw_counts(j, xp, xv, 7, false);
 	jw_lit(j, "}}");
 }
 

@@ -164,12 +164,7 @@ int replay_groups_run(const struct replay_opts *o, FILE *out)
 		jw_fixed(j, tot.secs, 3);
 		JW_KEY(j, "calls_per_s");
 		jw_fixed(j, cps, 1);
-		for (unsigned k = 0; k < 7; k++) {
-			jw_lit(j, ",\"");
-			jw_lit(j, cn[k]);
-			jw_lit(j, "\":");
-			jw_u(j, cv[k]);
-		}
+		jw_counts(j, cn, cv, 7, true);
 		jw_lit(j, "}}\n");
 		jw_flush(j);
 	} else {

@@ -128,12 +128,7 @@ static void totals(const struct engine *e, struct jw *j, const uint64_t tot[11])
 	static const char *const name[] = { "trace", "replayed", "same_status", "mismatches", "errors",
 					    "lost", "refused", "skipped", "unsupported" };
 	jw_lit(j, "\"totals\":{");
-	for (unsigned k = 0; k < 9; k++) {
-		jw_lit(j, k ? ",\"" : "\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, tot[k]);
-	}
+	jw_counts(j, name, tot, 9, false);
 	JW_KEY(j, "not_sent");
 	jw_u(j, e->not_sent);
 	JW_KEY(j, "resolve_lookups");
@@ -279,12 +274,7 @@ static void op_row(const struct engine *e, struct jw *j, unsigned row, const cha
 					    "bytes" };
 	jw_lit(j, "{\"op\":");
 	jw_str(j, name_of_row);
-	for (unsigned k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-		jw_lit(j, ",\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
+	jw_counts(j, name, v, sizeof(v) / sizeof(v[0]), true);
 	jw_lit(j, ",\"chunks\":{\"read\":");
 	jw_u(j, s->read_chunks);
 	JW_KEY(j, "write");
@@ -393,12 +383,7 @@ void replay_report_no_calls_json(const struct engine *e)
 	jw_init(j, e->out);
 	jw_lit(j, "{\"type\":\"no_calls\",\"trace\":");
 	jw_str(j, e->o->trace);
-	for (unsigned k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-		jw_lit(j, ",\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
+	jw_counts(j, name, v, sizeof(v) / sizeof(v[0]), true);
 	jw_lit(j, "}\n");
 	jw_flush(j);
 }

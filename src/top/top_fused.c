@@ -230,17 +230,6 @@ void top_fused_text(FILE *f, const struct fsplit_snap *fs, const struct top_view
 	free(rows);
 }
 
-/* "name":v for the counters, with their commas */
-static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_lit(j, k ? ",\"" : "\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
-}
-
 static void fused_span(struct jw *j, const struct fsplit_row *r, const struct top_span *sp)
 {
 	jw_lit(j, "{\"phase\":");
@@ -295,7 +284,7 @@ static void fused_row(struct jw *j, const struct fsplit_row *r)
 			jw_str(j, sp[k].name);
 		}
 	jw_lit(j, "],");
-	counters(j, cn, cv, 10);
+	jw_counts(j, cn, cv, 10, false);
 	jw_lit(j, ",\"spans\":[");
 	for (unsigned k = 0; k < ns; k++) {
 		if (k)

@@ -42,17 +42,6 @@ static void inflight(struct jw *j, const struct agg_snap *s)
 	jw_lit(j, "},");
 }
 
-/* "name":v for the counters, with their commas */
-static void counters(struct jw *j, const char *const *name, const uint64_t *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		jw_lit(j, k ? ",\"" : "\"");
-		jw_lit(j, name[k]);
-		jw_lit(j, "\":");
-		jw_u(j, v[k]);
-	}
-}
-
 /* "split_ns":{phase: mean or null (no RPC had it), ...} */
 static void split(struct jw *j, unsigned mask, const uint64_t *ns)
 {
@@ -82,18 +71,18 @@ static void row(struct jw *j, const struct agg_row *r)
 	jw_lit(j, "{\"key\":");
 	jw_str(j, r->key);
 	jw_c(j, ',');
-	counters(j, cn, cv, 8);
+	jw_counts(j, cn, cv, 8, false);
 	JW_KEY(j, "rate");
 	jw_fixed(j, r->rate, 3);
 	JW_KEY(j, "inflight");
 	jw_fixed(j, r->inflight, 3);
 	jw_c(j, ',');
-	counters(j, pn, pv, 5);
+	jw_counts(j, pn, pv, 5, false);
 	jw_c(j, ',');
 	/* a phase no RPC of the row had is null, as in the slow list */
 	split(j, r->phase_mask, r->phase_mean);
 	jw_lit(j, ",\"chunks\":{");
-	counters(j, agg_mix_name, r->tot.mix, MIX_N);
+	jw_counts(j, agg_mix_name, r->tot.mix, MIX_N, false);
 	jw_lit(j, "},\"credits\":");
 	jw_u(j, r->credits);
 	if (r->diag_kind != AGG_DIAG_NONE) {
@@ -156,21 +145,21 @@ void top_batch_json(FILE *f, const struct agg_snap *s, const struct fsplit_snap 
 	JW_KEY(j, "window_s");
 	jw_fixed(j, s->win_s, 3);
 	jw_lit(j, ",\"totals\":{");
-	counters(j, tn, &s->t.tot.records, 1);
+	jw_counts(j, tn, &s->t.tot.records, 1, false);
 	JW_KEY(j, "rate");
 	jw_fixed(j, s->rate, 3);
 	static const char *const en[] = { "errors", "unanswered", "findings", "drops_queue", "drops_source" };
 	const uint64_t ev[] = { s->t.tot.errors, s->t.tot.noreply, s->t.tot.findings, s->t.drops_queue,
 				s->t.drops_source };
 	jw_c(j, ',');
-	counters(j, en, ev, 5);
+	jw_counts(j, en, ev, 5, false);
 	jw_lit(j, "},");
 	/* the kernel probes' cost (a daemon with a kernel source), else null */
 	if (s->has_probe_cost) {
 		static const char *const pn[] = { "run_ns", "runs", "records" };
 		const uint64_t pv[] = { s->probe_run_ns, s->probe_runs, s->probe_records };
 		jw_lit(j, "\"probe_cost\":{");
-		counters(j, pn, pv, 3);
+		jw_counts(j, pn, pv, 3, false);
 		JW_KEY(j, "ns_per_record");
 		jw_fixed(j, s->probe_records ? (double)s->probe_run_ns / (double)s->probe_records : 0.0, 1);
 		jw_lit(j, "},");
