@@ -207,6 +207,10 @@ enum rec_fuse_flags {
 	RECFF_NEG_CLOCK  = 1u << 10,
 };
 #define RECFF_NEG_REASONS (RECFF_NEG_CLIENT | RECFF_NEG_WIRE | RECFF_NEG_SERVER | RECFF_NEG_CLOCK)
+/* The reasons' names in every tool's counts, in RECFF_NEG_* order
+ * (JSON "negative_by", the reason="" label) */
+#define REC_NEG_N 4
+static const char *const rec_neg_reason[REC_NEG_N] = { "client", "wire", "server", "clock" };
 
 /* rec.transport: what carried the RPC */
 enum rec_transport {

@@ -69,14 +69,8 @@ void coll_join_report_json(const struct coll_join *j, struct jw *w)
 				js->dup_xids, js->negative };
 	jw_lit(w, ",\"join\":{");
 	jw_counts(w, nk, nv, 8, false);
-	jw_lit(w, ",\"negative_by\":{\"client\":");
-	jw_u(w, js->negative_by[0]);
-	JW_KEY(w, "wire");
-	jw_u(w, js->negative_by[1]);
-	JW_KEY(w, "server");
-	jw_u(w, js->negative_by[2]);
-	JW_KEY(w, "clock");
-	jw_u(w, js->negative_by[3]);
+	jw_lit(w, ",\"negative_by\":{");
+	jw_counts(w, rec_neg_reason, js->negative_by, REC_NEG_N, false);
 	jw_lit(w, "},\"rejected\":");
 	jw_u(w, js->rejected);
 	JW_KEY(w, "hosts_overflow");
@@ -124,9 +118,9 @@ void coll_join_report_metrics(const struct coll_join *j, FILE *f)
 	counter(f, "nfsrdma_join_negative_total",
 		"Fused RPCs with a negative phase, by reason: client, wire, server = that vantage's own times "
 		"out of order; clock = two vantages apart beyond the alignment's uncertainty (docs/record.md).");
-	static const char *const why[] = { "client", "wire", "server", "clock" };
-	for (unsigned i = 0; i < 4; i++)
-		fprintf(f, "nfsrdma_join_negative_total{reason=\"%s\"} %" PRIu64 "\n", why[i], js->negative_by[i]);
+	for (unsigned i = 0; i < REC_NEG_N; i++)
+		fprintf(f, "nfsrdma_join_negative_total{reason=\"%s\"} %" PRIu64 "\n", rec_neg_reason[i],
+			js->negative_by[i]);
 	fprintf(f, "# HELP nfsrdma_join_clock_offset_seconds Offset of clock b against clock a (b - a), "
 		   "from causality and the forward link's hints.\n# TYPE nfsrdma_join_clock_offset_seconds gauge\n");
 	struct pair_ctx p = { .f = f, .j = j, .what = 1 };

@@ -156,14 +156,8 @@ void join_report_json(const struct join *j, FILE *f, const char *const *names)
 	JW_KEY(w, "negative");
 	jw_u(w, s->negative);
 	JW_KEY(w, "negative_by");
-	jw_lit(w, "{\"client\":");
-	jw_u(w, s->negative_by[0]);
-	JW_KEY(w, "wire");
-	jw_u(w, s->negative_by[1]);
-	JW_KEY(w, "server");
-	jw_u(w, s->negative_by[2]);
-	JW_KEY(w, "clock");
-	jw_u(w, s->negative_by[3]);
+	jw_c(w, '{');
+	jw_counts(w, rec_neg_reason, s->negative_by, REC_NEG_N, false);
 	jw_c(w, '}');
 	JW_KEY(w, "unaligned");
 	jw_u(w, s->unaligned);

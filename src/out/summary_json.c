@@ -91,14 +91,8 @@ static void fused(struct jw *j, const struct sum_ent *e)
 	verdict(j, e);
 	JW_KEY(j, "negative");
 	jw_u(j, e->fneg[0]);
-	jw_lit(j, ",\"negative_by\":{\"client\":");
-	jw_u(j, e->fneg[1]);
-	JW_KEY(j, "wire");
-	jw_u(j, e->fneg[2]);
-	JW_KEY(j, "server");
-	jw_u(j, e->fneg[3]);
-	JW_KEY(j, "clock");
-	jw_u(j, e->fneg[4]);
+	jw_lit(j, ",\"negative_by\":{");
+	jw_counts(j, rec_neg_reason, e->fneg + 1, REC_NEG_N, false);
 	jw_lit(j, "}}");
 }
 
