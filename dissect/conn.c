@@ -256,6 +256,107 @@ static int req_psn(struct conn_table *t, struct conn *c, int s, const struct ib_
 	return PSN_NEXT;
 }
 
+/* A message in one packet (SEND or WRITE Only): its payload delivered in
+ * place, no copy. */
+static void req_only(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p, uint64_t ts,
+		     uint64_t frame, uint8_t type, bool late)
+{
+	struct dir_state *d = &c->st->d[s];
+	uint8_t k = p->op->kind;
+
+	if (d->req.active && !late)
+		conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
+	struct rdma_event ev;
+	conn_ev_at(&ev, (enum rdma_ev_type)type, c, s, ts, frame);
+	ev.npkts = 1;
+	ev.psn_first = p->psn;
+	ev.msg_len = p->payload_len;
+	if (late) {
+		ev.flags |= RDMA_EVF_RETRANSMIT;
+		ev.nretrans = 1;
+	}
+	ev.data_len = p->payload_cap < t->data_cap ? p->payload_cap : t->data_cap;
+	ev.data = ev.data_len ? p->payload : NULL;
+	if (ev.data_len < ev.msg_len)
+		ev.flags |= RDMA_EVF_TRUNC_DATA;
+	if (t->track) {
+		ev.frames = &frame;
+		ev.nframes = 1;
+		t->frame_used = true;
+	}
+	if (k == IBK_WRITE_ONLY) {
+		ev.rkey = p->reth_rkey;
+		ev.va = p->reth_va;
+		ev.dma_len = p->reth_len;
+	}
+	if (p->op->hdrs & IBH_IMMDT) {
+		ev.imm = p->imm;
+		ev.flags |= RDMA_EVF_HAS_IMM;
+	}
+	if (p->op->hdrs & IBH_IETH) {
+		ev.inv_rkey = p->ieth_rkey;
+		ev.flags |= RDMA_EVF_HAS_INV;
+	}
+	conn_emit(t, c, &ev);
+}
+
+/* An RDMA READ request: queued (in PSN order) for its responses. */
+static void req_read(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p, uint64_t ts,
+		     uint64_t frame, bool late)
+{
+	struct dir_state *d = &c->st->d[s];
+
+	if (d->req.active && !late)
+		conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
+	struct rd_req r = { p->psn, read_npsn(p->reth_len, c->pmtu), p->reth_rkey, p->reth_len,
+			    p->reth_va, ts, frame, late ? RDMA_EVF_RETRANSMIT : 0 };
+	/* The READ consumes one PSN per response packet; with the path MTU
+	 * unknown, allow the most a 256-byte MTU would need. */
+	if (late) {
+		/* stream position unchanged */
+	} else if (r.npsn) {
+		d->req_epsn = psn_add(p->psn, r.npsn);
+	} else {
+		uint32_t most = p->reth_len ? (p->reth_len + 255) / 256 : 1;
+		d->req_slack = most - 1;
+	}
+	if (d->rd_n == d->rd_cap && d->rd_cap < READS_MAX) {
+		unsigned ncap = d->rd_cap ? d->rd_cap * 2 : 8;
+		struct rd_req *n = malloc(ncap * sizeof(*n));
+		if (n) {
+			for (unsigned i = 0; i < d->rd_n; i++)
+				n[i] = d->reads[(d->rd_head + i) % d->rd_cap];
+			free(d->reads);
+			d->reads = n;
+			d->rd_cap = ncap;
+			d->rd_head = 0;
+		}
+	}
+	if (!d->rd_cap) {
+		conn_diag(t, frame, CUR_INVALID, "out of memory for RDMA READ tracking");
+		return;
+	}
+	if (d->rd_n == d->rd_cap) {
+		/* More outstanding than any HCA allows: the oldest lost
+		 * its responses. */
+		struct rd_req old;
+		pop_read(d, &old);
+		conn_expire_read(t, c, s, &old, RDMA_EVF_NO_RESPONSE);
+	}
+	/* Responses come in PSN order: a late READ goes before the
+	 * ones the capture saw after its gap. */
+	unsigned at = d->rd_n;
+	while (late && at > 0 &&
+	       psn_diff(d->reads[(d->rd_head + at - 1) % d->rd_cap].psn, r.psn) > 0) {
+		d->reads[(d->rd_head + at) % d->rd_cap] = d->reads[(d->rd_head + at - 1) % d->rd_cap];
+		at--;
+	}
+	d->reads[(d->rd_head + at) % d->rd_cap] = r;
+	if (t->track)
+		t->frame_used = true;   /* its frame goes out with the READ event */
+	d->rd_n++;
+}
+
 static void req_packet(struct conn_table *t, struct conn *c, int s, const struct ib_pkt *p,
 		       uint64_t ts, uint64_t frame)
 {
@@ -315,97 +416,13 @@ static void req_packet(struct conn_table *t, struct conn *c, int s, const struct
 		return;
 
 	case IBK_SEND_ONLY:
-	case IBK_WRITE_ONLY: {
-		if (d->req.active && !late)
-			conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
-		/* One packet: deliver the payload in place, no copy. */
-		struct rdma_event ev;
-		conn_ev_at(&ev, (enum rdma_ev_type)type, c, s, ts, frame);
-		ev.npkts = 1;
-		ev.psn_first = p->psn;
-		ev.msg_len = p->payload_len;
-		if (late) {
-			ev.flags |= RDMA_EVF_RETRANSMIT;
-			ev.nretrans = 1;
-		}
-		ev.data_len = p->payload_cap < t->data_cap ? p->payload_cap : t->data_cap;
-		ev.data = ev.data_len ? p->payload : NULL;
-		if (ev.data_len < ev.msg_len)
-			ev.flags |= RDMA_EVF_TRUNC_DATA;
-		if (t->track) {
-			ev.frames = &frame;
-			ev.nframes = 1;
-			t->frame_used = true;
-		}
-		if (k == IBK_WRITE_ONLY) {
-			ev.rkey = p->reth_rkey;
-			ev.va = p->reth_va;
-			ev.dma_len = p->reth_len;
-		}
-		if (p->op->hdrs & IBH_IMMDT) {
-			ev.imm = p->imm;
-			ev.flags |= RDMA_EVF_HAS_IMM;
-		}
-		if (p->op->hdrs & IBH_IETH) {
-			ev.inv_rkey = p->ieth_rkey;
-			ev.flags |= RDMA_EVF_HAS_INV;
-		}
-		conn_emit(t, c, &ev);
+	case IBK_WRITE_ONLY:
+		req_only(t, c, s, p, ts, frame, type, late);
 		return;
-	}
 
-	case IBK_READ_REQ: {
-		if (d->req.active && !late)
-			conn_finish_msg(t, c, s, &d->req, RDMA_EVF_INCOMPLETE);
-		struct rd_req r = { p->psn, read_npsn(p->reth_len, c->pmtu), p->reth_rkey, p->reth_len,
-				    p->reth_va, ts, frame, late ? RDMA_EVF_RETRANSMIT : 0 };
-		/* The READ consumes one PSN per response packet; with the path MTU
-		 * unknown, allow the most a 256-byte MTU would need. */
-		if (late) {
-			/* stream position unchanged */
-		} else if (r.npsn) {
-			d->req_epsn = psn_add(p->psn, r.npsn);
-		} else {
-			uint32_t most = p->reth_len ? (p->reth_len + 255) / 256 : 1;
-			d->req_slack = most - 1;
-		}
-		if (d->rd_n == d->rd_cap && d->rd_cap < READS_MAX) {
-			unsigned ncap = d->rd_cap ? d->rd_cap * 2 : 8;
-			struct rd_req *n = malloc(ncap * sizeof(*n));
-			if (n) {
-				for (unsigned i = 0; i < d->rd_n; i++)
-					n[i] = d->reads[(d->rd_head + i) % d->rd_cap];
-				free(d->reads);
-				d->reads = n;
-				d->rd_cap = ncap;
-				d->rd_head = 0;
-			}
-		}
-		if (!d->rd_cap) {
-			conn_diag(t, frame, CUR_INVALID, "out of memory for RDMA READ tracking");
-			return;
-		}
-		if (d->rd_n == d->rd_cap) {
-			/* More outstanding than any HCA allows: the oldest lost
-			 * its responses. */
-			struct rd_req old;
-			pop_read(d, &old);
-			conn_expire_read(t, c, s, &old, RDMA_EVF_NO_RESPONSE);
-		}
-		/* Responses come in PSN order: a late READ goes before the
-		 * ones the capture saw after its gap. */
-		unsigned at = d->rd_n;
-		while (late && at > 0 &&
-		       psn_diff(d->reads[(d->rd_head + at - 1) % d->rd_cap].psn, r.psn) > 0) {
-			d->reads[(d->rd_head + at) % d->rd_cap] = d->reads[(d->rd_head + at - 1) % d->rd_cap];
-			at--;
-		}
-		d->reads[(d->rd_head + at) % d->rd_cap] = r;
-		if (t->track)
-			t->frame_used = true;   /* its frame goes out with the READ event */
-		d->rd_n++;
+	case IBK_READ_REQ:
+		req_read(t, c, s, p, ts, frame, late);
 		return;
-	}
 
 	default:   /* atomics, FLUSH, ATOMIC WRITE, RESYNC: one PSN, counted */
 		if (d->req.active)
