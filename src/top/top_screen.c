@@ -180,6 +180,96 @@ static void draw_title(const struct agg_snap *s, const char *feed, bool paused, 
 	}
 }
 
+/* Line 1: the totals, the forward links, what the probes cost. */
+static void draw_totals(const struct agg_snap *s, int W)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line),
+		 "RPCs %llu  %.1f/s  err %llu  unanswered %llu  findings %llu  drops %llu  window %.0fs",
+		 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,
+		 (unsigned long long)s->t.tot.noreply, (unsigned long long)s->t.tot.findings,
+		 (unsigned long long)(s->t.drops_queue + s->t.drops_source), s->win_s);
+	/* forward links: how many peers, and what they dropped */
+	uint64_t fwd_drops = 0, recs = 0;
+	unsigned npeers = 0;
+	for (unsigned i = 0; i < s->nlinks; i++) {
+		fwd_drops += s->links[i].dropped + s->links[i].lost;
+		recs += s->links[i].records;
+		npeers += s->links[i].kind == 'C';
+	}
+	size_t ll = strlen(line);
+	if (npeers)
+		snprintf(line + ll, sizeof(line) - ll, "  forwarders %u (rcvd %llu, dropped %llu)", npeers,
+			 (unsigned long long)recs, (unsigned long long)fwd_drops);
+	else if (s->nlinks)
+		snprintf(line + ll, sizeof(line) - ll, "  forward: sent %llu dropped %llu",
+			 (unsigned long long)recs, (unsigned long long)fwd_drops);
+	ll = strlen(line);
+	if (s->has_probe_cost && s->probe_records)
+		snprintf(line + ll, sizeof(line) - ll, "  probes %.1f us/RPC",
+			 (double)s->probe_run_ns / 1e3 / (double)s->probe_records);
+	mvaddnstr(1, 0, line, W);
+}
+
+/* The slowest RPCs (d): the split of each by its bar letters. */
+static void draw_slowest(const struct top_view *v, const struct agg_snap *s, int H, int W, int detail_h)
+{
+	char t1[32], t2[32], line[512];
+
+	int dy = H - 1 - detail_h;
+	attron(A_REVERSE);
+	snprintf(line, sizeof(line), "%-10s %4s %-22s %-15s %9s  split (letters as in the bar)", "SLOWEST XID",
+		 "CONN", "OPERATION", "CLIENT", "TOTAL");
+	mvaddnstr(dy, 0, line, W);
+	for (int x = (int)strlen(line); x < W; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	const struct agg_slow *o[AGG_SLOW_MAX];
+	size_t k = top_view_slow(s, v, o);
+	for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
+		/* in top_fmt_lat's unit for the total, boundaries
+		 * rounded so the phases shown add up to it */
+		uint64_t pr[PH_N], tot = dur_split_unit(top_lat_unit(o[i]->total), o[i]->total,
+							 o[i]->phase, PH_N, pr);
+		int len = snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s ", o[i]->xid,
+				   o[i]->conn, o[i]->op, o[i]->client, top_fmt_lat(tot, t1, sizeof(t1)));
+		/* the phases that took time, by their bar letter */
+		for (int p = 0; p < PH_N && len > 0 && (size_t)len < sizeof(line); p++)
+			if (pr[p])
+				len += snprintf(line + len, sizeof(line) - (size_t)len, " %c:%s",
+						top_phase_sym[p], top_fmt_lat(pr[p], t2, sizeof(t2)));
+		mvaddnstr(dy + 1 + (int)i, 0, line, W);
+	}
+}
+
+/* No table: the reason in its place, one clause a line, wrapped, so a
+ * long socket path hides neither the why nor the retry. */
+static void draw_reason(const char *msg, int H, int W)
+{
+	int y = 5, w = W - 4;
+	for (const char *p = msg; *p && y < H - 2;) {
+		const char *semi = strstr(p, "; ");
+		int len = semi ? (int)(semi - p) : (int)strlen(p);
+		for (int off = 0; off < len && y < H - 2; y++) {
+			int n = len - off;
+			if (n > w) {   /* break after the last ": " that fits, else at a space */
+				n = w;
+				while (n > w / 3 && !(p[off + n] == ' ' && p[off + n - 1] == ':'))
+					n--;
+				if (n <= w / 3)
+					for (n = w; n > w / 2 && p[off + n] != ' ';)
+						n--;
+			}
+			mvaddnstr(y, 2, p + off, n);
+			off += n;
+			while (off < len && p[off] == ' ')
+				off++;
+		}
+		p = semi ? semi + 2 : p + len;
+	}
+}
+
 static void draw(const struct top_view *v, const struct agg_snap *s, const struct fsplit_snap *fs, const char *feed,
 		 const char *msg, bool paused, bool detail)
 {
@@ -194,33 +284,8 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 		return;
 	}
 	draw_title(s, feed, paused, W);
-	if (s) {
-		snprintf(line, sizeof(line),
-			 "RPCs %llu  %.1f/s  err %llu  unanswered %llu  findings %llu  drops %llu  window %.0fs",
-			 (unsigned long long)s->t.tot.records, s->rate, (unsigned long long)s->t.tot.errors,
-			 (unsigned long long)s->t.tot.noreply, (unsigned long long)s->t.tot.findings,
-			 (unsigned long long)(s->t.drops_queue + s->t.drops_source), s->win_s);
-		/* forward links: how many peers, and what they dropped */
-		uint64_t fwd_drops = 0, recs = 0;
-		unsigned npeers = 0;
-		for (unsigned i = 0; i < s->nlinks; i++) {
-			fwd_drops += s->links[i].dropped + s->links[i].lost;
-			recs += s->links[i].records;
-			npeers += s->links[i].kind == 'C';
-		}
-		size_t ll = strlen(line);
-		if (npeers)
-			snprintf(line + ll, sizeof(line) - ll, "  forwarders %u (rcvd %llu, dropped %llu)", npeers,
-				 (unsigned long long)recs, (unsigned long long)fwd_drops);
-		else if (s->nlinks)
-			snprintf(line + ll, sizeof(line) - ll, "  forward: sent %llu dropped %llu",
-				 (unsigned long long)recs, (unsigned long long)fwd_drops);
-		ll = strlen(line);
-		if (s->has_probe_cost && s->probe_records)
-			snprintf(line + ll, sizeof(line) - ll, "  probes %.1f us/RPC",
-				 (double)s->probe_run_ns / 1e3 / (double)s->probe_records);
-		mvaddnstr(1, 0, line, W);
-	}
+	if (s)
+		draw_totals(s, W);
 	top_view_line(v, line, sizeof(line) - 16);
 	strcat(line, "   h: help");
 	mvaddnstr(2, 0, line, W);
@@ -283,59 +348,12 @@ static void draw(const struct top_view *v, const struct agg_snap *s, const struc
 			}
 		}
 		free(rows);
-		if (detail_h) {
-			int dy = H - 1 - detail_h;
-			attron(A_REVERSE);
-			snprintf(line, sizeof(line), "%-10s %4s %-22s %-15s %9s  split (letters as in the bar)", "SLOWEST XID",
-				 "CONN", "OPERATION", "CLIENT", "TOTAL");
-			mvaddnstr(dy, 0, line, W);
-			for (int x = (int)strlen(line); x < W; x++)
-				addch(' ');
-			attroff(A_REVERSE);
-			const struct agg_slow *o[AGG_SLOW_MAX];
-			size_t k = top_view_slow(s, v, o);
-			for (size_t i = 0; i < k && (int)i < detail_h - 1; i++) {
-				/* in top_fmt_lat's unit for the total, boundaries
-				 * rounded so the phases shown add up to it */
-				uint64_t pr[PH_N], tot = dur_split_unit(top_lat_unit(o[i]->total), o[i]->total,
-									 o[i]->phase, PH_N, pr);
-				int len = snprintf(line, sizeof(line), "0x%08x %4u %-22.22s %-15.15s %9s ", o[i]->xid,
-						   o[i]->conn, o[i]->op, o[i]->client, top_fmt_lat(tot, t1, sizeof(t1)));
-				/* the phases that took time, by their bar letter */
-				for (int p = 0; p < PH_N && len > 0 && (size_t)len < sizeof(line); p++)
-					if (pr[p])
-						len += snprintf(line + len, sizeof(line) - (size_t)len, " %c:%s",
-								top_phase_sym[p], top_fmt_lat(pr[p], t2, sizeof(t2)));
-				mvaddnstr(dy + 1 + (int)i, 0, line, W);
-			}
-		}
+		if (detail_h)
+			draw_slowest(v, s, H, W, detail_h);
 	}
 status:
-	if (!s && msg && *msg) {
-		/* no table: the reason in its place, one clause a line, wrapped,
-		 * so a long socket path hides neither the why nor the retry */
-		int y = 5, w = W - 4;
-		for (const char *p = msg; *p && y < H - 2;) {
-			const char *semi = strstr(p, "; ");
-			int len = semi ? (int)(semi - p) : (int)strlen(p);
-			for (int off = 0; off < len && y < H - 2; y++) {
-				int n = len - off;
-				if (n > w) {   /* break after the last ": " that fits, else at a space */
-					n = w;
-					while (n > w / 3 && !(p[off + n] == ' ' && p[off + n - 1] == ':'))
-						n--;
-					if (n <= w / 3)
-						for (n = w; n > w / 2 && p[off + n] != ' ';)
-							n--;
-				}
-				mvaddnstr(y, 2, p + off, n);
-				off += n;
-				while (off < len && p[off] == ' ')
-					off++;
-			}
-			p = semi ? semi + 2 : p + len;
-		}
-	}
+	if (!s && msg && *msg)
+		draw_reason(msg, H, W);
 	if (msg && *msg) {
 		attron(A_BOLD);
 		mvaddnstr(H - 1, 0, msg, W);
