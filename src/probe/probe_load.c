@@ -184,6 +184,80 @@ static void no_side_error(const struct probe_plan *pl, unsigned sides, char *err
 			 missing == 1 ? "" : "s");
 }
 
+/* The client object opened and configured (field offsets, filters, ring
+ * size), not yet loaded.  0 or a negative errno (err says why). */
+static int open_client(struct probe *p, const struct probe_config *c, char *err, size_t errlen)
+{
+	int r;
+
+	p->cl = rpc_client_bpf__open();
+	if (!p->cl) {
+		r = -errno;
+		snprintf(err, errlen, "kernel probe: open client object: %s", strerror(-r));
+		return r < 0 ? r : -ENOMEM;
+	}
+	memcpy(p->cl->rodata->probe_fld, p->plan.cfld, sizeof(p->plan.cfld));
+	r = set_filters(c, PROBE_WANT_CLIENT, &p->cl->rodata->min_latency_ns,
+			p->cl->rodata->filter_prog, &p->cl->rodata->filter_family,
+			p->cl->rodata->filter_addr, err, errlen);
+	if (r < 0)
+		return r;
+	if (c->filter_addr && *c->filter_addr) {
+		/* the kernel prints an rpc_xprt's address with rpc_ntop:
+		 * %pI4 / %pI6c, as inet_ntop writes them */
+		uint8_t a[16];
+		int fam = strchr(c->filter_addr, ':') ? AF_INET6 : AF_INET;
+
+		if (inet_pton(fam, c->filter_addr, a) != 1 ||
+		    !inet_ntop(fam, a, (char *)p->cl->rodata->filter_peer, PROBE_ADDR_STR)) {
+			r = -EINVAL;
+			snprintf(err, errlen, "kernel probe: bad address '%.64s'", c->filter_addr);
+			return r;
+		}
+		log_warn("kernel probe: client side: only RPCs of rpc_clnts to %s created after attach "
+			 "(rpc_clnt_new gives the address; earlier clients are filtered out)",
+			 (const char *)p->cl->rodata->filter_peer);
+	}
+	bpf_map__set_max_entries(p->cl->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
+	p->cl->rodata->rb_wake_bytes = bpf_map__max_entries(p->cl->maps.events) / 8;
+	return 0;
+}
+
+/* The server object opened and configured (field offsets, filters, the
+ * events the kernel has, ring size), not yet loaded. */
+static int open_server(struct probe *p, const struct probe_config *c, char *err, size_t errlen)
+{
+	int r;
+
+	p->sv = rpc_server_bpf__open();
+	if (!p->sv) {
+		r = -errno;
+		snprintf(err, errlen, "kernel probe: open server object: %s", strerror(-r));
+		return r < 0 ? r : -ENOMEM;
+	}
+	memcpy(p->sv->rodata->probe_fld, p->plan.sfld, sizeof(p->plan.sfld));
+	r = set_filters(c, PROBE_WANT_SERVER, &p->sv->rodata->min_latency_ns,
+			p->sv->rodata->filter_prog, &p->sv->rodata->filter_family,
+			p->sv->rodata->filter_addr, err, errlen);
+	if (r < 0)
+		return r;
+	p->sv->rodata->have_post_send = probe_plan_has(&p->plan, "svcrdma_post_send");
+	p->sv->rodata->have_wc_send = probe_plan_has(&p->plan, "svcrdma_wc_send");
+	p->sv->rodata->have_wc_write = probe_plan_has(&p->plan, "svcrdma_wc_write");
+	p->sv->rodata->have_wc_reply = probe_plan_has(&p->plan, "svcrdma_wc_reply");
+	/* 6.12 hands a request over at svcrdma_read_finished, found by
+	 * the receive that svcrdma_decode_rqst names */
+	p->sv->rodata->have_read_finished = probe_plan_has(&p->plan, "svcrdma_read_finished") &&
+					    p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
+	/* the receive's time, found again by the (cq, cid) that
+	 * svcrdma_decode_rqst names */
+	p->sv->rodata->have_wc_recv = probe_plan_has(&p->plan, "svcrdma_wc_recv") &&
+				      p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
+	bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
+	p->sv->rodata->rb_wake_bytes = bpf_map__max_entries(p->sv->maps.events) / 8;
+	return 0;
+}
+
 int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn cb, void *ctx,
 	       char *err, size_t errlen)
 {
@@ -237,66 +311,10 @@ int probe_open(struct probe **out, const struct probe_config *c, probe_event_fn 
 			log_warn("kernel probe: %s side off (its essential tracepoint is unavailable)",
 				 side == PROBE_WANT_CLIENT ? "client" : "server");
 
-	if (ok_sides & PROBE_WANT_CLIENT) {
-		p->cl = rpc_client_bpf__open();
-		if (!p->cl) {
-			r = -errno;
-			snprintf(err, errlen, "kernel probe: open client object: %s", strerror(-r));
-			goto fail;
-		}
-		memcpy(p->cl->rodata->probe_fld, p->plan.cfld, sizeof(p->plan.cfld));
-		r = set_filters(c, PROBE_WANT_CLIENT, &p->cl->rodata->min_latency_ns,
-				p->cl->rodata->filter_prog, &p->cl->rodata->filter_family,
-				p->cl->rodata->filter_addr, err, errlen);
-		if (r < 0)
-			goto fail;
-		if (c->filter_addr && *c->filter_addr) {
-			/* the kernel prints an rpc_xprt's address with rpc_ntop:
-			 * %pI4 / %pI6c, as inet_ntop writes them */
-			uint8_t a[16];
-			int fam = strchr(c->filter_addr, ':') ? AF_INET6 : AF_INET;
-
-			if (inet_pton(fam, c->filter_addr, a) != 1 ||
-			    !inet_ntop(fam, a, (char *)p->cl->rodata->filter_peer, PROBE_ADDR_STR)) {
-				r = -EINVAL;
-				snprintf(err, errlen, "kernel probe: bad address '%.64s'", c->filter_addr);
-				goto fail;
-			}
-			log_warn("kernel probe: client side: only RPCs of rpc_clnts to %s created after attach "
-				 "(rpc_clnt_new gives the address; earlier clients are filtered out)",
-				 (const char *)p->cl->rodata->filter_peer);
-		}
-		bpf_map__set_max_entries(p->cl->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
-		p->cl->rodata->rb_wake_bytes = bpf_map__max_entries(p->cl->maps.events) / 8;
-	}
-	if (ok_sides & PROBE_WANT_SERVER) {
-		p->sv = rpc_server_bpf__open();
-		if (!p->sv) {
-			r = -errno;
-			snprintf(err, errlen, "kernel probe: open server object: %s", strerror(-r));
-			goto fail;
-		}
-		memcpy(p->sv->rodata->probe_fld, p->plan.sfld, sizeof(p->plan.sfld));
-		r = set_filters(c, PROBE_WANT_SERVER, &p->sv->rodata->min_latency_ns,
-				p->sv->rodata->filter_prog, &p->sv->rodata->filter_family,
-				p->sv->rodata->filter_addr, err, errlen);
-		if (r < 0)
-			goto fail;
-		p->sv->rodata->have_post_send = probe_plan_has(&p->plan, "svcrdma_post_send");
-		p->sv->rodata->have_wc_send = probe_plan_has(&p->plan, "svcrdma_wc_send");
-		p->sv->rodata->have_wc_write = probe_plan_has(&p->plan, "svcrdma_wc_write");
-		p->sv->rodata->have_wc_reply = probe_plan_has(&p->plan, "svcrdma_wc_reply");
-		/* 6.12 hands a request over at svcrdma_read_finished, found by
-		 * the receive that svcrdma_decode_rqst names */
-		p->sv->rodata->have_read_finished = probe_plan_has(&p->plan, "svcrdma_read_finished") &&
-						    p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
-		/* the receive's time, found again by the (cq, cid) that
-		 * svcrdma_decode_rqst names */
-		p->sv->rodata->have_wc_recv = probe_plan_has(&p->plan, "svcrdma_wc_recv") &&
-					      p->plan.sfld[PFLD_DR_CQ].off != PROBE_FLD_NONE;
-		bpf_map__set_max_entries(p->sv->maps.events, (c->ringbuf_kb ? c->ringbuf_kb : 256) * 1024);
-		p->sv->rodata->rb_wake_bytes = bpf_map__max_entries(p->sv->maps.events) / 8;
-	}
+	if ((ok_sides & PROBE_WANT_CLIENT) && (r = open_client(p, c, err, errlen)) < 0)
+		goto fail;
+	if ((ok_sides & PROBE_WANT_SERVER) && (r = open_server(p, c, err, errlen)) < 0)
+		goto fail;
 	p->sides = ok_sides;
 	/* Programs for missing events must not be loaded at all. */
 	for (size_t i = 0; i < probe_ntps; i++) {
