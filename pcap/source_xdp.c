@@ -206,11 +206,105 @@ static int port_mac(const char *ifname, uint8_t mac[6])
 	return ret;
 }
 
+/* The spec's interface and options (xdp:IFACE[,native|generic][,snap=N]
+ * [,sample=N][,rb=BYTES][,mirror][,capture=FILE]) into s and the out
+ * arguments.  0 or -EINVAL (err says which). */
+static int xsrc_parse(struct xsrc *s, char *spec, int *force, int *mirror, uint32_t *rbsize, uint32_t *sample,
+		      char *err, size_t errlen)
+{
+	char *save = NULL, *tok;
+
+	tok = strtok_r(spec, ",", &save);
+	if (!tok || !*tok) {
+		snprintf(err, errlen, "xdp: no interface (use xdp:IFACE)");
+		return -EINVAL;
+	}
+	if (strlen(tok) >= sizeof(s->ifname)) {
+		snprintf(err, errlen, "xdp: interface name too long: %s", tok);
+		return -EINVAL;
+	}
+	strcpy(s->ifname, tok);
+	while ((tok = strtok_r(NULL, ",", &save))) {
+		if (!strcmp(tok, "native") || !strcmp(tok, "mode=native")) {
+			*force = 1;
+		} else if (!strcmp(tok, "generic") || !strcmp(tok, "mode=generic")) {
+			*force = 2;
+		} else if (!strncmp(tok, "snap=", 5)) {
+			if (parse_u32(tok + 5, 1, 1u << 20, &s->snap) < 0) {
+				snprintf(err, errlen, "xdp: bad %s", tok);
+				return -EINVAL;
+			}
+		} else if (!strncmp(tok, "sample=", 7)) {
+			if (parse_u32(tok + 7, 1, 1u << 30, sample) < 0) {
+				snprintf(err, errlen, "xdp: bad %s", tok);
+				return -EINVAL;
+			}
+		} else if (!strncmp(tok, "rb=", 3)) {
+			if (parse_u32(tok + 3, XDP_RING_MIN, XDP_RING_MAX, rbsize) < 0 || (*rbsize & (*rbsize - 1))) {
+				snprintf(err, errlen, "xdp: bad %s (ring bytes per CPU: a power of 2, 64k..2M)", tok);
+				return -EINVAL;
+			}
+		} else if (!strcmp(tok, "mirror")) {
+			*mirror = 1;
+		} else if (!strncmp(tok, "capture=", 8) && tok[8]) {
+			s->cap_path = strdup(tok + 8);
+		} else {
+			snprintf(err, errlen, "xdp: unknown option '%s' (native, generic, snap=N, sample=N, rb=BYTES, mirror, capture=FILE)", tok);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The loaded program attached to the interface through a bpf_link
+ * (native, else generic unless one was asked for): it detaches when
+ * closed, also if the process dies, and never touches another program on
+ * the device.  0 or a negative errno (err says why). */
+static int xsrc_attach(struct xsrc *s, int force, char *err, size_t errlen)
+{
+	int ret, native_err = 0;
+
+	if (force != 2) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
+		if (s->link_fd >= 0) {
+			s->mode = "native";
+		} else {
+			native_err = -errno;
+			s->link_fd = 0;
+			if (force == 1) {
+				ret = native_err;
+				snprintf(err, errlen, "xdp: native attach to %s: %s%s", s->ifname, strerror(-ret),
+					 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
+				return ret < 0 ? ret : -EIO;
+			}
+		}
+	}
+	if (!s->mode) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
+		if (s->link_fd < 0) {
+			ret = -errno;
+			s->link_fd = 0;
+			snprintf(err, errlen, "xdp: attaching to %s: %s%s", s->ifname, strerror(-ret),
+				 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
+			return ret < 0 ? ret : -EIO;
+		}
+		s->mode = "generic";
+	}
+	if (native_err)
+		log_warn("xdp: attached to %s in generic mode (native: %s): slower, and sees frames after GRO",
+			 s->ifname, strerror(-native_err));
+	else
+		log_info("xdp: attached to %s in %s mode", s->ifname, s->mode);
+	return 0;
+}
+
 static int xsrc_open(struct source **out, const char *arg, const struct source_opts *o,
 		     source_record_fn cb, void *ctx, char *err, size_t errlen)
 {
 	struct xsrc *s = calloc(1, sizeof(*s));
-	char *spec = strdup(arg ? arg : ""), *save = NULL, *tok;
+	char *spec = strdup(arg ? arg : "");
 	int force = 0;   /* 0 auto, 1 native, 2 generic */
 	int mirror = 0;
 	uint8_t mac[6];
@@ -228,45 +322,8 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	s->ctx = ctx;
 	s->snap = o && o->snaplen ? o->snaplen : XDP_ROCE_SNAP_DEFAULT;
 
-	tok = strtok_r(spec, ",", &save);
-	if (!tok || !*tok) {
-		snprintf(err, errlen, "xdp: no interface (use xdp:IFACE)");
+	if ((ret = xsrc_parse(s, spec, &force, &mirror, &rbsize, &sample, err, errlen)) < 0)
 		goto fail;
-	}
-	if (strlen(tok) >= sizeof(s->ifname)) {
-		snprintf(err, errlen, "xdp: interface name too long: %s", tok);
-		goto fail;
-	}
-	strcpy(s->ifname, tok);
-	while ((tok = strtok_r(NULL, ",", &save))) {
-		if (!strcmp(tok, "native") || !strcmp(tok, "mode=native")) {
-			force = 1;
-		} else if (!strcmp(tok, "generic") || !strcmp(tok, "mode=generic")) {
-			force = 2;
-		} else if (!strncmp(tok, "snap=", 5)) {
-			if (parse_u32(tok + 5, 1, 1u << 20, &s->snap) < 0) {
-				snprintf(err, errlen, "xdp: bad %s", tok);
-				goto fail;
-			}
-		} else if (!strncmp(tok, "sample=", 7)) {
-			if (parse_u32(tok + 7, 1, 1u << 30, &sample) < 0) {
-				snprintf(err, errlen, "xdp: bad %s", tok);
-				goto fail;
-			}
-		} else if (!strncmp(tok, "rb=", 3)) {
-			if (parse_u32(tok + 3, XDP_RING_MIN, XDP_RING_MAX, &rbsize) < 0 || (rbsize & (rbsize - 1))) {
-				snprintf(err, errlen, "xdp: bad %s (ring bytes per CPU: a power of 2, 64k..2M)", tok);
-				goto fail;
-			}
-		} else if (!strcmp(tok, "mirror")) {
-			mirror = 1;
-		} else if (!strncmp(tok, "capture=", 8) && tok[8]) {
-			s->cap_path = strdup(tok + 8);
-		} else {
-			snprintf(err, errlen, "xdp: unknown option '%s' (native, generic, snap=N, sample=N, rb=BYTES, mirror, capture=FILE)", tok);
-			goto fail;
-		}
-	}
 	/* The transport needs the headers and the RPC-over-RDMA header; a
 	 * whole RoCE frame at most. */
 	if (s->snap < 64)
@@ -308,42 +365,8 @@ static int xsrc_open(struct source **out, const char *arg, const struct source_o
 	}
 	s->prog_fd = bpf_program__fd(s->skel->progs.xdp_roce);
 
-	/* Attached through a bpf_link: it detaches when closed, also if the
-	 * process dies, and never touches another program on the device. */
-	int native_err = 0;
-	if (force != 2) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
-		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
-		if (s->link_fd >= 0) {
-			s->mode = "native";
-		} else {
-			native_err = -errno;
-			s->link_fd = 0;
-			if (force == 1) {
-				ret = native_err;
-				snprintf(err, errlen, "xdp: native attach to %s: %s%s", s->ifname, strerror(-ret),
-					 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
-				goto fail;
-			}
-		}
-	}
-	if (!s->mode) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
-		s->link_fd = bpf_link_create(s->prog_fd, (int)s->ifindex, BPF_XDP, &lo);
-		if (s->link_fd < 0) {
-			ret = -errno;
-			s->link_fd = 0;
-			snprintf(err, errlen, "xdp: attaching to %s: %s%s", s->ifname, strerror(-ret),
-				 ret == -EBUSY || ret == -EEXIST ? " (another XDP program is attached)" : "");
-			goto fail;
-		}
-		s->mode = "generic";
-	}
-	if (native_err)
-		log_warn("xdp: attached to %s in generic mode (native: %s): slower, and sees frames after GRO",
-			 s->ifname, strerror(-native_err));
-	else
-		log_info("xdp: attached to %s in %s mode", s->ifname, s->mode);
+	if ((ret = xsrc_attach(s, force, err, errlen)) < 0)
+		goto fail;
 	if (mirror)
 		log_info("xdp: %s is a mirror port: unicast frames not for %02x:%02x:%02x:%02x:%02x:%02x are dropped "
 			 "after they are recorded", s->ifname, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
