@@ -440,6 +440,64 @@ static void v4_teardown(struct lg *lg)
 	nfs41_session_close(lg->x, &lg->s, &lg->cred);
 }
 
+/* NFSv3: the server's transfer limits (FSINFO): a larger READ comes back
+ * short, a larger WRITE may be refused (RDMA_ERROR / ERR_CHUNK). */
+static void v3_limits(struct lg *lg, bool rw, uint32_t maxsize)
+{
+	const struct loadgen_opts *o = lg->o;
+	struct nfs_msg m;
+	uint8_t rbuf[1024];
+	size_t rlen;
+	struct rpc_res fr;
+
+	if (nfs3_enc_fsinfo(&m, &lg->cred, &lg->root) == 0 &&
+	    xprt_call_sync(lg->x, &m.req, rbuf, sizeof(rbuf), &rlen, 10000) == 0 &&
+	    nfs3_decode_reply(NFS3P_FSINFO, rbuf, rlen, false, &fr, NULL, NULL) == 0 &&
+	    fr.rpc_status == 0 && fr.status == 0) {
+		lg->rtmax = fr.rtmax;
+		lg->wtmax = fr.wtmax;
+		if (rw && maxsize > (o->op == LG_READ ? fr.rtmax : fr.wtmax))
+			log_warn("transfer size %u exceeds the server's %s %u (FSINFO): expect "
+				 "short transfers or RDMA_ERROR", maxsize,
+				 o->op == LG_READ ? "rtmax" : "wtmax",
+				 o->op == LG_READ ? fr.rtmax : fr.wtmax);
+	}
+}
+
+/* One measured run at a transfer size: its warm-up, its calls, its time,
+ * CPU and the transport's fast-path work into r.  0 or a negative errno. */
+static int measure(struct lg *lg, struct lg_result *r, uint32_t size)
+{
+	const struct loadgen_opts *o = lg->o;
+	int ret;
+
+	lg->size = size;
+	lg->next_off = 0;
+	lg->cur = NULL;
+	lg->measuring = false;
+	if (o->warmup > 0 && (ret = run_phase(lg, o->warmup, 0)) < 0)
+		return ret;
+	r->size = size;
+	lg->cur = r;
+	lg->measuring = true;
+	double c0 = cpu_now();
+	uint64_t t0 = xprt_now_ns();
+	struct xprt_stats s0 = lg->x->st;
+	ret = run_phase(lg, o->count ? 0 : (o->duration > 0 ? o->duration : 5), o->count);
+	r->secs = (double)(xprt_now_ns() - t0) / 1e9;
+	r->cpu_secs = cpu_now() - c0;
+	const struct xprt_stats *s1 = &lg->x->st;
+	r->doorbells = s1->doorbells - s0.doorbells;
+	r->signaled = s1->signaled - s0.signaled;
+	r->inline_sends = s1->inline_sends - s0.inline_sends;
+	r->recv_posts = s1->recv_posts - s0.recv_posts;
+	r->sleeps = s1->sleeps - s0.sleeps;
+	r->cq_events = s1->cq_events - s0.cq_events;
+	r->naps = s1->naps - s0.naps;
+	lg->cur = NULL;
+	return ret;
+}
+
 int loadgen_run(const struct loadgen_opts *o, FILE *out)
 {
 	struct lg lg = { .o = o, .op = o->op };
@@ -507,26 +565,7 @@ int loadgen_run(const struct loadgen_opts *o, FILE *out)
 			goto out;
 		}
 	}
-	/* the server's transfer limits (FSINFO): a larger READ comes back
-	 * short, a larger WRITE may be refused (RDMA_ERROR / ERR_CHUNK) */
-	{
-		struct nfs_msg m;
-		uint8_t rbuf[1024];
-		size_t rlen;
-		struct rpc_res fr;
-		if (nfs3_enc_fsinfo(&m, &lg.cred, &lg.root) == 0 &&
-		    xprt_call_sync(lg.x, &m.req, rbuf, sizeof(rbuf), &rlen, 10000) == 0 &&
-		    nfs3_decode_reply(NFS3P_FSINFO, rbuf, rlen, false, &fr, NULL, NULL) == 0 &&
-		    fr.rpc_status == 0 && fr.status == 0) {
-			lg.rtmax = fr.rtmax;
-			lg.wtmax = fr.wtmax;
-			if (rw && maxsize > (o->op == LG_READ ? fr.rtmax : fr.wtmax))
-				log_warn("transfer size %u exceeds the server's %s %u (FSINFO): expect "
-					 "short transfers or RDMA_ERROR", maxsize,
-					 o->op == LG_READ ? "rtmax" : "wtmax",
-					 o->op == LG_READ ? fr.rtmax : fr.wtmax);
-		}
-	}
+	v3_limits(&lg, rw, maxsize);
 ready:
 	lg.file_size = o->file_size ? o->file_size : 16ull << 20;
 	if (lg.file_size < maxsize)
@@ -541,35 +580,9 @@ ready:
 		if (ret < 0)
 			goto out;
 	}
-	for (unsigned i = 0; i < nsizes; i++) {
-		lg.size = sizes[i];
-		lg.next_off = 0;
-		lg.cur = NULL;
-		lg.measuring = false;
-		if (o->warmup > 0 && (ret = run_phase(&lg, o->warmup, 0)) < 0)
+	for (unsigned i = 0; i < nsizes; i++)
+		if ((ret = measure(&lg, &res[i], sizes[i])) < 0)
 			break;
-		struct lg_result *r = &res[i];
-		r->size = sizes[i];
-		lg.cur = r;
-		lg.measuring = true;
-		double c0 = cpu_now();
-		uint64_t t0 = xprt_now_ns();
-		struct xprt_stats s0 = lg.x->st;
-		ret = run_phase(&lg, o->count ? 0 : (o->duration > 0 ? o->duration : 5), o->count);
-		r->secs = (double)(xprt_now_ns() - t0) / 1e9;
-		r->cpu_secs = cpu_now() - c0;
-		const struct xprt_stats *s1 = &lg.x->st;
-		r->doorbells = s1->doorbells - s0.doorbells;
-		r->signaled = s1->signaled - s0.signaled;
-		r->inline_sends = s1->inline_sends - s0.inline_sends;
-		r->recv_posts = s1->recv_posts - s0.recv_posts;
-		r->sleeps = s1->sleeps - s0.sleeps;
-		r->cq_events = s1->cq_events - s0.cq_events;
-		r->naps = s1->naps - s0.naps;
-		lg.cur = NULL;
-		if (ret < 0)
-			break;
-	}
 	const struct lg_label label = { .vers = lg.v4 ? (o->minor == 2 ? "4.2" : "4.1") : "3",
 					.op = op_name(o->op), .xprt = lg.x->ops->name, .qd = o->qd };
 	unsigned done = 0;
