@@ -479,6 +479,132 @@ static bool trace_mutates(const struct engine *e)
 	return false;
 }
 
+/* -v's lines: stdout stays one JSON object under --json; they go to
+ * stderr then, buffered (a write per line would be the replay's own
+ * lateness). */
+static void verbose_out(struct engine *e, FILE *out)
+{
+	e->vout = out;
+	if (!e->o->json || !e->o->verbose)
+		return;
+	int fd = dup(STDERR_FILENO);
+	e->vout = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!e->vout) {
+		if (fd >= 0)
+			close(fd);
+		e->vout = stderr;
+	} else {
+		setvbuf(e->vout, NULL, _IOFBF, 1 << 16);
+	}
+}
+
+/* The largest READ or WRITE payload the trace moves (at least 64 KB, at
+ * most 1 MB): the connections' bulk buffers. */
+static uint32_t max_bulk(const struct engine *e)
+{
+	uint32_t maxbulk = 65536;
+	for (size_t i = 0; i < e->t.n; i++) {
+		struct layout l;
+		struct nfs4_call_info in;
+		const struct tcall *tc = &e->t.calls[i];
+		if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known &&
+		    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0) {
+			if (in.read_count > maxbulk && in.read_count <= (1u << 20))
+				maxbulk = in.read_count;
+			if (in.ddp_len > maxbulk && in.ddp_len <= (1u << 20))
+				maxbulk = in.ddp_len;
+			continue;
+		}
+		if (e->t.calls[i].prog == PROG_NFS && e->t.calls[i].vers == 3 &&
+		    replay_nfs3_layout(&e->t.calls[i], &l)) {
+			if (l.count > maxbulk && l.count <= (1u << 20))
+				maxbulk = l.count;
+			if (l.ddp_len > maxbulk)
+				maxbulk = l.ddp_len;
+		}
+	}
+	return maxbulk;
+}
+
+/* The run's exit status from what became of its calls (and, for a
+ * --clients group, its result for the parent). */
+static int run_status(struct engine *e, int ret, double secs)
+{
+	const struct replay_opts *o = e->o;
+	int rc;
+	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0, unsup = 0;
+	for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
+		mism += e->op[k].mismatch;
+		errs += e->op[k].errors;
+		refused += e->op[k].refused;
+		skipped += e->op[k].skipped;
+		unsup += e->op[k].unsupported;
+	}
+	/* a call that could not be replayed is a failure, never a success */
+	if (e->lost || ret < 0)
+		rc = 2;
+	else if (mism || errs || unsup || (skipped && !refused))
+		rc = 1;
+	else if (refused)
+		rc = 4;
+	else
+		rc = 0;
+	if (e->lost)
+		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
+	if (o->result) {
+		struct replay_group_result *r = o->result;
+		r->rc = rc;
+		r->secs = secs;
+		r->lost = e->lost;
+		for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
+			r->trace += e->op[k].trace;
+			r->replayed += e->op[k].replayed;
+			r->ok += e->op[k].ok;
+			r->mismatch += e->op[k].mismatch;
+			r->errors += e->op[k].errors;
+			r->unsupported += e->op[k].unsupported;
+		}
+	}
+	return rc;
+}
+
+/* Everything the run held, in reverse order of setup. */
+static void engine_free(struct engine *e, FILE *out)
+{
+	if (e->rc) {
+		for (uint32_t k = 0; k < e->nrc; k++) {
+			free(e->rc[k].buf);
+			free(e->rc[k].data);
+			free(e->rc[k].use);
+		}
+		free(e->rc);
+	}
+	if (e->cl)
+		replay_callbacks_stop(e);
+	replay_conns_close(e);
+	late_stop(&e->late);
+	if (e->vout && e->vout != out && e->vout != stderr)
+		fclose(e->vout);
+	fhmap_free(&e->tmap);
+	fhmap_free(&e->tparent);
+	fhmap_free(&e->tname);
+	fhmap_free(&e->edges);
+	fhmap_free(&e->refused);
+	fhmap_free(&e->sidmap);
+	fhmap_free(&e->delegmap);
+	fhmap_free(&e->closedmap);
+	fhmap_free(&e->grantmap);
+	fhmap_free(&e->recalledmap);
+	fhmap_free(&e->cidmap);
+	fhmap_free(&e->sessmap);
+	nfs40_owners_free(&e->owners);
+	free(e->cl);
+	free(e->setup);
+	free(e->ti);
+	trace_free(&e->t);
+	free(e);
+}
+
 int replay_run(const struct replay_opts *o, FILE *out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -489,21 +615,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		return REPLAY_EXIT_FAILED;
 	e->o = o;
 	e->out = out;
-	/* -v's lines: stdout stays one JSON object under --json; they go
-	 * to stderr then, buffered (a write per line would be the replay's
-	 * own lateness) */
-	e->vout = out;
-	if (o->json && o->verbose) {
-		int fd = dup(STDERR_FILENO);
-		e->vout = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!e->vout) {
-			if (fd >= 0)
-				close(fd);
-			e->vout = stderr;
-		} else {
-			setvbuf(e->vout, NULL, _IOFBF, 1 << 16);
-		}
-	}
+	verbose_out(e, out);
 	/* A trace cut short mid-record: its calls so far are replayed (or
 	 * listed), then where it ends is said, and the status is 1. */
 	ret = trace_load(&e->t, o->trace, err, sizeof(err));
@@ -572,27 +684,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		if (!e->t.export_path[0])
 			snprintf(e->t.export_path, sizeof(e->t.export_path), "%s", exp);
 	}
-	uint32_t maxbulk = 65536;
-	for (size_t i = 0; i < e->t.n; i++) {
-		struct layout l;
-		struct nfs4_call_info in;
-		const struct tcall *tc = &e->t.calls[i];
-		if (tc->prog == PROG_NFS && tc->vers == 4 && tc->v4known &&
-		    nfs4_call_parse(tc->args, tc->args_len, tc->rpos, &in) == 0) {
-			if (in.read_count > maxbulk && in.read_count <= (1u << 20))
-				maxbulk = in.read_count;
-			if (in.ddp_len > maxbulk && in.ddp_len <= (1u << 20))
-				maxbulk = in.ddp_len;
-			continue;
-		}
-		if (e->t.calls[i].prog == PROG_NFS && e->t.calls[i].vers == 3 &&
-		    replay_nfs3_layout(&e->t.calls[i], &l)) {
-			if (l.count > maxbulk && l.count <= (1u << 20))
-				maxbulk = l.count;
-			if (l.ddp_len > maxbulk)
-				maxbulk = l.ddp_len;
-		}
-	}
+	uint32_t maxbulk = max_bulk(e);
 	uint32_t slots = o->slots ? o->slots : 32;
 	e->slots = slots;
 	struct xprt_opts xo = { .host = o->target, .port = o->port, .slots = slots,
@@ -642,39 +734,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		log_error("replay stopped: %s; %" PRIu64 " call(s) not sent", strerror(-ret), e->not_sent);
 	}
 	double secs = (double)(xprt_now_ns() - t0) / 1e9;
-	uint64_t mism = 0, errs = 0, refused = 0, skipped = 0, unsup = 0;
-	for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
-		mism += e->op[k].mismatch;
-		errs += e->op[k].errors;
-		refused += e->op[k].refused;
-		skipped += e->op[k].skipped;
-		unsup += e->op[k].unsupported;
-	}
-	/* a call that could not be replayed is a failure, never a success */
-	if (e->lost || ret < 0)
-		rc = 2;
-	else if (mism || errs || unsup || (skipped && !refused))
-		rc = 1;
-	else if (refused)
-		rc = 4;
-	else
-		rc = 0;
-	if (e->lost)
-		log_error("%" PRIu64 " call(s) lost in flight (connection dropped)", e->lost);
-	if (o->result) {
-		struct replay_group_result *r = o->result;
-		r->rc = rc;
-		r->secs = secs;
-		r->lost = e->lost;
-		for (unsigned k = 0; k <= REPLAY_ROWS; k++) {
-			r->trace += e->op[k].trace;
-			r->replayed += e->op[k].replayed;
-			r->ok += e->op[k].ok;
-			r->mismatch += e->op[k].mismatch;
-			r->errors += e->op[k].errors;
-			r->unsupported += e->op[k].unsupported;
-		}
-	}
+	rc = run_status(e, ret, secs);
 	replay_report(e, secs, rc);
 out:
 	if (cut[0]) {
@@ -683,37 +743,6 @@ out:
 		if (rc == 0 || !e->t.n)
 			rc = 1;
 	}
-	if (e->rc) {
-		for (uint32_t k = 0; k < e->nrc; k++) {
-			free(e->rc[k].buf);
-			free(e->rc[k].data);
-			free(e->rc[k].use);
-		}
-		free(e->rc);
-	}
-	if (e->cl)
-		replay_callbacks_stop(e);
-	replay_conns_close(e);
-	late_stop(&e->late);
-	if (e->vout && e->vout != out && e->vout != stderr)
-		fclose(e->vout);
-	fhmap_free(&e->tmap);
-	fhmap_free(&e->tparent);
-	fhmap_free(&e->tname);
-	fhmap_free(&e->edges);
-	fhmap_free(&e->refused);
-	fhmap_free(&e->sidmap);
-	fhmap_free(&e->delegmap);
-	fhmap_free(&e->closedmap);
-	fhmap_free(&e->grantmap);
-	fhmap_free(&e->recalledmap);
-	fhmap_free(&e->cidmap);
-	fhmap_free(&e->sessmap);
-	nfs40_owners_free(&e->owners);
-	free(e->cl);
-	free(e->setup);
-	free(e->ti);
-	trace_free(&e->t);
-	free(e);
+	engine_free(e, out);
 	return rc;
 }
