@@ -220,6 +220,111 @@ static uint32_t rw_cs_sequence(void *ctx, uint64_t clientid)
 	return ((struct engine *)ctx)->v4s->cs_seq;
 }
 
+/* NFSv4.0: the OPEN_CONFIRM the target asked for and the trace lacks is
+ * sent first (the OPEN was a barrier: its reply is in); the trace's own,
+ * for an OPEN the target did not ask to confirm, is not sent.  0: the
+ * call goes on; 1: done with, not sent; or a negative errno. */
+static int v40_confirms(struct engine *e, struct tcall *tc, const struct nfs4_call_info *in, struct opstat *os)
+{
+	bool has_confirm = false;
+	int ret;
+
+	for (unsigned k = 0; k < in->nops && k < NFS4_RES_MAXOPS; k++)
+		has_confirm |= in->op[k] == NFS4_OP_OPEN_CONFIRM;
+	if (e->v40_confirm && !has_confirm && (ret = replay_v40_confirm(e)) < 0)
+		return ret;
+	if (!has_confirm || e->v40_confirm)
+		return 0;
+	if (e->v4_refused && !e->o->allow_mutations) {
+		os->dep_refused++;
+	} else {
+		os->skipped++;
+		e->v40_confirms_dropped++;
+	}
+	if (e->o->verbose)
+		fprintf(e->vout, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
+			tc->xid, tc->name);
+	return 1;
+}
+
+/* A call its rewrite could not send (ret: why), counted and said. */
+static void not_sent(struct engine *e, const struct tcall *tc, const struct nfs4_call_info *in,
+		     struct opstat *os, int ret)
+{
+	if (ret == -ENODATA && !in->other_work) {
+		/* DELEGRETURN (FREE_STATEID) of a delegation the target never
+		 * granted, with only its context (SEQUENCE, PUTFH, GETATTR):
+		 * nothing to give back, not sent.  A 4.1 slot taken for it is
+		 * left as it was (seqid not used). */
+		os->no_deleg++;
+		if (e->o->verbose)
+			fprintf(e->vout, "  xid 0x%08x %s: not sent (gives back a delegation the "
+				"target never granted)\n", tc->xid, tc->name);
+		return;
+	}
+	if (ret == -EPERM)
+		os->dep_refused++;
+	else
+		os->skipped++;
+	e->unmapped++;
+	if (e->o->verbose)
+		fprintf(e->vout, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
+			ret == -EPERM ? "its state comes from a refused call" :
+			ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
+			ret == -ENODATA ? "gives back a delegation the target never granted, "
+					  "with other work in the COMPOUND" :
+			strerror(-ret));
+}
+
+/* The rewritten call's request: its session slot, the NFSv4.0 seqids it
+ * uses, its DDP data (the trace's, else a pattern), its Write chunk and
+ * reply size.  0 or -ENOMEM (the slot given back). */
+static int fill_request(struct engine *e, struct rcall *rc, const struct tcall *tc,
+			const struct nfs4_call_info *in, uint8_t *buf, size_t len, size_t ddp_out)
+{
+	rc->slot = e->cur_slot;
+	rc->seq = e->cur_seq;
+	e->cur_slot = -1;
+	rc->nuse = 0;
+	if (e->cur_nuse) {
+		struct v40use *u = realloc(rc->use, e->cur_nuse * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		memcpy(u, e->cur_use, e->cur_nuse * sizeof(*u));
+		rc->use = u;
+		rc->nuse = e->cur_nuse;
+	}
+	rc->req.msg = buf;
+	rc->req.len = len;
+	if (in->has_ddp) {
+		rc->data = malloc(in->ddp_len ? in->ddp_len : 1);
+		if (!rc->data) {
+			nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, false);
+			return -ENOMEM;
+		}
+		if (in->ddp_inline && (uint64_t)in->ddp_at + in->ddp_len <= tc->args_len)
+			memcpy(rc->data, tc->args + in->ddp_at, in->ddp_len);
+		else if (tc->ddp && tc->ddp_got >= in->ddp_len && tc->ddp_len >= in->ddp_len)
+			memcpy(rc->data, tc->ddp, in->ddp_len);
+		else
+			memset(rc->data, 0x5a, in->ddp_len);
+		rc->req.has_ddp = true;
+		rc->req.ddp = rc->data;
+		rc->req.ddp_len = in->ddp_len;
+		rc->req.ddp_at = (uint32_t)ddp_out;
+	}
+	unsigned nreads = 0, n = in->nops < NFS4_RES_MAXOPS ? in->nops : NFS4_RES_MAXOPS;
+	for (unsigned k = 0; k < n; k++)
+		nreads += in->op[k] == NFS4_OP_READ;
+	if (nreads == 1)
+		rc->req.wchunk = in->read_count;   /* RFC 8267: READ data in a Write chunk */
+	uint32_t rmax = 512 + 256 * n + in->readdir_max + (nreads > 1 ? in->read_count : 0);
+	if (tc->has_reply_chunk && rmax < 8192)
+		rmax = 8192;                       /* as the capture's client did */
+	rc->req.reply_max = rmax;
+	return 0;
+}
+
 /* An NFSv4 call (NULL, or a 4.1+ COMPOUND rewritten for the target). */
 int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 			 struct opstat *os)
@@ -257,29 +362,8 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 	}
 	if ((ret = replay_pace(e, tc, t0_trace, t0)) < 0)
 		return ret;
-	if (e->v4s->minor == 0 && tc->proc == 1) {
-		/* an OPEN the target wants confirmed (the OPEN was a barrier:
-		 * its reply is in) */
-		bool has_confirm = false;
-		for (unsigned k = 0; k < in.nops && k < NFS4_RES_MAXOPS; k++)
-			has_confirm |= in.op[k] == NFS4_OP_OPEN_CONFIRM;
-		if (e->v40_confirm && !has_confirm && (ret = replay_v40_confirm(e)) < 0)
-			return ret;
-		if (has_confirm && !e->v40_confirm) {
-			/* the trace's OPEN_CONFIRM, for an OPEN the target did not
-			 * ask to confirm (or that was not replayed) */
-			if (e->v4_refused && !o->allow_mutations) {
-				os->dep_refused++;
-			} else {
-				os->skipped++;
-				e->v40_confirms_dropped++;
-			}
-			if (o->verbose)
-				fprintf(e->vout, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
-					tc->xid, tc->name);
-			return 0;
-		}
-	}
+	if (e->v4s->minor == 0 && tc->proc == 1 && (ret = v40_confirms(e, tc, &in, os)) != 0)
+		return ret < 0 ? ret : 0;
 	struct rcall *rc;
 	if ((ret = replay_wait_rcall(e, tc, &rc)) < 0)
 		return ret;
@@ -345,72 +429,12 @@ int replay_one_v4(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0,
 		}
 		if (ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPIPE)
 			return -ENOTCONN;
-		if (ret == -ENODATA && !in.other_work) {
-			/* DELEGRETURN (FREE_STATEID) of a delegation the target
-			 * never granted, with only its context (SEQUENCE, PUTFH,
-			 * GETATTR): nothing to give back, not sent.  A 4.1 slot
-			 * taken for it is left as it was (seqid not used). */
-			os->no_deleg++;
-			if (o->verbose)
-				fprintf(e->vout, "  xid 0x%08x %s: not sent (gives back a delegation the "
-					"target never granted)\n", tc->xid, tc->name);
-			return 0;
-		}
-		if (ret == -EPERM)
-			os->dep_refused++;
-		else
-			os->skipped++;
-		e->unmapped++;
-		if (o->verbose)
-			fprintf(e->vout, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
-				ret == -EPERM ? "its state comes from a refused call" :
-				ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :
-				ret == -ENODATA ? "gives back a delegation the target never granted, "
-						  "with other work in the COMPOUND" :
-				strerror(-ret));
+		not_sent(e, tc, &in, os, ret);
 		return 0;
 	}
 	e->cur_rc = NULL;
-	rc->slot = e->cur_slot;
-	rc->seq = e->cur_seq;
-	e->cur_slot = -1;
-	rc->nuse = 0;
-	if (e->cur_nuse) {
-		struct v40use *u = realloc(rc->use, e->cur_nuse * sizeof(*u));
-		if (!u)
-			return -ENOMEM;
-		memcpy(u, e->cur_use, e->cur_nuse * sizeof(*u));
-		rc->use = u;
-		rc->nuse = e->cur_nuse;
-	}
-	rc->req.msg = buf;
-	rc->req.len = x.len;
-	if (in.has_ddp) {
-		rc->data = malloc(in.ddp_len ? in.ddp_len : 1);
-		if (!rc->data) {
-			nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, false);
-			return -ENOMEM;
-		}
-		if (in.ddp_inline && (uint64_t)in.ddp_at + in.ddp_len <= tc->args_len)
-			memcpy(rc->data, tc->args + in.ddp_at, in.ddp_len);
-		else if (tc->ddp && tc->ddp_got >= in.ddp_len && tc->ddp_len >= in.ddp_len)
-			memcpy(rc->data, tc->ddp, in.ddp_len);
-		else
-			memset(rc->data, 0x5a, in.ddp_len);
-		rc->req.has_ddp = true;
-		rc->req.ddp = rc->data;
-		rc->req.ddp_len = in.ddp_len;
-		rc->req.ddp_at = (uint32_t)ddp_out;
-	}
-	unsigned nreads = 0, n = in.nops < NFS4_RES_MAXOPS ? in.nops : NFS4_RES_MAXOPS;
-	for (unsigned k = 0; k < n; k++)
-		nreads += in.op[k] == NFS4_OP_READ;
-	if (nreads == 1)
-		rc->req.wchunk = in.read_count;   /* RFC 8267: READ data in a Write chunk */
-	uint32_t rmax = 512 + 256 * n + in.readdir_max + (nreads > 1 ? in.read_count : 0);
-	if (tc->has_reply_chunk && rmax < 8192)
-		rmax = 8192;                       /* as the capture's client did */
-	rc->req.reply_max = rmax;
+	if ((ret = fill_request(e, rc, tc, &in, buf, x.len, ddp_out)) < 0)
+		return ret;
 	rc->has_tdir = false;
 	if ((ret = replay_submit(e, rc, i)) < 0) {
 		nfs41_slot_put(e->v4s, rc->slot, rc->seq, false, ret != -EMSGSIZE);
