@@ -133,6 +133,122 @@ static int ep_flush(struct rdma_ep *ep)
 	return 0;
 }
 
+/* How a call goes (RFC 8166 section 3.5; the caller applied RFC 8267 by
+ * saying what is DDP-eligible): its DDP data in a Read chunk, or the whole
+ * call in a position-zero one (RDMA_NOMSG), a Write chunk for a READ's
+ * data, a Reply chunk for a large reply. */
+struct chunks {
+	bool read_chunk, p0, wchunk, rchunk;
+	size_t inline_len, head, tail;   /* msg[0..head] + DDP data + pad + msg[head..len] */
+	uint32_t dpad;
+};
+
+/* 0, or -EMSGSIZE for a call that would need two bulk buffers. */
+static int choose_chunks(const struct rdma_ep *ep, const struct xprt_req *r, struct chunks *ch)
+{
+	uint32_t hdr_base = 16 + 4 + 4 + 4;  /* fixed + three empty lists */
+
+	memset(ch, 0, sizeof(*ch));
+	ch->inline_len = r->len + (r->has_ddp ? ((size_t)r->ddp_len + 3) / 4 * 4 : 0);
+	ch->head = r->has_ddp && r->ddp_at && r->ddp_at <= r->len ? r->ddp_at : r->len;
+	ch->tail = r->len - ch->head;
+	ch->dpad = r->has_ddp ? (4 - (r->ddp_len & 3)) & 3 : 0;
+	if (hdr_base + ch->inline_len > ep->inline_send) {
+		if (r->has_ddp && hdr_base + 24 + r->len <= ep->inline_send)
+			ch->read_chunk = true;
+		else
+			ch->p0 = true;
+	}
+	if (r->wchunk && (uint64_t)r->wchunk + r->reply_max > ep->inline_recv - 28)
+		ch->wchunk = true;
+	if ((ch->wchunk ? r->reply_max : r->reply_max + r->wchunk) > ep->inline_recv - 28)
+		ch->rchunk = true;
+	if (ch->p0 && (ch->inline_len > ep->bulk_size || ch->wchunk))
+		return -EMSGSIZE;  /* needs two bulk buffers: not supported */
+	return 0;
+}
+
+/* The RPC-over-RDMA header, its chunk lists and the call (or its part
+ * not in a chunk) into the slot's send buffer; *len its length.  0 or
+ * -EMSGSIZE. */
+static int encode_call(struct rdma_ep *ep, struct ep_slot *s, const struct xprt_req *r,
+		       const struct chunks *ch, size_t *len)
+{
+	const uint8_t *dsrc = r->ddp ? r->ddp : s->bulk;
+	size_t head = ch->head, tail = ch->tail;
+	uint32_t dpad = ch->dpad;
+	struct xenc e;
+
+	xenc_init(&e, s->send, ep->o.inline_max);
+	xenc_u32(&e, r->xid);
+	xenc_u32(&e, 1);
+	xenc_u32(&e, ep->nslots);            /* credits asked */
+	xenc_u32(&e, ch->p0 ? 1 : 0);        /* RDMA_NOMSG : RDMA_MSG */
+	if (ch->read_chunk || ch->p0) {
+		uint32_t clen = ch->p0 ? (uint32_t)ch->inline_len : r->ddp_len;
+		uint32_t pos = ch->p0 ? 0 : (uint32_t)head;
+		if (ch->p0) {
+			/* the whole call in the bulk buffer (it may hold the
+			 * DDP data already: move the tail first) */
+			if (tail)
+				memmove(s->bulk + head + (r->has_ddp ? r->ddp_len + dpad : 0),
+					r->msg + head, tail);
+			if (r->has_ddp) {
+				if (r->ddp)
+					memmove(s->bulk + head, r->ddp, r->ddp_len);
+				else if (head)
+					memmove(s->bulk + head, s->bulk, r->ddp_len);
+				if (dpad)
+					memset(s->bulk + head + r->ddp_len, 0, dpad);
+			}
+			memcpy(s->bulk, r->msg, head);
+		} else if (r->ddp) {
+			memcpy(s->bulk, r->ddp, r->ddp_len);
+		}
+		xenc_u32(&e, 1);
+		xenc_u32(&e, pos);
+		enc_seg(&e, s->bulk_mr->rkey, clen, (uintptr_t)s->bulk);
+	}
+	xenc_u32(&e, 0);                     /* end of Read list */
+	if (ch->wchunk) {
+		uint32_t clen = (r->wchunk + 3) & ~3u;
+		if (clen > ep->bulk_size)
+			clen = ep->bulk_size;
+		xenc_u32(&e, 1);
+		xenc_u32(&e, 1);
+		enc_seg(&e, s->bulk_mr->rkey, clen, (uintptr_t)s->bulk);
+	}
+	xenc_u32(&e, 0);                     /* end of Write list */
+	if (ch->rchunk) {
+		uint32_t clen = ch->wchunk ? r->reply_max : r->reply_max + r->wchunk;
+		clen = clen < ep->rchunk_size ? (clen + 3) & ~3u : ep->rchunk_size;
+		if (clen > ep->rchunk_size)
+			clen = ep->rchunk_size;
+		xenc_u32(&e, 1);
+		xenc_u32(&e, 1);
+		enc_seg(&e, s->rchunk_mr->rkey, clen, (uintptr_t)s->rchunk);
+	} else {
+		xenc_u32(&e, 0);
+	}
+	if (!ch->p0) {
+		if (r->has_ddp && !ch->read_chunk) {
+			uint8_t *p = xenc_reserve(&e, head);
+			if (p)
+				memcpy(p, r->msg, head);
+			xenc_fixed(&e, dsrc, r->ddp_len);
+			p = xenc_reserve(&e, tail);
+			if (p && tail)
+				memcpy(p, r->msg + head, tail);
+		} else {
+			xenc_fixed(&e, r->msg, r->len);
+		}
+	}
+	if (!xenc_ok(&e))
+		return -EMSGSIZE;
+	*len = e.len;
+	return 0;
+}
+
 static int ep_submit(struct xprt *x, struct xprt_req *r)
 {
 	struct rdma_ep *ep = (struct rdma_ep *)x;
@@ -168,102 +284,17 @@ static int ep_submit(struct xprt *x, struct xprt_req *r)
 	xenc_put_u32_at(r->msg, r->xid);
 	r->used_read_chunk = r->used_write_chunk = r->used_reply_chunk = r->used_p0 = 0;
 
-	/* Which chunks (RFC 8166 section 3.5; the caller applied RFC 8267 by
-	 * saying what is DDP-eligible). */
-	uint32_t hdr_base = 16 + 4 + 4 + 4;  /* fixed + three empty lists */
-	size_t inline_len = r->len + (r->has_ddp ? ((size_t)r->ddp_len + 3) / 4 * 4 : 0);
-	/* msg[0..head] + DDP data + pad + msg[head..len] */
-	size_t head = r->has_ddp && r->ddp_at && r->ddp_at <= r->len ? r->ddp_at : r->len;
-	size_t tail = r->len - head;
-	const uint8_t *dsrc = r->ddp ? r->ddp : s->bulk;
-	uint32_t dpad = r->has_ddp ? (4 - (r->ddp_len & 3)) & 3 : 0;
-	bool read_chunk = false, p0 = false, wchunk = false, rchunk = false;
-	if (hdr_base + inline_len > ep->inline_send) {
-		if (r->has_ddp && hdr_base + 24 + r->len <= ep->inline_send)
-			read_chunk = true;
-		else
-			p0 = true;
-	}
-	if (r->wchunk && (uint64_t)r->wchunk + r->reply_max > ep->inline_recv - 28)
-		wchunk = true;
-	if ((wchunk ? r->reply_max : r->reply_max + r->wchunk) > ep->inline_recv - 28)
-		rchunk = true;
-	if (p0 && (inline_len > ep->bulk_size || wchunk))
-		return -EMSGSIZE;  /* needs two bulk buffers: not supported */
-
-	struct xenc e;
-	xenc_init(&e, s->send, ep->o.inline_max);
-	xenc_u32(&e, r->xid);
-	xenc_u32(&e, 1);
-	xenc_u32(&e, ep->nslots);            /* credits asked */
-	xenc_u32(&e, p0 ? 1 : 0);            /* RDMA_NOMSG : RDMA_MSG */
-	if (read_chunk || p0) {
-		uint32_t len = p0 ? (uint32_t)inline_len : r->ddp_len;
-		uint32_t pos = p0 ? 0 : (uint32_t)head;
-		if (p0) {
-			/* the whole call in the bulk buffer (it may hold the
-			 * DDP data already: move the tail first) */
-			if (tail)
-				memmove(s->bulk + head + (r->has_ddp ? r->ddp_len + dpad : 0),
-					r->msg + head, tail);
-			if (r->has_ddp) {
-				if (r->ddp)
-					memmove(s->bulk + head, r->ddp, r->ddp_len);
-				else if (head)
-					memmove(s->bulk + head, s->bulk, r->ddp_len);
-				if (dpad)
-					memset(s->bulk + head + r->ddp_len, 0, dpad);
-			}
-			memcpy(s->bulk, r->msg, head);
-		} else if (r->ddp) {
-			memcpy(s->bulk, r->ddp, r->ddp_len);
-		}
-		xenc_u32(&e, 1);
-		xenc_u32(&e, pos);
-		enc_seg(&e, s->bulk_mr->rkey, len, (uintptr_t)s->bulk);
-	}
-	xenc_u32(&e, 0);                     /* end of Read list */
-	if (wchunk) {
-		uint32_t len = (r->wchunk + 3) & ~3u;
-		if (len > ep->bulk_size)
-			len = ep->bulk_size;
-		xenc_u32(&e, 1);
-		xenc_u32(&e, 1);
-		enc_seg(&e, s->bulk_mr->rkey, len, (uintptr_t)s->bulk);
-	}
-	xenc_u32(&e, 0);                     /* end of Write list */
-	if (rchunk) {
-		uint32_t len = wchunk ? r->reply_max : r->reply_max + r->wchunk;
-		len = len < ep->rchunk_size ? (len + 3) & ~3u : ep->rchunk_size;
-		if (len > ep->rchunk_size)
-			len = ep->rchunk_size;
-		xenc_u32(&e, 1);
-		xenc_u32(&e, 1);
-		enc_seg(&e, s->rchunk_mr->rkey, len, (uintptr_t)s->rchunk);
-	} else {
-		xenc_u32(&e, 0);
-	}
-	if (!p0) {
-		if (r->has_ddp && !read_chunk) {
-			uint8_t *p = xenc_reserve(&e, head);
-			if (p)
-				memcpy(p, r->msg, head);
-			xenc_fixed(&e, dsrc, r->ddp_len);
-			p = xenc_reserve(&e, tail);
-			if (p && tail)
-				memcpy(p, r->msg + head, tail);
-		} else {
-			xenc_fixed(&e, r->msg, r->len);
-		}
-	}
-	if (!xenc_ok(&e))
+	struct chunks ch;
+	size_t len;
+	if (choose_chunks(ep, r, &ch) < 0 || encode_call(ep, s, r, &ch, &len) < 0)
 		return -EMSGSIZE;
+	bool read_chunk = ch.read_chunk, p0 = ch.p0, wchunk = ch.wchunk, rchunk = ch.rchunk;
 
-	s->sge = (struct ibv_sge){ .addr = (uintptr_t)s->send, .length = (uint32_t)e.len,
+	s->sge = (struct ibv_sge){ .addr = (uintptr_t)s->send, .length = (uint32_t)len,
 				   .lkey = ep->send_mr->lkey };
 	/* small calls (NULL, GETATTR, READ) go inline: the provider copies
 	 * them into the WQE and needs no memory lookup for them */
-	bool inl = e.len <= ep->max_inline;
+	bool inl = len <= ep->max_inline;
 	s->wr = (struct ibv_send_wr){ .sg_list = &s->sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 				      .send_flags = inl ? IBV_SEND_INLINE : 0 };
 	ep->x.st.inline_sends += inl;
