@@ -233,6 +233,8 @@ install: bins bpf
 	$(Q)$(if $(wildcard docs/man/*.1),install -m 0644 $(wildcard docs/man/*.1) $(DESTDIR)$(MANDIR)/man1/)
 	$(Q)$(if $(wildcard docs/man/*.5),install -m 0644 $(wildcard docs/man/*.5) $(DESTDIR)$(MANDIR)/man5/)
 	$(Q)$(if $(wildcard docs/man/*.8),install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	$(Q)install -d $(DESTDIR)$(COMPDIR)
+	$(Q)$(foreach b,$(CLI_BINS),$(b) --completion bash >$(DESTDIR)$(COMPDIR)/$(notdir $(b)) &&) true
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)sed 's|/usr/local/bin/|$(BINDIR)/|' dist/nfsrdmad.service >$(DESTDIR)$(UNITDIR)/nfsrdmad.service
 	$(Q)test -e $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf || \
@@ -248,6 +250,7 @@ uninstall:
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard docs/man/*.5)) \
 	          $(patsubst docs/man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard docs/man/*.8))
 	$(Q)rm -rf $(DESTDIR)$(DATADIR)
+	$(Q)rm -f $(CLI_BINS:$(O)/bin/%=$(DESTDIR)$(COMPDIR)/%)
 	$(Q)rm -f $(DESTDIR)$(UNITDIR)/nfsrdmad.service
 	$(Q)# a configuration the admin changed stays
 	$(Q)! cmp -s dist/nfsrdmad.conf $(DESTDIR)$(SYSCONFDIR)/nfsrdma/nfsrdmad.conf || \

@@ -62,6 +62,8 @@ BINDIR  ?= $(PREFIX)/bin
 LIBDIR  ?= $(PREFIX)/lib
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/nfsrdma
+# each tool's bash completion, as `TOOL --completion bash` prints it
+COMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 DESTDIR ?=

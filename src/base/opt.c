@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_KEY_HELP = 0x10000, OPT_KEY_VERSION };
+enum { OPT_KEY_HELP = 0x10000, OPT_KEY_VERSION, OPT_KEY_COMPLETION };
 
 static size_t opt_count(const struct opt *opts)
 {
@@ -38,11 +38,12 @@ static void opt_usage(const struct opt_spec *spec, FILE *out)
 	if (spec->summary)
 		fprintf(out, "%s\n", spec->summary);
 	fprintf(out, "\nOptions:\n");
-	for (size_t i = 0; i <= n + 1; i++) {
+	for (size_t i = 0; i <= n + 2; i++) {
 		const struct opt *o = i < n ? &spec->opts[i] : NULL;
 		static const struct opt builtin[] = {
 			{ "help", 'h', NULL, "show this help and exit", 0, OPT_UNTYPED },
 			{ "version", 0, NULL, "show the version and exit", 0, OPT_UNTYPED },
+			{ "completion", 0, "bash", "print this tool's bash completion (from this table) and exit", 0, OPT_UNTYPED },
 		};
 		struct opt b;
 		if (!o) {
@@ -61,10 +62,65 @@ static void opt_usage(const struct opt_spec *spec, FILE *out)
 	}
 }
 
+/* What a placeholder completes to: files (FILE, PATH, TRACE, SPEC's
+ * FILE forms), directories (DIR), the words of a choice ("rdma|tcp"), or
+ * nothing (a number, a host). */
+static void complete_arg(FILE *out, const char *arg)
+{
+	if (strstr(arg, "DIR") && !strstr(arg, "FILE")) {
+		fputs("COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", out);
+	} else if (strstr(arg, "FILE") || strstr(arg, "PATH") || strstr(arg, "TRACE") || strstr(arg, "RECORDS")) {
+		fputs("COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", out);
+	} else if (strchr(arg, '|') && !strpbrk(arg, " [")) {
+		fputs("COMPREPLY=($(compgen -W \"", out);
+		for (const char *p = arg; *p; p++)
+			fputc(*p == '|' ? ' ' : *p, out);
+		fputs("\" -- \"$cur\")); return ;;\n", out);
+	} else {
+		fputs("return ;;\n", out);
+	}
+}
+
+/* --completion bash: a completion function for the tool, from its table
+ * (options, their short forms, what each argument completes to). */
+static void opt_completion(const struct opt_spec *spec, FILE *out)
+{
+	char fn[64];
+	size_t k = 0;
+
+	for (const char *p = spec->prog; *p && k + 1 < sizeof(fn); p++)
+		fn[k++] = (char)(*p == '-' ? '_' : *p);
+	fn[k] = 0;
+	fprintf(out, "# bash completion for %s, made by `%s --completion bash` from its option table\n",
+		spec->prog, spec->prog);
+	fprintf(out, "_%s() {\n\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+		"\tcase $prev in\n", fn);
+	for (size_t i = 0; spec->opts && spec->opts[i].name; i++) {
+		const struct opt *o = &spec->opts[i];
+		if (!o->arg)
+			continue;
+		fprintf(out, "\t--%s", o->name);
+		if (o->shortc)
+			fprintf(out, "|-%c", o->shortc);
+		fputs(") ", out);
+		complete_arg(out, o->arg);
+	}
+	fputs("\t--completion) COMPREPLY=($(compgen -W bash -- \"$cur\")); return ;;\n", out);
+	fputs("\tesac\n\tif [[ $cur == -* ]]; then\n\t\tCOMPREPLY=($(compgen -W \"", out);
+	for (size_t i = 0; spec->opts && spec->opts[i].name; i++) {
+		fprintf(out, "--%s ", spec->opts[i].name);
+		if (spec->opts[i].shortc)
+			fprintf(out, "-%c ", spec->opts[i].shortc);
+	}
+	fprintf(out, "--help -h --version%s --completion\" -- \"$cur\"))\n\t\treturn\n\tfi\n",
+		version_short(spec->opts) ? " -V" : "");
+	fprintf(out, "\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n}\ncomplete -F _%s %s\n", fn, spec->prog);
+}
+
 int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 {
 	size_t n = opt_count(spec->opts);
-	struct option *lopts = calloc(n + 3, sizeof(*lopts));
+	struct option *lopts = calloc(n + 4, sizeof(*lopts));
 	char *sopts = calloc(2 * n + 4, 1);
 	int ret = -ENOMEM;
 
@@ -88,6 +144,7 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 		sopts[s++] = (char)vshort;
 	lopts[n] = (struct option){ "help", no_argument, NULL, OPT_KEY_HELP };
 	lopts[n + 1] = (struct option){ "version", no_argument, NULL, OPT_KEY_VERSION };
+	lopts[n + 2] = (struct option){ "completion", required_argument, NULL, OPT_KEY_COMPLETION };
 
 	optind = 0;   /* 0, not 1: glibc then resets its state too (a second parse in one process) */
 	opterr = 0;
@@ -108,6 +165,17 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 			free(lopts);
 			free(sopts);
 			printf("%s %s\n", spec->prog, NFSRDMA_VERSION);
+			outfile_exit_printed();
+		}
+		if (c == OPT_KEY_COMPLETION) {
+			if (strcmp(optarg, "bash")) {
+				log_error("--completion: bash is the shell it knows, not \"%s\"", optarg);
+				ret = -EINVAL;
+				goto out;
+			}
+			free(lopts);
+			free(sopts);
+			opt_completion(spec, stdout);
 			outfile_exit_printed();
 		}
 		if (c == '?' || c == ':') {

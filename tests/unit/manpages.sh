@@ -115,10 +115,11 @@ for page in docs/man/*.[1-8]; do
 	done < <(plain "$page" | grep -oE 'docs/[A-Za-z0-9_./-]*[A-Za-z0-9]' | sort -u)
 done
 
-# nfsrdmad's settings: the long options but --config (and --help, --version)
+# nfsrdmad's settings: the long options but --config (and --help, --version,
+# --completion)
 conf=docs/man/nfsrdmad.conf.5
 if [ -f "$conf" ] && [ -f "$tmp/nfsrdmad.long" ]; then
-	grep -vxE -- '--(config|help|version)' "$tmp/nfsrdmad.long" | sed 's/^--//' >"$tmp/settings"
+	grep -vxE -- '--(config|help|version|completion)' "$tmp/nfsrdmad.long" | sed 's/^--//' >"$tmp/settings"
 	tags "$conf" SETTINGS | awk '{ print $2 }' | tr -d '"' | sort -u >"$tmp/conf.names"
 	missing=$(comm -23 "$tmp/settings" "$tmp/conf.names" | tr '\n' ' ')
 	extra=$(comm -13 "$tmp/settings" "$tmp/conf.names" | tr '\n' ' ')
