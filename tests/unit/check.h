@@ -5,6 +5,7 @@
 #define NFSRDMA_CHECK_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,29 @@ static inline int check_summary(const char *name)
 		return 1;
 	}
 	return check_failed_ ? 1 : 0;
+}
+
+/* Whether a JSON text's braces and brackets pair up outside its strings
+ * (escapes honoured) and no string is left open. */
+static inline bool check_json_balanced(const char *s)
+{
+	int depth = 0;
+	bool in_str = false;
+	for (; *s; s++) {
+		if (in_str) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '"')
+				in_str = false;
+			continue;
+		}
+		in_str = *s == '"';
+		depth += (*s == '{') + (*s == '[');
+		depth -= (*s == '}') + (*s == ']');
+		if (depth < 0)
+			return false;
+	}
+	return depth == 0 && !in_str;
 }
 
 /* Path of a repo file, honouring $NFSRDMA_SRCDIR when run from elsewhere. */

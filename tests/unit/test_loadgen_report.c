@@ -16,27 +16,6 @@
 
 static const struct xprt_ops rdma_ops = { .name = "rdma" };
 
-static bool balanced(const char *s)
-{
-	int depth = 0;
-	bool in_str = false;
-	for (; *s; s++) {
-		if (in_str) {
-			if (*s == '\\' && s[1])
-				s++;
-			else if (*s == '"')
-				in_str = false;
-			continue;
-		}
-		in_str = *s == '"';
-		depth += (*s == '{') + (*s == '[');
-		depth -= (*s == '}') + (*s == ']');
-		if (depth < 0)
-			return false;
-	}
-	return depth == 0 && !in_str;
-}
-
 static size_t count(const char *s, const char *what)
 {
 	size_t n = 0;
@@ -73,7 +52,7 @@ int main(void)
 	lg_print_json(f, "srv\"1", &l, res, 3, 1048576, 524288, &x);
 	fclose(f);
 	CHECK(len > 2 && buf[len - 1] == '\n' && !memchr(buf, '\n', len - 1), "one line: %s", buf);
-	CHECK(balanced(buf), "balanced: %s", buf);
+	CHECK(check_json_balanced(buf), "balanced: %s", buf);
 	static const char head[] = "{\"target\":\"srv\\\"1\",\"vers\":\"4.1\",\"results\":[{\"op\":\"read\","
 				   "\"transport\":\"rdma\",\"size\":4096,\"qd\":8,\"ops\":1000,\"bytes\":4000000,"
 				   "\"errors\":0,\"lost\":0,\"seconds\":2.000,\"iops\":500.0,\"mb_per_s\":2.000,"

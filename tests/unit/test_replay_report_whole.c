@@ -17,27 +17,6 @@
 
 static const struct xprt_ops tcp_ops = { .name = "tcp" };
 
-static bool balanced(const char *s)
-{
-	int depth = 0;
-	bool in_str = false;
-	for (; *s; s++) {
-		if (in_str) {
-			if (*s == '\\' && s[1])
-				s++;
-			else if (*s == '"')
-				in_str = false;
-			continue;
-		}
-		in_str = *s == '"';
-		depth += (*s == '{') + (*s == '[');
-		depth -= (*s == '}') + (*s == ']');
-		if (depth < 0)
-			return false;
-	}
-	return depth == 0 && !in_str;
-}
-
 static FILE *keep;   /* argv[1]: every report, a line each */
 
 static char *render(struct engine *e, double secs, int rc)
@@ -134,7 +113,7 @@ int main(int argc, char **argv)
 		return check_summary("test_replay_report_whole");
 	size_t n = strlen(buf);
 	CHECK(n > 2 && buf[n - 1] == '\n' && !memchr(buf, '\n', n - 1), "one line, newline-ended");
-	CHECK(balanced(buf), "braces and brackets balanced: %s", buf);
+	CHECK(check_json_balanced(buf), "braces and brackets balanced: %s", buf);
 	has(buf, "{\"trace\":\"dir/a \\\"quoted\\\".pcap\",\"target\":\"srv\",\"transport\":\"tcp\","
 		 "\"export\":\"/export\",\"exit\":0,\"seconds\":2.000,\"calls_per_s\":20.0,\"mb_per_s\":0.033,"
 		 "\"bytes_read\":65536,\"bytes_written\":0,\"idle_cut\":null,");
@@ -170,7 +149,7 @@ int main(int argc, char **argv)
 	o.max_idle_ns = 500000000;   /* --max-idle 0.5 */
 	e->idle = (struct trace_idle_cut){ .stretches = 2, .removed_ns = 4997000000ull };
 	buf = render(e, 0, 2);
-	CHECK(buf && balanced(buf), "4.0 report balanced");
+	CHECK(buf && check_json_balanced(buf), "4.0 report balanced");
 	if (buf) {
 		/* a run that lost calls (2) exits REPLAY_EXIT_LOST */
 		char want[128];
