@@ -102,6 +102,10 @@ $B/nfsrdma-replay --bogus $cap|bogus
 $B/nfsrdma-replay $cap|--target HOST is required
 $B/nfsrdma-replay --target 192.0.2.1 --speed -1 $cap|--speed: -1 is out of range
 $B/nfsrdma-replay --target 192.0.2.1 $cap $cap|one trace file expected
+$B/nfsrdma-replay --target 192.0.2.1 --max-idle 1 --asap $cap|--max-idle and --asap cannot be combined
+$B/nfsrdma-replay --target 192.0.2.1 --max-idle 0 $cap|--max-idle: 0 is out of range
+$B/nfsrdma-replay --dry-run --max-idle 1 $cap|--dry-run and --max-idle cannot be combined
+$B/nfsrdma-replay --generate null --target 192.0.2.1 --max-idle 1|--generate and --max-idle cannot be combined
 $B/nfsrdma-replay --generate null --target 192.0.2.1 $cap|takes no trace file
 EOF_TOOLS
 # the same settings from a config file are left alone: one file may serve
