@@ -144,38 +144,17 @@ static void totals(const struct engine *e, struct jw *j, const uint64_t tot[11])
 
 static void transport_stats(const struct engine *e, struct jw *j)
 {
+	static const char *const name[] = { "calls", "replies", "lost", "reconnects", "dropped_on_request",
+					    "read_chunks", "write_chunks", "reply_chunks", "rdma_errors",
+					    "inline_send", "inline_recv", "credits_granted", "connections",
+					    "connections_wanted", "clients_sharing" };
 	struct xprt_stats st;
 	replay_xprt_stats(e, &st);
-	jw_lit(j, "\"transport_stats\":{\"calls\":");
-	jw_u(j, st.calls);
-	JW_KEY(j, "replies");
-	jw_u(j, st.replies);
-	JW_KEY(j, "lost");
-	jw_u(j, st.lost);
-	JW_KEY(j, "reconnects");
-	jw_u(j, st.reconnects);
-	JW_KEY(j, "dropped_on_request");
-	jw_u(j, e->drops);
-	JW_KEY(j, "read_chunks");
-	jw_u(j, st.read_chunks);
-	JW_KEY(j, "write_chunks");
-	jw_u(j, st.write_chunks);
-	JW_KEY(j, "reply_chunks");
-	jw_u(j, st.reply_chunks);
-	JW_KEY(j, "rdma_errors");
-	jw_u(j, st.rdma_errors);
-	JW_KEY(j, "inline_send");
-	jw_u(j, st.inline_send);
-	JW_KEY(j, "inline_recv");
-	jw_u(j, st.inline_recv);
-	JW_KEY(j, "credits_granted");
-	jw_u(j, st.credits_granted);
-	JW_KEY(j, "connections");
-	jw_u(j, e->nxs);
-	JW_KEY(j, "connections_wanted");
-	jw_u(j, e->conns_wanted);
-	JW_KEY(j, "clients_sharing");
-	jw_u(j, e->clients_sharing);
+	const uint64_t v[] = { st.calls, st.replies, st.lost, st.reconnects, e->drops, st.read_chunks,
+			       st.write_chunks, st.reply_chunks, st.rdma_errors, st.inline_send, st.inline_recv,
+			       st.credits_granted, e->nxs, e->conns_wanted, e->clients_sharing };
+	jw_lit(j, "\"transport_stats\":{");
+	jw_counts(j, name, v, sizeof(v) / sizeof(v[0]), false);
 	jw_lit(j, "},");
 }
 
