@@ -137,8 +137,8 @@ def offsets(run, ps, recs, report):
             if "xid" in r:
                 raw[side].setdefault(int(r["xid"], 16), r)
     for (a, b), p in sorted(ps.items()):
-        if not check(p.solve(), "%s: the beacons' bounds fit no line (%d lower, %d upper)"
-                     % (p.name, len(p.lower), len(p.upper))):
+        if not check(p.solve(), "%s: the beacons' bounds fit no line (%d lower, %d upper): %s"
+                     % (p.name, len(p.lower), len(p.upper), p.conflict())):
             return
     # the report's estimate is at the newest time of host a
     last_wire = max(max(v for v in r["ts"].values()) for r in recs)
@@ -259,7 +259,10 @@ def live(run, off, step):
     if step:
         # only the RPCs before the server's wall clock step must agree
         # before: answered before the reading that precedes the step
-        t_before, t_after = step_wire_times(run)
+        times = step_wire_times(run)
+        if not check(times, "the step's time on the capture's clock: no truth (the beacons fit no line)"):
+            return
+        t_before, t_after = times
         pre = {int(r["xid"], 16) for r in off if max(r["ts"].values()) < t_before}
         around = sum(1 for r in off if max(r["ts"].values()) >= t_before and r["ts"]["call_first"] < t_after)
         print("%s: the step: %d RPCs answered before it, %d around it (%.1f s between the readings)"
@@ -314,7 +317,8 @@ def step_wire_times(run):
     readings put on the capture's clock by the beacons' truth, never by
     the join."""
     p = truth.pairs(run)[0][(0, 2)]
-    p.solve()
+    if not p.solve():
+        return None     # offsets() has failed the run on it
     out = []
     for tag in ("before-shift-", "after-shift-"):
         mono = None

@@ -125,6 +125,25 @@ class Pair:
         self.drift = (min(d for d, _, _ in self.grid) * 1e6, max(d for d, _, _ in self.grid) * 1e6)
         return True
 
+    def conflict(self):
+        """Where no line fits: at the slope that comes closest, the lower
+        and the upper bound furthest apart (their times, on clock a), for
+        the failure's message."""
+        if not self.lower or not self.upper:
+            return "no bounds"
+        t0, base = max(t for t, _ in self.lower + self.upper), self.upper[0][1]
+        best = None
+        for i in range(-int(MAX_PPM), int(MAX_PPM) + 1, 10):
+            d = i * 1e-6
+            lo = max(self.lower, key=lambda b: b[1] - base - d * (b[0] - t0))
+            up = min(self.upper, key=lambda b: b[1] - base - d * (b[0] - t0))
+            gap = (lo[1] - d * (lo[0] - t0)) - (up[1] - d * (up[0] - t0))
+            if best is None or gap < best[0]:
+                best = (gap, d, lo, up)
+        gap, d, lo, up = best
+        return ("at %.0f ppm the lower bound at %d exceeds the upper at %d by %.1f us"
+                % (d * 1e6, lo[0], up[0], gap / 1e3))
+
     def at(self, t):
         """(low, high) of offset(b - a) at time t of clock a."""
         dt = t - self.t0
