@@ -50,7 +50,7 @@ LDLIBS    := $(LIBBPF_LIBS) $(LIBPCAP_LIBS) $(COMPRESS_LIBS) $(RDMA_LIBS) $(NCUR
 LINK_LIBS := -Wl,--as-needed $(LIB) $(LDLIBS)
 
 .PHONY: print-ldlibs all lib bins bench-bins bpf tests fuzz deps check check-unit check-golden check-lab \
-        demo bench lab-captures install uninstall clean distclean help
+        demo bench lab-captures man-options install uninstall clean distclean help
 
 all: lib bpf bins bench-bins tests
 
@@ -73,6 +73,7 @@ help:
 	@echo 'make bench         side-by-side benchmarks (bench/)'
 	@echo 'make fuzz          build libFuzzer harnesses (clang)'
 	@echo 'make lab-captures  regenerate tests/captures/ in the qemu lab'
+	@echo 'make man-options   rewrite the OPTIONS tag lines of docs/man from the option tables'
 	@echo 'make install PREFIX=/usr/local DESTDIR='
 
 # --- objects -------------------------------------------------------------
@@ -199,6 +200,10 @@ check-unit check-golden check-lab: all
 	$(Q)O=$(O) tests/run-tiers.sh $(@:check-%=%)
 
 DEMO_CAPTURE ?= tests/captures/nfs3-read-write.pcap
+# the man pages' OPTIONS tag lines rewritten from the tools' option tables
+man-options: bins
+	$(Q)python3 docs/man/options.py $(O)/bin
+
 demo:
 	$(Q)scripts/deps.sh build
 	$(Q)$(MAKE) --no-print-directory all

@@ -31,42 +31,12 @@ enum { K_JSON = 256, K_CSV, K_OP, K_XID, K_ADDR, K_MINLAT, K_CHECK, K_STATS, K_F
 
 #define JOIN_FILES_MAX 8
 
-static const struct opt opts[] = {
-	/* -V is the tree, as tshark's -V (goldens and scripts rely on it), so
-	 * this tool's version has no short form; --verbose is -v, as in
-	 * every tool: more detail on stderr */
-	{ "tree", 'V', NULL, "print the full decode tree under each RPC (-V as in tshark; the version is --version alone)", 'V', OPT_UNTYPED },
-	{ "verbose", 'v', NULL, "more detail on stderr: the transport and dissector counters at the end (as --stats)", 'v', OPT_UNTYPED },
-	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON, OPT_UNTYPED },
-	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV, OPT_UNTYPED },
-	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z', OPT_UNTYPED },
-	{ "no-summary", 0, NULL, "no -z proc table at the end of the lines on a terminal (given unasked there)", K_NO_SUMMARY, OPT_UNTYPED },
-	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q', OPT_UNTYPED },
-	{ "line-buffered", 'l', NULL, "flush after every line (the default when stdout is a pipe or terminal)", 'l', OPT_UNTYPED },
-	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r', OPT_UNTYPED },
-	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP, OPT_UNTYPED },
-	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID, OPT_UNTYPED },
-	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee (10.9.0.2, 10.9.0.2.qp17, 10.9.0.0/24, fe80::/64, lid 0x3)", K_ADDR, OPT_UNTYPED },
-	{ "transport", 0, "rdma|tcp|udp", "only RPCs carried by this transport (repeatable)", K_TRANSPORT, OPT_UNTYPED },
-	{ "rpc-port", 0, "PORT", "read TCP/UDP port PORT as ONC RPC from its first byte, besides 2049, 111, 20048 and the ports found by their RPC headers (repeatable)", K_RPC_PORT, OPT_UNTYPED },
-	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT, OPT_UNTYPED },
-	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK, OPT_UNTYPED },
-	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS, OPT_UNTYPED },
-	{ "write", 'w', "FILE", "also write the packets as pcapng, commented per frame (xid, op, role, latency)", 'w', OPT_UNTYPED },
-	{ "fields", 0, "LIST", "one CSV row per RPC, Wireshark field names (default, all, help, or a,b,c)", K_FIELDS, OPT_UNTYPED },
-	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV, OPT_UNTYPED },
-	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT, OPT_UNTYPED },
-	{ "plot-slowest", 0, "N", "with --join, --plot draws the fused phases per operation and a waterfall of the N slowest RPCs (client, wire and server lanes; default 20, at most 1000)", K_PLOT_SLOWEST, OPT_UNTYPED },
-	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, chunk mix, inline sizes, credits, and B/A", K_COMPARE, OPT_UNTYPED },
-	{ "join", 0, "FILE", "join the capture's RPCs with the records of FILE (JSON Lines from nfsrdmad or --json; repeatable: client and server probes): one fused record per RPC, its clocks aligned", K_JOIN, OPT_UNTYPED },
-	OPT_END
-};
-
 struct cli {
 	const char *file;
 	int format;            /* 0 line, 'V', K_JSON, K_CSV */
 	const char *format_flag;
 	bool quiet, check, stats, line_buffered;
+	bool verbose;             /* -v: until the next release also --stats */
 	const char *stats_flag;   /* --stats or -v, whichever asked for the counters */
 	struct summary *sum[SUM_KINDS];
 	struct summary *tty_sum;   /* -z proc unasked: stdout is a terminal */
@@ -93,6 +63,38 @@ struct cli {
 	struct join *join;
 };
 
+/* Typed entries are stored by the table (opt_store); the rest by handle. */
+static const struct opt opts[] = {
+	/* -V is the tree, as tshark's -V (goldens and scripts rely on it), so
+	 * this tool's version has no short form; --verbose is -v, as in
+	 * every tool: more detail on stderr */
+	{ "tree", 'V', NULL, "print the full decode tree under each RPC (-V as in tshark; the version is --version alone)", 'V', OPT_UNTYPED },
+	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v', OPT_UNTYPED },
+	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON, OPT_UNTYPED },
+	{ "csv", 0, NULL, "one CSV row per RPC, with a header", K_CSV, OPT_UNTYPED },
+	{ "summary", 'z', "proc|conn|client|transport", "print a summary at the end (repeatable; RPCs over TCP/UDP in rows of their own)", 'z', OPT_UNTYPED },
+	{ "no-summary", 0, NULL, "no -z proc table at the end of the lines on a terminal (given unasked there)", K_NO_SUMMARY, OPT_FLAG, OPT_AT(struct cli, no_summary), 0, 0 },
+	{ "quiet", 'q', NULL, "no per-RPC output (summaries and findings only)", 'q', OPT_FLAG, OPT_AT(struct cli, quiet), 0, 0 },
+	{ "line-buffered", 'l', NULL, "flush after every line (the default when stdout is a pipe or terminal)", 'l', OPT_FLAG, OPT_AT(struct cli, line_buffered), 0, 0 },
+	{ "read", 'r', "FILE", "read this capture (same as the operand; - for stdin)", 'r', OPT_STR, OPT_AT(struct cli, file), 0, 0 },
+	{ "op", 0, "NAME", "only RPCs whose procedure or any NFSv4 op is NAME", K_OP, OPT_UNTYPED },
+	{ "xid", 0, "XID", "only the RPC with this XID (0x... or decimal)", K_XID, OPT_UNTYPED },
+	{ "addr", 0, "ADDR", "only RPCs with ADDR as caller or callee (10.9.0.2, 10.9.0.2.qp17, 10.9.0.0/24, fe80::/64, lid 0x3)", K_ADDR, OPT_UNTYPED },
+	{ "transport", 0, "rdma|tcp|udp", "only RPCs carried by this transport (repeatable)", K_TRANSPORT, OPT_UNTYPED },
+	{ "rpc-port", 0, "PORT", "read TCP/UDP port PORT as ONC RPC from its first byte, besides 2049, 111, 20048 and the ports found by their RPC headers (repeatable)", K_RPC_PORT, OPT_UNTYPED },
+	{ "min-latency", 0, "US", "only RPCs whose total time is at least US microseconds", K_MINLAT, OPT_UNTYPED },
+	{ "check", 0, NULL, "print conformance findings with the section they break", K_CHECK, OPT_FLAG, OPT_AT(struct cli, check), 0, 0 },
+	{ "stats", 0, NULL, "print transport and dissector counters to stderr at the end", K_STATS, OPT_UNTYPED },
+	{ "write", 'w', "FILE", "also write the packets as pcapng, commented per frame (xid, op, role, latency)", 'w', OPT_STR, OPT_AT(struct cli, pcapng_out), 0, 0 },
+	{ "fields", 0, "LIST", "one CSV row per RPC, Wireshark field names (default, all, help, or a,b,c)", K_FIELDS, OPT_UNTYPED },
+	{ "tsv", 0, NULL, "--fields separated by tabs instead of commas", K_TSV, OPT_FLAG, OPT_AT(struct cli, tsv), 0, 0 },
+	{ "plot", 0, "FILE", "write an SVG of the latency distribution and split per operation", K_PLOT, OPT_STR, OPT_AT(struct cli, plot_path), 0, 0 },
+	{ "plot-slowest", 0, "N", "with --join, --plot draws the fused phases per operation and a waterfall of the N slowest RPCs (client, wire and server lanes; default 20, at most 1000)", K_PLOT_SLOWEST, OPT_UINT, OPT_AT(struct cli, plot_slowest), 1, PLOT_SLOWEST_MAX },
+	{ "compare", 0, NULL, "compare two captures A B per operation: RPCs, p50/p99, bytes, phases, chunk mix, inline sizes, credits, and B/A", K_COMPARE, OPT_FLAG, OPT_AT(struct cli, compare), 0, 0 },
+	{ "join", 0, "FILE", "join the capture's RPCs with the records of FILE (JSON Lines from nfsrdmad or --json; repeatable: client and server probes): one fused record per RPC, its clocks aligned", K_JOIN, OPT_UNTYPED },
+	OPT_END
+};
+
 /* One output format per run: a second one is refused, never "last wins". */
 static int set_format(struct cli *c, int format, const char *flag)
 {
@@ -110,22 +112,18 @@ static int handle(int key, const char *arg, void *ctx)
 	struct cli *c = ctx;
 	uint64_t v;
 
+	const struct opt *o = opt_find(opts, key);
+	if (o && o->type != OPT_CUSTOM)
+		return opt_store(o, arg, c) < 0 ? -EINVAL : 0;
 	switch (key) {
 	case 'V': return set_format(c, 'V', "-V");
 	case K_JSON: return set_format(c, K_JSON, "--json");
 	case K_CSV: return set_format(c, K_CSV, "--csv");
-	case 'q': c->quiet = true; break;
-	case K_NO_SUMMARY: c->no_summary = true; break;
-	case 'l': c->line_buffered = true; break;
-	case 'r': c->file = arg; break;
-	case K_CHECK: c->check = true; break;
 	case K_STATS: c->stats = true; c->stats_flag = "--stats"; break;
 	case 'v':
-		c->stats = true;
-		c->stats_flag = "-v";
-		log_set_level(LOG_INFO);
+		c->verbose = true;
+		log_set_level(log_get_level() >= LOG_INFO ? LOG_DEBUG : LOG_INFO);
 		break;
-	case 'w': c->pcapng_out = arg; break;
 	case K_FIELDS:
 		if (!strcmp(arg, "help")) {
 			fields_help(stdout);
@@ -133,7 +131,6 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		c->fields = arg;
 		break;
-	case K_TSV: c->tsv = true; break;
 	case K_JOIN:
 		if (c->n_join == JOIN_FILES_MAX) {
 			log_error("--join: at most %d files", JOIN_FILES_MAX);
@@ -141,8 +138,6 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		c->join_file[c->n_join++] = arg;
 		break;
-	case K_PLOT: c->plot_path = arg; break;
-	case K_COMPARE: c->compare = true; break;
 	case K_OP:
 		if (!prog_name_known(arg)) {
 			log_error("--op '%s': no procedure or NFSv4 operation has that name (e.g. READ, "
@@ -185,11 +180,6 @@ static int handle(int key, const char *arg, void *ctx)
 			return -EINVAL;
 		c->has_xid = true;
 		c->xid = (uint32_t)v;
-		break;
-	case K_PLOT_SLOWEST:
-		if (opt_u64("plot-slowest", arg, 1, PLOT_SLOWEST_MAX, &v))
-			return -EINVAL;
-		c->plot_slowest = (unsigned)v;
 		break;
 	case K_MINLAT:
 		if (opt_u64("min-latency", arg, 0, UINT64_MAX / 1000, &v))
@@ -667,6 +657,11 @@ int main(int argc, char **argv)
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
 		return 2;
+	if (c.verbose && !c.stats) {
+		log_warn("-v: the counters at the end are --stats now; -v alone only logs more from the next release");
+		c.stats = true;
+		c.stats_flag = "-v";
+	}
 	if (c.compare) {
 		outfile_stdout_lines(c.line_buffered);
 		int crc = main_compare(&c, argv + first, argc - first);

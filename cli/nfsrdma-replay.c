@@ -15,9 +15,9 @@ enum {
 	/* opt_parse passes the short letter as the key when there is one */
 	K_TARGET = 't', K_SPEED = 's', K_GENERATE = 'g', K_QD = 'q', K_DURATION = 'd',
 	K_COUNT = 'n', K_WARMUP = 'w', K_FILE = 'f', K_VERBOSE = 'v',
-	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_TRANSPORT, K_PORT, K_EXPORT, K_SIZE,
-	K_FILESIZE, K_SWEEP, K_SVG, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS, K_REALTIME,
-	K_MAXIDLE,
+	K_JSON = 256, K_ALLOW, K_SAMETREE, K_MAXINF, K_PROTO, K_PORT, K_EXPORT, K_SIZE,
+	K_FILESIZE, K_SWEEP, K_PLOT, K_ASAP, K_BUSY, K_MODERATE, K_RECONNECT, K_DRYRUN, K_VERS, K_DELEG, K_DISCONNECT, K_CLIENTS, K_REALTIME,
+	K_MAXIDLE, K_PER_CALL,
 	K_END,
 };
 
@@ -28,14 +28,15 @@ struct cli {
 	bool given[K_END];     /* by key: the options on the command line */
 	double speed;          /* --speed's value (--asap sets the replay's to 0) */
 	double max_idle;       /* --max-idle, seconds */
+	bool verbose;          /* -v: until the next release also --per-call's lines */
 };
 
 static const struct opt opts[] = {
 	{ "target", 't', "HOST", "the NFS server to send calls to (the only address contacted)", K_TARGET, OPT_UNTYPED },
-	{ "transport", 0, "rdma|tcp", "RPC-over-RDMA v1 (default, port 20049) or RPC over TCP (2049)", K_TRANSPORT, OPT_UNTYPED },
+	{ "proto", 0, "rdma|tcp", "RPC-over-RDMA v1 (default, port 20049) or RPC over TCP (2049), as mount's proto=", K_PROTO, OPT_UNTYPED },
 	{ "port", 0, "PORT", "server port (default 20049 for rdma, 2049 for tcp)", K_PORT, OPT_UNTYPED },
 	{ "export", 0, "PATH", "NFSv3: export to MOUNT for the root handle (default: from the trace, else /export); NFSv4: path below the pseudo-root (default: the pseudo-root)", K_EXPORT, OPT_UNTYPED },
-	{ "speed", 's', "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED, OPT_UNTYPED },
+	{ "speed", 0, "N", "replay timing: 1 as recorded (default), 2 twice as fast, 0 as fast as credits allow", K_SPEED, OPT_UNTYPED },
 	{ "asap", 0, NULL, "same as --speed 0", K_ASAP, OPT_UNTYPED },
 	{ "realtime", 0, NULL, "replay at real-time priority (SCHED_FIFO, memory locked) so calls leave on time on a busy machine; needs CAP_SYS_NICE (else one line and the replay goes on); meant for --speed, not --asap", K_REALTIME, OPT_FLAG, OPT_AT(struct cli, r.realtime), 0, 0 },
 	{ "max-idle", 0, "SECS", "an idle stretch of the trace (no call in flight) longer than SECS is replayed as SECS; the busy ones keep their timing (default: every one as recorded)", K_MAXIDLE, OPT_DOUBLE, OPT_AT(struct cli, max_idle), 0.001, 86400 },
@@ -49,20 +50,32 @@ static const struct opt opts[] = {
 	{ "vers", 0, "3|4.1|4.2", "--generate: NFS version (default 3; 4.1/4.2 open a session of --qd slots)", K_VERS, OPT_UNTYPED },
 	{ "size", 0, "BYTES", "READ/WRITE transfer size (default 4k)", K_SIZE, OPT_UNTYPED },
 	{ "sweep", 0, "S1,S2,..", "run once per transfer size (e.g. 4k,16k,64k,256k)", K_SWEEP, OPT_UNTYPED },
-	{ "qd", 'q', "N", "calls kept in flight (default 1)", K_QD, OPT_UINT, OPT_AT(struct cli, g.qd), 1, 256 },
-	{ "duration", 'd', "SECS", "measured time per run (default 5)", K_DURATION, OPT_DOUBLE, OPT_AT(struct cli, g.duration), 0.01, 86400 },
+	{ "qd", 0, "N", "calls kept in flight (default 1)", K_QD, OPT_UINT, OPT_AT(struct cli, g.qd), 1, 256 },
+	{ "duration", 0, "SECS", "measured time per run (default 5)", K_DURATION, OPT_DOUBLE, OPT_AT(struct cli, g.duration), 0.01, 86400 },
 	{ "count", 'n', "N", "measured calls per run (instead of --duration)", K_COUNT, OPT_UINT, OPT_AT(struct cli, g.count), 1, 4.6e18 },
-	{ "warmup", 'w', "SECS", "unmeasured warm-up before each run (default 0)", K_WARMUP, OPT_DOUBLE, OPT_AT(struct cli, g.warmup), 0, 3600 },
+	{ "warmup", 0, "SECS", "unmeasured warm-up before each run (default 0)", K_WARMUP, OPT_DOUBLE, OPT_AT(struct cli, g.warmup), 0, 3600 },
 	{ "file", 'f', "PATH", "file (or directory for readdirplus) in the export; default nfsrdma-replay.load", K_FILE, OPT_UNTYPED },
 	{ "file-size", 0, "BYTES", "span of offsets used in the file (default 16M)", K_FILESIZE, OPT_SIZE, OPT_AT(struct cli, g.file_size), 0, 0 },
-	{ "svg", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_SVG, OPT_STR, OPT_AT(struct cli, g.svg), 0, 0 },
+	{ "plot", 0, "FILE", "with --sweep: write an SVG plot of MB/s vs transfer size", K_PLOT, OPT_STR, OPT_AT(struct cli, g.svg), 0, 0 },
 	{ "busy-poll", 0, NULL, "spin on the completion queue instead of sleeping", K_BUSY, OPT_UNTYPED },
 	{ "moderate-us", 0, "US", "with half the credits in flight, nap US microseconds before reaping completions (0: off; default 1000)", K_MODERATE, OPT_UNTYPED },
 	{ "disconnect-after", 0, "XID", "fault injection: drop the connection once the reply to the trace's call XID is in, and go on over a new one (4.1+: bound to the session with BIND_CONN_TO_SESSION)", K_DISCONNECT, OPT_UNTYPED },
 	{ "reconnect-timeout", 0, "MS", "give up reconnecting after MS milliseconds (default 30000)", K_RECONNECT, OPT_UINT, OPT_AT(struct cli, r.reconnect_ms), 1, 3600000 },
 	{ "dry-run", 0, NULL, "print the calls that would be replayed, with the trace's paths; send nothing", K_DRYRUN, OPT_FLAG, OPT_AT(struct cli, r.dry_run), 0, 0 },
-	{ "verbose", 'v', NULL, "one line per replayed call; more logging", K_VERBOSE, OPT_UNTYPED },
+	{ "per-call", 0, NULL, "one line per replayed call (on stderr under --json)", K_PER_CALL, OPT_FLAG, OPT_AT(struct cli, r.per_call), 0, 0 },
+	{ "verbose", 'v', NULL, "log more (repeat for debug)", K_VERBOSE, OPT_UNTYPED },
 	OPT_END,
+};
+
+/* renamed for one meaning per flag across the four tools */
+static const struct opt_alias aliases[] = {
+	{ NULL, 'q', K_QD, "-q is --quiet in nfsrdma-dissect" },
+	{ NULL, 'w', K_WARMUP, "-w is --write in nfsrdma-dissect" },
+	{ NULL, 's', K_SPEED, "-s is --source in nfsrdmad" },
+	{ NULL, 'd', K_DURATION, "-d is --delay in nfsrdma-top" },
+	{ "transport", 0, K_PROTO, "--transport is a filter in nfsrdma-dissect and nfsrdma-top" },
+	{ "svg", 0, K_PLOT, "the SVG is --plot in nfsrdma-dissect too" },
+	OPT_ALIAS_END,
 };
 
 static int parse_sizes(const char *arg, struct loadgen_opts *g)
@@ -106,9 +119,9 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		c->r.target = c->g.target = arg;
 		return 0;
-	case K_TRANSPORT:
+	case K_PROTO:
 		if (strcmp(arg, "rdma") && strcmp(arg, "tcp")) {
-			log_error("--transport: rdma or tcp, not \"%s\"", arg);
+			log_error("--proto: rdma or tcp, not \"%s\"", arg);
 			return -EINVAL;
 		}
 		c->r.transport = c->g.transport = arg;
@@ -204,8 +217,8 @@ static int handle(int key, const char *arg, void *ctx)
 		c->r.disconnect_xid = (uint32_t)v;
 		return 0;
 	case K_VERBOSE:
-		c->r.verbose = true;
-		log_set_level(LOG_INFO);
+		c->verbose = true;
+		log_set_level(log_get_level() >= LOG_INFO ? LOG_DEBUG : LOG_INFO);
 		return 0;
 	}
 	log_error("internal: unhandled option key %d", key);
@@ -224,11 +237,11 @@ static int conflicts(const struct cli *c)
 	}, load_only[] = {
 		{ K_VERS, "--vers" }, { K_SIZE, "--size" }, { K_SWEEP, "--sweep" }, { K_QD, "--qd" },
 		{ K_DURATION, "--duration" }, { K_COUNT, "--count" }, { K_WARMUP, "--warmup" },
-		{ K_FILE, "--file" }, { K_FILESIZE, "--file-size" }, { K_SVG, "--svg" },
+		{ K_FILE, "--file" }, { K_FILESIZE, "--file-size" }, { K_PLOT, "--plot" },
 	};
 	/* what shapes only what is sent, and when: --dry-run sends nothing */
 	static const struct { int key; const char *name; } sending_only[] = {
-		{ K_TRANSPORT, "--transport" }, { K_PORT, "--port" }, { K_SPEED, "--speed" }, { K_ASAP, "--asap" },
+		{ K_PROTO, "--proto" }, { K_PORT, "--port" }, { K_SPEED, "--speed" }, { K_ASAP, "--asap" },
 		{ K_REALTIME, "--realtime" }, { K_MAXINF, "--max-inflight" }, { K_CLIENTS, "--clients" },
 		{ K_DELEG, "--delegations" }, { K_BUSY, "--busy-poll" }, { K_MODERATE, "--moderate-us" },
 		{ K_DISCONNECT, "--disconnect-after" }, { K_RECONNECT, "--reconnect-timeout" },
@@ -267,8 +280,8 @@ static int conflicts(const struct cli *c)
 		log_error("--max-idle and --asap cannot be combined: as fast as credits allow leaves no idle time to cut");
 		return -EINVAL;
 	}
-	if (c->given[K_SVG] && !c->given[K_SWEEP]) {
-		log_error("--svg needs --sweep (it plots MB/s against the sweep's transfer sizes)");
+	if (c->given[K_PLOT] && !c->given[K_SWEEP]) {
+		log_error("--plot needs --sweep (it plots MB/s against the sweep's transfer sizes)");
 		return -EINVAL;
 	}
 	return 0;
@@ -301,7 +314,7 @@ int main(int argc, char **argv)
 		.prog = "nfsrdma-replay",
 		.synopsis = "[OPTIONS] --target HOST TRACE.pcap | --generate OP --target HOST",
 		.summary = "Replay captured NFS calls against a live NFS/RDMA server, or generate load.",
-		.opts = opts, .handle = handle, .ctx = &c,
+		.opts = opts, .aliases = aliases, .handle = handle, .ctx = &c,
 	};
 
 	log_init("nfsrdma-replay", LOG_WARN);
@@ -310,6 +323,10 @@ int main(int argc, char **argv)
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0 || conflicts(&c) < 0)
 		return REPLAY_EXIT_USAGE;
+	if (c.verbose && !c.r.per_call) {
+		log_warn("-v: its line per replayed call is --per-call now; -v alone only logs more from the next release");
+		c.r.per_call = true;
+	}
 	if (!c.r.target && !(c.r.dry_run && !c.generate)) {
 		log_error("--target HOST is required: nothing is sent anywhere else");
 		return REPLAY_EXIT_USAGE;
@@ -322,7 +339,7 @@ int main(int argc, char **argv)
 		if (!target_resolves(&c))
 			return REPLAY_EXIT_FAILED;
 		char err[512];
-		if (c.g.svg && outfile_check("--svg", c.g.svg, NULL, 0, err, sizeof(err)) < 0) {
+		if (c.g.svg && outfile_check("--plot", c.g.svg, NULL, 0, err, sizeof(err)) < 0) {
 			log_error("%s", err);   /* a set-up failure found now, not after the sweep */
 			return REPLAY_EXIT_FAILED;
 		}

@@ -19,25 +19,7 @@
 
 #define MAX_SPECS 16
 
-enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT, K_FUSED };
-
-static const struct opt opts[] = {
-	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET, OPT_UNTYPED },
-	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r', OPT_UNTYPED },
-	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable)", 'S', OPT_UNTYPED },
-	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED, OPT_UNTYPED },
-	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b', OPT_UNTYPED },
-	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n', OPT_UNTYPED },
-	{ "connect-timeout", 0, "S", "batch: exit 1 after S seconds without the daemon (default 10; 0 = keep trying)", K_CTIMEOUT, OPT_UNTYPED },
-	{ "delay", 'd', "S", "seconds between refreshes (default 1)", 'd', OPT_UNTYPED },
-	{ "json", 0, NULL, "batch mode with one JSON object per snapshot", K_JSON, OPT_UNTYPED },
-	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW, OPT_UNTYPED },
-	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT, OPT_UNTYPED },
-	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER, OPT_UNTYPED },
-	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT, OPT_UNTYPED },
-	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED, OPT_UNTYPED },
-	OPT_END
-};
+enum { K_SOCKET = 256, K_SPEED, K_JSON, K_VIEW, K_SORT, K_FILTER, K_CTIMEOUT, K_TRANSPORT, K_FUSED, K_END };
 
 struct cli {
 	const char *socket;
@@ -46,9 +28,28 @@ struct cli {
 	unsigned nspecs;
 	double speed, delay, connect_timeout;
 	bool batch, json;
-	bool socket_set, speed_set, ctimeout_set, iterations_set;   /* given on the command line */
+	bool given[K_END];   /* by key: the options on the command line */
 	uint64_t iterations;
 	struct top_view v;
+};
+
+/* Typed entries are stored by the table (opt_store); the rest by handle. */
+static const struct opt opts[] = {
+	{ "socket", 0, "PATH", "the daemon's control socket (default /run/nfsrdmad.sock)", K_SOCKET, OPT_STR, OPT_AT(struct cli, socket), 0, 0 },
+	{ "read", 'r', "FILE", "standalone: read this capture (same as --source pcap:FILE)", 'r', OPT_UNTYPED },
+	{ "source", 0, "SPEC", "standalone: pcap:FILE | live:IFACE | kernel[:client|server] | xdp:IFACE | jsonl:FILE (repeatable)", 'S', OPT_UNTYPED },
+	{ "speed", 0, "X", "capture files: 0 = flat out (default), 1 = recorded pace", K_SPEED, OPT_DOUBLE, OPT_AT(struct cli, speed), 0, 1e6 },
+	{ "batch", 'b', NULL, "batch mode: print snapshots as text, no terminal needed", 'b', OPT_FLAG, OPT_AT(struct cli, batch), 0, 0 },
+	{ "iterations", 'n', "N", "batch: stop after N snapshots (default 0: until capture files end, or forever)", 'n', OPT_UINT, OPT_AT(struct cli, iterations), 0, UINT32_MAX },
+	{ "connect-timeout", 0, "S", "batch: exit 1 after S seconds without the daemon (default 10; 0 = keep trying)", K_CTIMEOUT, OPT_DOUBLE, OPT_AT(struct cli, connect_timeout), 0, 86400 },
+	{ "delay", 'd', "S", "seconds between refreshes (default 1)", 'd', OPT_DOUBLE, OPT_AT(struct cli, delay), 0.05, 3600 },
+	{ "json", 0, NULL, "batch mode with one JSON object per snapshot", K_JSON, OPT_UNTYPED },
+	{ "view", 0, "op|client|server|conn", "the table's rows (default op)", K_VIEW, OPT_UNTYPED },
+	{ "sort", 0, "KEY", "records, rate, errors, p50, p99, max, key (default records)", K_SORT, OPT_UNTYPED },
+	{ "filter", 0, "TEXT", "only rows whose key contains TEXT", K_FILTER, OPT_UNTYPED },
+	{ "transport", 0, "rdma|tcp|udp", "only operations, clients, servers (and slowest RPCs) over this transport", K_TRANSPORT, OPT_UNTYPED },
+	{ "fused", 0, NULL, "start in the fused split of joined RPCs (key f): client, wire and server phases", K_FUSED, OPT_FLAG, OPT_AT(struct cli, v.fused), 0, 0 },
+	OPT_END
 };
 
 static int add_spec(struct cli *c, const char *spec, bool file)
@@ -86,23 +87,16 @@ static void free_owned(struct cli *c)
 static int handle(int key, const char *arg, void *ctx)
 {
 	struct cli *c = ctx;
-	uint64_t v;
 	int d;
 
+	if (key >= 0 && key < K_END)
+		c->given[key] = true;
+	const struct opt *o = opt_find(opts, key);
+	if (o && o->type != OPT_CUSTOM)
+		return opt_store(o, arg, c) < 0 ? -EINVAL : 0;
 	switch (key) {
-	case K_SOCKET: c->socket = arg; c->socket_set = true; break;
 	case 'r': return add_spec(c, arg, true);
 	case 'S': return add_spec(c, arg, false);
-	case K_SPEED: c->speed_set = true; return opt_double("speed", arg, 0, 1e6, &c->speed) ? -EINVAL : 0;
-	case 'b': c->batch = true; break;
-	case 'n':
-		if (opt_u64("iterations", arg, 0, UINT32_MAX, &v))
-			return -EINVAL;
-		c->iterations = v;
-		c->iterations_set = true;
-		break;
-	case 'd': return opt_double("delay", arg, 0.05, 3600, &c->delay) ? -EINVAL : 0;
-	case K_CTIMEOUT: c->ctimeout_set = true; return opt_double("connect-timeout", arg, 0, 86400, &c->connect_timeout) ? -EINVAL : 0;
 	case K_JSON: c->json = c->batch = true; break;
 	case K_VIEW:
 		if ((d = top_dim_parse(arg)) < 0 || d == AGG_SERIES) {
@@ -118,7 +112,6 @@ static int handle(int key, const char *arg, void *ctx)
 		}
 		c->v.sort = (enum top_sort)d;
 		break;
-	case K_FUSED: c->v.fused = true; break;
 	case K_FILTER: snprintf(c->v.filter, sizeof(c->v.filter), "%s", arg); break;
 	case K_TRANSPORT:
 		if ((c->v.transport = top_transport_parse(arg)) < 0) {
@@ -135,21 +128,21 @@ static int handle(int key, const char *arg, void *ctx)
  * the daemon's options with a source of top's own, a source's without. */
 static int conflicts(const struct cli *c)
 {
-	if (c->nspecs && c->socket_set) {
+	if (c->nspecs && c->given[K_SOCKET]) {
 		log_error("--socket and -r/--source cannot be combined: with a source of its own "
 			  "nfsrdma-top reads no daemon");
 		return -EINVAL;
 	}
-	if (c->nspecs && c->ctimeout_set) {
+	if (c->nspecs && c->given[K_CTIMEOUT]) {
 		log_error("--connect-timeout and -r/--source cannot be combined: it is how long to "
 			  "wait for the daemon");
 		return -EINVAL;
 	}
-	if (!c->nspecs && c->speed_set) {
+	if (!c->nspecs && c->given[K_SPEED]) {
 		log_error("--speed needs -r or --source pcap:FILE (the daemon paces its own sources)");
 		return -EINVAL;
 	}
-	if (!c->batch && c->iterations_set) {
+	if (!c->batch && c->given['n']) {
 		log_error("-n needs -b or --json (the screen runs until q)");
 		return -EINVAL;
 	}

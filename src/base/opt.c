@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_KEY_HELP = 0x10000, OPT_KEY_VERSION, OPT_KEY_COMPLETION };
+enum { OPT_KEY_HELP = 0x10000, OPT_KEY_VERSION, OPT_KEY_COMPLETION, OPT_KEY_ALIAS };
 
 static size_t opt_count(const struct opt *opts)
 {
@@ -57,9 +57,59 @@ static void opt_usage(const struct opt_spec *spec, FILE *out)
 				   o->shortc ? "-" : "  ", o->shortc ? o->shortc : ' ',
 				   o->shortc ? ", " : "  ", o->name,
 				   o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-28s%s%s\n", left, len >= 28 ? "\n                              " : "",
-			o->help);
+		/* two spaces at least between an option and its help: readers split there */
+		if (len >= 27)
+			fprintf(out, "  %s\n%30s%s\n", left, "", o->help);
+		else
+			fprintf(out, "  %-28s%s\n", left, o->help);
 	}
+	for (size_t i = 0; spec->aliases && (spec->aliases[i].name || spec->aliases[i].shortc); i++) {
+		const struct opt_alias *a = &spec->aliases[i];
+		const struct opt *o = opt_find(spec->opts, a->key);
+		if (!i)
+			fprintf(out, "\nRenamed (the old spelling works, with a warning, until the next release):");
+		if (a->shortc)
+			fprintf(out, "%s -%c is --%s", i ? "," : "", a->shortc, o ? o->name : "?");
+		else
+			fprintf(out, "%s --%s is --%s", i ? "," : "", a->name, o ? o->name : "?");
+	}
+	if (spec->aliases && (spec->aliases[0].name || spec->aliases[0].shortc))
+		fputc('\n', out);
+}
+
+static size_t alias_count(const struct opt_alias *a)
+{
+	size_t n = 0;
+
+	while (a && (a[n].name || a[n].shortc))
+		n++;
+	return n;
+}
+
+/* The alias getopt just matched (li: its long index, -1 for a short
+ * letter), warned about; NULL when c is no alias. */
+static const struct opt_alias *alias_hit(const struct opt_spec *spec, size_t nopts, int c, int li)
+{
+	const struct opt_alias *a = NULL;
+
+	/* the long aliases follow the builtins in getopt's table, those with a name */
+	for (size_t i = 0, k = nopts + 3; !a && li >= 0 && i < alias_count(spec->aliases); i++)
+		if (spec->aliases[i].name && k++ == (size_t)li)
+			a = &spec->aliases[i];
+	for (size_t i = 0; !a && li < 0 && i < alias_count(spec->aliases); i++)
+		if (spec->aliases[i].shortc && spec->aliases[i].shortc == c)
+			a = &spec->aliases[i];
+	if (!a)
+		return NULL;
+	const struct opt *o = opt_find(spec->opts, a->key);
+	char old[64];
+	if (li < 0)
+		snprintf(old, sizeof(old), "-%c", a->shortc);
+	else
+		snprintf(old, sizeof(old), "--%s", a->name);
+	log_warn("%s is renamed --%s; the old spelling goes in the next release%s%s",
+		 old, o ? o->name : "?", a->why ? ": " : "", a->why ? a->why : "");
+	return a;
 }
 
 /* What a placeholder completes to: files (FILE, PATH, TRACE, SPEC's
@@ -119,9 +169,9 @@ static void opt_completion(const struct opt_spec *spec, FILE *out)
 
 int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 {
-	size_t n = opt_count(spec->opts);
-	struct option *lopts = calloc(n + 4, sizeof(*lopts));
-	char *sopts = calloc(2 * n + 4, 1);
+	size_t n = opt_count(spec->opts), na = alias_count(spec->aliases);
+	struct option *lopts = calloc(n + na + 4, sizeof(*lopts));
+	char *sopts = calloc(2 * (n + na) + 4, 1);
 	int ret = -ENOMEM;
 
 	if (!lopts || !sopts)
@@ -145,11 +195,26 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 	lopts[n] = (struct option){ "help", no_argument, NULL, OPT_KEY_HELP };
 	lopts[n + 1] = (struct option){ "version", no_argument, NULL, OPT_KEY_VERSION };
 	lopts[n + 2] = (struct option){ "completion", required_argument, NULL, OPT_KEY_COMPLETION };
+	for (size_t i = 0, k = n + 3; i < na; i++) {
+		const struct opt_alias *a = &spec->aliases[i];
+		const struct opt *o = opt_find(spec->opts, a->key);
+		if (!o)
+			continue;
+		if (a->name)
+			lopts[k++] = (struct option){ a->name, o->arg ? required_argument : no_argument,
+						      NULL, OPT_KEY_ALIAS };
+		if (a->shortc) {
+			sopts[s++] = (char)a->shortc;
+			if (o->arg)
+				sopts[s++] = ':';
+		}
+	}
 
 	optind = 0;   /* 0, not 1: glibc then resets its state too (a second parse in one process) */
 	opterr = 0;
 	for (;;) {
-		int c = getopt_long(argc, argv, sopts, lopts, NULL);
+		int li = -1;
+		int c = getopt_long(argc, argv, sopts, lopts, &li);
 		if (c == -1)
 			break;
 		/* both exit: the tables are freed first, so nothing is left
@@ -187,6 +252,11 @@ int opt_parse(const struct opt_spec *spec, int argc, char **argv)
 			ret = -EINVAL;
 			goto out;
 		}
+		/* a renamed spelling: what getopt gives for the new one */
+		const struct opt_alias *a = alias_hit(spec, n, c, li);
+		const struct opt *to = a ? opt_find(spec->opts, a->key) : NULL;
+		if (to)
+			c = to->shortc ? to->shortc : to->key;
 		ret = spec->handle(c, optarg, spec->ctx);
 		if (ret < 0)
 			goto out;

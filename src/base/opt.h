@@ -39,11 +39,24 @@ struct opt {
 /* off and width of a member of the handler's ctx type */
 #define OPT_AT(type, member) offsetof(type, member), sizeof(((type *)0)->member)
 
+/* An old spelling kept working for one release after a rename: getopt
+ * takes it, one warning names the new spelling, and the handler sees the
+ * new option's key.  --help lists it on one line, completion offers it
+ * not. */
+struct opt_alias {
+	const char *name;   /* the old long name without "--", or NULL */
+	int         shortc; /* the old short letter, or 0 */
+	int         key;    /* the option it now spells: its entry's key */
+	const char *why;    /* why it went ("-q is --quiet in nfsrdma-dissect"), or NULL */
+};
+#define OPT_ALIAS_END { NULL, 0, 0, NULL }
+
 struct opt_spec {
 	const char *prog;      /* tool name */
 	const char *synopsis;  /* "[OPTIONS] FILE..." */
 	const char *summary;   /* one sentence */
 	const struct opt *opts;
+	const struct opt_alias *aliases;   /* NULL or ended by OPT_ALIAS_END */
 	/* Returns 0 or a negative errno (after logging why). */
 	int (*handle)(int key, const char *arg, void *ctx);
 	void *ctx;

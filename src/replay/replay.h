@@ -22,7 +22,7 @@ struct replay_opts {
 	bool allow_mutations;
 	bool same_tree;           /* handles not resolvable by path are sent unchanged */
 	bool json;
-	bool verbose;
+	bool per_call;            /* --per-call: one line per replayed call */
 	uint32_t slots;
 	unsigned reconnect_ms;
 	bool busy_poll;

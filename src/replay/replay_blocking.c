@@ -36,7 +36,7 @@ void replay_blocked(struct engine *e, unsigned kind, uint64_t since)
 	e->blocked_ns[kind] += d;
 	if (d > e->blocked_max_ns[kind])
 		e->blocked_max_ns[kind] = d;
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->out, "  c%u: %s done synchronously: every client held %.1f us\n",
 			e->cur ? (unsigned)(e->cur - e->cl) + 1 : 0, block_name[kind], (double)d / 1e3);
 }

@@ -47,7 +47,7 @@ static void returned(void *ctx, struct rclient *cl, const struct nfs4_res *r, in
 	} else {
 		e->deleg_returned++;
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->out, "  c%u: DELEGRETURN of the replay's own answered in %.1f us "
 			"(no client held for it)\n", (unsigned)(cl - e->cl) + 1, (double)took_ns / 1e3);
 }
@@ -110,7 +110,7 @@ static void bound(void *ctx, struct rclient *cl, const struct nfs4_res *r, int e
 		else
 			log_warn("replay: BIND_CONN_TO_SESSION: %s", strerror(-ret));
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->out, "  c%u: BIND_CONN_TO_SESSION answered in %.1f us (no client held for it)\n",
 			(unsigned)(cl - e->cl) + 1, (double)took_ns / 1e3);
 }
@@ -206,7 +206,7 @@ static void cb_wait_step(struct engine *e, struct rclient *cl)
 	if (!cl->cb_probed)
 		log_warn("replay: %s did not probe the NFSv4.0 callback path within 5 s of "
 			 "SETCLIENTID_CONFIRM: it may grant no delegation", e->o->target);
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->out, "  c%u: waited %.1f us for the target's callback probe%s (its own calls "
 			"held, no other client's)\n", (unsigned)(cl - e->cl) + 1, (double)d / 1e3,
 			cl->cb_probed ? "" : " (none came)");

@@ -58,7 +58,7 @@ static void count_failed(struct engine *e, const struct tcall *tc, struct opstat
 		os->errors++;
 		note_mismatch(e, tc, rep->rdma_err ? 200 + rep->rdma_err : REPLAY_UNDECODED, 0, rep->err);
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x %s: %s\n", tc->xid, tc->name,
 			rep->err == -EPIPE ? "lost in flight" : strerror(-rep->err));
 }
@@ -124,7 +124,7 @@ static void v4_done(struct rcall *rc, struct xprt_req *req, const struct xprt_re
 		os->mismatch++;
 		note_mismatch(e, tc, rr.rpc_status, rr.status, 0);
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x -> 0x%08x %-16s trace %s replay %s%s\n", tc->xid, req->xid,
 			tc->name, nfs_stat_name(tc->status), nfs_stat_name(rr.status),
 			same ? "" : "  MISMATCH");
@@ -209,7 +209,7 @@ static void done_one(struct xprt_req *req, const struct xprt_reply *rep)
 		os->mismatch++;
 		note_mismatch(e, tc, res.rpc_status, st, 0);
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x -> 0x%08x %-12s trace %s replay %s%s\n", tc->xid, req->xid,
 			tc->name, nfs_stat_name(tc->status), nfs_stat_name(st),
 			same ? "" : "  MISMATCH");

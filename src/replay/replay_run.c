@@ -203,7 +203,7 @@ static void issue_time(struct engine *e, size_t i, struct opstat *os, uint64_t s
 		lhist_add(&e->hold[ti->hold], from - at);
 	lhist_add(&os->issue, late);
 	lhist_add(&cl->issue, late);
-	if (e->o->verbose) {
+	if (e->o->per_call) {
 		fprintf(e->vout, "  xid 0x%08x %s: c%u left %.1f us late", tc->xid, tc->name,
 			tc->client + 1, (double)late / 1e3);
 		if (ti->hold)
@@ -324,7 +324,7 @@ static int replay_one_call(struct engine *e, size_t i, uint64_t t0_trace, uint64
 			e->unmapped++;
 			if (e->ti[i].has_child)
 				fhmap_put(&e->refused, &e->ti[i].child, NULL, &e->ti[i].child, false);
-			if (o->verbose)
+			if (o->per_call)
 				fprintf(e->vout, "  xid 0x%08x %s: handle not mapped (%s)\n", tc->xid,
 					tc->name, ret == -EPERM ?
 					"named by a refused call" : "no path to it on the target");
@@ -411,7 +411,7 @@ int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0)
 	struct rclient *cl = &e->cl[tc->client];
 	uint64_t sent = os->replayed, unsup = os->unsupported;
 
-	if (e->ti[i].hold == HOLD_DEP && e->o->verbose)
+	if (e->ti[i].hold == HOLD_DEP && e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x %s: held for call #%" PRIu64 " of another client\n",
 			tc->xid, tc->name, e->ti[i].dep);
 	e->cur = cl;
@@ -479,13 +479,13 @@ static bool trace_mutates(const struct engine *e)
 	return false;
 }
 
-/* -v's lines: stdout stays one JSON object under --json; they go to
+/* --per-call's lines: stdout stays one JSON object under --json; they go to
  * stderr then, buffered (a write per line would be the replay's own
  * lateness). */
-static void verbose_out(struct engine *e, FILE *out)
+static void per_call_out(struct engine *e, FILE *out)
 {
 	e->vout = out;
-	if (!e->o->json || !e->o->verbose)
+	if (!e->o->json || !e->o->per_call)
 		return;
 	int fd = dup(STDERR_FILENO);
 	e->vout = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -615,7 +615,7 @@ int replay_run(const struct replay_opts *o, FILE *out)
 		return REPLAY_EXIT_FAILED;
 	e->o = o;
 	e->out = out;
-	verbose_out(e, out);
+	per_call_out(e, out);
 	/* A trace cut short mid-record: its calls so far are replayed (or
 	 * listed), then where it ends is said, and the status is 1. */
 	ret = trace_load(&e->t, o->trace, err, sizeof(err));

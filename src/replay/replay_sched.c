@@ -266,7 +266,7 @@ int replay_schedule(struct engine *e)
 		for (unsigned k = 0; k < e->nxs; k++)
 			e->xs[k]->poll_budget = REPLY_BUDGET;
 	int64_t w0 = pace_run_delay();
-	if (e->o->verbose && e->o->speed > 0 && late_start(&e->late) < 0)
+	if (e->o->per_call && e->o->speed > 0 && late_start(&e->late) < 0)
 		return -ENOMEM;
 	/* the trace's first call is due now: after all that */
 	e->t0 = xprt_now_ns();

@@ -157,7 +157,7 @@ static void step_done(void *ctx, struct rclient *cl, const struct nfs4_res *r, i
 	}
 	u->step = SU_DONE;
 	e->v4_sessions++;
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->out, "  c%u: own NFSv4.%u %s set up before the start\n", (unsigned)(cl - e->cl) + 1,
 			s->minor, s->minor ? "session" : "client ID");
 }

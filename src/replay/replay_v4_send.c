@@ -241,7 +241,7 @@ static int v40_confirms(struct engine *e, struct tcall *tc, const struct nfs4_ca
 		os->skipped++;
 		e->v40_confirms_dropped++;
 	}
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x %s: not sent (no OPEN to confirm on the target)\n",
 			tc->xid, tc->name);
 	return 1;
@@ -257,7 +257,7 @@ static void not_sent(struct engine *e, const struct tcall *tc, const struct nfs4
 		 * nothing to give back, not sent.  A 4.1 slot taken for it is
 		 * left as it was (seqid not used). */
 		os->no_deleg++;
-		if (e->o->verbose)
+		if (e->o->per_call)
 			fprintf(e->vout, "  xid 0x%08x %s: not sent (gives back a delegation the "
 				"target never granted)\n", tc->xid, tc->name);
 		return;
@@ -267,7 +267,7 @@ static void not_sent(struct engine *e, const struct tcall *tc, const struct nfs4
 	else
 		os->skipped++;
 	e->unmapped++;
-	if (e->o->verbose)
+	if (e->o->per_call)
 		fprintf(e->vout, "  xid 0x%08x %s: not sent (%s)\n", tc->xid, tc->name,
 			ret == -EPERM ? "its state comes from a refused call" :
 			ret == -ENOENT ? "a handle or stateid with no counterpart on the target" :

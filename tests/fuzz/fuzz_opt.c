@@ -10,6 +10,10 @@
  * The table and handler are static in cli/nfsrdma-dissect.c; the file is
  * included with its main renamed, as fuzz_daemon_conf does for nfsrdmad.
  *
+ * Renamed spellings (struct opt_alias) of the harness's own, on the
+ * dissector's options: a short letter the table does not use, long names
+ * with and without an argument, so the alias path is fuzzed too.
+ *
  * Invariants (trap): the parser returns a negative errno or the index of
  * the first operand, within argv; every accepted --addr filter matches
  * the address it was parsed from when that is a plain IPv4 address. */
@@ -26,6 +30,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ARGS 32
+
+static const struct opt_alias fuzz_aliases[] = {
+	{ NULL, 'x', 'q', "a harness alias" },
+	{ "old-write", 0, 'w', NULL },
+	{ "old-json", 'j', K_JSON, NULL },
+	{ "old-xid", 0, K_XID, NULL },
+	OPT_ALIAS_END,
+};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -61,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct cli c = { 0 };
 	struct opt_spec spec = { .prog = "nfsrdma-dissect", .synopsis = "", .summary = "",
-				 .opts = opts, .handle = handle, .ctx = &c };
+				 .opts = opts, .aliases = fuzz_aliases, .handle = handle, .ctx = &c };
 	int first = opt_parse(&spec, argc, argv);
 	if (first >= 0 && (first < 1 || first > argc))
 		__builtin_trap();

@@ -82,7 +82,7 @@ for label, what in (("speed1", "this build"), ("speed1base", "base build")):
           f"{allq('p50'):14.1f} {allq('p99'):9.1f} {allq('max'):9.1f} | {hs}"
           f"{'' if all(o.get('exit') == 0 for o in rs) else '  (exit ' + str([o.get('exit') for o in rs]) + ')'}")
 
-# -v runs (LAB_ARG_SPEED1_FLAGS=-v): where the late calls' time went,
+# -v runs (LAB_ARG_SPEED1_FLAGS=-v, the per-call lines: --per-call after the rename, -v on a base build from before it and, with a warning, until the next release on this one): where the late calls' time went,
 # added up over the calls at least 1 ms late, and the sleeps' wake-ups
 rs = [o for f in sorted(glob.glob(os.path.join(out, "bm-speed1-*.out")))
       for o in [speed1(os.path.basename(f)[:-4])] if o and (o.get("late_parts") or o.get("late_parts_ms"))]

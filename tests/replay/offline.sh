@@ -358,7 +358,7 @@ expect_err "unknown workload" 2 'not "bogus"' --generate bogus --target 192.0.2.
 expect_err "zero transfer size" 2 "--size: 1 \.\. 1M" --generate read --target 192.0.2.1 --size 0
 expect_err "bad sweep size" 2 "'zz' is not a size" --generate read --target 192.0.2.1 --sweep 4k,zz
 expect_err "unknown NFS version" 2 'not "5"' --generate read --target 192.0.2.1 --vers 5
-expect_err "unknown transport" 2 'not "udp"' --generate null --target 192.0.2.1 --transport udp
+expect_err "unknown transport" 2 '--proto: rdma or tcp, not "udp"' --generate null --target 192.0.2.1 --proto udp
 expect_err "load with a capture" 2 "takes no trace file" --generate null --target 192.0.2.1 "$c41"
 # options of the other mode, or that contradict each other: refused, never ignored
 expect_err "--asap with --speed 2" 2 "--asap and --speed cannot be combined" --target 192.0.2.1 --speed 2 --asap "$c41"
@@ -369,13 +369,13 @@ expect_err "--speed in load" 2 "--generate and --speed cannot be combined" --gen
 expect_err "--count and --duration" 2 "--duration and --count cannot be combined" --generate null --target 192.0.2.1 --count 5 --duration 1
 expect_err "--size and --sweep" 2 "--size and --sweep cannot be combined" --generate read --target 192.0.2.1 --size 4k --sweep 4k,8k
 # a dry run sends nothing: what shapes only the sending is refused with it
-for o in "--speed 2" "--asap" "--realtime" "--clients 2" "--transport tcp" "--port 2049" \
+for o in "--speed 2" "--asap" "--realtime" "--clients 2" "--proto tcp" "--port 2049" \
     "--max-inflight 4" "--delegations" "--busy-poll" "--moderate-us 10" "--disconnect-after 0x1" \
     "--reconnect-timeout 5"; do
     # shellcheck disable=SC2086  # the option and its value are words
     expect_err "--dry-run with $o" 2 "--dry-run and ${o%% *} cannot be combined: a dry run sends nothing" --dry-run $o "$c41"
 done
-expect_err "--svg without --sweep" 2 "--svg needs --sweep" --generate read --target 192.0.2.1 --svg /tmp/nfsrdma-offline-x.svg
+expect_err "--plot without --sweep" 2 "--plot needs --sweep" --generate read --target 192.0.2.1 --plot /tmp/nfsrdma-offline-x.svg
 
 "$R" --help >"$tmp/h" 2>&1
 rc=$?

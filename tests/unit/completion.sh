@@ -2,7 +2,7 @@
 # Each tool's bash completion (`TOOL --completion bash`, made from the
 # option table --help comes from), in a real bash: it parses; completing
 # "-" offers exactly --help's options, long and short; a choice argument
-# offers its words (replay --transport, --vers; dissect -z); a file
+# offers its words (replay --proto, --vers; dissect -z); a file
 # argument offers the files of the directory, a directory one only its
 # directories; a numeric one offers nothing; an operand offers files; and
 # a shell it does not know is refused with status 2.
@@ -47,8 +47,8 @@ for tool in nfsrdma-dissect nfsrdma-replay nfsrdma-top nfsrdmad; do
 done
 
 r=$tmp/nfsrdma-replay.bash d=$tmp/nfsrdma-dissect.bash m=$tmp/nfsrdmad.bash
-[ "$(complete_words "$r" nfsrdma-replay --transport "" | tr '\n' ' ')" = "rdma tcp " ] && ok ||
-	bad "replay --transport: not 'rdma tcp'"
+[ "$(complete_words "$r" nfsrdma-replay --proto "" | tr '\n' ' ')" = "rdma tcp " ] && ok ||
+	bad "replay --proto: not 'rdma tcp'"
 [ "$(complete_words "$r" nfsrdma-replay --vers 4 | tr '\n' ' ')" = "4.1 4.2 " ] && ok || bad "replay --vers 4: not '4.1 4.2'"
 [ -z "$(complete_words "$r" nfsrdma-replay --qd "")" ] && ok || bad "replay --qd: a number offers nothing"
 [ "$(complete_words "$d" nfsrdma-dissect -z "" | tr '\n' ' ')" = "client conn proc transport " ] && ok ||

@@ -6,8 +6,9 @@
 #   - -v is --verbose wherever a tool has it, and no tool gives --verbose
 #     another letter;
 #   - nfsrdma-dissect: -V = --tree (one decode, the same bytes), and -v
-#     leaves stdout as it was and puts on stderr what --stats puts there;
-#     --compare refuses -v by its name.
+#     leaves stdout as it was and, until the next release, puts on stderr
+#     what --stats puts there after one warning saying so (issue 28: -v
+#     logs more in every tool); --compare refuses -v by its name.
 # Closing line: "flags: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
@@ -60,8 +61,9 @@ fi
 "$D" -v "$cap" >"$tmp/v.out" 2>"$tmp/v.err"; rc=$?
 "$D" --stats "$cap" >/dev/null 2>"$tmp/stats.err"
 if [ $rc -eq 0 ] && cmp -s "$tmp/v.out" "$tmp/line"; then ok; else bad "nfsrdma-dissect -v: stdout not the plain run's (exit $rc)"; fi
-if [ -s "$tmp/v.err" ] && cmp -s "$tmp/v.err" "$tmp/stats.err"; then ok; else
-	bad "nfsrdma-dissect -v: stderr is not --stats' counters ($(head -c 120 "$tmp/v.err"))"
+grep -v '^nfsrdma-dissect: warning: -v: the counters at the end are --stats now' "$tmp/v.err" >"$tmp/v.rest"
+if [ -s "$tmp/v.rest" ] && cmp -s "$tmp/v.rest" "$tmp/stats.err" && [ "$(wc -l <"$tmp/v.err")" -eq $(($(wc -l <"$tmp/v.rest") + 1)) ]; then ok; else
+	bad "nfsrdma-dissect -v: stderr is not one warning and --stats' counters ($(head -c 120 "$tmp/v.err"))"
 fi
 "$D" --compare -v "$cap" "$cap" >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q -- '--compare and -v cannot be combined' "$tmp/err"; then ok; else

@@ -5,6 +5,8 @@
 #   - every option of --help, long and short, is a tag of the page's
 #     OPTIONS section (a short one on the same tag line as its long form);
 #   - every option the page documents, or names anywhere (--x), exists;
+#   - the OPTIONS tag lines are the ones docs/man/options.py makes from the
+#     option tables (name, short letter, placeholder);
 # nfsrdmad.conf.5 lists every long option of nfsrdmad as a setting and no
 # other, as does dist/nfsrdmad.conf; every man page a page or a --help
 # refers to, NAME(N), is in docs/man or a well-known system page (below);
@@ -91,7 +93,20 @@ for bin in "$O"/bin/*; do
 	# every option the page documents or mentions exists
 	cut -d: -f2 "$tmp/opts" | sed 's/^/--/' | sort -u >"$tmp/help.long"
 	cut -d: -f1 "$tmp/opts" | sed '/^$/d; s/^/-/' | sort -u >"$tmp/help.short"
-	stale=$( { longs <"$tmp/tags"; plain "$page" | longs; } | sort -u | comm -23 - "$tmp/help.long" | tr '\n' ' ')
+	# renamed spellings (--help's "Renamed" line): named in prose, in the
+	# page's RENAMED OPTIONS section each, never a tag
+	grep '^Renamed' "$tmp/help" | grep -oE -- '--[a-z0-9-]+ is' | sed 's/ is$//' | sort -u >"$tmp/renamed.long" || true
+	grep -oE -- ' (-[A-Za-z0-9]|--[a-z0-9-]+) is ' "$tmp/help" | awk '{ print $1 }' | sort -u >"$tmp/renamed" || true
+	while IFS= read -r old; do
+		if section "$page" "RENAMED OPTIONS" | grep -qF -- "$old"; then ok; else
+			bad "$page: renamed $old not in its RENAMED OPTIONS section"
+		fi
+		if { longs <"$tmp/tags"; shorts <"$tmp/tags"; } | grep -qxF -- "$old"; then
+			bad "$page: the renamed $old is still a tag of OPTIONS"
+		else ok; fi
+	done <"$tmp/renamed"
+	stale=$( { longs <"$tmp/tags"; plain "$page" | longs | sort -u | comm -23 - "$tmp/renamed.long"; } | sort -u |
+		comm -23 - "$tmp/help.long" | tr '\n' ' ')
 	stale="$stale$(shorts <"$tmp/tags" | sort -u | comm -23 - "$tmp/help.short" | tr '\n' ' ')"
 	if [ -z "$stale" ]; then ok; else bad "$page documents options $tool does not have: $stale"; fi
 	# references from the page and from --help
@@ -101,6 +116,12 @@ for bin in "$O"/bin/*; do
 	cp "$tmp/help.short" "$tmp/$tool.short"
 done
 [ $bins -ge 4 ] || bad "$bins tools in $O/bin (run make)"
+
+# the OPTIONS tag lines are the option tables' (docs/man/options.py makes
+# them from --help: `make man-options`)
+if python3 docs/man/options.py --check "$O/bin" >"$tmp/man-options" 2>&1; then ok; else
+	bad "OPTIONS tag lines differ from the option tables (make man-options): $(head -c 600 "$tmp/man-options")"
+fi
 
 # every page is a tool's, or a tool's configuration file
 for page in docs/man/*.[1-8]; do

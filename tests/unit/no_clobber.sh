@@ -4,7 +4,7 @@
 # one line, and the capture is unchanged; outputs appear whole or not at
 # all (no temporary file is left beside them); an output that cannot be
 # made where it is named (nfsrdma-dissect -w, --plot; nfsrdma-replay
-# --svg) is said before anything is read.
+# --plot) is said before anything is read.
 # Closing line: "no-clobber: N passed, N failed".
 set -uo pipefail
 cd "${NFSRDMA_SRCDIR:-$(dirname "$0")/../..}"
@@ -61,12 +61,12 @@ mkdir -p "$work/adir"
 cannot "--plot naming a directory" "--plot adir: is a directory" --plot adir x.pcap
 cannot "--compare --plot into a directory that does not exist" "--plot no/such/c.svg: cannot be written" \
 	--compare --plot no/such/c.svg x.pcap hard.pcap
-# nfsrdma-replay --svg: a set-up failure (1, could not do the job, as in
+# nfsrdma-replay --plot: a set-up failure (1, could not do the job, as in
 # every tool) before the sweep, no target contacted
 RP=${BIN%/*}/nfsrdma-replay
-out=$(cd "$work" && timeout 10 "$RP" --generate read --sweep 4k --svg no/such/s.svg --target 192.0.2.1 2>"$work/err"); rc=$?
+out=$(cd "$work" && timeout 10 "$RP" --generate read --sweep 4k --plot no/such/s.svg --target 192.0.2.1 2>"$work/err"); rc=$?
 [ "$rc" -eq 1 ] && [ -z "$out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
-	grep -q -- "--svg no/such/s.svg: cannot be written in no/such" "$work/err" && ok ||
-	bad "replay --svg into a directory that does not exist: exit $rc, stderr: $(cat "$work/err")"
+	grep -q -- "--plot no/such/s.svg: cannot be written in no/such" "$work/err" && ok ||
+	bad "replay --plot into a directory that does not exist: exit $rc, stderr: $(cat "$work/err")"
 echo "no-clobber: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

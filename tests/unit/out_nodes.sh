@@ -6,7 +6,7 @@
 # stays a link and what it leads to gets the content; a directory and a
 # block device are refused before the run with one line; a FIFO with no
 # reader fails at once instead of hanging.  For nfsrdma-dissect -w,
-# --plot and --compare --plot, and nfsrdma-replay --svg's check before
+# --plot and --compare --plot, and nfsrdma-replay --plot's check before
 # the run.  The nodes are made with mknod in a temporary directory (null
 # is c 1 3, full is c 1 7, a loop block node b 7 0): the machine's own /dev
 # is never named.  A pipe named as /proc/self/fd/1 (a link readlink cannot
@@ -138,14 +138,14 @@ timeout 60 "$D" -q -w /proc/self/fd/1 $CAP 2>err | cat >via-pipe.out; rc=${PIPES
 [ "$rc" -eq 0 ] && [ ! -s err ] && cmp -s ref.out via-pipe.out && ok ||
 	bad "-w /proc/self/fd/1 into a pipe: exit $rc, $(cat err), $(wc -c <via-pipe.out) bytes"
 
-# nfsrdma-replay --svg: refused before anything is sent (could not do the job, 1: src/base/exit.h)
+# nfsrdma-replay --plot: refused before anything is sent (could not do the job, 1: src/base/exit.h)
 fresh
 for t in blk dir; do
 	want="is a block device"; [ $t = dir ] && want="is a directory"
-	run "replay --svg $t" 1 "--svg nodes/$t: $want" "$BIN/nfsrdma-replay" --generate read --sweep 4k \
-		--svg nodes/$t --target 192.0.2.1
+	run "replay --plot $t" 1 "--plot nodes/$t: $want" "$BIN/nfsrdma-replay" --generate read --sweep 4k \
+		--plot nodes/$t --target 192.0.2.1
 done
-same_node "replay --svg block device" nodes/blk "block special file 7:0"
+same_node "replay --plot block device" nodes/blk "block special file 7:0"
 
 echo "out-nodes: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

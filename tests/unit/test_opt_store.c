@@ -1,7 +1,9 @@
 /* Typed options (src/base/opt.c, opt_find and opt_store): each type
  * parsed and stored into its field at its width, ranges and malformed
  * values refused with the field left as it was, a custom entry left to
- * its handler.  Closing line: "opt-store: N passed, N failed". */
+ * its handler; renamed spellings (struct opt_alias) parsed as the
+ * option they now spell, short and long, with and without an argument.
+ * Closing line: "opt-store: N passed, N failed". */
 #include "check.h"
 
 #include <errno.h>
@@ -37,6 +39,36 @@ static const struct opt opts[] = {
 	{ "own", 0, "X", "the handler's", K_OWN, OPT_UNTYPED },
 	OPT_END
 };
+
+static const struct opt_alias aliases[] = {
+	{ NULL, 'o', K_OWN, "-o is something else elsewhere" },
+	{ "old-path", 0, K_PATH, NULL },
+	{ "old-flag", 'g', K_FLAG, NULL },
+	OPT_ALIAS_END,
+};
+
+/* what the handler saw, in order */
+static int seen_key[8];
+static const char *seen_arg[8];
+static unsigned nseen;
+
+static int record(int key, const char *arg, void *ctx)
+{
+	(void)ctx;
+	if (nseen < 8) {
+		seen_key[nseen] = key;
+		seen_arg[nseen++] = arg;
+	}
+	return 0;
+}
+
+static int parse(char **argv, int argc)
+{
+	struct opt_spec spec = { .prog = "t", .synopsis = "", .opts = opts, .aliases = aliases,
+				 .handle = record, .ctx = NULL };
+	nseen = 0;
+	return opt_parse(&spec, argc, argv);
+}
 
 static int put(struct cfg *c, int key, const char *arg)
 {
@@ -74,5 +106,19 @@ int main(void)
 	CHECK(put(&c, K_OWN, "x") == -ENOTSUP, "an untyped entry is its handler's");
 	CHECK(c.flag && c.iflag == 1 && c.u8 == 200 && c.u16 == 65535 && c.u64 == 1000000000000ull,
 	      "no store spilled into its neighbours");
+
+	char a0[] = "t", a1[] = "-o", a2[] = "v1", a3[] = "--old-path", a4[] = "/p", a5[] = "-g",
+	     a6[] = "--old-flag", a7[] = "--path", a8[] = "/q", a9[] = "rest";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, NULL };
+	int first = parse(argv, 10);
+	CHECK(first == 9 && nseen == 5, "five options and an operand (first %d, %u seen)", first, nseen);
+	CHECK(seen_key[0] == K_OWN && seen_arg[0] == a2, "a renamed short letter with its argument: the new key");
+	CHECK(seen_key[4] == 'p' && seen_arg[4] == a8, "the new spelling still its own (its short letter)");
+	CHECK(seen_key[1] == seen_key[4] && seen_arg[1] == a4,
+	      "a renamed long name with its argument: what the new spelling gives");
+	CHECK(seen_key[2] == 'f' && seen_key[3] == 'f', "a renamed flag, short and long: the new one's letter");
+	char b0[] = "t", b1[] = "--old-path";
+	char *argv2[] = { b0, b1, NULL };
+	CHECK(parse(argv2, 2) < 0 && nseen == 0, "a renamed option missing its argument refused");
 	return check_summary("opt-store");
 }

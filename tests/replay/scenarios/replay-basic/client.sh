@@ -14,9 +14,9 @@ rp_run gen-readdirplus "$REPLAY" --target "$S" --generate readdirplus --file big
 # (ERR_CHUNK); the endpoint reports it and the connection stays usable
 rp_run gen-write-oversize "$REPLAY" --target "$S" --generate write --allow-mutations --file big-write.bin --size 256k --file-size 512k --count 2 --json
 rp_run gen-write-refused "$REPLAY" --target "$S" --generate write --file refused.bin --size 4k --count 1
-rp_run gen-mix-tcp     "$REPLAY" --target "$S" --transport tcp --generate mix:50 --allow-mutations --file mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
-rp_run gen-getattr-tcp "$REPLAY" --target "$S" --transport tcp --generate getattr --file data.bin --count 50 --qd 4 --json
-rp_run gen-sweep       "$REPLAY" --target "$S" --generate read --file data.bin --sweep 4k,64k,256k --file-size 1M --count 8 --qd 4 --svg "$LAB_OUT/sweep.svg"
+rp_run gen-mix-tcp     "$REPLAY" --target "$S" --proto tcp --generate mix:50 --allow-mutations --file mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
+rp_run gen-getattr-tcp "$REPLAY" --target "$S" --proto tcp --generate getattr --file data.bin --count 50 --qd 4 --json
+rp_run gen-sweep       "$REPLAY" --target "$S" --generate read --file data.bin --sweep 4k,64k,256k --file-size 1M --count 8 --qd 4 --plot "$LAB_OUT/sweep.svg"
 # 2. replays of the v3 catalogue, each on a fresh export (nfs3-tcp: NFSv3
 # captured over TCP, replayed over RDMA)
 for c in nfs3-read-write nfs3-metadata nfs3-readdirplus nfs3-symlink smoke parallel midconn server-restart nfs3-tcp; do
@@ -47,7 +47,7 @@ rp_run v41-getattr     "$REPLAY" --target "$S" --vers 4.1 --generate getattr --f
 rp_run v41-read        "$REPLAY" --target "$S" --vers 4.1 --generate read --file data.bin --size 128k --file-size 1M --count 8 --qd 2 --json
 rp_run v41-write       "$REPLAY" --target "$S" --vers 4.1 --generate write --allow-mutations --file v41-w.bin --size 128k --file-size 1M --count 8 --qd 2 --json
 rp_run v41-readdir     "$REPLAY" --target "$S" --vers 4.1 --generate readdirplus --file bigdir --count 4 --json
-rp_run v41-mix-tcp     "$REPLAY" --target "$S" --vers 4.1 --transport tcp --generate mix:50 --allow-mutations --file v41-mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
+rp_run v41-mix-tcp     "$REPLAY" --target "$S" --vers 4.1 --proto tcp --generate mix:50 --allow-mutations --file v41-mix.bin --size 64k --file-size 512k --count 16 --qd 4 --json
 # 3. read-only by default: the mutations are refused and never reach the server
 rp_reset
 rp_run replay-readonly "$REPLAY" --target "$S" --asap --json "$LAB_REPO/tests/captures/nfs3-read-write.pcap"

@@ -4,7 +4,7 @@
 # (single-replay) run, then --clients 1, 2, 4, 8.  Each run's wall, user and system CPU time (the
 # replay and its group processes) go to NAME.time; bench/replay.sh multi
 # reports calls/s and CPU per call.  LAB_ARG_SPEED1_ONLY=1: the --speed 1
-# runs alone; LAB_ARG_SPEED1_FLAGS: more options for them (-v, --realtime).
+# runs alone; LAB_ARG_SPEED1_FLAGS: more options for them (-v or --per-call, --realtime).
 # shellcheck shell=bash
 source "$LAB_REPO/tests/replay/lib-guest.sh"
 S=$LAB_SERVER_IP

@@ -24,7 +24,7 @@ rp_phase bw 1.5 2.5 pt ib_send_bw-long.txt ib_send_bw -d rxe0 -R -s 64 -n "${LAB
 rp_phase null 3 5 rp_run bench-null "$REPLAY" --target "$S" --generate null --qd 64 --warmup 1 --duration "$D" --json
 # 3. nfsrdma-replay 4 KiB READ at QD 32
 rp_phase read 3 5 rp_run bench-read "$REPLAY" --target "$S" --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --json
-rp_phase read-tcp 3 5 rp_run bench-read-tcp "$REPLAY" --target "$S" --transport tcp --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --json
+rp_phase read-tcp 3 5 rp_run bench-read-tcp "$REPLAY" --target "$S" --proto tcp --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --json
 # the same two with --busy-poll (perftest polls its CQ too)
 rp_phase null-busy 3 5 rp_run bench-null-busy "$REPLAY" --target "$S" --generate null --qd 64 --warmup 1 --duration "$D" --busy-poll --json
 rp_phase read-busy 3 5 rp_run bench-read-busy "$REPLAY" --target "$S" --generate read --file bench.bin --file-size 16M --size 4k --qd 32 --warmup 1 --duration "$D" --busy-poll --json

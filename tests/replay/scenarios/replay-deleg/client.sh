@@ -25,7 +25,7 @@ for t in rdma tcp; do
     # it back before the server's watcher (a 20 ms /proc poll and a forked
     # write, under TCG) recalled it.  The trace's idle 5.4 s before it
     # cut to 1.5 s (--max-idle; the recall window is busy, so kept)
-    rp_run "replay-nfs41-deleg-cb-$t" "$REPLAY" --target "$S" --transport "$t" --speed 0.25 \
+    rp_run "replay-nfs41-deleg-cb-$t" "$REPLAY" --target "$S" --proto "$t" --speed 0.25 \
         --max-idle 1.5 --delegations --json "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
     lab_wait "recall.done.$t" 30 || echo "no recall.done.$t from the server" >&2
 done

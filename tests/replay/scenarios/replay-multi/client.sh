@@ -15,7 +15,7 @@ rp_run multi "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MC"
 rp_reset multi
 rp_run mountseq "$REPLAY" --target "$S" --allow-mutations --speed 1 --json "$MS"
 rp_reset multi
-rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 -v "$MC"
+rp_run multi-text "$REPLAY" --target "$S" --allow-mutations --speed 1 --per-call "$MC"
 # --delegations: every NFSv4 client serves its own callbacks
 rp_reset multi
 rp_run multi-deleg "$REPLAY" --target "$S" --allow-mutations --delegations --speed 1 --json "$MC"

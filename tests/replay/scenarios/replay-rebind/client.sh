@@ -14,7 +14,7 @@ S=$LAB_SERVER_IP
 for t in rdma tcp; do
     rp_reset deleg
     lab_signal "recall.go.rebind-$t"
-    rp_run "replay-rebind-$t" "$REPLAY" --target "$S" --transport "$t" --speed 0.1 --max-idle 1.5 \
+    rp_run "replay-rebind-$t" "$REPLAY" --target "$S" --proto "$t" --speed 0.1 --max-idle 1.5 \
         --max-inflight 1 --delegations --disconnect-after 0xb3be3cc2 --json \
         "$LAB_REPO/tests/captures/nfs41-deleg.pcap"
     lab_wait "recall.done.rebind-$t" 60 || echo "no recall.done.rebind-$t from the server" >&2
