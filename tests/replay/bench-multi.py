@@ -2,7 +2,8 @@
 """bench/replay.sh multi: calls/s of nfsrdma-replay at --asap on
 multi-client.pcap, single replay vs --clients 1, 2, 4, 8, and the replay's
 own CPU per call (user + system of the replay and its group processes),
-from a tests/replay/scenarios/replay-bench-multi run (OUT dir); and the
+from a tests/replay/scenarios/replay-bench-multi run (OUT dir), the
+single replay of LAB_ARG_BASE_BIN's build beside it (singlebase); and the
 issue-time error at --speed 1 (the scheduler's lateness, and the calls'
 lateness with the intended holds in), of this build and of
 LAB_ARG_BASE_BIN's.  Prints a table of medians over the repetitions;
@@ -33,7 +34,7 @@ def run(name):
 
 print(f"{'run':10} {'reps':>4} {'sent':>6} {'same':>6} {'calls/s':>9} {'vs single':>9} {'cpu us/call':>11} {'wall s':>7}")
 base = None
-for label in ["single", "x1", "x2", "x4", "x8"]:
+for label in ["single", "singlebase", "x1", "x2", "x4", "x8"]:
     rs = [r for f in sorted(glob.glob(os.path.join(out, f"bm-{label}-*.out")))
           for r in [run(os.path.basename(f)[:-4])] if r]
     if not rs:
