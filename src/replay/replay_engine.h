@@ -33,6 +33,9 @@ struct fhmap {
 	size_t n;
 };
 
+/* replay_fhmap.c: the maps, and below the NFSv4 keys built for them */
+/* a key's bucket hash (the trace names' own map, tname, builds on it) */
+uint64_t fhmap_hash(const struct nfs_fh *fh, const char *name);
 struct fhent *fhmap_get(const struct fhmap *m, const struct nfs_fh *fh, const char *name);
 /* Sets (or, with overwrite, replaces) an entry. */
 void fhmap_put(struct fhmap *m, const struct nfs_fh *fh, const char *name,
@@ -350,13 +353,13 @@ void replay_deps(struct engine *e);
 int replay_v4_session(struct engine *e);
 int replay_v40_client(struct engine *e);
 /* A trace stateid's key in the stateid maps: the traced client holding
- * it (cl; NULL: the first) and its "other" (replay_v4_state.c). */
+ * it (cl; NULL: the first) and its "other" (replay_fhmap.c). */
 struct nfs_fh replay_sid_key(const struct engine *e, const struct rclient *cl, const uint8_t other[12]);
 /* A trace stateid as the current client's call sends it to the target
  * (replay_v4_send.c): 0, -ENOENT (no counterpart), -EPERM (refused). */
 int replay_v4_map_stateid(struct engine *e, const struct nfs4_stateid *t, struct nfs4_stateid *out);
 
-/* A client ID as a key or value of cidmap (8 bytes, big-endian). */
+/* A client ID as a key or value of cidmap (8 bytes, big-endian; replay_fhmap.c). */
 struct nfs_fh replay_cid_key(uint64_t id);
 void replay_v4_learn(struct engine *e, const struct nfs4_res *rr, const struct nfs4_res *tr);
 void replay_v40_after(struct engine *e, struct rcall *rc, const struct nfs4_res *rr,

@@ -1,7 +1,7 @@
-/* Trace handles and their target counterparts: the handle maps, the
- * names the trace's replies gave (child -> parent, name), and resolving a
- * trace handle on the target by its path (LOOKUPs from the root,
- * read-only). */
+/* Trace handles and their target counterparts: the names the trace's
+ * replies gave (child -> parent, name), and resolving a trace handle on
+ * the target by its path (LOOKUPs from the root, read-only).  The maps
+ * themselves are replay_fhmap.c's. */
 #include "src/replay/replay_engine.h"
 
 #include <errno.h>
@@ -12,64 +12,6 @@
 #include "dissect/xdr.h"
 #include "src/base/log.h"
 #include "src/clnt/nfs3.h"
-
-static uint64_t key_hash(const struct nfs_fh *fh, const char *name)
-{
-	uint64_t h = xdr_fh_hash(fh->data, fh->len);
-	if (name)
-		h ^= xdr_fh_hash((const uint8_t *)name, (uint32_t)strlen(name)) * 31;
-	return h;
-}
-
-bool fhmap_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
-{
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
-
-struct fhent *fhmap_get(const struct fhmap *m, const struct nfs_fh *fh, const char *name)
-{
-	uint64_t h = key_hash(fh, name);
-	for (struct fhent *e = m->b[h & 4095]; e; e = e->next)
-		if (e->h == h && fhmap_fh_eq(&e->key, fh) &&
-		    ((!name && !e->name) || (name && e->name && !strcmp(name, e->name))))
-			return e;
-	return NULL;
-}
-
-/* Sets (or, with overwrite, replaces) an entry. */
-void fhmap_put(struct fhmap *m, const struct nfs_fh *fh, const char *name,
-		    const struct nfs_fh *val, bool overwrite)
-{
-	struct fhent *e = fhmap_get(m, fh, name);
-	if (e) {
-		if (overwrite)
-			e->val = *val;
-		return;
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->h = key_hash(fh, name);
-	e->key = *fh;
-	e->val = *val;
-	if (name && !(e->name = strdup(name))) {
-		free(e);
-		return;
-	}
-	e->next = m->b[e->h & 4095];
-	m->b[e->h & 4095] = e;
-	m->n++;
-}
-
-void fhmap_free(struct fhmap *m)
-{
-	for (size_t i = 0; i < 4096; i++)
-		for (struct fhent *e = m->b[i], *n; e; e = n) {
-			n = e->next;
-			free(e->name);
-			free(e);
-		}
-}
 
 /* Names of trace handles: child -> "name" stored as an entry keyed by the
  * child with the name in e->name and the parent in e->val. */
@@ -85,7 +27,7 @@ void replay_tpath_put(struct engine *e, const struct nfs_fh *parent, const char 
 	struct fhent *x = calloc(1, sizeof(*x));
 	if (!x)
 		return;
-	x->h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	x->h = fhmap_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
 	x->key = *child;
 	x->name = strdup(name);
 	if (!x->name) {
@@ -98,7 +40,7 @@ void replay_tpath_put(struct engine *e, const struct nfs_fh *parent, const char 
 
 const char *replay_tpath_name(const struct engine *e, const struct nfs_fh *child)
 {
-	uint64_t h = key_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
+	uint64_t h = fhmap_hash(child, NULL) ^ 0x9e3779b97f4a7c15ull;
 	for (struct fhent *x = e->tname.b[h & 4095]; x; x = x->next)
 		if (x->h == h && fhmap_fh_eq(&x->key, child))
 			return x->name;

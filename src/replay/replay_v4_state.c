@@ -51,31 +51,6 @@ int replay_v40_client(struct engine *e)
 
 static void put_be32(uint8_t *p, uint32_t v) { xenc_put_u32_at(p, v); }
 
-/* A client ID as a key or value of cidmap (8 bytes, big-endian). */
-struct nfs_fh replay_cid_key(uint64_t id)
-{
-	struct nfs_fh k = { .len = 8 };
-	xenc_put_u32_at(k.data, (uint32_t)(id >> 32));
-	xenc_put_u32_at(k.data + 4, (uint32_t)id);
-	return k;
-}
-
-/* A trace stateid's key in sidmap, delegmap, closedmap and recalledmap:
- * its "other" under the traced client holding it.  A stateid belongs to
- * one client ID, and "other" is the server's to form: knfsd puts the
- * client ID in it, a server numbering stateids per client need not, and
- * one host's v4.1 and v4.2 mounts are two clients.  Keyed by "other"
- * alone, one client's OPEN overwrote the other's mapping. */
-struct nfs_fh replay_sid_key(const struct engine *e, const struct rclient *cl, const uint8_t other[12])
-{
-	struct nfs_fh k = { .len = 14 };
-	uint16_t c = cl && e->cl ? (uint16_t)(cl - e->cl) : 0;
-	k.data[0] = (uint8_t)(c >> 8);
-	k.data[1] = (uint8_t)c;
-	memcpy(k.data + 2, other, 12);
-	return k;
-}
-
 /* The trace's client ID t is the target's g (EXCHANGE_ID, SETCLIENTID). */
 static void cid_map(struct engine *e, uint64_t t, uint64_t g)
 {
