@@ -448,12 +448,7 @@ void replay_timing_setup(const struct replay_opts *o);
  * call as soon as it is due and nothing it is meant to wait for holds it.
  * 0, or a negative errno (the connection is gone). */
 int replay_schedule(struct engine *e);
-/* The call's time on the replay's clock: the trace's, scaled by --speed. */
-uint64_t replay_due(const struct engine *e, const struct tcall *tc);
-/* When call i, due at `at`, was released: the reply it was held for, if
- * any came later. */
-uint64_t replay_released(const struct engine *e, size_t i, uint64_t at);
-/* replay_run.c: call i as its own client */
+/* replay_one.c: call i as its own client */
 int replay_one(struct engine *e, size_t i, uint64_t t0_trace, uint64_t t0);
 /* What replay_one returns for a call that cannot go before its own
  * client's calls in flight are answered (a handle or stateid they name, a
@@ -476,7 +471,11 @@ int replay_prebuild(struct engine *e, size_t i);
 int replay_post_built(struct engine *e);
 void replay_prebuilt_drop(struct engine *e);
 
-/* replay_run.c: polling, pacing, submitting */
+/* replay_io.c: polling, pacing, submitting; below the builders and the
+ * scheduler, calling up to none of them */
+/* The call's time on the replay's clock: the trace's, scaled by --speed. */
+uint64_t replay_due(const struct engine *e, const struct tcall *tc);
+
 int replay_poll(struct engine *e, int ms);
 /* The same, sleeping at most ns (to the nanosecond, on every connection). */
 int replay_poll_ns(struct engine *e, uint64_t ns);

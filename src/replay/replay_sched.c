@@ -26,13 +26,6 @@
  * connection when paced */
 #define REPLY_BUDGET 4
 
-uint64_t replay_due(const struct engine *e, const struct tcall *tc)
-{
-	if (e->o->speed <= 0 || tc->t_call <= e->t0_trace)
-		return e->t0;
-	return e->t0 + (uint64_t)((double)(tc->t_call - e->t0_trace) / e->o->speed);
-}
-
 /* Whether call i waits for its client's earlier calls and holds back its
  * later ones (replay_one_call, replay_one_v4): a change that is sent. */
 static bool call_barrier(const struct engine *e, size_t i)
@@ -238,21 +231,6 @@ static int schedule(struct engine *e)
 			return ret;
 		pace_after_sleep(&e->pace);
 	}
-}
-
-uint64_t replay_released(const struct engine *e, size_t i, uint64_t at)
-{
-	const struct tinfo *ti = &e->ti[i];
-	const struct rclient *cl = &e->cl[e->t.calls[i].client];
-	uint64_t r = at;
-
-	if ((ti->holds & (1u << HOLD_DEP)) && ti->dep && e->ti[ti->dep - 1].t_done > r)
-		r = e->ti[ti->dep - 1].t_done;
-	if ((ti->holds & (1u << HOLD_ORDER | 1u << HOLD_INFLIGHT)) && cl->last_done_ns > r)
-		r = cl->last_done_ns;
-	if (ti->t_prev > r)
-		r = ti->t_prev;
-	return r;
 }
 
 int replay_schedule(struct engine *e)
