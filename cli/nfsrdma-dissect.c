@@ -66,8 +66,7 @@ struct cli {
 /* Typed entries are stored by the table (opt_store); the rest by handle. */
 static const struct opt opts[] = {
 	/* -V is the tree, as tshark's -V (goldens and scripts rely on it), so
-	 * this tool's version has no short form; --verbose is -v, as in
-	 * every tool: more detail on stderr */
+	 * this tool's version has no short form; -v logs more, as in every tool */
 	{ "tree", 'V', NULL, "print the full decode tree under each RPC (-V as in tshark; the version is --version alone)", 'V', OPT_UNTYPED },
 	{ "verbose", 'v', NULL, "log more (repeat for debug)", 'v', OPT_UNTYPED },
 	{ "json", 0, NULL, "one JSON object per RPC (JSON Lines)", K_JSON, OPT_UNTYPED },
@@ -365,6 +364,15 @@ static void on_diag(const struct diag *g, void *ctx)
 		  g->offset, g->layer, g->msg);
 }
 
+static void verbose_counters(struct cli *c)
+{
+	if (c->verbose && !c->stats) {
+		log_warn("-v: the counters at the end are --stats now; -v alone only logs more from the next release");
+		c->stats = true;
+		c->stats_flag = "-v";
+	}
+}
+
 /* What --compare cannot take: it reads two captures and prints one table
  * (or its JSON, or a plot), so per-RPC outputs, their options and a
  * single capture's exports have no meaning there.  The filters apply to
@@ -657,11 +665,7 @@ int main(int argc, char **argv)
 	int first = opt_parse(&spec, argc, argv);
 	if (first < 0)
 		return 2;
-	if (c.verbose && !c.stats) {
-		log_warn("-v: the counters at the end are --stats now; -v alone only logs more from the next release");
-		c.stats = true;
-		c.stats_flag = "-v";
-	}
+	verbose_counters(&c);
 	if (c.compare) {
 		outfile_stdout_lines(c.line_buffered);
 		int crc = main_compare(&c, argv + first, argc - first);
